@@ -1,0 +1,51 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "beekon-fleet",
+    products: [
+        .executable(name: "beekon-fleet", targets: ["beekon-fleet"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    ],
+    targets: [
+        // C libraries from Debian, each behind a module map and a shim of fixed-arity wrappers.
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
+
+        // The SDK's behaviour, pure: no I/O, no clock reads, no ambient randomness.
+        .target(name: "BeekonDevice"),
+        // One SQLite store per device.
+        .target(name: "BeekonStore", dependencies: ["CSQLite", "BeekonDevice"]),
+        // HTTP over libcurl and gzip over zlib.
+        .target(name: "BeekonNet", dependencies: ["CCurl", "CZlib"]),
+
+        .executableTarget(
+            name: "beekon-fleet",
+            dependencies: [
+                "BeekonDevice", "BeekonStore", "BeekonNet",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        .testTarget(name: "BeekonDeviceTests", dependencies: ["BeekonDevice"]),
+        .testTarget(
+            name: "BeekonStoreTests",
+            dependencies: ["BeekonStore", "BeekonDevice", "beekon-store-probe"]),
+        .testTarget(name: "BeekonNetTests", dependencies: ["BeekonNet"]),
+        .testTarget(name: "CShimTests", dependencies: ["CSQLite", "CZlib", "CCurl", "CMicroHTTPD"]),
+
+        // A child process for the crash-durability test: writes fixes, then waits to be killed.
+        .executableTarget(
+            name: "beekon-store-probe", dependencies: ["BeekonStore", "BeekonDevice"],
+            path: "Tests/StoreProbe"),
+    ],
+    swiftLanguageModes: [.v6]
+)

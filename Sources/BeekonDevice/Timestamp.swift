@@ -1,0 +1,110 @@
+/// Wire timestamps: ISO-8601 UTC with exactly three fractional digits and a literal `Z`.
+///
+/// Written from Unix milliseconds by civil-calendar arithmetic, with no date formatter, because
+/// every fix in every upload passes through here.
+public enum Timestamp {
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for `unixMillis` (years 0000–9999).
+    public static func text(unixMillis: Int64) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        append(unixMillis: unixMillis, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the 24 bytes of `YYYY-MM-DDTHH:MM:SS.mmmZ` for `unixMillis` to `bytes`.
+    public static func append(unixMillis: Int64, to bytes: inout [UInt8]) {
+        let (days, millisOfDay) = floorDivision(unixMillis, 86_400_000)
+        let (year, month, day) = civilDate(daysSinceEpoch: days)
+        let secondsOfDay = millisOfDay / 1000
+        appendDigits(year, count: 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(month, count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(day, count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        appendDigits(secondsOfDay / 3600, count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(secondsOfDay / 60 % 60, count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(secondsOfDay % 60, count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        appendDigits(millisOfDay % 1000, count: 3, to: &bytes)
+        bytes.append(UInt8(ascii: "Z"))
+    }
+
+    /// Unix milliseconds for a `YYYY-MM-DDTHH:MM:SS.mmmZ` text; nil for any other shape.
+    public static func unixMillis(parsing text: some StringProtocol) -> Int64? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 24, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"),
+            bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: "."),
+            bytes[23] == UInt8(ascii: "Z"),
+            let year = digits(bytes[0..<4]), let month = digits(bytes[5..<7]),
+            let day = digits(bytes[8..<10]), let hour = digits(bytes[11..<13]),
+            let minute = digits(bytes[14..<16]), let second = digits(bytes[17..<19]),
+            let millis = digits(bytes[20..<23]),
+            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        let days = daysSinceEpoch(year: year, month: month, day: day)
+        return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis
+    }
+
+    // Howard Hinnant's days_from_civil / civil_from_days, on the proleptic Gregorian calendar.
+    static func civilDate(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = floorDivision(z, 146_097).quotient
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (year, month, day)
+    }
+
+    static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = floorDivision(y, 400).quotient
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (
+        quotient: Int64, remainder: Int64
+    ) {
+        let quotient = value >= 0 ? value / divisor : (value - divisor + 1) / divisor
+        return (quotient, value - quotient * divisor)
+    }
+
+    private static func appendDigits(_ value: Int64, count: Int, to bytes: inout [UInt8]) {
+        var divisor: Int64 = 1
+        for _ in 1..<count { divisor *= 10 }
+        var rest = min(max(value, 0), divisor * 10 - 1)
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    private static func digits(_ slice: ArraySlice<UInt8>) -> Int64? {
+        var value: Int64 = 0
+        for byte in slice {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
+}

@@ -1,0 +1,59 @@
+#ifndef BEEKON_CCURL_SHIM_H
+#define BEEKON_CCURL_SHIM_H
+// Fixed-arity wrappers for libcurl's variadic setopt and getinfo, one per argument type.
+#include <curl/curl.h>
+
+static inline CURLcode beekon_curl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode beekon_curl_easy_setopt_off_t(CURL *handle, CURLoption option,
+                                                     curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode beekon_curl_easy_setopt_string(CURL *handle, CURLoption option,
+                                                      const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode beekon_curl_easy_setopt_pointer(CURL *handle, CURLoption option,
+                                                       void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode beekon_curl_easy_setopt_slist(CURL *handle, CURLoption option,
+                                                     struct curl_slist *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode beekon_curl_easy_setopt_write_callback(CURL *handle, CURLoption option,
+                                                              curl_write_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+static inline CURLcode beekon_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode beekon_curl_easy_getinfo_off_t(CURL *handle, CURLINFO info,
+                                                      curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode beekon_curl_easy_getinfo_double(CURL *handle, CURLINFO info,
+                                                       double *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode beekon_curl_easy_getinfo_pointer(CURL *handle, CURLINFO info,
+                                                        void **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLMcode beekon_curl_multi_setopt_long(CURLM *multi, CURLMoption option,
+                                                      long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+#endif

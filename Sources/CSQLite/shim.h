@@ -1,0 +1,38 @@
+#ifndef BEEKON_CSQLITE_SHIM_H
+#define BEEKON_CSQLITE_SHIM_H
+// Fixed-arity wrappers for SQLite's variadic functions and the macros Swift cannot import.
+#include <sqlite3.h>
+
+// sqlite3_config(SQLITE_CONFIG_PAGECACHE, buffer, size, count). (NULL, 0, 0) turns off the
+// per-connection bulk page-cache allocation, so an idle connection costs little memory.
+static inline int beekon_sqlite3_config_pagecache(void *buffer, int size, int count) {
+    return sqlite3_config(SQLITE_CONFIG_PAGECACHE, buffer, size, count);
+}
+
+// sqlite3_config(SQLITE_CONFIG_LOOKASIDE, slot size, slot count): the default lookaside
+// allocator reserves about 120 KiB per connection.
+static inline int beekon_sqlite3_config_lookaside(int slotSize, int slotCount) {
+    return sqlite3_config(SQLITE_CONFIG_LOOKASIDE, slotSize, slotCount);
+}
+
+// sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on): memory statistics take a global mutex per malloc.
+static inline int beekon_sqlite3_config_memstatus(int on) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on);
+}
+
+// SQLITE_TRANSIENT is a cast of -1 to a function pointer, which Swift cannot import.
+static inline sqlite3_destructor_type beekon_sqlite3_transient(void) {
+    return SQLITE_TRANSIENT;
+}
+
+static inline int beekon_sqlite3_bind_text_transient(sqlite3_stmt *statement, int index,
+                                                     const char *text, int byteCount) {
+    return sqlite3_bind_text(statement, index, text, byteCount, SQLITE_TRANSIENT);
+}
+
+static inline int beekon_sqlite3_bind_blob_transient(sqlite3_stmt *statement, int index,
+                                                     const void *bytes, int byteCount) {
+    return sqlite3_bind_blob(statement, index, bytes, byteCount, SQLITE_TRANSIENT);
+}
+
+#endif

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+@testable import BeekonDevice
+
+@Suite("Timestamp")
+struct TimestampTests {
+    @Test("Unix milliseconds become YYYY-MM-DDTHH:MM:SS.mmmZ", arguments: [
+        (0, "1970-01-01T00:00:00.000Z"),
+        (1_781_526_896_789, "2026-06-15T12:34:56.789Z"),
+        (951_782_400_000, "2000-02-29T00:00:00.000Z"),
+        (-1, "1969-12-31T23:59:59.999Z"),
+        (253_402_300_799_999, "9999-12-31T23:59:59.999Z"),
+        (1_709_251_199_000, "2024-02-29T23:59:59.000Z"),
+    ] as [(Int64, String)])
+    func formats(millis: Int64, text: String) {
+        #expect(Timestamp.text(unixMillis: millis) == text)
+        #expect(Timestamp.unixMillis(parsing: text) == millis)
+    }
+
+    @Test("every day across four centuries matches Foundation's calendar")
+    func matchesFoundation() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        // One instant a day, at a varying time of day, from 1900 to 2300.
+        var millis: Int64 = -2_208_988_800_000
+        var step: Int64 = 0
+        while millis < 10_413_792_000_000 {
+            let date = Date(timeIntervalSince1970: Double(millis) / 1000)
+            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+            let expected = String(
+                format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.year!, parts.month!, parts.day!,
+                parts.hour!, parts.minute!, parts.second!, Int(((millis % 1000) + 1000) % 1000))
+            #expect(Timestamp.text(unixMillis: millis) == expected)
+            step = (step + 7_919_123) % 86_400_000
+            millis += 86_400_000 + (step % 1000)
+        }
+    }
+
+    @Test("text of any other shape does not parse", arguments: [
+        "2026-06-15T12:34:56Z", "2026-06-15 12:34:56.789Z", "2026-02-30T00:00:00.000Z",
+        "2026-06-15T24:00:00.000Z", "2026-06-15T12:34:56.789+00:00",
+    ])
+    func rejects(text: String) {
+        #expect(Timestamp.unixMillis(parsing: text) == nil)
+    }
+}
