@@ -50,6 +50,18 @@ public struct JSONWriter: Sendable {
         afterValue = false
     }
 
+    /// Writes a member name known at compile time, which must need no escaping: the fast path
+    /// for the payload's fixed field names.
+    public mutating func fixedKey(_ name: StaticString) {
+        if afterValue { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        afterKey = true
+        afterValue = false
+    }
+
     /// Writes a string value.
     public mutating func string(_ value: String) {
         prepareValue()

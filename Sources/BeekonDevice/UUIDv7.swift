@@ -50,18 +50,17 @@ public struct UUIDv7: Sendable, Hashable, Comparable, Codable, CustomStringConve
     /// The lowercase hyphenated text form, e.g. `0190d4e2-7b1a-7c3e-9f10-2a4b6c8d0e1f`.
     public var text: String {
         String(unsafeUninitializedCapacity: 36) { buffer in
-            var index = 0
-            writeText { byte in
-                buffer[index] = byte
-                index += 1
-            }
+            writeText(into: UnsafeMutableRawBufferPointer(buffer))
             return 36
         }
     }
 
     /// Appends the lowercase hyphenated text form to `bytes`.
     public func appendText(to bytes: inout [UInt8]) {
-        writeText { bytes.append($0) }
+        withUnsafeTemporaryAllocation(byteCount: 36, alignment: 1) { buffer in
+            writeText(into: buffer)
+            bytes.append(contentsOf: buffer)
+        }
     }
 
     public var description: String { text }
@@ -85,16 +84,18 @@ public struct UUIDv7: Sendable, Hashable, Comparable, Codable, CustomStringConve
         try container.encode(text)
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    private func writeText(_ emit: (UInt8) -> Void) {
+    /// Writes the 36 text bytes into `buffer`, which holds at least 36.
+    private func writeText(into buffer: UnsafeMutableRawBufferPointer) {
+        var index = 0
         for nibble in 0..<32 {
             if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
-                emit(UInt8(ascii: "-"))
+                buffer[index] = UInt8(ascii: "-")
+                index += 1
             }
             let word = nibble < 16 ? high : low
-            let shift = UInt64(60 - (nibble % 16) * 4)
-            emit(Self.hexDigits[Int((word >> shift) & 0xF)])
+            let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - (nibble % 16) * 4)) & 0xF
+            buffer[index] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+            index += 1
         }
     }
 

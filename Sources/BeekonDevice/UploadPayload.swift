@@ -15,8 +15,8 @@ public struct UploadPayload: Sendable, Hashable {
     public var sentAt: Int64
     /// Constant per install.
     public var device: DeviceIdentity
-    /// The app's string map from `setExtras`, read at send time.
-    public var extras: Extras
+    /// The app's string map from `setStringMap`, read at send time.
+    public var extras: StringMap
     /// The batched fixes, oldest first.
     public var locations: [Location]
     /// The batched geofence crossings.
@@ -25,7 +25,7 @@ public struct UploadPayload: Sendable, Hashable {
     /// A payload from its parts.
     public init(
         batchID: UUIDv7, sessionID: String, sentAt: Int64, device: DeviceIdentity,
-        extras: Extras = [:], locations: [Location],
+        extras: StringMap = [:], locations: [Location],
         geofenceEvents: [GeofenceEvent] = []
     ) {
         self.batchID = batchID
@@ -42,18 +42,18 @@ public struct UploadPayload: Sendable, Hashable {
         // About 300 bytes a fix; reserving up front avoids regrowth on the hot path.
         var json = JSONWriter(capacity: 512 + locations.count * 320 + geofenceEvents.count * 160)
         json.beginObject()
-        json.key("schema_version")
+        json.fixedKey("schema_version")
         json.integer(Self.schemaVersion)
-        json.key("batch_id")
+        json.fixedKey("batch_id")
         json.uuid(batchID)
-        json.key("session_id")
+        json.fixedKey("session_id")
         json.string(sessionID)
-        json.key("sent_at")
+        json.fixedKey("sent_at")
         json.timestamp(unixMillis: sentAt)
-        json.key("device")
+        json.fixedKey("device")
         writeDevice(into: &json)
         if !extras.isEmpty {
-            json.key("extras")
+            json.fixedKey("extras")
             json.beginObject()
             for (key, value) in extras {
                 json.key(key)
@@ -61,23 +61,23 @@ public struct UploadPayload: Sendable, Hashable {
             }
             json.endObject()
         }
-        json.key("locations")
+        json.fixedKey("locations")
         json.beginArray()
         for location in locations where location.latitude.isFinite && location.longitude.isFinite {
             Self.write(location, into: &json)
         }
         json.endArray()
-        json.key("geofence_events")
+        json.fixedKey("geofence_events")
         json.beginArray()
         for event in geofenceEvents {
             json.beginObject()
-            json.key("id")
+            json.fixedKey("id")
             json.uuid(event.id)
-            json.key("geofence_id")
+            json.fixedKey("geofence_id")
             json.string(event.geofenceID)
-            json.key("type")
+            json.fixedKey("type")
             json.string(event.type.rawValue)
-            json.key("timestamp")
+            json.fixedKey("timestamp")
             json.timestamp(unixMillis: event.timestamp)
             json.endObject()
         }
@@ -89,19 +89,19 @@ public struct UploadPayload: Sendable, Hashable {
     private func writeDevice(into json: inout JSONWriter) {
         json.beginObject()
         if !device.installID.isEmpty {
-            json.key("install_id")
+            json.fixedKey("install_id")
             json.string(device.installID)
         }
         if let platform = device.platform {
-            json.key("platform")
+            json.fixedKey("platform")
             json.string(platform.rawValue)
         }
         if !device.sdkVersion.isEmpty {
-            json.key("sdk_version")
+            json.fixedKey("sdk_version")
             json.string(device.sdkVersion)
         }
         if !device.model.isEmpty {
-            json.key("model")
+            json.fixedKey("model")
             json.string(device.model)
         }
         json.endObject()
@@ -109,30 +109,30 @@ public struct UploadPayload: Sendable, Hashable {
 
     private static func write(_ location: Location, into json: inout JSONWriter) {
         json.beginObject()
-        json.key("id")
+        json.fixedKey("id")
         json.uuid(location.id)
-        json.key("timestamp")
+        json.fixedKey("timestamp")
         json.timestamp(unixMillis: location.timestamp)
-        json.key("trigger")
+        json.fixedKey("trigger")
         json.string(location.trigger.rawValue)
-        json.key("motion")
+        json.fixedKey("motion")
         json.string(location.motion.rawValue)
-        json.key("is_mock")
+        json.fixedKey("is_mock")
         json.bool(location.isMock)
-        json.key("latitude")
+        json.fixedKey("latitude")
         json.number(location.latitude)
-        json.key("longitude")
+        json.fixedKey("longitude")
         json.number(location.longitude)
         writeMeasure("accuracy", location.accuracy, into: &json)
         writeMeasure("speed", location.speed, into: &json)
         writeMeasure("bearing", location.bearing, into: &json)
         writeMeasure("altitude", location.altitude, into: &json)
         if let activity = location.activity {
-            json.key("activity")
+            json.fixedKey("activity")
             json.string(activity.rawValue)
         }
         if let quality = location.quality {
-            json.key("quality")
+            json.fixedKey("quality")
             json.string(quality.rawValue)
         }
         json.endObject()
@@ -140,9 +140,9 @@ public struct UploadPayload: Sendable, Hashable {
 
     /// An optional measure is omitted when absent, and also when it is not finite: such a value
     /// has no JSON form and a normalised `Location` never carries one.
-    private static func writeMeasure(_ name: String, _ value: Double?, into json: inout JSONWriter) {
+    private static func writeMeasure(_ name: StaticString, _ value: Double?, into json: inout JSONWriter) {
         guard let value, value.isFinite else { return }
-        json.key(name)
+        json.fixedKey(name)
         json.number(value)
     }
 }

@@ -35,4 +35,17 @@ static inline int beekon_sqlite3_bind_blob_transient(sqlite3_stmt *statement, in
     return sqlite3_bind_blob(statement, index, bytes, byteCount, SQLITE_TRANSIENT);
 }
 
+// sqlite3_db_config(db, SQLITE_DBCONFIG_LOOKASIDE, buffer, slot size, slot count): per connection,
+// so lookaside stays off even if something initialised SQLite before the process-wide config.
+static inline int beekon_sqlite3_db_config_lookaside(sqlite3 *db, void *buffer, int slotSize,
+                                                     int slotCount) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_LOOKASIDE, buffer, slotSize, slotCount);
+}
+
+// sqlite3_db_config(db, option, on, &result) for the boolean options (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE
+// and friends); result may be NULL.
+static inline int beekon_sqlite3_db_config_flag(sqlite3 *db, int option, int on, int *result) {
+    return sqlite3_db_config(db, option, on, result);
+}
+
 #endif

@@ -1,14 +1,181 @@
 import ArgumentParser
+import BeekonDevice
+import BeekonNet
+import BeekonStore
+import Foundation
 
 /// `beekon-fleet bench store`: the device store's and the payload's hot paths.
 struct BenchStore: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
-        abstract: "Store commits per second, RSS per idle store, and encode+gzip of a 100-fix batch.")
+        abstract: "Store commits per second, RSS per idle store, and encode+gzip of a 100-fix batch.",
+        discussion: """
+            Writes real SQLite stores (WAL, synchronous=NORMAL) in a temporary folder, one fix \
+            per transaction as the SDK writes from its location callback, and removes them after.
+            """)
 
     @Flag(help: "Print the figures as one JSON object.")
     var json = false
 
+    @Option(help: "How many stores to open for the fleet-wide figures.")
+    var stores = 1000
+
+    @Option(help: "Commits into the single store.")
+    var commits = 20_000
+
+    @Option(help: "Rounds of one commit per store across all the stores.")
+    var rounds = 40
+
+    @Option(help: "Encode+gzip iterations of the 100-fix batch.")
+    var encodeIterations = 3000
+
+    @Option(help: "Where to put the stores (a new temporary folder by default; removed after).")
+    var directory: String?
+
+    func validate() throws {
+        guard stores >= 1, commits >= 1, rounds >= 1, encodeIterations >= 1 else {
+            throw ValidationError("--stores, --commits, --rounds and --encode-iterations must be at least 1.")
+        }
+    }
+
     func run() throws {
+        let folder = try BenchFolder(directory)
+        defer { folder.remove() }
+        var fixes = FixSource(seed: 2026)
+        var report = BenchReport(title: "beekon-fleet bench store")
+
+        // Memory first, before the other phases leave freed heap behind that new stores would reuse.
+        let pool = StorePool(maxOpen: stores)
+        let before = ProcessMemory.residentKiB()
+        let fleet = (0..<stores).map { index in
+            DeviceStore(path: folder.path("fleet/device-\(index).db"), retention: .syncing, pool: pool)
+        }
+        for store in fleet {
+            try store.insert(fixes.next(), sessionID: fixes.sessionID, now: fixes.now)
+            store.releaseMemory()
+        }
+        let after = ProcessMemory.residentKiB()
+        report.add(
+            "rss_kib_per_idle_store", "RSS per open idle store (\(stores) open)",
+            Double(after - before) / Double(stores), unit: "KiB")
+
+        // The same stores, written round-robin: each commit lands in a different file.
+        let fleetStart = ContinuousClock.now
+        for _ in 0..<rounds {
+            for store in fleet {
+                try store.insert(fixes.next(), sessionID: fixes.sessionID, now: fixes.now)
+            }
+        }
+        let fleetSeconds = (ContinuousClock.now - fleetStart).seconds
+        report.add(
+            "commits_per_s_1000_stores", "single-row commits/s across \(stores) stores",
+            Double(rounds * stores) / fleetSeconds, unit: "commits/s")
+        pool.closeAll()
+
+        let single = try DeviceStore(path: folder.path("one/device.db"), retention: .syncing)
+        for _ in 0..<200 {
+            try single.insert(fixes.next(), sessionID: fixes.sessionID, now: fixes.now)
+        }
+        let singleStart = ContinuousClock.now
+        for _ in 0..<commits {
+            try single.insert(fixes.next(), sessionID: fixes.sessionID, now: fixes.now)
+        }
+        let singleSeconds = (ContinuousClock.now - singleStart).seconds
+        report.add(
+            "commits_per_s_one_store", "single-row commits/s into one store",
+            Double(commits) / singleSeconds, unit: "commits/s")
+        single.close()
+
+        // Encode + gzip: one 100-fix batch, as the sync engine builds it before each POST.
+        let payload = UploadPayload(
+            batchID: fixes.nextID(), sessionID: fixes.sessionID, sentAt: fixes.now,
+            device: DeviceIdentity(
+                installID: fixes.nextID().text, platform: .android, sdkVersion: "0.1.1",
+                model: "Pixel 8"),
+            extras: ["user_id": "courier-0042", "fleet": "bench"],
+            locations: (0..<100).map { _ in fixes.next() })
+        let compressor = try GzipCompressor()
+        var gzipped: [UInt8] = []
+        for _ in 0..<200 {
+            gzipped = try compressor.compress(payload.encoded())
+        }
+        let encodeStart = ContinuousClock.now
+        for _ in 0..<encodeIterations {
+            gzipped = try compressor.compress(payload.encoded())
+        }
+        let encodeSeconds = (ContinuousClock.now - encodeStart).seconds
+        report.add(
+            "encode_gzip_us_100_fixes", "encode + gzip of a 100-fix batch",
+            encodeSeconds / Double(encodeIterations) * 1e6, unit: "µs")
+        report.add(
+            "bytes_raw_100_fixes", "100-fix batch, JSON", Double(payload.encoded().count), unit: "bytes")
+        report.add("bytes_gzip_100_fixes", "100-fix batch, gzipped", Double(gzipped.count), unit: "bytes")
+        report.note("stores in \(folder.root) (removed after); \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        print(report.render(json: json))
+    }
+}
+
+/// A realistic stream of fixes for benchmarks: a walk with GPS noise, one fix per second.
+struct FixSource {
+    private var rng: SplitMix64
+    private var ids = UUIDv7Generator()
+    private var latitude = 52.520_008
+    private var longitude = 13.404_954
+    private(set) var now: Int64 = 1_781_526_896_789
+    let sessionID: String
+
+    init(seed: UInt64) {
+        rng = SplitMix64(seed: seed)
+        var sessionIDs = UUIDv7Generator()
+        sessionID = sessionIDs.next(atUnixMillis: now, using: &rng).text
+    }
+
+    mutating func nextID() -> UUIDv7 {
+        ids.next(atUnixMillis: now, using: &rng)
+    }
+
+    mutating func next() -> Location {
+        now += 1000
+        latitude += Double.random(in: -0.000_02...0.000_02, using: &rng)
+        longitude += Double.random(in: -0.000_02...0.000_03, using: &rng)
+        return Location(
+            id: nextID(), latitude: latitude, longitude: longitude, timestamp: now,
+            accuracy: Double.random(in: 3...12, using: &rng), speed: Double.random(in: 1.2...1.6, using: &rng),
+            bearing: Double.random(in: 0..<360, using: &rng), altitude: 34 + Double.random(in: -2...2, using: &rng),
+            trigger: .interval, motion: .moving)!
+    }
+}
+
+/// A folder for a benchmark's files: the one given, or a new temporary one that is removed after.
+struct BenchFolder {
+    let root: String
+    private let removeAfter: Bool
+
+    init(_ given: String?) throws {
+        if let given {
+            root = given
+            removeAfter = false
+        } else {
+            root = FileManager.default.temporaryDirectory
+                .appendingPathComponent("beekon-bench-\(ProcessInfo.processInfo.processIdentifier)").path
+            removeAfter = true
+        }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    }
+
+    func path(_ relative: String) -> String {
+        root + "/" + relative
+    }
+
+    func remove() {
+        if removeAfter { try? FileManager.default.removeItem(atPath: root) }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a Double.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) * 1e-18
     }
 }

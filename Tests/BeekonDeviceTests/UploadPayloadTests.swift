@@ -35,7 +35,7 @@ struct UploadPayloadTests {
     }
 
     static func payload(
-        locations: [Location] = [fix()], extras: Extras = [:], device: DeviceIdentity = device,
+        locations: [Location] = [fix()], extras: StringMap = [:], device: DeviceIdentity = device,
         geofenceEvents: [GeofenceEvent] = []
     ) -> UploadPayload {
         UploadPayload(

@@ -1,15 +1,16 @@
-/// The app's string → string map from `setExtras`, in the order the app gave it.
+/// A string → string map that keeps the order it was given: the app's `extras`, static sync
+/// headers, and the auth recipe's refresh payload and headers.
 ///
 /// Order is kept (as the SDK's platform maps keep it) so that the same extras always give the
 /// same upload bytes. Setting a key that exists replaces its value in place.
-public struct Extras: Sendable, Hashable, Codable, ExpressibleByDictionaryLiteral, Sequence {
+public struct StringMap: Sendable, Hashable, Codable, ExpressibleByDictionaryLiteral, Sequence {
     /// The entries in order; keys are unique.
     public private(set) var entries: [(key: String, value: String)] = []
 
-    /// No extras.
+    /// An empty map.
     public init() {}
 
-    /// Extras from pairs in order; a repeated key keeps its first place and its last value.
+    /// A map from pairs in order; a repeated key keeps its first place and its last value.
     public init(_ pairs: some Sequence<(String, String)>) {
         for (key, value) in pairs { self[key] = value }
     }
@@ -18,7 +19,7 @@ public struct Extras: Sendable, Hashable, Codable, ExpressibleByDictionaryLitera
         self.init(elements)
     }
 
-    /// Whether there are no extras (the payload then omits `extras`).
+    /// Whether the map is empty (the payload then omits `extras`).
     public var isEmpty: Bool { entries.isEmpty }
 
     /// The number of entries.
@@ -42,7 +43,7 @@ public struct Extras: Sendable, Hashable, Codable, ExpressibleByDictionaryLitera
         entries.makeIterator()
     }
 
-    public static func == (lhs: Extras, rhs: Extras) -> Bool {
+    public static func == (lhs: StringMap, rhs: StringMap) -> Bool {
         lhs.entries.elementsEqual(rhs.entries) { $0.key == $1.key && $0.value == $1.value }
     }
 

@@ -1,0 +1,90 @@
+/// The declarative token-refresh recipe of seed 05 (`AuthConfig`). Its tokens are a seed: the
+/// device adopts them once, then owns and rotates its own `TokenSet`.
+///
+/// Its description never shows a token.
+public struct AuthConfig: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Seed access token (optional).
+    public var accessToken: String?
+    /// Seed refresh token or long-lived credential.
+    public var refreshToken: String?
+    /// Seed expiry, epoch seconds; nil means no proactive refresh (reactive only).
+    public var expiresAt: Double?
+    /// How the token attaches to an upload.
+    public var strategy: AuthStrategy
+    /// The token endpoint; nil means seed-only, no refresh.
+    public var refreshURL: String?
+    /// Request body fields; `{accessToken}` and `{refreshToken}` are substituted.
+    public var refreshPayload: StringMap
+    /// Request headers, with the same templating.
+    public var refreshHeaders: StringMap
+    /// Form (`application/x-www-form-urlencoded`) or JSON.
+    public var refreshBodyFormat: AuthBodyFormat
+    /// Overrides of the response keys Beekon reads (dot-paths allowed).
+    public var responseMapping: ResponseMapping?
+    /// Refresh this many seconds before `expiresAt`.
+    public var skewMarginSeconds: Double
+
+    /// A recipe; every argument has seed 05's default.
+    public init(
+        accessToken: String? = nil, refreshToken: String? = nil, expiresAt: Double? = nil,
+        strategy: AuthStrategy = .bearer, refreshURL: String? = nil,
+        refreshPayload: StringMap = [:],
+        refreshHeaders: StringMap = ["Authorization": "Bearer {accessToken}"],
+        refreshBodyFormat: AuthBodyFormat = .form, responseMapping: ResponseMapping? = nil,
+        skewMarginSeconds: Double = 60
+    ) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.expiresAt = expiresAt
+        self.strategy = strategy
+        self.refreshURL = refreshURL
+        self.refreshPayload = refreshPayload
+        self.refreshHeaders = refreshHeaders
+        self.refreshBodyFormat = refreshBodyFormat
+        self.responseMapping = responseMapping
+        self.skewMarginSeconds = skewMarginSeconds
+    }
+
+    public var description: String {
+        "AuthConfig(accessToken: \(accessToken == nil ? "nil" : "<redacted>"), "
+            + "refreshToken: \(refreshToken == nil ? "nil" : "<redacted>"), "
+            + "expiresAt: \(expiresAt.map { "\($0)" } ?? "nil"), strategy: \(strategy.rawValue), "
+            + "refreshURL: \(refreshURL ?? "nil"), refreshBodyFormat: \(refreshBodyFormat.rawValue))"
+    }
+}
+
+/// How a token attaches: `Bearer` → `Authorization: Bearer <token>`; `Raw` → `Authorization: <token>`.
+public enum AuthStrategy: String, Sendable, Hashable, CaseIterable, Codable {
+    case bearer
+    case raw
+}
+
+/// The body encoding of a refresh request.
+public enum AuthBodyFormat: String, Sendable, Hashable, CaseIterable, Codable {
+    case form
+    case json
+}
+
+/// Overrides of the keys read from a refresh response; each may be a dot-path such as
+/// `data.access_token`.
+public struct ResponseMapping: Sendable, Hashable, Codable {
+    /// Where the new access token is.
+    public var accessToken: String?
+    /// Where a rotated refresh token is.
+    public var refreshToken: String?
+    /// Where an absolute expiry (epoch seconds) is.
+    public var expiresAt: String?
+    /// Where a relative expiry (seconds from now) is.
+    public var expiresIn: String?
+
+    /// A mapping; nil fields fall back to the standard keys.
+    public init(
+        accessToken: String? = nil, refreshToken: String? = nil, expiresAt: String? = nil,
+        expiresIn: String? = nil
+    ) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.expiresAt = expiresAt
+        self.expiresIn = expiresIn
+    }
+}

@@ -1,0 +1,19 @@
+/// A circular region the app asked to watch (`addGeofences`).
+public struct Geofence: Sendable, Hashable, Codable {
+    /// The app's id: 1–100 characters, not starting with `bk:`.
+    public var id: String
+    /// Centre latitude, −90…90.
+    public var latitude: Double
+    /// Centre longitude, −180…180.
+    public var longitude: Double
+    /// Radius in metres, > 0.
+    public var radiusMeters: Double
+
+    /// A geofence from its parts (validated when added, not here).
+    public init(id: String, latitude: Double, longitude: Double, radiusMeters: Double) {
+        self.id = id
+        self.latitude = latitude
+        self.longitude = longitude
+        self.radiusMeters = radiusMeters
+    }
+}

@@ -1,0 +1,38 @@
+/// Where and how a device uploads (seed 05's `SyncConfig`).
+public struct SyncConfig: Sendable, Hashable, Codable {
+    /// The ingest endpoint, used verbatim: Beekon adds no path.
+    public var url: String
+    /// Static headers on every POST; auth's `Authorization`, when set, wins over a static one.
+    public var headers: StringMap
+    /// Scheduled upload cadence, before the platform floors (iOS 60 s; Android 15 min in background).
+    public var intervalSeconds: Int
+    /// Pending-fix count that triggers an early upload of regular fixes; 0 disables it.
+    public var syncThreshold: Int
+    /// Declarative token refresh; nil when only static headers (or nothing) authenticate.
+    public var auth: AuthConfig?
+    /// Most locations per POST, clamped to 1…1000.
+    public var batchSize: Int {
+        get { storedBatchSize }
+        set { storedBatchSize = min(max(newValue, 1), 1000) }
+    }
+
+    private var storedBatchSize: Int
+
+    private enum CodingKeys: String, CodingKey {
+        case url, headers, intervalSeconds, syncThreshold, auth
+        case storedBatchSize = "batchSize"
+    }
+
+    /// A sync configuration; every argument but `url` has the SDK's default.
+    public init(
+        url: String, headers: StringMap = [:], intervalSeconds: Int = 300, batchSize: Int = 100,
+        syncThreshold: Int = 0, auth: AuthConfig? = nil
+    ) {
+        self.url = url
+        self.headers = headers
+        self.intervalSeconds = intervalSeconds
+        self.storedBatchSize = min(max(batchSize, 1), 1000)
+        self.syncThreshold = syncThreshold
+        self.auth = auth
+    }
+}

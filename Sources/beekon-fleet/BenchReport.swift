@@ -1,0 +1,73 @@
+import BeekonDevice
+import Foundation
+
+/// The figures a benchmark measured, printed as aligned text or as one JSON object.
+///
+/// Every `bench` command reports through this, so `--json` has the same shape everywhere.
+struct BenchReport {
+    struct Figure {
+        let key: String
+        let label: String
+        let value: Double
+        let unit: String
+    }
+
+    let title: String
+    private(set) var figures: [Figure] = []
+    private(set) var notes: [String] = []
+
+    init(title: String) {
+        self.title = title
+    }
+
+    /// Adds a figure; `key` is its JSON name.
+    mutating func add(_ key: String, _ label: String, _ value: Double, unit: String) {
+        figures.append(Figure(key: key, label: label, value: value, unit: unit))
+    }
+
+    /// Adds a line of context (settings, machine) to the text form.
+    mutating func note(_ line: String) {
+        notes.append(line)
+    }
+
+    /// The report as text, or as one JSON object of `key: value`.
+    func render(json: Bool) -> String {
+        if json {
+            var writer = JSONWriter()
+            writer.beginObject()
+            for figure in figures {
+                writer.key(figure.key)
+                // Rates and times are rounded to what the measurement can tell apart.
+                writer.number((figure.value * 10).rounded() / 10)
+            }
+            writer.endObject()
+            return String(decoding: writer.bytes, as: UTF8.self)
+        }
+        let width = figures.map(\.label.count).max() ?? 0
+        var lines = [title]
+        for figure in figures {
+            let padding = String(repeating: " ", count: width - figure.label.count)
+            lines.append("  \(figure.label)\(padding)  \(Self.format(figure.value)) \(figure.unit)")
+        }
+        lines.append(contentsOf: notes.map { "  \($0)" })
+        return lines.joined(separator: "\n")
+    }
+
+    private static func format(_ value: Double) -> String {
+        value >= 100 ? String(format: "%.0f", value) : String(format: "%.1f", value)
+    }
+}
+
+/// What the kernel says about this process's memory.
+enum ProcessMemory {
+    /// Resident set size in KiB (`VmRSS` of /proc/self/status), or 0 where there is none.
+    static func residentKiB() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
+            return 0
+        }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
+        }
+        return 0
+    }
+}
