@@ -1,0 +1,118 @@
+/// What the SDK makes of an upload's outcome (seed 05's status table).
+public enum UploadVerdict: String, Sendable, Hashable, CaseIterable {
+    /// 2xx: the server durably has the batch; delete it and keep draining.
+    case accepted
+    /// 400, 422: a permanently bad payload; drop the batch, never retry.
+    case rejected
+    /// 401, 403: keep the rows, refresh the token once and retry once.
+    case auth
+    /// 408, 429, 5xx, a timeout or a network error: keep the rows and back off.
+    case transient
+    /// 413, 404, 3xx, any other 4xx: keep the rows and back off; never shrink the batch.
+    case permanent
+
+    /// The verdict for an HTTP status code.
+    public init(status: Int) {
+        switch status {
+        case 200..<300: self = .accepted
+        case 400, 422: self = .rejected
+        case 401, 403: self = .auth
+        case 408, 429, 500..<600: self = .transient
+        default: self = .permanent
+        }
+    }
+}
+
+/// How an upload or refresh request failed without an HTTP answer.
+public enum NetworkErrorKind: String, Sendable, Hashable, CaseIterable, Codable {
+    /// The host name did not resolve.
+    case dns
+    /// The connection was refused.
+    case refused
+    /// No answer within the timeout.
+    case timeout
+    /// The TLS handshake or certificate check failed.
+    case tls
+    /// The connection was reset or closed mid-request.
+    case reset
+    /// The device's network is down (an injected fault), so nothing was sent.
+    case offline
+}
+
+/// The SDK's retry timing (spec §6, §7): upload backoff, `Retry-After`, interval floors, and the
+/// token-refresh circuit breaker. All durations in milliseconds.
+public enum RetrySchedule {
+    /// The longest upload backoff: one hour.
+    public static let maxBackoffMillis: Int64 = 3_600_000
+
+    /// The wait before the next upload after `failures` consecutive failures:
+    /// `interval × 2^min(failures, 4)`, at most an hour.
+    public static func backoffMillis(intervalMillis: Int64, failures: Int) -> Int64 {
+        guard failures > 0 else { return intervalMillis }
+        let multiplier = Int64(1) << Int64(min(failures, 4))
+        let (product, overflow) = intervalMillis.multipliedReportingOverflow(by: multiplier)
+        return overflow ? maxBackoffMillis : min(product, maxBackoffMillis)
+    }
+
+    /// The wait the SDK uses: the backoff, or the server's `Retry-After` when it asks for longer.
+    public static func retryDelayMillis(backoffMillis: Int64, retryAfterMillis: Int64?) -> Int64 {
+        max(backoffMillis, retryAfterMillis ?? 0)
+    }
+
+    /// The scheduled upload cadence after the platform floors: iOS 60 s; Android 60 s in the
+    /// foreground and 15 minutes (WorkManager's minimum) in the background.
+    public static func effectiveIntervalMillis(
+        intervalSeconds: Int, platform: Platform, inBackground: Bool
+    ) -> Int64 {
+        let requested = Int64(max(intervalSeconds, 0)) * 1000
+        let floor: Int64 = platform == .android && inBackground ? 900_000 : 60_000
+        return max(requested, floor)
+    }
+
+    /// How long the refresh circuit breaker stays open after `failures` consecutive failed
+    /// refreshes: closed below 3, then `60 s × 2^(min(n, 7) − 3)`: 60, 120, 240, 480, 960 s.
+    public static func breakerMillis(failures: Int) -> Int64? {
+        guard failures >= 3 else { return nil }
+        return 60_000 << Int64(min(failures, 7) - 3)
+    }
+
+    /// The delay a `Retry-After` header asks for, in milliseconds from `now`: either
+    /// delta-seconds or an HTTP-date (IMF-fixdate). nil when absent or unreadable.
+    public static func retryAfterMillis(_ value: String, now: Int64) -> Int64? {
+        let trimmed = value.trimmingSpaces
+        if let seconds = Int64(trimmed), seconds >= 0 {
+            return seconds.multipliedReportingOverflow(by: 1000).overflow ? nil : seconds * 1000
+        }
+        guard let instant = httpDateMillis(trimmed) else { return nil }
+        return max(0, instant - now)
+    }
+
+    /// Unix milliseconds for an IMF-fixdate such as `Sun, 06 Nov 1994 08:49:37 GMT`.
+    static func httpDateMillis(_ text: String) -> Int64? {
+        let parts = text.split(separator: " ")
+        guard parts.count == 6, parts[5] == "GMT", let day = Int64(parts[1]),
+            let monthIndex = months.firstIndex(of: String(parts[2])), let year = Int64(parts[3])
+        else { return nil }
+        let clock = parts[4].split(separator: ":")
+        guard clock.count == 3, let hour = Int64(clock[0]), let minute = Int64(clock[1]),
+            let second = Int64(clock[2]), (1...31).contains(day), hour < 24, minute < 60,
+            second < 61
+        else { return nil }
+        let days = Timestamp.daysSinceEpoch(year: year, month: Int64(monthIndex + 1), day: day)
+        return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000
+    }
+
+    private static let months = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
+}
+
+extension String {
+    /// The string without leading and trailing spaces and tabs.
+    var trimmingSpaces: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
+        let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })!
+        return String(scalars[first...last])
+    }
+}
