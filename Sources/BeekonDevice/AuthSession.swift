@@ -1,0 +1,143 @@
+/// The device's side of declarative auth (seed 05, spec §7): it adopts the `AuthConfig` seed
+/// once, attaches the live token to uploads, refreshes proactively and reactively with one
+/// refresh in flight at most, opens a circuit breaker after three failed refreshes, and stops
+/// refreshing for good on dead credentials until a new seed arrives.
+///
+/// Returns `DeviceAction`s; never shows a token in a description.
+public struct AuthSession: Sendable, Hashable {
+    /// The recipe from the current configuration; nil when no `auth` block.
+    public private(set) var recipe: AuthConfig?
+    /// The live tokens and the seed they came from.
+    public private(set) var persisted: PersistedAuth?
+    /// Whether the credentials are dead (no refresh until a new seed).
+    public private(set) var isDead = false
+    /// Refreshes that failed in a row.
+    public private(set) var consecutiveFailures = 0
+    /// While set and in the future, no refresh is attempted.
+    public private(set) var breakerOpenUntil: Int64?
+    /// Whether a refresh request is out.
+    public private(set) var isRefreshing = false
+
+    /// A session with no recipe.
+    public init() {}
+
+    /// Takes the recipe from a new configuration, and the token set persisted from an earlier
+    /// run. A seed different from the one adopted before is adopted anew (this is how dead
+    /// credentials recover); the same seed keeps the rotated tokens.
+    public mutating func configure(
+        _ recipe: AuthConfig?, restoring saved: PersistedAuth?, now: Int64
+    ) -> [DeviceAction] {
+        self.recipe = recipe
+        guard let recipe else {
+            let hadTokens = persisted != nil || saved != nil
+            persisted = nil
+            isDead = false
+            consecutiveFailures = 0
+            breakerOpenUntil = nil
+            var actions: [DeviceAction] = [.cancelTimer(.proactiveRefresh), .cancelTimer(.refreshBreaker)]
+            if hadTokens { actions.append(.persistState([.auth(nil)])) }
+            return actions
+        }
+        let seed = TokenSet(
+            accessToken: recipe.accessToken, refreshToken: recipe.refreshToken,
+            expiresAt: recipe.expiresAt.map { Int64(($0 * 1000).rounded()) })
+        let current = persisted ?? saved
+        if let current, current.seed == seed {
+            persisted = current
+            return proactiveTimer(now: now)
+        }
+        persisted = PersistedAuth(tokens: seed, seed: seed)
+        isDead = false
+        consecutiveFailures = 0
+        breakerOpenUntil = nil
+        return [
+            .persistState([.auth(persisted)]), .emitAuthChange(.seeded(expiresAt: seed.expiresAt)),
+            .cancelTimer(.refreshBreaker),
+        ] + proactiveTimer(now: now)
+    }
+
+    /// The `Authorization` header for uploads, when there is an access token.
+    public var authorization: HTTPHeader? {
+        guard let recipe, let token = persisted?.tokens.accessToken, !token.isEmpty else {
+            return nil
+        }
+        switch recipe.strategy {
+        case .bearer: return HTTPHeader(name: "Authorization", value: "Bearer \(token)")
+        case .raw: return HTTPHeader(name: "Authorization", value: token)
+        }
+    }
+
+    /// Whether a refresh could be attempted at `now` (a refresh URL, live credentials, the
+    /// breaker closed), in flight or not.
+    public func canRefresh(now: Int64) -> Bool {
+        guard recipe?.refreshURL != nil, !isDead else { return false }
+        if let until = breakerOpenUntil, now < until { return false }
+        return true
+    }
+
+    /// Whether the token should be refreshed before the next upload: it is missing, or within
+    /// the skew margin of its expiry.
+    public func wantsRefreshBeforeUpload(now: Int64) -> Bool {
+        guard canRefresh(now: now), let tokens = persisted?.tokens else { return false }
+        if tokens.accessToken?.isEmpty ?? true { return true }
+        guard let refreshAt = refreshInstant else { return false }
+        return now >= refreshAt
+    }
+
+    /// `expiresAt − skewMarginSeconds`, when an expiry is known.
+    public var refreshInstant: Int64? {
+        guard let recipe, let expiresAt = persisted?.tokens.expiresAt else { return nil }
+        return expiresAt - Int64((recipe.skewMarginSeconds * 1000).rounded())
+    }
+
+    /// Starts a refresh unless one is out already (single flight) or none is possible.
+    /// Returns the actions, and whether a refresh is now in flight.
+    public mutating func beginRefresh(now: Int64) -> (actions: [DeviceAction], inFlight: Bool) {
+        if isRefreshing { return ([], true) }
+        guard canRefresh(now: now), let recipe, let persisted,
+            let request = RefreshRequest(recipe: recipe, tokens: persisted.tokens)
+        else { return ([], false) }
+        isRefreshing = true
+        return ([.cancelTimer(.proactiveRefresh), .sendRefresh(request)], true)
+    }
+
+    /// Reads a refresh answer: adopts, counts a failure (opening the breaker at three), or
+    /// marks the credentials dead.
+    public mutating func refreshFinished(_ outcome: RefreshOutcome, now: Int64) -> [DeviceAction] {
+        isRefreshing = false
+        switch outcome {
+        case .adopted(let tokens):
+            consecutiveFailures = 0
+            breakerOpenUntil = nil
+            persisted = PersistedAuth(tokens: tokens, seed: persisted?.seed ?? tokens)
+            return [
+                .persistState([.auth(persisted)]),
+                .emitAuthChange(.refreshed(expiresAt: tokens.expiresAt)),
+            ] + proactiveTimer(now: now)
+        case .transient:
+            consecutiveFailures += 1
+            guard let pause = RetrySchedule.breakerMillis(failures: consecutiveFailures) else {
+                return []
+            }
+            let until = now + pause
+            breakerOpenUntil = until
+            return [.emitAuthChange(.breakerOpened(until: until)), .armTimer(.refreshBreaker, at: until)]
+        case .deadCredentials:
+            isDead = true
+            return [.cancelTimer(.proactiveRefresh), .emitAuthChange(.deadCredentials)]
+        }
+    }
+
+    /// The breaker's time is up: refreshing may be tried again.
+    public mutating func breakerClosed() {
+        breakerOpenUntil = nil
+    }
+
+    /// The proactive refresh timer, armed at `expiresAt − skew` (or now, if that has passed).
+    private func proactiveTimer(now: Int64) -> [DeviceAction] {
+        guard recipe?.refreshURL != nil, !isDead, let refreshAt = refreshInstant else {
+            return [.cancelTimer(.proactiveRefresh)]
+        }
+        return [.armTimer(.proactiveRefresh, at: max(refreshAt, now))]
+    }
+}

@@ -1,0 +1,154 @@
+/// What a device asks its runtime to do. The device never does I/O itself: it returns these,
+/// in order, and the runtime carries them out (store, transport, timers, streams).
+public enum DeviceAction: Sendable, Hashable {
+    // Storage: committed before anything else sees the row (seed 04's non-crossing invariant).
+    /// Store an admitted fix.
+    case persistFix(Location, sessionID: String)
+    /// Store a geofence crossing.
+    case persistGeofenceEvent(GeofenceEvent, sessionID: String)
+    /// Store these pieces of the device's persisted state, in one transaction.
+    case persistState([DeviceStateChange])
+    /// Delete stored fixes at or before an instant (all when nil).
+    case deleteLocations(before: Int64?)
+
+    // Streams the app would observe.
+    /// A new tracking state.
+    case emitState(TrackingState)
+    /// A fix on the live stream.
+    case emitLocation(Location)
+    /// A geofence crossing on its stream.
+    case emitGeofenceEvent(GeofenceEvent)
+    /// Upload progress.
+    case emitSyncStatus(SyncStatus)
+    /// A change of the auth state.
+    case emitAuthChange(AuthChange)
+
+    // Sync.
+    /// Ask the store for the next batch; the answer comes back as `batchLoaded`.
+    case loadBatch(limit: Int)
+    /// POST a batch (the runtime encodes and gzips the payload).
+    case sendBatch(UploadRequest)
+    /// POST a token refresh.
+    case sendRefresh(RefreshRequest)
+    /// The server has the batch: delete exactly its rows.
+    case acknowledgeBatch(PendingBatch)
+    /// The server rejected the batch for good: delete exactly its rows.
+    case dropBatch(PendingBatch)
+
+    // The OS and time.
+    /// Start (with an accuracy) or stop (nil) the OS location provider.
+    case requestLocationUpdates(AccuracyRequest?)
+    /// Call back with `timerFired` at this instant (replacing any same timer).
+    case armTimer(DeviceTimer, at: Int64)
+    /// Forget a timer.
+    case cancelTimer(DeviceTimer)
+    /// Answer a `getCurrentLocation` call.
+    case answerCurrentLocation(requestID: Int, CurrentLocationAnswer)
+    /// An SDK call was refused; the error says why.
+    case refuseCall(String, reason: String)
+}
+
+/// The timers a device arms; at most one of each is pending.
+public enum DeviceTimer: Sendable, Hashable {
+    /// The scheduled upload cadence.
+    case syncInterval
+    /// The retry of a failed upload after backoff.
+    case uploadRetry
+    /// The proactive token refresh at `expiresAt − skewMarginSeconds`.
+    case proactiveRefresh
+    /// The refresh circuit breaker closes again.
+    case refreshBreaker
+    /// A transient OS error is over.
+    case osErrorRecovery
+    /// The next `check_in` row while stationary.
+    case checkIn
+    /// A `getCurrentLocation` call times out.
+    case currentLocationTimeout(requestID: Int)
+}
+
+/// The `syncStatus` stream's values (spec §6).
+public enum SyncStatus: Sendable, Hashable {
+    case idle
+    case inFlight
+    case succeeded(count: Int)
+    case retrying(attempt: Int, nextAt: Int64)
+    case failed(SyncFailure)
+}
+
+/// Why sync stopped trying by itself.
+public enum SyncFailure: String, Sendable, Hashable {
+    /// Authentication failed and cannot be fixed without `configure()` or `sync()`.
+    case auth
+    /// The server rejected a batch as permanently bad (it was dropped).
+    case rejected
+}
+
+/// The `authChanges` stream's values. None carries a token.
+public enum AuthChange: Sendable, Hashable {
+    /// A seed from `configure()` was adopted.
+    case seeded(expiresAt: Int64?)
+    /// A refresh rotated the tokens.
+    case refreshed(expiresAt: Int64?)
+    /// The credentials are dead: no refresh until a new seed.
+    case deadCredentials
+    /// Refreshing is suspended after repeated failures, until this instant.
+    case breakerOpened(until: Int64)
+}
+
+/// The answer to `getCurrentLocation`.
+public enum CurrentLocationAnswer: Sendable, Hashable {
+    /// The next OS fix, tagged `manual`.
+    case fix(Location)
+    /// No fix within the timeout.
+    case timedOut
+    /// A precondition fails: permission missing or location services off.
+    case unavailable(PauseReason)
+}
+
+/// One upload POST: where, which headers, and the payload (encoded and gzipped by the runtime).
+public struct UploadRequest: Sendable, Hashable {
+    /// The ingest URL, verbatim.
+    public var url: String
+    /// Static headers, then auth's `Authorization` (which replaces a static one).
+    public var headers: [HTTPHeader]
+    /// The envelope.
+    public var payload: UploadPayload
+
+    /// The SDK's upload timeout.
+    public static let timeoutMillis: Int64 = 30_000
+}
+
+/// One piece of the state a device persists with its store, so that it survives process death.
+public enum DeviceStateChange: Sendable, Hashable {
+    /// Made once per install, never changed.
+    case installID(UUIDv7)
+    /// Whether the app wants tracking (set by `start()`, cleared by `stop()`).
+    case trackingIntent(Bool)
+    /// The current session; nil clears it.
+    case sessionID(String?)
+    /// The configuration last given.
+    case config(BeekonConfig)
+    /// The app's extras.
+    case extras(StringMap)
+    /// The watched geofences.
+    case geofences([Geofence])
+    /// The live token set and the seed it came from (secrets: never logged); nil clears them.
+    case auth(PersistedAuth?)
+}
+
+/// The auth state a device persists: the live tokens and the seed they grew from, so that a
+/// new seed from `configure()` can be told apart from the one already adopted.
+public struct PersistedAuth: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The live, rotated tokens.
+    public var tokens: TokenSet
+    /// The seed the tokens came from.
+    public var seed: TokenSet
+
+    /// Persisted auth from its parts.
+    public init(tokens: TokenSet, seed: TokenSet) {
+        self.tokens = tokens
+        self.seed = seed
+    }
+
+    public var description: String { "PersistedAuth(tokens: \(tokens), seed: \(seed))" }
+}

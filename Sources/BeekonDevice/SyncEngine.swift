@@ -1,0 +1,372 @@
+/// The sync planner and its auth session (seed 05, spec §6–7), as one state machine.
+///
+/// Every trigger feeds one drain: load the oldest session's next batch, POST it, and on 2xx
+/// delete it and load the next, until nothing is pending or an upload fails. One upload is in
+/// flight at most. Failures back off `interval × 2^min(n, 4)` (at most an hour, or longer when
+/// `Retry-After` asks), and a retry re-sends the same rows under the same `batch_id`.
+/// In local-only mode (no sync config) it never asks for anything that touches the network.
+public struct SyncEngine: Sendable, Hashable {
+    /// Where the drain is.
+    public enum Phase: Sendable, Hashable {
+        /// Nothing is being uploaded.
+        case idle
+        /// The store was asked for the next batch.
+        case loading
+        /// A batch is out; its answer is awaited.
+        case sending(HeldBatch)
+        /// A token refresh must finish before the batch can go.
+        case awaitingRefresh(HeldBatch)
+        /// A failed batch waits for its retry time.
+        case backingOff(HeldBatch, until: Int64)
+        /// Offline: the drain resumes when the network comes back.
+        case awaitingNetwork(HeldBatch?)
+        /// Auth failed and cannot be fixed without `configure()` or `sync()`.
+        case suspended(HeldBatch?)
+    }
+
+    /// A batch the engine is uploading, with the id every attempt of it carries.
+    public struct HeldBatch: Sendable, Hashable {
+        /// The rows.
+        public var batch: PendingBatch
+        /// Fresh for the batch, reused by each retry.
+        public var batchID: UUIDv7
+        /// Whether this attempt already used its one reactive refresh.
+        public var authRetried = false
+    }
+
+    /// The emulated platform (interval floors).
+    public let platform: Platform
+    /// The sync configuration; nil is local-only mode.
+    public private(set) var config: SyncConfig?
+    /// The auth session.
+    public private(set) var auth = AuthSession()
+    /// The `device` object of every payload.
+    public var identity: DeviceIdentity
+    /// The app's extras, read at send time.
+    public var extras: StringMap = [:]
+    /// Whether the app is in the background (Android's 15-minute floor).
+    public private(set) var inBackground = false
+    /// Whether the device has a network.
+    public private(set) var isOnline = true
+    /// Consecutive failed uploads (the backoff exponent).
+    public private(set) var failures = 0
+    /// Stored fixes not yet acknowledged, as far as the engine knows.
+    public private(set) var pendingFixes = 0
+    /// Where the drain is.
+    public private(set) var phase: Phase = .idle
+
+    /// An engine for a device on `platform`, in local-only mode until configured.
+    public init(platform: Platform, identity: DeviceIdentity) {
+        self.platform = platform
+        self.identity = identity
+    }
+
+    /// Whether uploads are configured.
+    public var isEnabled: Bool { config != nil }
+
+    /// The scheduled cadence after the platform's floor.
+    public var intervalMillis: Int64 {
+        RetrySchedule.effectiveIntervalMillis(
+            intervalSeconds: config?.intervalSeconds ?? 300, platform: platform,
+            inBackground: inBackground)
+    }
+
+    // MARK: Configuration and world
+
+    /// A new configuration: local-only (nil) cancels everything network; otherwise the interval
+    /// is armed, auth adopts its seed, and a suspended drain resumes.
+    public mutating func configure(
+        _ sync: SyncConfig?, restoringAuth saved: PersistedAuth?, now: Int64
+    ) -> [DeviceAction] {
+        config = sync
+        var actions = auth.configure(sync?.auth, restoring: saved, now: now)
+        guard sync != nil else {
+            phase = .idle
+            failures = 0
+            return actions + [.cancelTimer(.syncInterval), .cancelTimer(.uploadRetry), .emitSyncStatus(.idle)]
+        }
+        actions.append(.armTimer(.syncInterval, at: now + intervalMillis))
+        if case .suspended(let held) = phase {
+            actions += resume(held, now: now)
+        }
+        return actions
+    }
+
+    /// The store's count of pending fixes (after a restore, or when the runtime corrects it).
+    public mutating func pendingFixesCounted(_ count: Int) {
+        pendingFixes = max(0, count)
+    }
+
+    /// The app went to the background or came to the foreground: the interval floor may change.
+    public mutating func appStateChanged(background: Bool, now: Int64) -> [DeviceAction] {
+        guard background != inBackground else { return [] }
+        inBackground = background
+        guard config != nil else { return [] }
+        return [.armTimer(.syncInterval, at: now + intervalMillis)]
+    }
+
+    /// The network went down or came back. Coming back resets the failure count and uploads at once.
+    public mutating func networkChanged(online: Bool, now: Int64) -> [DeviceAction] {
+        guard online != isOnline else { return [] }
+        isOnline = online
+        guard online, config != nil else { return [] }
+        failures = 0
+        if case .awaitingNetwork(let held) = phase {
+            phase = .idle
+            if let held { return send(held, now: now) }
+        }
+        return drain(now: now, bypassingBackoff: true)
+    }
+
+    /// The process died: whatever was in flight is forgotten (the rows stay in the store).
+    public mutating func processDied() {
+        phase = .idle
+        failures = 0
+        auth = AuthSession()
+        inBackground = false
+    }
+
+    // MARK: Triggers
+
+    /// An admitted fix was stored: an early upload when `syncThreshold` fixes are pending.
+    public mutating func fixPersisted(now: Int64) -> [DeviceAction] {
+        pendingFixes += 1
+        guard let config, config.syncThreshold >= 1, pendingFixes >= config.syncThreshold else {
+            return []
+        }
+        return drain(now: now, bypassingBackoff: false)
+    }
+
+    /// A geofence event was stored: upload at once.
+    public mutating func geofenceEventRecorded(now: Int64) -> [DeviceAction] {
+        drain(now: now, bypassingBackoff: true)
+    }
+
+    /// A session stopped: flush the trip tail at once when fixes are pending.
+    public mutating func sessionStopped(now: Int64) -> [DeviceAction] {
+        guard pendingFixes > 0 else { return [] }
+        return drain(now: now, bypassingBackoff: true)
+    }
+
+    /// `sync()`: upload at once (a no-op in local-only mode); also lifts an auth suspension.
+    public mutating func syncCalled(now: Int64) -> [DeviceAction] {
+        guard config != nil else { return [] }
+        if case .suspended(let held) = phase {
+            return resume(held, now: now)
+        }
+        return drain(now: now, bypassingBackoff: true)
+    }
+
+    /// Stored fixes were deleted by the app: a batch waiting for a retry is reloaded fresh, so
+    /// deleted rows are never sent.
+    public mutating func locationsDeleted(count: Int) {
+        pendingFixes = max(0, pendingFixes - count)
+        switch phase {
+        case .backingOff, .awaitingRefresh, .awaitingNetwork(.some), .suspended(.some):
+            // The next attempt reloads from the store; the row ids it sends are stable anyway.
+            phase = Self.withoutBatch(phase)
+        case .idle, .loading, .sending, .awaitingNetwork(nil), .suspended(nil):
+            break
+        }
+    }
+
+    /// A device timer fired.
+    public mutating func timerFired(_ timer: DeviceTimer, now: Int64) -> [DeviceAction] {
+        switch timer {
+        case .syncInterval:
+            guard config != nil else { return [] }
+            return [.armTimer(.syncInterval, at: now + intervalMillis)]
+                + drain(now: now, bypassingBackoff: false)
+        case .uploadRetry:
+            guard case .backingOff(var held, _) = phase else { return [] }
+            held.authRetried = false
+            return send(held, now: now)
+        case .proactiveRefresh:
+            return auth.beginRefresh(now: now).actions
+        case .refreshBreaker:
+            auth.breakerClosed()
+            if auth.wantsRefreshBeforeUpload(now: now) {
+                return auth.beginRefresh(now: now).actions
+            }
+            return []
+        case .osErrorRecovery, .checkIn, .currentLocationTimeout:
+            return []
+        }
+    }
+
+    // MARK: Answers
+
+    /// The store's answer to `loadBatch`: send it, or end the drain when nothing is pending.
+    public mutating func batchLoaded(
+        _ batch: PendingBatch?, now: Int64, ids: inout UUIDv7Generator,
+        using rng: inout some RandomNumberGenerator
+    ) -> [DeviceAction] {
+        guard case .loading = phase else { return [] }
+        guard let batch, !batch.isEmpty, config != nil else {
+            phase = .idle
+            if batch == nil { pendingFixes = 0 }
+            return [.emitSyncStatus(.idle)]
+        }
+        let held = HeldBatch(batch: batch, batchID: ids.next(atUnixMillis: now, using: &rng))
+        return send(held, now: now)
+    }
+
+    /// An upload's outcome, read with seed 05's status table.
+    public mutating func uploadFinished(
+        batchID: UUIDv7, outcome: HTTPOutcome, now: Int64
+    ) -> [DeviceAction] {
+        guard case .sending(var held) = phase, held.batchID == batchID else { return [] }
+        let verdict: UploadVerdict
+        switch outcome {
+        case .response(let status, _, _): verdict = UploadVerdict(status: status)
+        case .failed: verdict = .transient
+        }
+        switch verdict {
+        case .accepted:
+            failures = 0
+            pendingFixes = max(0, pendingFixes - held.batch.locations.count)
+            phase = .idle
+            return [
+                .acknowledgeBatch(held.batch),
+                .emitSyncStatus(.succeeded(count: held.batch.locations.count)),
+            ] + drain(now: now, bypassingBackoff: false)
+        case .rejected:
+            pendingFixes = max(0, pendingFixes - held.batch.locations.count)
+            phase = .idle
+            return [.dropBatch(held.batch), .emitSyncStatus(.failed(.rejected))]
+                + drain(now: now, bypassingBackoff: false)
+        case .auth:
+            if auth.recipe?.refreshURL != nil, !auth.isDead, !held.authRetried {
+                held.authRetried = true
+                let refresh = auth.beginRefresh(now: now)
+                if refresh.inFlight {
+                    phase = .awaitingRefresh(held)
+                    return refresh.actions
+                }
+                return backOff(held, retryAfter: nil, now: now)
+            }
+            if auth.recipe?.refreshURL != nil, !auth.isDead {
+                return backOff(held, retryAfter: nil, now: now)
+            }
+            phase = .suspended(held)
+            return [.emitSyncStatus(.failed(.auth))]
+        case .transient, .permanent:
+            var retryAfter: Int64?
+            if case .response(let status, _, _) = outcome, status == 429 || status == 503,
+                let header = outcome.header("Retry-After")
+            {
+                retryAfter = RetrySchedule.retryAfterMillis(header, now: now)
+            }
+            return backOff(held, retryAfter: retryAfter, now: now)
+        }
+    }
+
+    /// A token refresh's outcome.
+    public mutating func refreshFinished(_ outcome: RefreshOutcome, now: Int64) -> [DeviceAction] {
+        var actions = auth.refreshFinished(outcome, now: now)
+        guard case .awaitingRefresh(let held) = phase else { return actions }
+        switch outcome {
+        case .adopted:
+            actions += send(held, now: now)
+        case .transient:
+            actions += backOff(held, retryAfter: nil, now: now)
+        case .deadCredentials:
+            phase = .suspended(held)
+            actions.append(.emitSyncStatus(.failed(.auth)))
+        }
+        return actions
+    }
+
+    // MARK: The drain
+
+    /// Starts a drain when idle. A trigger that bypasses backoff (`sync()`, a geofence event, a
+    /// stop, network regained) also sends a waiting batch now; the interval and the threshold
+    /// do not, so a failing server is not hammered.
+    private mutating func drain(now: Int64, bypassingBackoff: Bool) -> [DeviceAction] {
+        guard let config else { return [] }
+        switch phase {
+        case .idle:
+            guard isOnline else {
+                phase = .awaitingNetwork(nil)
+                return []
+            }
+            phase = .loading
+            return [.loadBatch(limit: config.batchSize)]
+        case .backingOff(var held, _):
+            guard bypassingBackoff, isOnline else { return [] }
+            held.authRetried = false
+            return [.cancelTimer(.uploadRetry)] + send(held, now: now)
+        case .loading, .sending, .awaitingRefresh, .awaitingNetwork, .suspended:
+            // A drain is under way (it continues batch after batch) or waits for its condition.
+            return []
+        }
+    }
+
+    /// Sends `held`, after a refresh when the token is missing or about to expire.
+    private mutating func send(_ held: HeldBatch, now: Int64) -> [DeviceAction] {
+        guard let config else {
+            phase = .idle
+            return []
+        }
+        guard isOnline else {
+            phase = .awaitingNetwork(held)
+            return []
+        }
+        if auth.isRefreshing || auth.wantsRefreshBeforeUpload(now: now) {
+            let refresh = auth.beginRefresh(now: now)
+            if refresh.inFlight {
+                phase = .awaitingRefresh(held)
+                return refresh.actions
+            }
+        }
+        var headers: [HTTPHeader] = [
+            HTTPHeader(name: "Content-Type", value: "application/json"),
+            HTTPHeader(name: "Content-Encoding", value: "gzip"),
+        ]
+        let authorization = auth.authorization
+        for (name, value) in config.headers
+        where authorization == nil || name.lowercased() != "authorization" {
+            headers.append(HTTPHeader(name: name, value: value))
+        }
+        if let authorization { headers.append(authorization) }
+        let payload = UploadPayload(
+            batchID: held.batchID, sessionID: held.batch.sessionID, sentAt: now, device: identity,
+            extras: extras, locations: held.batch.locations,
+            geofenceEvents: held.batch.geofenceEvents)
+        phase = .sending(held)
+        return [
+            .emitSyncStatus(.inFlight),
+            .sendBatch(UploadRequest(url: config.url, headers: headers, payload: payload)),
+        ]
+    }
+
+    /// Keeps the rows and waits: `interval × 2^min(n, 4)`, or longer if `Retry-After` says so.
+    private mutating func backOff(
+        _ held: HeldBatch, retryAfter: Int64?, now: Int64
+    ) -> [DeviceAction] {
+        failures += 1
+        let backoff = RetrySchedule.backoffMillis(intervalMillis: intervalMillis, failures: failures)
+        let retryAt = now + RetrySchedule.retryDelayMillis(backoffMillis: backoff, retryAfterMillis: retryAfter)
+        phase = .backingOff(held, until: retryAt)
+        return [
+            .emitSyncStatus(.retrying(attempt: failures, nextAt: retryAt)),
+            .armTimer(.uploadRetry, at: retryAt),
+        ]
+    }
+
+    /// Leaves an auth suspension: re-sends the held batch, or starts a drain.
+    private mutating func resume(_ held: HeldBatch?, now: Int64) -> [DeviceAction] {
+        phase = .idle
+        guard var held else { return drain(now: now, bypassingBackoff: true) }
+        held.authRetried = false
+        return send(held, now: now)
+    }
+
+    private static func withoutBatch(_ phase: Phase) -> Phase {
+        switch phase {
+        case .suspended: .suspended(nil)
+        case .awaitingNetwork: .awaitingNetwork(nil)
+        default: .idle
+        }
+    }
+}
