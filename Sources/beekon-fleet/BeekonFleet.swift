@@ -59,7 +59,7 @@ struct Validate: ParsableCommand {
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure the fleet's hot paths and print the figures.",
-        subcommands: [BenchStore.self])
+        subcommands: [BenchStore.self, BenchDevice.self])
 }
 
 /// A command that is named in `--help` but whose issue has not landed.

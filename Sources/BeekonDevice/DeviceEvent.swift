@@ -1,0 +1,126 @@
+/// What can happen to a device: the OS and the world around it, answers to its actions, and
+/// the SDK calls the app makes. The runtime feeds these to `Device.handle(_:at:)`.
+public enum DeviceEvent: Sendable, Hashable {
+    // The OS and the world.
+    /// The OS provider delivered a fix (raw, before normalisation).
+    case osFix(OSFix)
+    /// The user granted (true) or revoked (false) location permission.
+    case permissionChanged(granted: Bool)
+    /// System-wide location services were switched on or off.
+    case locationServicesChanged(on: Bool)
+    /// A transient OS error, over after `recoveryMillis`.
+    case osError(recoveryMillis: Int64)
+    /// The app went to the background (true) or the foreground (false).
+    case appStateChanged(background: Bool)
+    /// The app's process died (killed, OS kill, crash). Nothing in memory survives.
+    case processDied
+    /// The process came back, with what its store holds.
+    case processRelaunched(RelaunchCause, restored: PersistedDeviceState, pendingFixes: Int)
+    /// The device's network went down or came back.
+    case networkChanged(online: Bool)
+    /// A timer the device armed is due.
+    case timerFired(DeviceTimer)
+
+    // Answers to actions.
+    /// The store's answer to `loadBatch`.
+    case batchLoaded(PendingBatch?)
+    /// The transport's answer to `sendBatch`.
+    case uploadFinished(batchID: UUIDv7, HTTPOutcome)
+    /// The transport's answer to `sendRefresh`.
+    case refreshFinished(HTTPOutcome)
+    /// The store deleted this many fixes for `deleteLocations`.
+    case locationsDeleted(count: Int)
+
+    // The SDK's API.
+    /// `configure(config)`.
+    case configure(BeekonConfig)
+    /// `start()`.
+    case start
+    /// `stop()`.
+    case stop
+    /// `shutdown()`: drops the in-memory state holder; the store stays.
+    case shutdown
+    /// `sync()`.
+    case sync
+    /// `setExtras(extras)`.
+    case setExtras(StringMap)
+    /// `addGeofences(geofences)`: all or nothing.
+    case addGeofences([Geofence])
+    /// `removeGeofences(ids)`.
+    case removeGeofences([String])
+    /// `getCurrentLocation(timeout, accuracy)`, answered with `answerCurrentLocation(requestID:)`.
+    case getCurrentLocation(requestID: Int, timeoutMillis: Int64, accuracy: AccuracyRequest)
+    /// `deleteLocations(before)`.
+    case deleteLocations(before: Int64?)
+}
+
+/// One fix as the OS provider reports it, before Beekon normalises and labels it.
+public struct OSFix: Sendable, Hashable {
+    public var latitude: Double
+    public var longitude: Double
+    /// The provider's fix time, Unix milliseconds.
+    public var timestamp: Int64
+    public var accuracy: Double?
+    public var speed: Double?
+    public var bearing: Double?
+    public var altitude: Double?
+    /// The OS's activity classification, used only when `detectActivity` is on.
+    public var activity: Activity?
+    /// Whether the OS flagged the fix as mock.
+    public var isMock: Bool
+
+    /// A fix from what the provider reported.
+    public init(
+        latitude: Double, longitude: Double, timestamp: Int64, accuracy: Double? = nil,
+        speed: Double? = nil, bearing: Double? = nil, altitude: Double? = nil,
+        activity: Activity? = nil, isMock: Bool = false
+    ) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.timestamp = timestamp
+        self.accuracy = accuracy
+        self.speed = speed
+        self.bearing = bearing
+        self.altitude = altitude
+        self.activity = activity
+        self.isMock = isMock
+    }
+}
+
+/// What brought a dead process back.
+public enum RelaunchCause: String, Sendable, Hashable, CaseIterable, Codable {
+    /// iOS: a significant-location-change wake (about 500 m of movement).
+    case significantLocationChange
+    /// Android: WorkManager's restart-if-killed.
+    case workManager
+    /// Android: the boot receiver after a reboot.
+    case boot
+    /// The user opened the app again.
+    case userLaunch
+}
+
+/// What a device's store holds of its state; all absent for a new install.
+public struct PersistedDeviceState: Sendable, Hashable {
+    public var installID: UUIDv7?
+    public var trackingIntent = false
+    public var sessionID: String?
+    public var config: BeekonConfig?
+    public var extras: StringMap = [:]
+    public var geofences: [Geofence] = []
+    public var auth: PersistedAuth?
+
+    /// A state from its parts; the defaults are a new install's.
+    public init(
+        installID: UUIDv7? = nil, trackingIntent: Bool = false, sessionID: String? = nil,
+        config: BeekonConfig? = nil, extras: StringMap = [:], geofences: [Geofence] = [],
+        auth: PersistedAuth? = nil
+    ) {
+        self.installID = installID
+        self.trackingIntent = trackingIntent
+        self.sessionID = sessionID
+        self.config = config
+        self.extras = extras
+        self.geofences = geofences
+        self.auth = auth
+    }
+}
