@@ -106,7 +106,7 @@ public enum CurrentLocationAnswer: Sendable, Hashable {
 }
 
 /// One upload POST: where, which headers, and the payload (encoded and gzipped by the runtime).
-public struct UploadRequest: Sendable, Hashable {
+public struct UploadRequest: Sendable, Hashable, CustomStringConvertible {
     /// The ingest URL, verbatim.
     public var url: String
     /// Static headers, then auth's `Authorization` (which replaces a static one).
@@ -116,6 +116,12 @@ public struct UploadRequest: Sendable, Hashable {
 
     /// The SDK's upload timeout.
     public static let timeoutMillis: Int64 = 30_000
+
+    /// The URL, the headers (secrets redacted) and the batch's size: never a token.
+    public var description: String {
+        "UploadRequest(url: \(url), headers: \(headers), batch_id: \(payload.batchID), "
+            + "locations: \(payload.locations.count), geofence_events: \(payload.geofenceEvents.count))"
+    }
 }
 
 /// One piece of the state a device persists with its store, so that it survives process death.

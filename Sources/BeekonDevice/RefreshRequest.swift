@@ -1,7 +1,7 @@
 import Foundation
 
 /// A token-refresh POST as the SDK builds it from the `AuthConfig` recipe and the live tokens.
-public struct RefreshRequest: Sendable, Hashable {
+public struct RefreshRequest: Sendable, Hashable, CustomStringConvertible {
     /// The token endpoint.
     public var url: String
     /// Headers in the recipe's order, templated, with the body's `Content-Type` last.
@@ -46,6 +46,12 @@ public struct RefreshRequest: Sendable, Hashable {
         self.headers = headers
     }
 
+    /// Names the endpoint and the headers' names only: the body and the header values carry
+    /// tokens, which never appear in a log line.
+    public var description: String {
+        "RefreshRequest(url: \(url), headers: \(headers), body: <\(body.count) bytes redacted>)"
+    }
+
     /// Replaces `{accessToken}` and `{refreshToken}` with the current tokens ("" when absent).
     static func substitute(_ template: String, _ tokens: TokenSet) -> String {
         guard template.contains("{") else { return template }
@@ -74,7 +80,7 @@ public struct RefreshRequest: Sendable, Hashable {
 }
 
 /// One HTTP header line.
-public struct HTTPHeader: Sendable, Hashable, Codable {
+public struct HTTPHeader: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The field name as written.
     public var name: String
     /// The field value.
@@ -84,5 +90,16 @@ public struct HTTPHeader: Sendable, Hashable, Codable {
     public init(name: String, value: String) {
         self.name = name
         self.value = value
+    }
+
+    /// `Name: value`, with the value of a header that may carry a secret redacted.
+    public var description: String {
+        "\(name): \(mayCarrySecret ? "<redacted>" : value)"
+    }
+
+    /// Whether the value may be a credential (authorization, cookies, keys, tokens).
+    public var mayCarrySecret: Bool {
+        let lowered = name.lowercased()
+        return ["authorization", "cookie", "key", "token", "secret", "auth"].contains { lowered.contains($0) }
     }
 }

@@ -1,5 +1,5 @@
 /// Where and how a device uploads (seed 05's `SyncConfig`).
-public struct SyncConfig: Sendable, Hashable, Codable {
+public struct SyncConfig: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The ingest endpoint, used verbatim: Beekon adds no path.
     public var url: String
     /// Static headers on every POST; auth's `Authorization`, when set, wins over a static one.
@@ -34,5 +34,14 @@ public struct SyncConfig: Sendable, Hashable, Codable {
         self.storedBatchSize = min(max(batchSize, 1), 1000)
         self.syncThreshold = syncThreshold
         self.auth = auth
+    }
+
+    /// Everything but secrets: header values that may be credentials are redacted, and so are
+    /// the auth recipe's tokens.
+    public var description: String {
+        let shownHeaders = headers.map { HTTPHeader(name: $0.key, value: $0.value).description }
+        return "SyncConfig(url: \(url), headers: \(shownHeaders), intervalSeconds: \(intervalSeconds), "
+            + "batchSize: \(batchSize), syncThreshold: \(syncThreshold), "
+            + "auth: \(auth.map { $0.description } ?? "nil"))"
     }
 }

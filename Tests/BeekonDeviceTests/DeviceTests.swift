@@ -336,3 +336,29 @@ struct DeviceTests {
         #expect(deletedIDs.allSatisfy { uploadedIDs.contains($0) })
     }
 }
+
+@Suite("Secrets")
+struct SecretsTests {
+    @Test("tokens never appear in the description of any action, through seeding, refresh and uploads")
+    func tokensNeverLogged() {
+        var harness = DeviceHarness(platform: .ios, config: BeekonConfig(
+            minTimeBetweenLocationsSeconds: 0, minDistanceBetweenLocationsMeters: 0, whenStationary: .keepTracking,
+            sync: SyncConfig(
+                url: "https://ingest.test/l", headers: ["X-Api-Key": "sekrit-static"], syncThreshold: 1,
+                auth: AuthConfig(
+                    accessToken: "sekrit-seed-access", refreshToken: "sekrit-seed-refresh", expiresAt: 1_781_527_000,
+                    refreshURL: "https://auth.test/token",
+                    refreshPayload: ["grant_type": "refresh_token", "refresh_token": "{refreshToken}"]))))
+        harness.send(.start)
+        harness.fix(1, 1)
+        harness.advance(to: harness.now + 200_000)
+        let body = Array(#"{"access_token":"sekrit-rotated","refresh_token":"sekrit-rotated-refresh","expires_in":3600}"#.utf8)
+        harness.send(.refreshFinished(.response(status: 200, headers: [], body: body)))
+        harness.serverStatus = 401
+        harness.fix(1, 1.1)
+        let text = harness.log.map { String(describing: $0) }.joined(separator: "\n")
+        #expect(!text.contains("sekrit"))
+        #expect(text.contains("sendRefresh"))
+        #expect(harness.state.auth?.tokens.accessToken == "sekrit-rotated")
+    }
+}
