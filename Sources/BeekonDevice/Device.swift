@@ -90,6 +90,12 @@ public struct Device: Sendable {
     /// The tracking state the app would observe.
     public var state: TrackingState { lifecycle.state }
 
+    /// `pendingUploadCount()`: stored fixes not yet acknowledged, as the device counts them.
+    public var pendingUploadCount: Int { sync.pendingFixes }
+
+    /// `listGeofences()`.
+    public var watchedGeofences: [Geofence] { geofences.geofences }
+
     /// Feeds one event at the clock's `now` (Unix ms) and returns the actions, in order.
     public mutating func handle(_ event: DeviceEvent, at now: Int64) -> [DeviceAction] {
         if case .processRelaunched(_, let restored, let pending) = event {
@@ -118,6 +124,12 @@ public struct Device: Sendable {
             return []
         case .networkChanged(let online):
             return sync.networkChanged(online: online, now: now)
+        case .dwellStarted(let latitude, let longitude):
+            guard lifecycle.isStarted, config.whenStationary != .keepTracking,
+                stationary.stopped(latitude: latitude, longitude: longitude, timestamp: now) != nil,
+                config.whenStationary == .pauseWithCheckIns
+            else { return [] }
+            return [.armTimer(.checkIn, at: now + Self.checkInMillis)]
         case .timerFired(let timer):
             return timerFired(timer, now: now)
         case .batchLoaded(let batch):

@@ -16,6 +16,9 @@ public enum DeviceEvent: Sendable, Hashable {
     case processDied
     /// The process came back, with what its store holds.
     case processRelaunched(RelaunchCause, restored: PersistedDeviceState, pendingFixes: Int)
+    /// The person carrying the phone stopped here (a dwell in the route): the motion sensors
+    /// tell the OS at once, before three minutes of fixes would.
+    case dwellStarted(latitude: Double, longitude: Double)
     /// The device's network went down or came back.
     case networkChanged(online: Bool)
     /// A timer the device armed is due.

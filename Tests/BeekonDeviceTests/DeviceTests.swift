@@ -362,3 +362,22 @@ struct SecretsTests {
         #expect(harness.state.auth?.tokens.accessToken == "sekrit-rotated")
     }
 }
+
+@Suite("Device, stops reported by the world")
+struct DwellTests {
+    @Test("a dwell makes the device stationary at once: fixes around it are dropped and check-ins begin")
+    func dwell() {
+        var harness = DeviceHarness(platform: .ios, config: BeekonConfig(
+            minTimeBetweenLocationsSeconds: 0, minDistanceBetweenLocationsMeters: 0, whenStationary: .pauseWithCheckIns))
+        harness.send(.start)
+        harness.fix(40, -3.7)
+        harness.send(.dwellStarted(latitude: 40, longitude: -3.7))
+        #expect(harness.device.stationary.motion == .stationary)
+        harness.now += 30_000
+        harness.fix(40.0001, -3.7)
+        #expect(harness.stored.count == 1)
+        harness.advance(to: harness.now + 900_000)
+        #expect(harness.stored.last?.fix.trigger == .checkIn)
+        #expect(harness.device.pendingUploadCount == 2)
+    }
+}
