@@ -71,3 +71,12 @@ struct NotYetAvailable: Error, CustomStringConvertible {
         "`beekon-fleet \(command)` is not available in this build yet; it arrives with issue #\(issue)."
     }
 }
+
+/// A command that could not do its job; the message says why and what to do.
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

@@ -71,3 +71,24 @@ enum ProcessMemory {
         return 0
     }
 }
+
+/// The process's open-file limit, which a fleet of stores and sockets needs raised.
+enum FileLimit {
+    /// Raises the soft limit on open files to the hard limit; returns the limit now in force.
+    @discardableResult
+    static func raiseToHardLimit() -> Int {
+        var limit = rlimit()
+        #if canImport(Glibc)
+            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+            let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0 else { return 0 }
+        if limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            _ = setrlimit(resource, &limit)
+            _ = getrlimit(resource, &limit)
+        }
+        return Int(clamping: limit.rlim_cur)
+    }
+}

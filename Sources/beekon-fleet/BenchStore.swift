@@ -39,6 +39,13 @@ struct BenchStore: ParsableCommand {
     }
 
     func run() throws {
+        // Three descriptors a store: 1,000 stores need more than the common default of 1,024.
+        let openFiles = FileLimit.raiseToHardLimit()
+        guard openFiles == 0 || openFiles >= stores * 3 + 64 else {
+            throw CommandFailure(
+                "\(stores) open stores need about \(stores * 3 + 64) open files, but this process may open "
+                    + "only \(openFiles); raise the hard limit (ulimit -Hn) or pass a smaller --stores.")
+        }
         let folder = try BenchFolder(directory)
         defer { folder.remove() }
         var fixes = FixSource(seed: 2026)
