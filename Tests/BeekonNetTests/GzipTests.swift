@@ -14,23 +14,24 @@ struct GzipTests {
         return Array((text + "]}").utf8)
     }
 
-    /// Runs `gzip -d` on `data` and returns what it printed.
-    static func systemGunzip(_ data: [UInt8]) throws -> [UInt8] {
+    /// Writes `data` to a temporary file, runs the system `gzip` with `arguments` and the file's
+    /// path, and returns what it printed.
+    static func systemGzip(_ arguments: [String], on data: [UInt8]) throws -> [UInt8] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-gzip-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("batch.json.gz")
+        let file = directory.appendingPathComponent("batch")
         try Data(data).write(to: file)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["gzip", "-d", "-c", file.path]
+        process.arguments = ["gzip"] + arguments + [file.path]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let inflated = output.fileHandleForReading.readDataToEndOfFile()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        return Array(inflated)
+        return Array(printed)
     }
 
     @Test("gzip output inflates with the system gzip -d to the same bytes", arguments: [0, 1, 100, 5000])
@@ -38,7 +39,7 @@ struct GzipTests {
         let json = Self.sampleJSON(fixes: fixes)
         let compressed = try GzipCompressor().compress(json)
         #expect(compressed.starts(with: [0x1F, 0x8B]))
-        #expect(try Self.systemGunzip(compressed) == json)
+        #expect(try Self.systemGzip(["-d", "-c"], on: compressed) == json)
     }
 
     @Test("one compressor is reused across many bodies and gives the same bytes for the same input")
@@ -56,19 +57,7 @@ struct GzipTests {
     @Test("gunzip reads what the system gzip wrote, including concatenated members")
     func readsSystemGzip() throws {
         let json = Self.sampleJSON(fixes: 40)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-gzip-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("batch.json")
-        try Data(json).write(to: file)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["gzip", "-9", "-c", file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let compressed = Array(output.fileHandleForReading.readDataToEndOfFile())
-        process.waitUntilExit()
+        let compressed = try Self.systemGzip(["-9", "-c"], on: json)
         let decompressor = try GzipDecompressor()
         #expect(try decompressor.decompress(compressed) == json)
         #expect(try decompressor.decompress(compressed + compressed) == json + json)
