@@ -1,0 +1,127 @@
+import BeekonDevice
+
+extension DeviceStore {
+    /// Stores one admitted fix, committed before this returns, then applies retention.
+    ///
+    /// `sessionID` is "" when there is no session; `now` is the clock's Unix milliseconds, which
+    /// the age limit counts back from.
+    public func insert(_ fix: Location, sessionID: String, now: Int64) throws(StoreError) {
+        try perform("insert fix") { connection throws(SQLiteError) in
+            let insert = try statement(.insertFix, on: connection)
+            try insert.bind(fix.timestamp, at: 1)
+            try insert.bind(fix.latitude, at: 2)
+            try insert.bind(fix.longitude, at: 3)
+            try insert.bind(fix.accuracy, at: 4)
+            try insert.bind(fix.speed, at: 5)
+            try insert.bind(fix.bearing, at: 6)
+            try insert.bind(fix.altitude, at: 7)
+            try insert.bind(fix.id.text, at: 8)
+            try insert.bind(sessionID, at: 9)
+            try insert.bind(fix.trigger.rawValue, at: 10)
+            try insert.bind(fix.motion.rawValue, at: 11)
+            try insert.bind(fix.activity?.rawValue, at: 12)
+            try insert.bind(fix.quality?.rawValue, at: 13)
+            try insert.bind(fix.isMock, at: 14)
+            try insertRow(
+                insert, into: .fixes, timestamp: fix.timestamp, now: now, on: connection)
+        }
+    }
+
+    /// Stores one geofence crossing, committed before this returns, then applies retention.
+    ///
+    /// `sessionID` is "" for a crossing recorded while not tracking.
+    public func insert(_ event: GeofenceEvent, sessionID: String, now: Int64) throws(StoreError) {
+        try perform("insert geofence event") { connection throws(SQLiteError) in
+            let insert = try statement(.insertEvent, on: connection)
+            try insert.bind(event.id.text, at: 1)
+            try insert.bind(sessionID, at: 2)
+            try insert.bind(event.geofenceID, at: 3)
+            try insert.bind(event.type.rawValue, at: 4)
+            try insert.bind(event.timestamp, at: 5)
+            try insertRow(
+                insert, into: .events, timestamp: event.timestamp, now: now, on: connection)
+        }
+    }
+
+    /// The stored fixes with `from <= timestamp <= to`, ascending by timestamp (ties in the order
+    /// they were stored).
+    public func history(from: Int64, to: Int64) throws(StoreError) -> [Location] {
+        try perform("read history") { connection throws(SQLiteError) in
+            let query = try statement(.history, on: connection)
+            defer { query.reset() }
+            try query.bind(from, at: 1)
+            try query.bind(to, at: 2)
+            var fixes: [Location] = []
+            while try query.step() {
+                fixes.append(try Self.readFix(query).fix)
+            }
+            return fixes
+        }
+    }
+
+    /// Deletes the fixes stored at or before `instant` (all of them when nil) and returns how
+    /// many were deleted.
+    ///
+    /// A fix deleted before it was uploaded is never sent; a batch in flight that held it
+    /// deletes nothing else when it is acknowledged.
+    @discardableResult
+    public func deleteLocations(before instant: Int64?) throws(StoreError) -> Int {
+        try perform("delete locations") { connection throws(SQLiteError) in
+            let delete: Statement
+            if let instant {
+                delete = try statement(.deleteFixesAtOrBefore, on: connection)
+                try delete.bind(instant, at: 1)
+            } else {
+                delete = try statement(.deleteAllFixes, on: connection)
+            }
+            try delete.run()
+            let deleted = connection.changes
+            tallies.fixes.remove(deleted)
+            return deleted
+        }
+    }
+
+    /// Reads a row selected with `StoreQuery.fixColumns`.
+    static func readFix(_ row: Statement) throws(SQLiteError) -> (seq: Int64, fix: Location) {
+        let seq = row.int64(at: 0)
+        let idText = row.string(at: 1)
+        guard let id = UUIDv7(idText) else {
+            throw unreadableRow("locations", seq: seq, "id \"\(idText)\" is not a UUID")
+        }
+        let triggerText = row.string(at: 9)
+        guard let trigger = Trigger(rawValue: triggerText) else {
+            throw unreadableRow("locations", seq: seq, "unknown trigger \"\(triggerText)\"")
+        }
+        let motionText = row.string(at: 10)
+        guard let motion = Motion(rawValue: motionText) else {
+            throw unreadableRow("locations", seq: seq, "unknown motion \"\(motionText)\"")
+        }
+        var activity: Activity?
+        if let text = row.optionalString(at: 11) {
+            guard let value = Activity(rawValue: text) else {
+                throw unreadableRow("locations", seq: seq, "unknown activity \"\(text)\"")
+            }
+            activity = value
+        }
+        var quality: Quality?
+        if let text = row.optionalString(at: 12) {
+            guard let value = Quality(rawValue: text) else {
+                throw unreadableRow("locations", seq: seq, "unknown quality \"\(text)\"")
+            }
+            quality = value
+        }
+        // Stored values were normalised when the fix was made, so normalising again changes
+        // nothing; only a non-finite coordinate (impossible in a REAL NOT NULL column) fails.
+        guard
+            let fix = Location(
+                id: id, latitude: row.double(at: 3), longitude: row.double(at: 4),
+                timestamp: row.int64(at: 2), accuracy: row.optionalDouble(at: 5),
+                speed: row.optionalDouble(at: 6), bearing: row.optionalDouble(at: 7),
+                altitude: row.optionalDouble(at: 8), quality: quality, trigger: trigger,
+                motion: motion, activity: activity, isMock: row.bool(at: 13))
+        else {
+            throw unreadableRow("locations", seq: seq, "coordinates are not finite")
+        }
+        return (seq, fix)
+    }
+}

@@ -1,0 +1,189 @@
+/// The two tables that hold pending rows and are subject to retention.
+enum StoreTable: CaseIterable {
+    case fixes
+    case events
+
+    var pruneOlderThan: StoreQuery {
+        switch self {
+        case .fixes: .pruneFixesOlderThan
+        case .events: .pruneEventsOlderThan
+        }
+    }
+
+    var trimOldest: StoreQuery {
+        switch self {
+        case .fixes: .trimOldestFixes
+        case .events: .trimOldestEvents
+        }
+    }
+
+    var oldestTimestamp: StoreQuery {
+        switch self {
+        case .fixes: .oldestFixTimestamp
+        case .events: .oldestEventTimestamp
+        }
+    }
+
+    var count: StoreQuery {
+        switch self {
+        case .fixes: .countFixes
+        case .events: .countEvents
+        }
+    }
+}
+
+/// What a store knows about one table without asking SQLite.
+struct TableTally {
+    /// Rows in the table.
+    var count = 0
+    /// The smallest `ts`, when known (nil after deletes until it is needed again); meaningless
+    /// while `count` is 0.
+    var oldest: Int64?
+
+    /// Accounts for one inserted row.
+    mutating func add(_ timestamp: Int64) {
+        oldest = count == 0 ? timestamp : oldest.map { min($0, timestamp) }
+        count += 1
+    }
+
+    /// Accounts for `removed` deleted rows, whichever they were.
+    mutating func remove(_ removed: Int) {
+        count -= removed
+        if removed > 0 {
+            oldest = nil
+        }
+    }
+}
+
+/// Row counts and oldest timestamps of a store's tables, kept in the store object so that a
+/// commit that needs no pruning runs its INSERT and nothing else.
+struct StoreTallies {
+    var fixes = TableTally()
+    var events = TableTally()
+
+    subscript(table: StoreTable) -> TableTally {
+        get {
+            switch table {
+            case .fixes: fixes
+            case .events: events
+            }
+        }
+        set {
+            switch table {
+            case .fixes: fixes = newValue
+            case .events: events = newValue
+            }
+        }
+    }
+}
+
+extension RetentionPolicy {
+    /// The cap for `table`.
+    func cap(_ table: StoreTable) -> Int {
+        switch table {
+        case .fixes: maxFixes
+        case .events: maxEvents
+        }
+    }
+
+    /// Rows with `ts` below this are past `maxAge` at `now`; nil when age does not matter.
+    func cutoff(now: Int64) -> Int64? {
+        guard let maxAge else { return nil }
+        let (cutoff, overflow) = now.subtractingReportingOverflow(maxAge)
+        return overflow ? Int64.min : cutoff
+    }
+}
+
+extension DeviceStore {
+    /// Inserts one row with `insert` (already bound) and applies retention, as one commit.
+    ///
+    /// When the cached tallies show nothing to prune, the INSERT runs alone in autocommit mode;
+    /// otherwise INSERT and pruning share one transaction, so a failure leaves neither.
+    func insertRow(
+        _ insert: Statement, into table: StoreTable, timestamp: Int64, now: Int64,
+        on connection: SQLiteConnection
+    ) throws(SQLiteError) {
+        var tallies = self.tallies
+        tallies[table].add(timestamp)
+        let cutoff = retention.cutoff(now: now)
+        if !needsRetention(tallies, cutoff: cutoff) {
+            try insert.run()
+        } else {
+            try transaction(on: connection) { () throws(SQLiteError) in
+                try insert.run()
+                try applyRetention(to: &tallies, cutoff: cutoff, on: connection)
+            }
+        }
+        // Only after the commit: a failed write leaves the tallies as they were.
+        self.tallies = tallies
+    }
+
+    /// Whether some table is over its cap or may hold a row older than `cutoff`.
+    private func needsRetention(_ tallies: StoreTallies, cutoff: Int64?) -> Bool {
+        for table in StoreTable.allCases {
+            let tally = tallies[table]
+            if tally.count > retention.cap(table) {
+                return true
+            }
+            if let cutoff, tally.count > 0 {
+                guard let oldest = tally.oldest, oldest >= cutoff else { return true }
+            }
+        }
+        return false
+    }
+
+    /// Deletes rows past the age limit, then the oldest rows beyond each cap; inside the
+    /// caller's transaction.
+    private func applyRetention(
+        to tallies: inout StoreTallies, cutoff: Int64?, on connection: SQLiteConnection
+    ) throws(SQLiteError) {
+        for table in StoreTable.allCases {
+            if let cutoff, tallies[table].count > 0 {
+                let oldest: Int64
+                if let known = tallies[table].oldest {
+                    oldest = known
+                } else {
+                    oldest = try oldestTimestamp(table, on: connection)
+                    tallies[table].oldest = oldest
+                }
+                if oldest < cutoff {
+                    let prune = try statement(table.pruneOlderThan, on: connection)
+                    try prune.bind(cutoff, at: 1)
+                    try prune.run()
+                    tallies[table].remove(connection.changes)
+                }
+            }
+            let excess = tallies[table].count - retention.cap(table)
+            if excess > 0 {
+                let trim = try statement(table.trimOldest, on: connection)
+                try trim.bind(excess, at: 1)
+                try trim.run()
+                tallies[table].remove(connection.changes)
+            }
+            // Known again for the next commit's check, at the cost of one index lookup.
+            if cutoff != nil, tallies[table].count > 0, tallies[table].oldest == nil {
+                tallies[table].oldest = try oldestTimestamp(table, on: connection)
+            }
+        }
+    }
+
+    /// The smallest `ts` in `table` (an index lookup); only asked when the table has rows.
+    private func oldestTimestamp(
+        _ table: StoreTable, on connection: SQLiteConnection
+    ) throws(SQLiteError) -> Int64 {
+        let query = try statement(table.oldestTimestamp, on: connection)
+        defer { query.reset() }
+        return try query.step() ? query.int64(at: 0) : Int64.max
+    }
+
+    /// Counts both tables; run once, on the first open.
+    func loadTallies(on connection: SQLiteConnection) throws(SQLiteError) -> StoreTallies {
+        var tallies = StoreTallies()
+        for table in StoreTable.allCases {
+            let count = try statement(table.count, on: connection)
+            defer { count.reset() }
+            tallies[table].count = try count.step() ? count.int(at: 0) : 0
+        }
+        return tallies
+    }
+}

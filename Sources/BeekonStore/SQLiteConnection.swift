@@ -1,0 +1,106 @@
+internal import CSQLite
+import Foundation
+
+/// Owns one `sqlite3` handle: opened in `init`, closed in `deinit`.
+///
+/// Not thread-safe, by design: it is opened with `SQLITE_OPEN_NOMUTEX` because a store is confined
+/// to the scheduler's thread, so SQLite's own per-call mutex would be pure cost.
+final class SQLiteConnection {
+    /// The `sqlite3 *`; valid for the object's lifetime.
+    let handle: OpaquePointer
+
+    /// Opens (creating if missing) the database file at `path` for reading and writing.
+    init(path: String) throws(SQLiteError) {
+        let initialised = SQLiteLibrary.initialisation
+        guard initialised == SQLITE_OK else { throw SQLiteError(rawValue: initialised) }
+        var db: OpaquePointer?
+        let flags =
+            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            // On failure SQLite usually still allocates a handle, which holds the message.
+            let message = db.map { String(cString: sqlite3_errmsg($0)) }
+            sqlite3_close_v2(db)
+            throw message.map { SQLiteError(code, message: $0) } ?? SQLiteError(rawValue: code)
+        }
+        handle = db
+        // Off process-wide already; repeated per connection in case SQLite was initialised by
+        // someone else first (see SQLiteLibrary).
+        _ = beekon_sqlite3_db_config_lookaside(db, nil, 0, 0)
+    }
+
+    deinit {
+        // close_v2 rather than close: it cannot fail with SQLITE_BUSY, and every Statement holds
+        // this object alive, so no statement is left unfinalised by the time this runs.
+        sqlite3_close_v2(handle)
+    }
+
+    /// Throws the connection's error for `code` unless it is `SQLITE_OK`.
+    @inline(__always)
+    func check(_ code: Int32) throws(SQLiteError) {
+        guard code == SQLITE_OK else { throw error(code) }
+    }
+
+    /// The error for a failed call's `code`, with the connection's current message.
+    func error(_ code: Int32) -> SQLiteError {
+        SQLiteError(code, message: String(cString: sqlite3_errmsg(handle)))
+    }
+
+    /// Runs one or more SQL statements that return no rows the caller needs.
+    func execute(_ sql: String) throws(SQLiteError) {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil))
+    }
+
+    /// Compiles `sql`; `persistent` for statements kept for the connection's lifetime.
+    func prepare(_ sql: String, persistent: Bool = false) throws(SQLiteError) -> Statement {
+        try Statement(connection: self, sql: sql, persistent: persistent)
+    }
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE.
+    var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// Whether no transaction is open.
+    var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// Frees as much of this connection's heap as SQLite can (unused cache pages), and takes the
+    /// WAL index's pages out of this process's resident set.
+    func releaseMemory() {
+        _ = sqlite3_db_release_memory(handle)
+        releaseWALIndexPages()
+    }
+
+    /// Size of one region of the WAL index (the `-shm` file), fixed by SQLite's file format.
+    private static let walIndexRegionSize: Int32 = 32_768
+
+    /// Drops this process's page-table entries for the `-shm` mapping (32 KiB per connection once
+    /// the WAL has frames, as SQLite zeroes a whole region when it starts using one).
+    ///
+    /// The mapping is MAP_SHARED over a file, so MADV_DONTNEED keeps its contents in the kernel's
+    /// page cache and the next access faults the same bytes back in; only the resident-set cost
+    /// of an idle connection goes away. The regions are found through SQLite's own VFS call
+    /// (`xShmMap` without extending): a store has read its WAL-mode file by now, so the `-shm`
+    /// file is open and this returns the existing mapping, creating nothing.
+    private func releaseWALIndexPages() {
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        let found = withUnsafeMutablePointer(to: &file) {
+            sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, $0)
+        }
+        guard found == SQLITE_OK, let file, let methods = file.pointee.pMethods,
+            methods.pointee.iVersion >= 2, let shmMap = methods.pointee.xShmMap
+        else { return }
+        var region: Int32 = 0
+        while true {
+            var address: UnsafeMutableRawPointer?
+            let code = shmMap(file, region, Self.walIndexRegionSize, 0, &address)
+            guard code == SQLITE_OK, let address else { return }
+            _ = madvise(address, Int(Self.walIndexRegionSize), MADV_DONTNEED)
+            region += 1
+        }
+    }
+
+    /// Makes closing leave the WAL as it is: no checkpoint, no fsync, `-wal` and `-shm` kept.
+    /// The next open rebuilds the WAL index from the `-wal` file.
+    func skipCheckpointOnClose() {
+        _ = beekon_sqlite3_db_config_flag(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nil)
+    }
+}

@@ -1,0 +1,49 @@
+/// The store's schema, as an ordered list of migrations; `PRAGMA user_version` records how many
+/// have been applied to a file.
+///
+/// Each migration runs in its own transaction together with the `user_version` bump, so a file
+/// is always at a version it can be read at. Never edit a shipped migration: append one.
+enum StoreSchema {
+    /// Migration `i` takes a file from version `i` to `i + 1`.
+    static let migrations: [String] = [
+        // v1. `locations` holds seed 04's columns (ts, lat, lng, accuracy, speed, bearing,
+        // altitude) plus what the upload needs. `seq` is the insertion order; it is a plain rowid,
+        // so a number can be reused once its row is deleted, and batches match rows on seq and id.
+        """
+        CREATE TABLE locations (
+            seq INTEGER PRIMARY KEY,
+            ts INTEGER NOT NULL,
+            lat REAL NOT NULL,
+            lng REAL NOT NULL,
+            accuracy REAL,
+            speed REAL,
+            bearing REAL,
+            altitude REAL,
+            id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            trigger TEXT NOT NULL,
+            motion TEXT NOT NULL,
+            activity TEXT,
+            quality TEXT,
+            is_mock INTEGER NOT NULL
+        );
+        CREATE INDEX locations_ts ON locations (ts ASC);
+        CREATE TABLE geofence_events (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            geofence_id TEXT NOT NULL,
+            type TEXT NOT NULL,
+            ts INTEGER NOT NULL
+        );
+        CREATE INDEX geofence_events_ts ON geofence_events (ts ASC);
+        CREATE TABLE device_state (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        ) WITHOUT ROWID;
+        """
+    ]
+
+    /// The version a file is at once every migration this build knows has run.
+    static var currentVersion: Int { migrations.count }
+}

@@ -1,0 +1,145 @@
+import BeekonDevice
+import BeekonStore
+import Foundation
+import Testing
+
+@Suite("StorePool")
+struct StorePoolTests {
+    /// How many of this process's open file descriptors point into `folder`.
+    static func openFiles(under folder: String) -> Int {
+        let descriptors =
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.filter { descriptor in
+            let target = try? FileManager.default.destinationOfSymbolicLink(
+                atPath: "/proc/self/fd/\(descriptor)")
+            return target?.hasPrefix(folder) ?? false
+        }.count
+    }
+
+    @Test(
+        "a pool of 2 over 5 stores written round robin loses and reorders nothing and never has more than 2 open"
+    )
+    func roundRobin() throws {
+        try withTemporaryDirectory { directory in
+            let pool = StorePool(maxOpen: 2)
+            let stores = (0..<5).map {
+                DeviceStore(
+                    path: directory.file("device-\($0)/store.db"), retention: .syncing, pool: pool)
+            }
+            var maker = FixMaker()
+            var expected: [[Location]] = Array(repeating: [], count: stores.count)
+            for round in 0..<20 {
+                for (index, store) in stores.enumerated() {
+                    let fix = maker.fix(at: Int64(round * 100 + index))
+                    try store.insert(fix, sessionID: "s\(index)", now: 10_000)
+                    expected[index].append(fix)
+                    #expect(pool.openCount <= 2)
+                    #expect(stores.filter(\.isOpen).count == pool.openCount)
+                    // Three descriptors per open WAL store: database, -wal, -shm.
+                    #expect(Self.openFiles(under: directory.path) <= 2 * 3)
+                }
+            }
+            #expect(pool.evictionCount > 0)
+            for (index, store) in stores.enumerated() {
+                #expect(try store.history(from: .min, to: .max) == expected[index])
+                #expect(try store.pendingCount() == expected[index].count)
+                #expect(pool.openCount <= 2)
+            }
+            // Draining through the pool too.
+            for (index, store) in stores.enumerated() {
+                var drained: [Location] = []
+                while let batch = try store.nextBatch(limit: 7) {
+                    #expect(batch.sessionID == "s\(index)")
+                    drained += batch.locations
+                    try store.acknowledge(batch)
+                    #expect(pool.openCount <= 2)
+                }
+                #expect(drained == expected[index])
+            }
+        }
+    }
+
+    @Test("the least recently used store is the one closed to make room")
+    func leastRecentlyUsedIsClosed() throws {
+        try withTemporaryDirectory { directory in
+            let pool = StorePool(maxOpen: 2)
+            let a = DeviceStore(path: directory.file("a.db"), pool: pool)
+            let b = DeviceStore(path: directory.file("b.db"), pool: pool)
+            let c = DeviceStore(path: directory.file("c.db"), pool: pool)
+            var maker = FixMaker()
+            try a.insert(maker.fix(at: 1), sessionID: "", now: 1)
+            try b.insert(maker.fix(at: 2), sessionID: "", now: 2)
+            _ = try a.history(from: 0, to: 10)  // a is now the most recently used
+            try c.insert(maker.fix(at: 3), sessionID: "", now: 3)
+            #expect(a.isOpen && !b.isOpen && c.isOpen)
+            #expect(pool.evictionCount == 1)
+
+            pool.closeAll()
+            #expect(pool.openCount == 0)
+            #expect(!a.isOpen && !b.isOpen && !c.isOpen)
+            #expect(try b.history(from: 0, to: 10).count == 1)
+            #expect(pool.openCount == 1)
+        }
+    }
+
+    @Test("a store made with a pool touches no file until first used")
+    func lazyOpen() throws {
+        try withTemporaryDirectory { directory in
+            let pool = StorePool(maxOpen: 4)
+            let path = directory.file("later/store.db")
+            let store = DeviceStore(path: path, pool: pool)
+            #expect(!store.isOpen)
+            #expect(!FileManager.default.fileExists(atPath: directory.file("later")))
+            let pending = try store.pendingCount()
+            #expect(pending == 0)
+            #expect(store.isOpen)
+            #expect(FileManager.default.fileExists(atPath: path))
+        }
+    }
+
+    @Test("a closed store answers pending counts from memory and reopens with the same history")
+    func closedStoreKeepsCounts() throws {
+        try withTemporaryDirectory { directory in
+            let pool = StorePool(maxOpen: 1)
+            let store = DeviceStore(
+                path: directory.file("store.db"), retention: .syncing, pool: pool)
+            var maker = FixMaker()
+            let fixes = (0..<5).map { maker.fix(at: Int64($0)) }
+            for fix in fixes {
+                try store.insert(fix, sessionID: "s", now: 10)
+            }
+            try store.insert(maker.event(at: 3), sessionID: "s", now: 10)
+            store.close()
+            #expect(try store.pendingCount() == 5)
+            #expect(try store.pendingEventCount() == 1)
+            #expect(!store.isOpen)
+            #expect(try store.history(from: .min, to: .max) == fixes)
+            #expect(store.isOpen)
+        }
+    }
+
+    @Test("releasing memory keeps every row and the store keeps working")
+    func releaseMemory() throws {
+        try withTemporaryDirectory { directory in
+            let pool = StorePool(maxOpen: 8)
+            var maker = FixMaker()
+            let stores = (0..<3).map {
+                DeviceStore(path: directory.file("\($0).db"), retention: .syncing, pool: pool)
+            }
+            var expected: [[Location]] = [[], [], []]
+            for round in 0..<4 {
+                for (index, store) in stores.enumerated() {
+                    let fix = maker.fix(at: Int64(round * 10 + index))
+                    try store.insert(fix, sessionID: "", now: 100)
+                    expected[index].append(fix)
+                }
+                pool.releaseMemory(exceptMostRecent: round % 2)
+            }
+            stores[0].releaseMemory()
+            for (index, store) in stores.enumerated() {
+                #expect(store.isOpen)
+                #expect(try store.history(from: .min, to: .max) == expected[index])
+            }
+        }
+    }
+}
