@@ -283,7 +283,7 @@ public struct Device: Sendable {
                 .emitGeofenceEvent(event),
             ]
         }
-        if running, lifecycle.state == .tracking || lifecycle.state == .starting {
+        if running {
             actions += trackingFix(osFix, geofenceCrossed: !crossings.isEmpty, now: now)
         }
         if !crossings.isEmpty {

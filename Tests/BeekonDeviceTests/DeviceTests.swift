@@ -17,6 +17,8 @@ struct DeviceHarness {
     var uploads: [UploadRequest] = []
     /// The status the scripted server answers.
     var serverStatus = 200
+    /// Whether uploads stay in flight until `answerUpload()` (otherwise answered at once).
+    var deferUploads = false
 
     init(platform: Platform, config: BeekonConfig = BeekonConfig(), seed: UInt64 = 1) {
         let (device, actions) = Device.restore(platform: platform, restored: PersistedDeviceState(), pendingFixes: 0, seed: seed, now: now)
@@ -76,9 +78,9 @@ struct DeviceHarness {
                 #expect(inFlight == nil, "a second upload started while one was in flight")
                 inFlight = request
                 uploads.append(request)
-                let status = serverStatus
-                inFlight = nil
-                queue += device.handle(.uploadFinished(batchID: request.payload.batchID, .response(status: status, headers: [], body: [])), at: now)
+                if !deferUploads {
+                    queue += answerInFlightUpload()
+                }
             case .acknowledgeBatch(let batch), .dropBatch(let batch):
                 let ids = Set(batch.locations.map(\.id))
                 stored.removeAll { ids.contains($0.fix.id) }
@@ -89,6 +91,18 @@ struct DeviceHarness {
         }
     }
 
+    /// The server's answer to the upload in flight, as the device sees it.
+    mutating func answerInFlightUpload() -> [DeviceAction] {
+        guard let request = inFlight else { return [] }
+        inFlight = nil
+        return device.handle(.uploadFinished(batchID: request.payload.batchID, .response(status: serverStatus, headers: [], body: [])), at: now)
+    }
+
+    /// Answers the upload in flight, if any, and carries out what follows.
+    mutating func answerUpload() {
+        apply(answerInFlightUpload())
+    }
+
     var emittedStates: [TrackingState] {
         log.compactMap { if case .emitState(let state) = $0 { state } else { nil } }
     }
@@ -96,6 +110,7 @@ struct DeviceHarness {
     /// Kills the process and relaunches it with what the store holds.
     mutating func killAndRelaunch(_ cause: RelaunchCause) {
         send(.processDied)
+        inFlight = nil  // the transfer dies with the process
         send(.processRelaunched(cause, restored: state, pendingFixes: stored.count))
     }
 }
@@ -296,6 +311,7 @@ struct DeviceTests {
             sync: localOnly ? nil : SyncConfig(url: "https://ingest.test/l", intervalSeconds: 60, batchSize: 7, syncThreshold: Int(seed % 4)))
         config.detectActivity = seed % 2 == 0
         var harness = DeviceHarness(platform: seed % 2 == 0 ? .ios : .android, config: config, seed: seed)
+        harness.deferUploads = true
         var latitude = 45.0
         for _ in 0..<400 {
             harness.advance(to: harness.now + Int64.random(in: 500...20_000, using: &rng))
@@ -316,11 +332,15 @@ struct DeviceTests {
             case 74..<76: harness.send(.osError(recoveryMillis: 3000))
             case 76..<80: harness.send(.networkChanged(online: Bool.random(using: &rng)))
             case 80..<84: harness.send(.sync)
-            case 84..<88: harness.serverStatus = [200, 200, 200, 500, 503, 429, 400, 401, 404].randomElement(using: &rng)!
+            case 84..<86: harness.serverStatus = [200, 200, 200, 500, 503, 429, 400, 401, 404].randomElement(using: &rng)!
+            case 86..<88: harness.answerUpload()
             case 88..<90: harness.killAndRelaunch(.workManager)
             case 90..<93: harness.send(.appStateChanged(background: Bool.random(using: &rng)))
             default: harness.send(.addGeofences([Geofence(id: "g", latitude: latitude, longitude: 7, radiusMeters: 50)]))
             }
+        }
+        if !localOnly {
+            #expect(!harness.uploads.isEmpty, "the sequence exercised no upload at all")
         }
         if localOnly {
             #expect(harness.uploads.isEmpty)
