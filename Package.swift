@@ -27,11 +27,13 @@ let package = Package(
         .target(name: "BeekonStore", dependencies: ["CSQLite", "BeekonDevice"]),
         // HTTP over libcurl and gzip over zlib.
         .target(name: "BeekonNet", dependencies: ["CCurl", "CZlib"]),
+        // The emulated world and the runtime: routes and motion, the fleet, the scheduler.
+        .target(name: "FleetKit", dependencies: ["BeekonDevice", "BeekonStore", "BeekonNet"]),
 
         .executableTarget(
             name: "beekon-fleet",
             dependencies: [
-                "BeekonDevice", "BeekonStore", "BeekonNet",
+                "BeekonDevice", "BeekonStore", "BeekonNet", "FleetKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -39,7 +41,8 @@ let package = Package(
         .testTarget(
             name: "BeekonStoreTests",
             dependencies: ["BeekonStore", "BeekonDevice", "beekon-store-probe"]),
-        .testTarget(name: "BeekonNetTests", dependencies: ["BeekonNet"]),
+        .testTarget(name: "BeekonNetTests", dependencies: ["BeekonNet", "CMicroHTTPD"]),
+        .testTarget(name: "FleetKitTests", dependencies: ["FleetKit", "BeekonDevice"]),
         .testTarget(name: "CShimTests", dependencies: ["CSQLite", "CZlib", "CCurl", "CMicroHTTPD"]),
 
         // A child process for the crash-durability test: writes fixes, then waits to be killed.
