@@ -1,0 +1,147 @@
+import BeekonDevice
+import Foundation
+
+/// Where the phone really is at an instant, as the route and the motion say.
+public struct TruePosition: Sendable, Hashable {
+    public var latitude: Double
+    public var longitude: Double
+    /// Metres per second along the route; 0 when standing.
+    public var speed: Double
+    /// Degrees clockwise from true north, the direction of travel.
+    public var bearing: Double
+    /// Metres, when the route has elevation.
+    public var altitude: Double?
+
+    /// A position from its parts.
+    public init(latitude: Double, longitude: Double, speed: Double, bearing: Double, altitude: Double? = nil) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.speed = speed
+        self.bearing = bearing
+        self.altitude = altitude
+    }
+}
+
+/// How the emulated OS location provider behaves: fix cadence and accuracy per request, and
+/// the realistic trouble (tunnels, urban canyons). Defaults are realistic; all configurable.
+public struct ProviderProfile: Sendable, Hashable {
+    /// Tunnels per hour of movement (gaps with no fix at all).
+    public var gapsPerHour = 1.5
+    /// How long a gap lasts, seconds.
+    public var gapSeconds: ClosedRange<Double> = 20...120
+    /// The share of fixes that land far from the truth while claiming the usual accuracy.
+    public var outlierProbability = 0.01
+    /// How far an outlier lands, in multiples of its reported accuracy.
+    public var outlierFactor: ClosedRange<Double> = 3...8
+    /// Whether the OS flags fixes as mock (a developer's mock-location app).
+    public var isMock = false
+
+    /// The realistic defaults.
+    public init() {}
+
+    /// No gaps, no outliers: for tests that want only the noise.
+    public static let clean: ProviderProfile = {
+        var profile = ProviderProfile()
+        profile.gapsPerHour = 0
+        profile.outlierProbability = 0
+        return profile
+    }()
+
+    /// The OS fix cadence for an accuracy request: high 1 s, balanced 5 s, low 30 s.
+    public static func cadenceMillis(_ request: AccuracyRequest) -> Int64 {
+        switch request {
+        case .high: 1000
+        case .balanced: 5000
+        case .low: 30_000
+        }
+    }
+
+    /// The accuracy (metres, 1σ) an OS reports for a request: GPS 3–10 m, fused 10–65 m,
+    /// cell/Wi-Fi 50–500 m.
+    public static func accuracyRange(_ request: AccuracyRequest) -> ClosedRange<Double> {
+        switch request {
+        case .high: 3...10
+        case .balanced: 10...65
+        case .low: 50...500
+        }
+    }
+}
+
+/// The emulated OS location provider of one device: turns true positions into OS fixes with
+/// seeded noise that matches the accuracy each fix reports, and occasional gaps and outliers.
+///
+/// Pure and reproducible: the same seed and the same calls give the same fixes.
+public struct OSProvider: Sendable {
+    /// The behaviour.
+    public var profile: ProviderProfile
+    private var rng: SplitMix64
+    /// No fix until this instant (a tunnel).
+    private var gapUntil: Int64 = .min
+    /// When the last fix was asked for, to turn the gap rate into a chance per fix.
+    private var lastAsked: Int64?
+
+    /// Horizontal error per axis for a reported 1σ radial accuracy: with a circular Gaussian,
+    /// 68% of fixes fall within `a` when σ per axis is `a / 1.5096`.
+    static let radialToAxis = 1.0 / (2 * log(1 / 0.32)).squareRoot()
+
+    /// A provider whose randomness is fixed by `seed`.
+    public init(profile: ProviderProfile = ProviderProfile(), seed: UInt64) {
+        self.profile = profile
+        rng = SplitMix64(seed: seed)
+    }
+
+    /// The fix the OS delivers at `now` for the truth, or nil when it has none (a gap).
+    public mutating func fix(at now: Int64, truth: TruePosition, request: AccuracyRequest) -> OSFix? {
+        let elapsed = lastAsked.map { max(0, now - $0) } ?? 0
+        lastAsked = now
+        if now < gapUntil { return nil }
+        if truth.speed > 0.5, profile.gapsPerHour > 0 {
+            let chance = profile.gapsPerHour * Double(elapsed) / 3_600_000
+            if Double.random(in: 0..<1, using: &rng) < chance {
+                gapUntil = now + Int64(Double.random(in: profile.gapSeconds, using: &rng) * 1000)
+                return nil
+            }
+        }
+        let range = ProviderProfile.accuracyRange(request)
+        // Log-uniform: most fixes near the good end, a tail towards the bad one.
+        let accuracy = exp(Double.random(in: log(range.lowerBound)...log(range.upperBound), using: &rng))
+        var sigma = accuracy * Self.radialToAxis
+        if profile.outlierProbability > 0, Double.random(in: 0..<1, using: &rng) < profile.outlierProbability {
+            sigma = accuracy * Double.random(in: profile.outlierFactor, using: &rng)
+        }
+        let north = gaussian() * sigma
+        let east = gaussian() * sigma
+        let metersPerDegree = Geodesy.earthRadiusMeters * .pi / 180
+        let latitude = truth.latitude + north / metersPerDegree
+        let longitude = truth.longitude + east / (metersPerDegree * max(cos(truth.latitude * .pi / 180), 1e-6))
+        let moving = truth.speed > 0.5
+        let speed = max(0, truth.speed + gaussian() * (request == .high ? 0.2 : 0.8))
+        let altitude = truth.altitude.map { $0 + gaussian() * accuracy * 1.5 }
+        return OSFix(
+            latitude: min(max(latitude, -90), 90), longitude: Self.wrapLongitude(longitude),
+            timestamp: now, accuracy: (accuracy * 10).rounded() / 10,
+            speed: moving ? (speed * 100).rounded() / 100 : 0,
+            bearing: moving ? Self.wrapBearing(truth.bearing + gaussian() * 5) : nil,
+            altitude: altitude.map { ($0 * 10).rounded() / 10 },
+            activity: nil, isMock: profile.isMock)
+    }
+
+    /// A standard normal draw (Box–Muller).
+    private mutating func gaussian() -> Double {
+        let u1 = Double.random(in: Double.leastNonzeroMagnitude..<1, using: &rng)
+        let u2 = Double.random(in: 0..<1, using: &rng)
+        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+    }
+
+    private static func wrapLongitude(_ value: Double) -> Double {
+        var wrapped = (value + 180).truncatingRemainder(dividingBy: 360)
+        if wrapped < 0 { wrapped += 360 }
+        return wrapped - 180
+    }
+
+    private static func wrapBearing(_ value: Double) -> Double {
+        var wrapped = value.truncatingRemainder(dividingBy: 360)
+        if wrapped < 0 { wrapped += 360 }
+        return wrapped >= 360 ? 0 : wrapped
+    }
+}
