@@ -7,7 +7,8 @@ let package = Package(
         .executable(name: "beekon-fleet", targets: ["beekon-fleet"])
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         // C libraries from Debian, each behind a module map and a shim of fixed-arity wrappers.
@@ -28,7 +29,9 @@ let package = Package(
         // HTTP over libcurl and gzip over zlib.
         .target(name: "BeekonNet", dependencies: ["CCurl", "CZlib"]),
         // The emulated world and the runtime: routes and motion, the fleet, the scheduler.
-        .target(name: "FleetKit", dependencies: ["BeekonDevice", "BeekonStore", "BeekonNet"]),
+        .target(
+            name: "FleetKit",
+            dependencies: ["BeekonDevice", "BeekonStore", "BeekonNet", .product(name: "Yams", package: "Yams")]),
 
         .executableTarget(
             name: "beekon-fleet",

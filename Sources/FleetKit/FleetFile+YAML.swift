@@ -1,0 +1,524 @@
+import BeekonDevice
+import Foundation
+import Yams
+
+extension FleetFile {
+    /// Reads and validates the fleet file at `path`; every problem is reported, with its line.
+    public static func load(path: String) throws(FleetFileProblems) -> FleetFile {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FleetFileProblems(problems: [
+                FleetFileProblem(file: path, line: 0, column: 0, problem: "cannot read the file", expected: "a readable YAML fleet file")
+            ])
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw FleetFileProblems(problems: [
+                FleetFileProblem(file: path, line: 0, column: 0, problem: "the file is not UTF-8 text", expected: "a YAML fleet file in UTF-8")
+            ])
+        }
+        return try parse(yaml: text, file: path)
+    }
+
+    /// Reads and validates fleet-file YAML; `file` names it in problems.
+    public static func parse(yaml: String, file: String) throws(FleetFileProblems) -> FleetFile {
+        var reader = FleetFileReader(file: file)
+        let fleet = reader.read(yaml)
+        guard reader.problems.isEmpty, let fleet else {
+            throw FleetFileProblems(problems: reader.problems.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
+        }
+        return fleet
+    }
+}
+
+/// Walks the YAML tree, collecting every problem rather than stopping at the first.
+struct FleetFileReader {
+    let file: String
+    var problems: [FleetFileProblem] = []
+
+    init(file: String) {
+        self.file = file
+    }
+
+    mutating func read(_ yaml: String) -> FleetFile? {
+        let root: Node
+        do {
+            guard let composed = try Yams.compose(yaml: yaml) else {
+                report(nil, "the file is empty", expected: "a mapping with `name` and `groups`")
+                return nil
+            }
+            root = composed
+        } catch let error as YamlError {
+            reportSyntax(error)
+            return nil
+        } catch {
+            report(nil, "\(error)", expected: "valid YAML")
+            return nil
+        }
+        guard let top = mapping(root, "the fleet file") else { return nil }
+        checkKeys(top, ["name", "seed", "clock", "ingest", "groups", "faults"], in: "the fleet file")
+        let name = string(top["name"], "name") ?? "fleet"
+        let seed = top["seed"].flatMap { unsigned($0, "seed") } ?? 1
+        var clock = FleetFile.ClockSpec()
+        if let clockNode = top["clock"], let clockMap = mapping(clockNode, "clock") {
+            checkKeys(clockMap, ["start", "warp"], in: "clock")
+            if let startNode = clockMap["start"], let text = string(startNode, "clock.start"), text != "now" {
+                if let millis = Timestamp.unixMillis(parsing: text) ?? RouteLikeTime.unixMillis(text) {
+                    clock.start = millis
+                } else {
+                    report(startNode, "\"\(text)\" is not an instant", expected: "`now` or an ISO-8601 UTC time such as 2026-06-15T08:00:00Z")
+                }
+            }
+            if let warpNode = clockMap["warp"], let warp = number(warpNode, "clock.warp") {
+                if warp > 0 { clock.warp = warp } else { report(warpNode, "warp \(warp) is not positive", expected: "a warp factor above 0 (1 is real time)") }
+            }
+        }
+        let ingest = top["ingest"].flatMap { url($0, "ingest") }
+        var groups: [DeviceGroup] = []
+        if let groupsNode = top["groups"] {
+            if let list = sequence(groupsNode, "groups") {
+                if list.isEmpty { report(groupsNode, "no groups", expected: "at least one device group") }
+                for item in list {
+                    if let group = readGroup(item, ingest: ingest) {
+                        if groups.contains(where: { $0.name == group.name }) {
+                            report(item["name"] ?? item, "group name \"\(group.name)\" is used twice", expected: "a unique group name")
+                        }
+                        groups.append(group)
+                    }
+                }
+            }
+        } else {
+            report(root, "no `groups`", expected: "a list of device groups")
+        }
+        var faults: [FaultEntry] = []
+        if let faultsNode = top["faults"], let list = sequence(faultsNode, "faults") {
+            for item in list {
+                if let fault = readFault(item, groups: groups) { faults.append(fault) }
+            }
+        }
+        return FleetFile(name: name, seed: seed, clock: clock, ingest: ingest, groups: groups, faults: faults)
+    }
+
+    // MARK: Groups
+
+    private mutating func readGroup(_ node: Node, ingest: String?) -> DeviceGroup? {
+        guard let map = mapping(node, "a group") else { return nil }
+        checkKeys(map, [
+            "name", "count", "platform", "model", "sdkVersion", "route", "pace", "speedFactor", "loop", "dwell",
+            "startOffset", "start", "spread", "autoStart", "config", "extras", "geofences", "provider",
+        ], in: "a group")
+        guard let nameNode = map["name"] else {
+            report(node, "a group has no `name`", expected: "`name: couriers` or similar")
+            return nil
+        }
+        let name = string(nameNode, "name") ?? ""
+        var count = 0
+        if let countNode = map["count"] {
+            if let value = unsigned(countNode, "count") {
+                if value >= 1 && value <= 100_000 { count = Int(value) } else { report(countNode, "count \(value) is out of range", expected: "1 to 100000 devices") }
+            }
+        } else {
+            report(node, "group \"\(name)\" has no `count`", expected: "how many devices, e.g. `count: 50`")
+        }
+        var platforms: [(platform: Platform, weight: Double)] = [(.android, 1)]
+        if let platformNode = map["platform"] {
+            if let text = platformNode.scalar?.string {
+                if let platform = Platform(rawValue: text) { platforms = [(platform, 1)] } else {
+                    report(platformNode, "unknown platform \"\(text)\"", expected: "`ios`, `android`, or a mix such as `{ios: 0.6, android: 0.4}`")
+                }
+            } else if let mix = mapping(platformNode, "platform") {
+                var weights: [(platform: Platform, weight: Double)] = []
+                for (key, value) in mix {
+                    guard let platform = key.string.flatMap(Platform.init(rawValue:)) else {
+                        report(key, "unknown platform \"\(key.string ?? "")\"", expected: "`ios` or `android`")
+                        continue
+                    }
+                    if let weight = number(value, "platform.\(platform.rawValue)") {
+                        if weight >= 0 { weights.append((platform, weight)) } else { report(value, "weight \(weight) is negative", expected: "a share of 0 or more") }
+                    }
+                }
+                if weights.contains(where: { $0.weight > 0 }) { platforms = weights } else { report(platformNode, "the platform mix has no positive share", expected: "at least one platform with a share above 0") }
+            }
+        }
+        let models = map["model"].map { stringList($0, "model") } ?? []
+        let sdkVersion = map["sdkVersion"].flatMap { string($0, "sdkVersion") } ?? "0.1.1"
+        var routes: [String] = []
+        if let routeNode = map["route"] {
+            routes = stringList(routeNode, "route")
+            if routes.isEmpty { report(routeNode, "no route", expected: "a route file or a list of route files") }
+        } else {
+            report(node, "group \"\(name)\" has no `route`", expected: "a route file such as `routes/london-walk.gpx`")
+        }
+        let factor = map["speedFactor"].flatMap { positive($0, "speedFactor") } ?? 1
+        var pace = DeviceGroup.PaceSpec.routeTimes(factor: factor)
+        if let paceNode = map["pace"] {
+            if let text = paceNode.scalar?.string, let named = Pace(rawValue: text) {
+                pace = .pace(named, factor: factor)
+            } else if paceNode.scalar?.string == "route" {
+                pace = .routeTimes(factor: factor)
+            } else if let speed = paceNode.float, speed > 0 {
+                pace = .metersPerSecond(speed * factor)
+            } else {
+                report(paceNode, "\"\(paceNode.scalar?.string ?? "")\" is not a pace", expected: "`route`, `walk`, `run`, `cycle`, `drive`, or a speed in m/s")
+            }
+        }
+        let loops = map["loop"].flatMap { bool($0, "loop") } ?? true
+        var dwell: (everyMeters: Double, seconds: Double)?
+        if let dwellNode = map["dwell"], let dwellMap = mapping(dwellNode, "dwell") {
+            checkKeys(dwellMap, ["every", "for"], in: "dwell")
+            let every = dwellMap["every"].flatMap { positive($0, "dwell.every") }
+            let length = dwellMap["for"].flatMap { duration($0, "dwell.for") }
+            if let every, let length { dwell = (every, Double(length) / 1000) } else if every == nil || length == nil {
+                report(dwellNode, "dwell needs both `every` (metres) and `for` (a duration)", expected: "e.g. `dwell: {every: 800, for: 2m}`")
+            }
+        }
+        var startOffset = DeviceGroup.StartOffset.fraction(0)
+        if let offsetNode = map["startOffset"] {
+            if offsetNode.scalar?.string == "random" { startOffset = .random } else if let value = offsetNode.float, (0...1).contains(value) {
+                startOffset = .fraction(value)
+            } else {
+                report(offsetNode, "\"\(offsetNode.scalar?.string ?? "")\" is not a start offset", expected: "`random` or a fraction of the route from 0 to 1")
+            }
+        }
+        let start = map["start"].flatMap { duration($0, "start") } ?? 0
+        let spread = map["spread"].flatMap { duration($0, "spread") } ?? 0
+        let autoStart = map["autoStart"].flatMap { bool($0, "autoStart") } ?? true
+        var config = BeekonConfig()
+        if let configNode = map["config"] { config = readConfig(configNode, ingest: ingest) ?? config }
+        let extras = map["extras"].flatMap { stringMap($0, "extras") } ?? [:]
+        let geofences = map["geofences"].map { readGeofences($0) } ?? []
+        var provider = ProviderProfile()
+        if let providerNode = map["provider"], let providerMap = mapping(providerNode, "provider") {
+            checkKeys(providerMap, ["gapsPerHour", "outlierProbability", "mock"], in: "provider")
+            if let node = providerMap["gapsPerHour"], let value = number(node, "provider.gapsPerHour") {
+                if value >= 0 { provider.gapsPerHour = value } else { report(node, "a negative rate", expected: "tunnels per hour, 0 or more") }
+            }
+            if let node = providerMap["outlierProbability"], let value = number(node, "provider.outlierProbability") {
+                if (0...1).contains(value) { provider.outlierProbability = value } else { report(node, "\(value) is not a probability", expected: "a share from 0 to 1") }
+            }
+            if let node = providerMap["mock"], let value = bool(node, "provider.mock") { provider.isMock = value }
+        }
+        return DeviceGroup(
+            name: name, count: count, platforms: platforms, models: models, sdkVersion: sdkVersion, routes: routes,
+            pace: pace, loops: loops, dwell: dwell, startOffset: startOffset, startAfterMillis: start,
+            spreadMillis: spread, autoStart: autoStart, config: config, extras: extras, geofences: geofences,
+            provider: provider)
+    }
+
+    mutating func readConfig(_ node: Node, ingest: String?) -> BeekonConfig? {
+        guard let map = mapping(node, "config") else { return nil }
+        checkKeys(map, [
+            "preset", "minTimeBetweenLocationsSeconds", "minDistanceBetweenLocationsMeters", "whenStationary",
+            "stationaryRadiusMeters", "detectActivity", "sync",
+        ], in: "config")
+        var config = BeekonConfig()
+        if let node = map["preset"] { config.preset = enumValue(node, "preset", Preset.self) ?? config.preset }
+        if let node = map["minTimeBetweenLocationsSeconds"] { config.minTimeBetweenLocationsSeconds = nonNegative(node, "minTimeBetweenLocationsSeconds") }
+        if let node = map["minDistanceBetweenLocationsMeters"] { config.minDistanceBetweenLocationsMeters = nonNegative(node, "minDistanceBetweenLocationsMeters") }
+        if let node = map["whenStationary"] { config.whenStationary = enumValue(node, "whenStationary", StationaryMode.self) ?? config.whenStationary }
+        if let node = map["stationaryRadiusMeters"], let value = number(node, "stationaryRadiusMeters") {
+            if (5...1000).contains(value) { config.stationaryRadiusMeters = value } else { report(node, "radius \(value) m is out of range", expected: "5 to 1000 metres") }
+        }
+        if let node = map["detectActivity"] { config.detectActivity = bool(node, "detectActivity") ?? false }
+        if let syncNode = map["sync"] {
+            if syncNode.bool == false || syncNode.null != nil {
+                config.sync = nil
+            } else {
+                config.sync = readSync(syncNode, ingest: ingest)
+            }
+        } else if let ingest {
+            config.sync = SyncConfig(url: ingest)
+        }
+        return config
+    }
+
+    private mutating func readSync(_ node: Node, ingest: String?) -> SyncConfig? {
+        guard let map = mapping(node, "sync") else { return nil }
+        checkKeys(map, ["url", "headers", "intervalSeconds", "batchSize", "syncThreshold", "auth"], in: "sync")
+        let urlText = map["url"].flatMap { url($0, "sync.url") } ?? ingest ?? ""
+        var sync = SyncConfig(url: urlText)
+        if let node = map["headers"] { sync.headers = stringMap(node, "sync.headers") ?? [:] }
+        if let node = map["intervalSeconds"], let value = unsigned(node, "sync.intervalSeconds") { sync.intervalSeconds = Int(value) }
+        if let node = map["batchSize"], let value = unsigned(node, "sync.batchSize") {
+            if (1...1000).contains(value) { sync.batchSize = Int(value) } else { report(node, "batchSize \(value) is out of range", expected: "1 to 1000 (the SDK clamps to this)") }
+        }
+        if let node = map["syncThreshold"], let value = unsigned(node, "sync.syncThreshold") { sync.syncThreshold = Int(value) }
+        if let authNode = map["auth"], let authMap = mapping(authNode, "sync.auth") {
+            checkKeys(authMap, [
+                "accessToken", "refreshToken", "expiresAt", "strategy", "refreshUrl", "refreshPayload", "refreshHeaders",
+                "refreshBodyFormat", "responseMapping", "skewMarginSeconds",
+            ], in: "sync.auth")
+            var auth = AuthConfig()
+            auth.accessToken = authMap["accessToken"].flatMap { string($0, "auth.accessToken") }
+            auth.refreshToken = authMap["refreshToken"].flatMap { string($0, "auth.refreshToken") }
+            auth.expiresAt = authMap["expiresAt"].flatMap { number($0, "auth.expiresAt") }
+            if let node = authMap["strategy"] { auth.strategy = enumValue(node, "auth.strategy", AuthStrategy.self) ?? .bearer }
+            auth.refreshURL = authMap["refreshUrl"].flatMap { url($0, "auth.refreshUrl") }
+            if let node = authMap["refreshPayload"] { auth.refreshPayload = stringMap(node, "auth.refreshPayload") ?? [:] }
+            if let node = authMap["refreshHeaders"] { auth.refreshHeaders = stringMap(node, "auth.refreshHeaders") ?? auth.refreshHeaders }
+            if let node = authMap["refreshBodyFormat"] { auth.refreshBodyFormat = enumValue(node, "auth.refreshBodyFormat", AuthBodyFormat.self) ?? .form }
+            if let node = authMap["responseMapping"], let mappingMap = mapping(node, "auth.responseMapping") {
+                checkKeys(mappingMap, ["accessToken", "refreshToken", "expiresAt", "expiresIn"], in: "auth.responseMapping")
+                auth.responseMapping = ResponseMapping(
+                    accessToken: mappingMap["accessToken"].flatMap { string($0, "responseMapping.accessToken") },
+                    refreshToken: mappingMap["refreshToken"].flatMap { string($0, "responseMapping.refreshToken") },
+                    expiresAt: mappingMap["expiresAt"].flatMap { string($0, "responseMapping.expiresAt") },
+                    expiresIn: mappingMap["expiresIn"].flatMap { string($0, "responseMapping.expiresIn") })
+            }
+            if let node = authMap["skewMarginSeconds"] { auth.skewMarginSeconds = nonNegative(node, "auth.skewMarginSeconds") ?? 60 }
+            sync.auth = auth
+        }
+        return sync
+    }
+
+    private mutating func readGeofences(_ node: Node) -> [Geofence] {
+        guard let list = sequence(node, "geofences") else { return [] }
+        var geofences: [Geofence] = []
+        for item in list {
+            guard let map = mapping(item, "a geofence") else { continue }
+            checkKeys(map, ["id", "latitude", "longitude", "radius"], in: "a geofence")
+            guard let id = map["id"].flatMap({ string($0, "geofence.id") }),
+                let latitude = map["latitude"].flatMap({ number($0, "geofence.latitude") }),
+                let longitude = map["longitude"].flatMap({ number($0, "geofence.longitude") }),
+                let radius = map["radius"].flatMap({ number($0, "geofence.radius") })
+            else {
+                report(item, "a geofence needs `id`, `latitude`, `longitude` and `radius`", expected: "e.g. `{id: depot, latitude: 51.5, longitude: -0.12, radius: 150}`")
+                continue
+            }
+            let geofence = Geofence(id: id, latitude: latitude, longitude: longitude, radiusMeters: radius)
+            if let reason = GeofenceMonitor.problem(with: geofence) {
+                report(item, "geofence \"\(id)\": \(reason.rawValue)", expected: "a geofence the SDK accepts")
+                continue
+            }
+            geofences.append(geofence)
+        }
+        return geofences
+    }
+
+    // MARK: Faults
+
+    /// Actions that end after `for` (the opposite runs, or the app relaunches).
+    static let endingActions: Set<FaultAction> = [
+        .revokePermission, .locationServicesOff, .osError, .background, .kill, .reboot, .networkOffline, .latency, .timeouts,
+    ]
+
+    private mutating func readFault(_ node: Node, groups: [DeviceGroup]) -> FaultEntry? {
+        guard let map = mapping(node, "a fault") else { return nil }
+        checkKeys(map, ["at", "for", "select", "action", "params"], in: "a fault")
+        guard let atNode = map["at"], let at = duration(atNode, "at") else {
+            if map["at"] == nil { report(node, "a fault has no `at`", expected: "when, after the start, e.g. `at: 10m`") }
+            return nil
+        }
+        guard let actionNode = map["action"] else {
+            report(node, "a fault has no `action`", expected: "one of \(FaultAction.allCases.map(\.rawValue).joined(separator: ", "))")
+            return nil
+        }
+        guard let action = actionNode.string.flatMap(FaultAction.init(rawValue:)) else {
+            report(actionNode, "unknown action \"\(actionNode.string ?? "")\"", expected: "one of \(FaultAction.allCases.map(\.rawValue).joined(separator: ", "))")
+            return nil
+        }
+        var forMillis: Int64?
+        if let forNode = map["for"] {
+            forMillis = duration(forNode, "for")
+            if !Self.endingActions.contains(action) {
+                report(forNode, "`\(action.rawValue)` does not last, so `for` means nothing here", expected: "`for` only with \(Self.endingActions.map(\.rawValue).sorted().joined(separator: ", "))")
+            }
+        }
+        var selector = FaultSelector.all
+        if let selectNode = map["select"] {
+            if selectNode.string == "all" {
+                selector = .all
+            } else if let selectMap = mapping(selectNode, "select") {
+                checkKeys(selectMap, ["group", "fraction", "ids"], in: "select")
+                if let groupNode = selectMap["group"], let group = string(groupNode, "select.group") {
+                    if !groups.contains(where: { $0.name == group }) {
+                        report(groupNode, "no group is named \"\(group)\"", expected: "one of the file's groups: \(Set(groups.map(\.name)).sorted().joined(separator: ", "))")
+                    }
+                    selector = .group(group)
+                } else if let fractionNode = selectMap["fraction"], let fraction = number(fractionNode, "select.fraction") {
+                    if (0...1).contains(fraction) { selector = .fraction(fraction) } else { report(fractionNode, "\(fraction) is not a fraction", expected: "a share of devices from 0 to 1") }
+                } else if let idsNode = selectMap["ids"] {
+                    selector = .ids(stringList(idsNode, "select.ids"))
+                } else {
+                    report(selectNode, "an empty selector", expected: "`all`, `{group: NAME}`, `{fraction: 0.2}` or `{ids: [...]}`")
+                }
+            }
+        }
+        var params = FaultParams()
+        let paramsMap = map["params"].flatMap { mapping($0, "params") }
+        func param(_ name: String) -> Node? { paramsMap?[name] }
+        switch action {
+        case .latency:
+            if let node = param("ms") { params.latencyMillis = millis(node, "params.ms") } else { report(node, "`latency` needs `params.ms`", expected: "the added delay, e.g. `params: {ms: 800}`") }
+        case .timeouts:
+            if let node = param("fraction"), let value = number(node, "params.fraction"), (0...1).contains(value) { params.timeoutFraction = value } else {
+                report(param("fraction") ?? node, "`timeouts` needs `params.fraction` from 0 to 1", expected: "e.g. `params: {fraction: 0.3}`")
+            }
+        case .configure:
+            if let node = param("config") { params.config = readConfig(node, ingest: nil) } else { report(node, "`configure` needs `params.config`", expected: "a config block like a group's") }
+        case .setExtras:
+            if let node = param("extras") { params.extras = stringMap(node, "params.extras") } else { report(node, "`setExtras` needs `params.extras`", expected: "a map of strings") }
+        case .addGeofences:
+            if let node = param("geofences") { params.geofences = readGeofences(node) } else { report(node, "`addGeofences` needs `params.geofences`", expected: "a list of geofences") }
+        case .removeGeofences:
+            if let node = param("ids") { params.geofenceIDs = stringList(node, "params.ids") } else { report(node, "`removeGeofences` needs `params.ids`", expected: "a list of geofence ids") }
+        default:
+            break
+        }
+        return FaultEntry(atMillis: at, forMillis: forMillis, selector: selector, action: action, params: params, line: node.mark?.line ?? 0)
+    }
+
+    // MARK: Scalars
+
+    mutating func report(_ node: Node?, _ problem: String, expected: String) {
+        problems.append(
+            FleetFileProblem(file: file, line: node?.mark?.line ?? 0, column: node?.mark?.column ?? 0, problem: problem, expected: expected))
+    }
+
+    private mutating func reportSyntax(_ error: YamlError) {
+        switch error {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _):
+            let detail = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
+            problems.append(FleetFileProblem(file: file, line: mark.line, column: mark.column, problem: "YAML syntax: \(detail)", expected: "valid YAML"))
+        case .composer(let context, let problem, let mark, _):
+            let detail = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
+            problems.append(FleetFileProblem(file: file, line: mark.line, column: mark.column, problem: "YAML: \(detail)", expected: "valid YAML"))
+        default:
+            problems.append(FleetFileProblem(file: file, line: 0, column: 0, problem: "YAML: \(error)", expected: "valid YAML"))
+        }
+    }
+
+    mutating func mapping(_ node: Node, _ what: String) -> Node.Mapping? {
+        guard let map = node.mapping else {
+            report(node, "\(what) is not a mapping", expected: "`key: value` lines")
+            return nil
+        }
+        return map
+    }
+
+    mutating func sequence(_ node: Node, _ what: String) -> [Node]? {
+        guard let list = node.sequence else {
+            report(node, "`\(what)` is not a list", expected: "a list (`- item` lines)")
+            return nil
+        }
+        return Array(list)
+    }
+
+    mutating func checkKeys(_ map: Node.Mapping, _ allowed: Set<String>, in context: String) {
+        for key in map.keys {
+            guard let name = key.string, allowed.contains(name) else {
+                report(key, "unknown key \"\(key.string ?? "?")\" in \(context)", expected: "one of \(allowed.sorted().joined(separator: ", "))")
+                continue
+            }
+        }
+    }
+
+    mutating func string(_ node: Node?, _ field: String) -> String? {
+        guard let node else { return nil }
+        guard let scalar = node.scalar else {
+            report(node, "`\(field)` is not a single value", expected: "a string")
+            return nil
+        }
+        return scalar.string
+    }
+
+    mutating func stringList(_ node: Node, _ field: String) -> [String] {
+        if let scalar = node.scalar { return [scalar.string] }
+        guard let list = sequence(node, field) else { return [] }
+        return list.compactMap { string($0, field) }
+    }
+
+    mutating func stringMap(_ node: Node, _ field: String) -> StringMap? {
+        guard let map = mapping(node, "`\(field)`") else { return nil }
+        var result = StringMap()
+        for (key, value) in map {
+            guard let name = key.string, let text = string(value, "\(field).\(key.string ?? "?")") else { continue }
+            result[name] = text
+        }
+        return result
+    }
+
+    mutating func url(_ node: Node, _ field: String) -> String? {
+        guard let text = string(node, field) else { return nil }
+        guard let parsed = URL(string: text), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            parsed.host != nil
+        else {
+            report(node, "\"\(text)\" is not an http(s) URL", expected: "a URL such as http://127.0.0.1:8081/ingest")
+            return nil
+        }
+        return text
+    }
+
+    mutating func number(_ node: Node, _ field: String) -> Double? {
+        guard let value = node.float, value.isFinite, node.scalar != nil else {
+            report(node, "\"\(node.scalar?.string ?? "…")\" is not a number", expected: "a number for `\(field)`")
+            return nil
+        }
+        return value
+    }
+
+    mutating func positive(_ node: Node, _ field: String) -> Double? {
+        guard let value = number(node, field) else { return nil }
+        guard value > 0 else {
+            report(node, "\(value) is not above 0", expected: "a positive number for `\(field)`")
+            return nil
+        }
+        return value
+    }
+
+    mutating func nonNegative(_ node: Node, _ field: String) -> Double? {
+        guard let value = number(node, field) else { return nil }
+        guard value >= 0 else {
+            report(node, "\(value) is negative", expected: "0 or more for `\(field)`")
+            return nil
+        }
+        return value
+    }
+
+    mutating func unsigned(_ node: Node, _ field: String) -> UInt64? {
+        guard let text = node.scalar?.string, let value = UInt64(text.replacingOccurrences(of: "_", with: "")) else {
+            report(node, "\"\(node.scalar?.string ?? "…")\" is not a whole number", expected: "a whole number 0 or more for `\(field)`")
+            return nil
+        }
+        return value
+    }
+
+    mutating func bool(_ node: Node, _ field: String) -> Bool? {
+        guard let value = node.bool else {
+            report(node, "\"\(node.scalar?.string ?? "…")\" is not true or false", expected: "`true` or `false` for `\(field)`")
+            return nil
+        }
+        return value
+    }
+
+    /// Milliseconds: a bare number counts as milliseconds, or a duration with its unit.
+    mutating func millis(_ node: Node, _ field: String) -> Int64? {
+        if let text = node.scalar?.string, let value = Double(text), value.isFinite, value >= 0 {
+            return Int64(value.rounded())
+        }
+        return duration(node, field)
+    }
+
+    mutating func duration(_ node: Node, _ field: String) -> Int64? {
+        guard let text = node.scalar?.string, let millis = FleetDuration.millis(text) else {
+            report(node, "\"\(node.scalar?.string ?? "…")\" is not a duration", expected: "a duration such as 90s, 10m, 1h30m or 500ms for `\(field)`")
+            return nil
+        }
+        return millis
+    }
+
+    mutating func enumValue<Value: RawRepresentable & CaseIterable>(_ node: Node, _ field: String, _ type: Value.Type) -> Value?
+    where Value.RawValue == String {
+        guard let text = node.scalar?.string, let value = Value(rawValue: text) else {
+            report(node, "\"\(node.scalar?.string ?? "…")\" is not a valid `\(field)`", expected: "one of \(Value.allCases.map(\.rawValue).joined(separator: ", "))")
+            return nil
+        }
+        return value
+    }
+}
+
+/// Instants written without milliseconds (`2026-06-15T08:00:00Z`).
+enum RouteLikeTime {
+    static func unixMillis(_ text: String) -> Int64? {
+        guard text.hasSuffix("Z"), text.count == 20 else { return nil }
+        return Timestamp.unixMillis(parsing: String(text.dropLast()) + ".000Z")
+    }
+}

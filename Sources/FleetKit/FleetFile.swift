@@ -1,0 +1,158 @@
+import BeekonDevice
+
+/// A fleet file: what devices to emulate, on which routes, with which SDK configuration, and
+/// the faults to inject over time. Read from YAML by `FleetFile.load(path:)`.
+public struct FleetFile: Sendable, Hashable {
+    /// The fleet's name, for reports.
+    public var name: String
+    /// The run seed: every random choice of the run derives from it.
+    public var seed: UInt64
+    /// Where virtual time starts, and how fast it runs.
+    public var clock: ClockSpec
+    /// The default ingest URL for groups whose sync block names none.
+    public var ingest: String?
+    /// The device groups, in file order.
+    public var groups: [DeviceGroup]
+    /// The fault timeline, in file order.
+    public var faults: [FaultEntry]
+
+    /// The virtual clock's start and warp.
+    public struct ClockSpec: Sendable, Hashable {
+        /// Unix ms; nil means the wall-clock time when the run starts.
+        public var start: Int64?
+        /// Virtual seconds per real second.
+        public var warp: Double
+
+        /// A clock spec; defaults start now, in real time.
+        public init(start: Int64? = nil, warp: Double = 1) {
+            self.start = start
+            self.warp = warp
+        }
+    }
+}
+
+/// A group of identical devices (but for their index, routes and seeds).
+public struct DeviceGroup: Sendable, Hashable {
+    /// Unique within the file; used by selectors and the `{group}` template.
+    public var name: String
+    /// How many devices.
+    public var count: Int
+    /// The platforms with their weights (a mix); one entry for a single platform.
+    public var platforms: [(platform: Platform, weight: Double)]
+    /// Phone models, assigned round-robin; empty means none (omitted from payloads).
+    public var models: [String]
+    /// The emulated SDK version.
+    public var sdkVersion: String
+    /// Route files (paths as written, relative to the fleet file), assigned round-robin.
+    public var routes: [String]
+    /// How fast the routes are travelled.
+    public var pace: PaceSpec
+    /// Whether a device starts its route over at the end.
+    public var loops: Bool
+    /// Stop every so many metres for so many seconds (speed-paced routes only).
+    public var dwell: (everyMeters: Double, seconds: Double)?
+    /// Where along the route each device sets off.
+    public var startOffset: StartOffset
+    /// When the first device of the group starts, ms after the clock's start.
+    public var startAfterMillis: Int64
+    /// Devices start spread evenly (and seeded) over this many ms after `startAfterMillis`.
+    public var spreadMillis: Int64
+    /// Whether devices call `start()` when they are spawned.
+    public var autoStart: Bool
+    /// The SDK configuration each device is given.
+    public var config: BeekonConfig
+    /// Extras, with `{index}`, `{group}` and `{id}` templates filled per device.
+    public var extras: StringMap
+    /// Geofences each device watches from the start.
+    public var geofences: [Geofence]
+    /// The emulated OS provider's behaviour.
+    public var provider: ProviderProfile
+
+    /// How fast a route is travelled.
+    public enum PaceSpec: Sendable, Hashable {
+        /// The route's own times, scaled.
+        case routeTimes(factor: Double)
+        /// A named pace, scaled.
+        case pace(Pace, factor: Double)
+        /// A speed in m/s.
+        case metersPerSecond(Double)
+    }
+
+    /// Where a device sets off along its route.
+    public enum StartOffset: Sendable, Hashable {
+        /// At this fraction of the route for every device.
+        case fraction(Double)
+        /// A seeded random fraction per device.
+        case random
+    }
+
+    public static func == (lhs: DeviceGroup, rhs: DeviceGroup) -> Bool {
+        lhs.name == rhs.name && lhs.count == rhs.count
+            && lhs.platforms.elementsEqual(rhs.platforms) { $0.platform == $1.platform && $0.weight == $1.weight }
+            && lhs.models == rhs.models && lhs.sdkVersion == rhs.sdkVersion && lhs.routes == rhs.routes
+            && lhs.pace == rhs.pace && lhs.loops == rhs.loops
+            && lhs.dwell?.everyMeters == rhs.dwell?.everyMeters && lhs.dwell?.seconds == rhs.dwell?.seconds
+            && lhs.startOffset == rhs.startOffset && lhs.startAfterMillis == rhs.startAfterMillis
+            && lhs.spreadMillis == rhs.spreadMillis && lhs.autoStart == rhs.autoStart
+            && lhs.config == rhs.config && lhs.extras == rhs.extras && lhs.geofences == rhs.geofences
+            && lhs.provider == rhs.provider
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(count)
+        hasher.combine(routes)
+        hasher.combine(config)
+    }
+}
+
+/// One entry of the fault timeline.
+public struct FaultEntry: Sendable, Hashable {
+    /// When, ms after the clock's start.
+    public var atMillis: Int64
+    /// How long, for actions that end (the opposite action runs after it; `kill` relaunches).
+    public var forMillis: Int64?
+    /// Which devices.
+    public var selector: FaultSelector
+    /// What happens to them.
+    public var action: FaultAction
+    /// The action's parameters (e.g. `latency`'s milliseconds, `setExtras`' map).
+    public var params: FaultParams
+    /// The line in the fleet file, for reports.
+    public var line: Int
+}
+
+/// Which devices a fault or an admin action applies to.
+public enum FaultSelector: Sendable, Hashable {
+    case all
+    case group(String)
+    /// A seeded fraction of all devices.
+    case fraction(Double)
+    case ids([String])
+}
+
+/// What can be done to devices, named as the admin API names them.
+public enum FaultAction: String, Sendable, Hashable, CaseIterable {
+    case revokePermission, grantPermission, locationServicesOff, locationServicesOn, osError
+    case background, foreground, kill, reboot, networkOffline, networkOnline, latency, timeouts
+    case start, stop, sync, configure, setExtras, addGeofences, removeGeofences
+}
+
+/// Parameters of a fault action; only those the action uses are set.
+public struct FaultParams: Sendable, Hashable {
+    /// `latency`: added delay per request, ms.
+    public var latencyMillis: Int64?
+    /// `timeouts`: the share of requests that time out, 0…1.
+    public var timeoutFraction: Double?
+    /// `configure`: the new configuration.
+    public var config: BeekonConfig?
+    /// `setExtras`: the new extras (templates allowed).
+    public var extras: StringMap?
+    /// `addGeofences`.
+    public var geofences: [Geofence]?
+    /// `removeGeofences`.
+    public var geofenceIDs: [String]?
+
+    /// No parameters.
+    public init() {}
+}

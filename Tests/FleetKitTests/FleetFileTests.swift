@@ -1,0 +1,187 @@
+import BeekonDevice
+import Testing
+
+@testable import FleetKit
+
+@Suite("Fleet file")
+struct FleetFileTests {
+    static let full = """
+        name: couriers-london
+        seed: 42
+        clock:
+          start: 2026-06-15T08:00:00Z
+          warp: 60
+        ingest: http://127.0.0.1:8081/ingest
+        groups:
+          - name: couriers
+            count: 200
+            platform: {ios: 0.6, android: 0.4}
+            model: ["iPhone15,3", Pixel 8]
+            route: [routes/london-walk.gpx, routes/berlin-bike.csv]
+            pace: cycle
+            speedFactor: 1.2
+            dwell: {every: 800, for: 2m}
+            startOffset: random
+            spread: 10m
+            config:
+              preset: precision
+              whenStationary: pauseWithCheckIns
+              detectActivity: true
+              sync:
+                headers: {X-Api-Key: demo}
+                intervalSeconds: 120
+                batchSize: 50
+                syncThreshold: 10
+                auth:
+                  accessToken: seed-access
+                  refreshToken: seed-refresh
+                  refreshUrl: http://127.0.0.1:8081/oauth/token
+                  refreshPayload: {grant_type: refresh_token, refresh_token: "{refreshToken}"}
+                  refreshBodyFormat: json
+            extras: {courier: "courier-{index}", team: "{group}"}
+            geofences:
+              - {id: depot, latitude: 51.5072, longitude: -0.1276, radius: 150}
+            provider: {gapsPerHour: 2, outlierProbability: 0.02}
+          - name: offline-phones
+            count: 5
+            platform: ios
+            route: routes/paris-drive.geojson
+            config:
+              sync: false
+        faults:
+          - at: 30m
+            for: 5m
+            select: {group: couriers}
+            action: networkOffline
+          - at: 1h
+            select: {fraction: 0.1}
+            action: latency
+            params: {ms: 800}
+          - at: 90m
+            select: all
+            action: sync
+        """
+
+    @Test("a complete fleet file reads into groups, configs and a fault timeline")
+    func complete() throws {
+        let fleet = try FleetFile.parse(yaml: Self.full, file: "fleet.yaml")
+        #expect(fleet.name == "couriers-london")
+        #expect(fleet.seed == 42)
+        #expect(fleet.clock.start == 1_781_510_400_000)
+        #expect(fleet.clock.warp == 60)
+        #expect(fleet.groups.count == 2)
+        let couriers = fleet.groups[0]
+        #expect(couriers.count == 200)
+        #expect(couriers.platforms.map(\.platform) == [.ios, .android])
+        #expect(couriers.models == ["iPhone15,3", "Pixel 8"])
+        #expect(couriers.routes == ["routes/london-walk.gpx", "routes/berlin-bike.csv"])
+        #expect(couriers.pace == .pace(.cycle, factor: 1.2))
+        #expect(couriers.dwell?.everyMeters == 800 && couriers.dwell?.seconds == 120)
+        #expect(couriers.startOffset == .random)
+        #expect(couriers.spreadMillis == 600_000)
+        #expect(couriers.config.preset == .precision)
+        #expect(couriers.config.whenStationary == .pauseWithCheckIns)
+        let sync = try #require(couriers.config.sync)
+        #expect(sync.url == "http://127.0.0.1:8081/ingest")
+        #expect(sync.batchSize == 50 && sync.syncThreshold == 10 && sync.intervalSeconds == 120)
+        #expect(sync.auth?.refreshBodyFormat == .json)
+        #expect(sync.auth?.refreshPayload["refresh_token"] == "{refreshToken}")
+        #expect(couriers.extras == ["courier": "courier-{index}", "team": "{group}"])
+        #expect(couriers.geofences.first?.radiusMeters == 150)
+        #expect(couriers.provider.gapsPerHour == 2)
+        #expect(fleet.groups[1].config.sync == nil)
+        #expect(fleet.groups[1].platforms.map(\.platform) == [.ios])
+        #expect(fleet.faults.map(\.action) == [.networkOffline, .latency, .sync])
+        #expect(fleet.faults[0].atMillis == 1_800_000 && fleet.faults[0].forMillis == 300_000)
+        #expect(fleet.faults[0].selector == .group("couriers"))
+        #expect(fleet.faults[1].params.latencyMillis == 800)
+        #expect(fleet.faults[2].selector == .all)
+    }
+
+    @Test("every problem is reported at once, each with its line and what was expected")
+    func problems() {
+        let yaml = """
+            name: broken
+            groups:
+              - name: a
+                count: zero
+                route: r.gpx
+                pace: teleport
+                colour: red
+              - name: a
+                count: 3
+                route: r.gpx
+                config:
+                  preset: turbo
+                  sync:
+                    url: ftp://nope
+                    batchSize: 5000
+            faults:
+              - at: soon
+                action: networkOffline
+              - at: 1m
+                action: dance
+              - at: 2m
+                select: {group: nobody}
+                action: sync
+                for: 1m
+            """
+        do {
+            _ = try FleetFile.parse(yaml: yaml, file: "fleet.yaml")
+            Issue.record("a broken file parsed")
+        } catch {
+            let lines = error.problems.map(\.line)
+            let text = error.description
+            #expect(text.contains("fleet.yaml:4:12: error: \"zero\" is not a whole number"))
+            #expect(text.contains("fleet.yaml:6:11: error: \"teleport\" is not a pace"))
+            #expect(text.contains("fleet.yaml:7:5: error: unknown key \"colour\" in a group"))
+            #expect(text.contains("fleet.yaml:8:11: error: group name \"a\" is used twice"))
+            #expect(text.contains("fleet.yaml:12:15: error: \"turbo\" is not a valid `preset`"))
+            #expect(text.contains("fleet.yaml:14:14: error: \"ftp://nope\" is not an http(s) URL"))
+            #expect(text.contains("fleet.yaml:15:20: error: batchSize 5000 is out of range"))
+            #expect(text.contains("fleet.yaml:17:9: error: \"soon\" is not a duration"))
+            #expect(text.contains("fleet.yaml:20:13: error: unknown action \"dance\""))
+            #expect(text.contains("fleet.yaml:22:21: error: no group is named \"nobody\""))
+            #expect(text.contains("fleet.yaml:24:10: error: `sync` does not last"))
+            #expect(lines == lines.sorted())
+            #expect(error.problems.count == 11)
+        }
+    }
+
+    @Test("YAML syntax errors name the line")
+    func syntax() {
+        do {
+            _ = try FleetFile.parse(yaml: "name: x\ngroups: [\n  - a\n", file: "bad.yaml")
+            Issue.record("bad YAML parsed")
+        } catch {
+            #expect(error.problems.count == 1)
+            #expect(error.problems[0].line > 0)
+            #expect(error.description.hasPrefix("bad.yaml:"))
+        }
+    }
+
+    @Test("missing essentials are reported: groups, count, route")
+    func essentials() {
+        do {
+            _ = try FleetFile.parse(yaml: "name: x\n", file: "f.yaml")
+            Issue.record("parsed")
+        } catch {
+            #expect(error.description.contains("no `groups`"))
+        }
+        do {
+            _ = try FleetFile.parse(yaml: "groups:\n  - name: g\n", file: "f.yaml")
+            Issue.record("parsed")
+        } catch {
+            #expect(error.description.contains("has no `count`"))
+            #expect(error.description.contains("has no `route`"))
+        }
+    }
+
+    @Test("durations: 90s, 10m, 1h30m, 500ms, 2d and bare seconds", arguments: [
+        ("90s", Int64?(90_000)), ("10m", 600_000), ("1h30m", 5_400_000), ("500ms", 500), ("2d", 172_800_000),
+        ("45", 45_000), ("1.5h", 5_400_000), ("", nil), ("10x", nil), ("m", nil), ("-5s", nil),
+    ])
+    func durations(text: String, millis: Int64?) {
+        #expect(FleetDuration.millis(text) == millis)
+    }
+}
