@@ -15,12 +15,17 @@ extension FleetFile {
                 FleetFileProblem(file: path, line: 0, column: 0, problem: "the file is not UTF-8 text", expected: "a YAML fleet file in UTF-8")
             ])
         }
-        return try parse(yaml: text, file: path)
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return try parse(yaml: text, file: path, routeFolder: folder)
     }
 
-    /// Reads and validates fleet-file YAML; `file` names it in problems.
-    public static func parse(yaml: String, file: String) throws(FleetFileProblems) -> FleetFile {
-        var reader = FleetFileReader(file: file)
+    /// Reads and validates fleet-file YAML; `file` names it in problems. With `routeFolder`,
+    /// every route file named is also read (relative paths from that folder) and its problems
+    /// reported at the line that names it.
+    public static func parse(
+        yaml: String, file: String, routeFolder: String? = nil
+    ) throws(FleetFileProblems) -> FleetFile {
+        var reader = FleetFileReader(file: file, routeFolder: routeFolder)
         let fleet = reader.read(yaml)
         guard reader.problems.isEmpty, let fleet else {
             throw FleetFileProblems(problems: reader.problems.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
@@ -32,10 +37,15 @@ extension FleetFile {
 /// Walks the YAML tree, collecting every problem rather than stopping at the first.
 struct FleetFileReader {
     let file: String
+    /// Where relative route paths start; nil skips reading the route files.
+    let routeFolder: String?
     var problems: [FleetFileProblem] = []
+    /// Route files already read, so a route shared by groups is checked once.
+    private var checkedRoutes: Set<String> = []
 
-    init(file: String) {
+    init(file: String, routeFolder: String?) {
         self.file = file
+        self.routeFolder = routeFolder
     }
 
     mutating func read(_ yaml: String) -> FleetFile? {
@@ -144,6 +154,7 @@ struct FleetFileReader {
         if let routeNode = map["route"] {
             routes = stringList(routeNode, "route")
             if routes.isEmpty { report(routeNode, "no route", expected: "a route file or a list of route files") }
+            checkRoutes(routes, at: routeNode)
         } else {
             report(node, "group \"\(name)\" has no `route`", expected: "a route file such as `routes/london-walk.gpx`")
         }
@@ -291,6 +302,22 @@ struct FleetFileReader {
             geofences.append(geofence)
         }
         return geofences
+    }
+
+    /// Reads each route file once and reports its problems at the line that names it.
+    private mutating func checkRoutes(_ routes: [String], at node: Node) {
+        guard let routeFolder else { return }
+        let entries = node.sequence.map(Array.init) ?? [node]
+        for (index, route) in routes.enumerated() where checkedRoutes.insert(route).inserted {
+            let path = route.hasPrefix("/") ? route : URL(fileURLWithPath: routeFolder).appendingPathComponent(route).path
+            do throws(RouteError) {
+                _ = try Route.load(path: path)
+            } catch {
+                report(
+                    index < entries.count ? entries[index] : node, "route \"\(route)\" cannot be used: \(error)",
+                    expected: "")
+            }
+        }
     }
 
     // MARK: Faults

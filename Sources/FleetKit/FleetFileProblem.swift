@@ -8,7 +8,7 @@ public struct FleetFileProblem: Error, Sendable, Hashable, CustomStringConvertib
     public var column: Int
     /// What is wrong.
     public var problem: String
-    /// What would have been right.
+    /// What would have been right; empty when the problem says it already.
     public var expected: String
 
     /// A problem at a position.
@@ -23,7 +23,7 @@ public struct FleetFileProblem: Error, Sendable, Hashable, CustomStringConvertib
     /// `FILE:LINE:COLUMN: error: PROBLEM; expected EXPECTED`, as compilers print.
     public var description: String {
         let position = line > 0 ? ":\(line):\(max(column, 1))" : ""
-        return "\(file)\(position): error: \(problem); expected \(expected)"
+        return "\(file)\(position): error: \(problem)" + (expected.isEmpty ? "" : "; expected \(expected)")
     }
 }
 

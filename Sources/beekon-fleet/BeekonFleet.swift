@@ -1,4 +1,5 @@
 import ArgumentParser
+import FleetKit
 
 /// The `beekon-fleet` command: hosts a fleet of emulated Beekon devices, and the tools around it.
 @main
@@ -41,17 +42,26 @@ struct Receive: ParsableCommand {
     }
 }
 
-/// Checks a fleet file. Arrives with the fleet runtime.
+/// Checks a fleet file and its routes, reporting every problem with file:line:column.
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check a fleet file and report every problem with file:line:column (not available yet).",
-        discussion: "Arrives with the fleet runtime (issue #4).")
+        abstract: "Check a fleet file and its route files; report every problem with file:line:column.",
+        discussion: "Exits 0 when the file is valid, 1 when it has problems (all of them are printed).")
 
     @Argument(help: "The fleet file (YAML).")
-    var fleetFile: String?
+    var fleetFile: String
 
     func run() throws {
-        throw NotYetAvailable(command: "validate", issue: 4)
+        do throws(FleetFileProblems) {
+            let fleet = try FleetFile.load(path: fleetFile)
+            let devices = fleet.groups.reduce(0) { $0 + $1.count }
+            print(
+                "\(fleetFile): ok: fleet \"\(fleet.name)\", \(fleet.groups.count) groups, \(devices) devices, "
+                    + "\(fleet.faults.count) faults")
+        } catch {
+            print(error.description)
+            throw ExitCode.failure
+        }
     }
 }
 

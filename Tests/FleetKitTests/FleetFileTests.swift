@@ -1,3 +1,4 @@
+import Foundation
 import BeekonDevice
 import Testing
 
@@ -183,5 +184,27 @@ struct FleetFileTests {
     ])
     func durations(text: String, millis: Int64?) {
         #expect(FleetDuration.millis(text) == millis)
+    }
+
+    @Test("route files are read relative to the fleet file, and their problems reported at the line naming them")
+    func routes() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-fleet-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("routes"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "lat,lon\n51.5,-0.12\n51.6,-0.13\n".write(to: folder.appendingPathComponent("routes/good.csv"), atomically: true, encoding: .utf8)
+        try "lat,lon\n51.5,-0.12\nabc,-0.13\n".write(to: folder.appendingPathComponent("routes/bad.csv"), atomically: true, encoding: .utf8)
+        let fleetPath = folder.appendingPathComponent("fleet.yaml").path
+        try "groups:\n  - name: a\n    count: 1\n    route: routes/good.csv\n".write(toFile: fleetPath, atomically: true, encoding: .utf8)
+        #expect(try FleetFile.load(path: fleetPath).groups[0].routes == ["routes/good.csv"])
+        try "groups:\n  - name: a\n    count: 1\n    route: [routes/bad.csv, routes/missing.gpx]\n".write(toFile: fleetPath, atomically: true, encoding: .utf8)
+        do {
+            _ = try FleetFile.load(path: fleetPath)
+            Issue.record("bad routes passed")
+        } catch {
+            #expect(error.problems.count == 2)
+            #expect(error.problems.map(\.line) == [4, 4])
+            #expect(error.description.contains("routes/bad.csv:3:1: error:"))
+            #expect(error.description.contains("missing.gpx: error: no such file"))
+        }
     }
 }
