@@ -235,8 +235,9 @@ struct FleetFileReader {
             } else {
                 config.sync = readSync(syncNode, ingest: ingest)
             }
-        } else if let ingest {
-            config.sync = SyncConfig(url: ingest)
+        } else {
+            // No sync block: upload to the run's ingest ("" until the run resolves it).
+            config.sync = SyncConfig(url: ingest ?? "")
         }
         return config
     }
