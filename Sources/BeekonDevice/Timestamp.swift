@@ -64,7 +64,8 @@ public enum Timestamp {
         return (year, month, day)
     }
 
-    static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
+    /// Days from 1970-01-01 to a proleptic Gregorian date (negative before it).
+    public static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = floorDivision(y, 400).quotient
         let yearOfEra = y - era * 400
@@ -73,7 +74,8 @@ public enum Timestamp {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+    /// The number of days in `month` (1–12) of `year`.
+    public static func daysIn(month: Int64, year: Int64) -> Int64 {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30

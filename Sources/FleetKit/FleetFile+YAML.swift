@@ -71,7 +71,7 @@ struct FleetFileReader {
         if let clockNode = top["clock"], let clockMap = mapping(clockNode, "clock") {
             checkKeys(clockMap, ["start", "warp"], in: "clock")
             if let startNode = clockMap["start"], let text = string(startNode, "clock.start"), text != "now" {
-                if let millis = Timestamp.unixMillis(parsing: text) ?? RouteLikeTime.unixMillis(text) {
+                if let millis = RouteTime.unixMillis(parsingISO: text) {
                     clock.start = millis
                 } else {
                     report(startNode, "\"\(text)\" is not an instant", expected: "`now` or an ISO-8601 UTC time such as 2026-06-15T08:00:00Z")
@@ -540,13 +540,5 @@ struct FleetFileReader {
             return nil
         }
         return value
-    }
-}
-
-/// Instants written without milliseconds (`2026-06-15T08:00:00Z`).
-enum RouteLikeTime {
-    static func unixMillis(_ text: String) -> Int64? {
-        guard text.hasSuffix("Z"), text.count == 20 else { return nil }
-        return Timestamp.unixMillis(parsing: String(text.dropLast()) + ".000Z")
     }
 }

@@ -1,3 +1,4 @@
+import BeekonDevice
 /// Times as route files write them: ISO-8601 text or Unix epoch numbers, read into Unix ms.
 ///
 /// A small byte parser rather than a date formatter: formatters are slow to build and lenient
@@ -39,7 +40,7 @@ enum RouteTime {
             let hour = number(bytes, 11, 2), bytes[13] == UInt8(ascii: ":"),
             let minute = number(bytes, 14, 2), bytes[16] == UInt8(ascii: ":"),
             let second = number(bytes, 17, 2),
-            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+            (1...12).contains(month), (1...Timestamp.daysIn(month: month, year: year)).contains(day),
             hour < 24, minute < 60, second <= 60
         else { return nil }
         var index = 19
@@ -77,27 +78,9 @@ enum RouteTime {
             return nil
         }
         guard index == bytes.count else { return nil }
-        let days = daysSinceEpoch(year: year, month: month, day: day)
+        let days = Timestamp.daysSinceEpoch(year: year, month: month, day: day)
         let localSeconds = ((days * 24 + hour) * 60 + minute) * 60 + second
         return (localSeconds - offsetMinutes * 60) * 1000 + millis
-    }
-
-    // Howard Hinnant's days_from_civil, on the proleptic Gregorian calendar.
-    private static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
     }
 
     private static func number(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int64? {
