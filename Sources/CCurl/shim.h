@@ -56,4 +56,14 @@ static inline CURLMcode beekon_curl_multi_setopt_long(CURLM *multi, CURLMoption 
     return curl_multi_setopt(multi, option, value);
 }
 
+static inline CURLSHcode beekon_curl_share_setopt_long(CURLSH *share, CURLSHoption option,
+                                                       long value) {
+    return curl_share_setopt(share, option, value);
+}
+
+// CURL_GLOBAL_DEFAULT is a macro of long bit flags; Swift cannot import it.
+static inline long beekon_curl_global_default(void) {
+    return CURL_GLOBAL_DEFAULT;
+}
+
 #endif

@@ -1,0 +1,212 @@
+internal import CCurl
+
+/// One libcurl easy handle: one device's transfer slot, reused for each of its requests so the
+/// device keeps its own connection (held in its own `CurlShare`) between them.
+///
+/// The memory libcurl reads during a transfer (the body, the header list, the error buffer) is
+/// allocated here, never moves, and is freed only after the transfer has been removed from the
+/// multi handle. Used only on the transport thread.
+final class CurlEasy {
+    /// Settings common to every transfer of one transport.
+    struct Options: Sendable {
+        var connectTimeoutMillis: Int
+        var maxResponseBytes: Int
+        var caFile: String?
+        var insecure: Bool
+    }
+
+    let handle: UnsafeMutableRawPointer
+    let connectionKey: String
+    private let share: CurlShare
+    private let maxResponseBytes: Int
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private var body: UnsafeMutableRawBufferPointer?
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    // Filled by the callbacks during a transfer, read once it has finished.
+    private var responseBody: [UInt8] = []
+    private var headerLines: [[UInt8]] = []
+    private var bodyOverflowed = false
+
+    init(connectionKey: String, options: Options) throws(CurlError) {
+        let share = try CurlShare()
+        guard let handle = curl_easy_init() else {
+            throw CurlError(
+                Int32(CURLE_FAILED_INIT.rawValue), interface: .easy, message: "curl_easy_init failed")
+        }
+        self.handle = handle
+        self.connectionKey = connectionKey
+        self.share = share
+        self.maxResponseBytes = options.maxResponseBytes
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        // From here on a throw runs deinit, which frees everything above.
+        try set(CURLOPT_SHARE, pointer: share.handle)
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
+        try set(CURLOPT_FOLLOWLOCATION, 0)
+        try set(CURLOPT_PIPEWAIT, 0)
+        try set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMillis)
+        try set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
+        if let caFile = options.caFile {
+            try CurlError.check(beekon_curl_easy_setopt_string(handle, CURLOPT_CAINFO, caFile))
+        }
+        if options.insecure {
+            try set(CURLOPT_SSL_VERIFYPEER, 0)
+            try set(CURLOPT_SSL_VERIFYHOST, 0)
+        }
+        // Unmanaged, unretained: the handle is freed in deinit, so libcurl never calls back
+        // with this pointer after self is gone.
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        try set(CURLOPT_WRITEDATA, pointer: context)
+        try set(CURLOPT_HEADERDATA, pointer: context)
+        try CurlError.check(
+            beekon_curl_easy_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION) {
+                data, size, count, context in
+                let easy = Unmanaged<CurlEasy>.fromOpaque(context!).takeUnretainedValue()
+                return easy.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+            })
+        try CurlError.check(
+            beekon_curl_easy_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION) {
+                data, size, count, context in
+                let easy = Unmanaged<CurlEasy>.fromOpaque(context!).takeUnretainedValue()
+                return easy.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+            })
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        freeTransferMemory()
+        errorBuffer.deallocate()
+    }
+
+    /// Sets up the next transfer; the handle must not be attached to the multi handle.
+    func prepare(_ request: HTTPRequest) throws(CurlError) {
+        freeTransferMemory()
+        responseBody = []
+        headerLines = []
+        bodyOverflowed = false
+        errorBuffer[0] = 0
+        try CurlError.check(beekon_curl_easy_setopt_string(handle, CURLOPT_URL, request.url))
+        try set(CURLOPT_TIMEOUT_MS, request.timeoutMillis)
+        let method = request.method.uppercased()
+        try set(CURLOPT_NOBODY, method == "HEAD" ? 1 : 0)
+        try CurlError.check(beekon_curl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, nil))
+        switch method {
+        case "GET":
+            try set(CURLOPT_POSTFIELDS, pointer: nil)
+            try set(CURLOPT_HTTPGET, 1)
+        case "HEAD":
+            break
+        default:
+            // Never a null pointer, even for an empty body: with a null one libcurl reads stdin.
+            let buffer = UnsafeMutableRawBufferPointer.allocate(
+                byteCount: max(1, request.body.count), alignment: 1)
+            buffer.copyBytes(from: request.body)
+            body = buffer
+            try set(CURLOPT_POST, 1)
+            try set(CURLOPT_POSTFIELDS, pointer: buffer.baseAddress)
+            try CurlError.check(
+                beekon_curl_easy_setopt_off_t(
+                    handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
+            if method != "POST" {
+                try CurlError.check(beekon_curl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method))
+            }
+        }
+        // An empty `Expect:` stops libcurl from waiting for a 100-continue round trip, and an
+        // empty `Content-Type:` drops its form-encoding default when the caller set none.
+        var lines = ["Expect:"]
+        if !request.headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+            lines.append("Content-Type:")
+        }
+        // "Name;" is libcurl's spelling of a header with an empty value.
+        lines += request.headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
+        for line in lines {
+            guard let appended = curl_slist_append(headerList, line) else {
+                throw CurlError(Int32(CURLE_OUT_OF_MEMORY.rawValue), interface: .easy)
+            }
+            headerList = appended
+        }
+        try CurlError.check(beekon_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList))
+    }
+
+    /// What the finished transfer came to, given its result code; frees its request memory.
+    func result(of code: CURLcode) -> HTTPResult {
+        defer { freeTransferMemory() }
+        var micros: curl_off_t = 0
+        _ = beekon_curl_easy_getinfo_off_t(handle, CURLINFO_TOTAL_TIME_T, &micros)
+        let latencyMillis = Int(micros / 1000)
+        if bodyOverflowed {
+            return .failed(
+                kind: .other, message: "the response body exceeds \(maxResponseBytes) bytes",
+                latencyMillis: latencyMillis)
+        }
+        do {
+            try CurlError.check(code)
+        } catch {
+            let detail = String(cString: errorBuffer)
+            return .failed(
+                kind: error.networkFailure, message: detail.isEmpty ? error.message : detail,
+                latencyMillis: latencyMillis)
+        }
+        var status = 0
+        _ = beekon_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        return .response(
+            status: status, headers: Self.parseHeaders(headerLines), body: responseBody,
+            latencyMillis: latencyMillis)
+    }
+
+    /// The fields of the last response head in `lines` (libcurl also reports any 1xx heads).
+    static func parseHeaders(_ lines: [[UInt8]]) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = []
+        for raw in lines {
+            let line = String(decoding: raw, as: UTF8.self)
+            if line.hasPrefix("HTTP/") {
+                headers = []
+                continue
+            }
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = String(line[..<colon])
+            let value = trimmed(line[line.index(after: colon)...])
+            headers.append((name, value))
+        }
+        return headers
+    }
+
+    private static func trimmed(_ text: Substring) -> String {
+        let blank: Set<Character> = [" ", "\t", "\r", "\n", "\r\n"]
+        var slice = text
+        while let first = slice.first, blank.contains(first) { slice.removeFirst() }
+        while let last = slice.last, blank.contains(last) { slice.removeLast() }
+        return String(slice)
+    }
+
+    private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        // Returning less than was offered makes libcurl abort the transfer.
+        guard responseBody.count + bytes.count <= maxResponseBytes else {
+            bodyOverflowed = true
+            return 0
+        }
+        responseBody.append(contentsOf: bytes)
+        return bytes.count
+    }
+
+    private func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
+        headerLines.append(Array(bytes))
+        return bytes.count
+    }
+
+    private func freeTransferMemory() {
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        body?.deallocate()
+        body = nil
+    }
+
+    private func set(_ option: CURLoption, _ value: Int) throws(CurlError) {
+        try CurlError.check(beekon_curl_easy_setopt_long(handle, option, value))
+    }
+
+    private func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?) throws(CurlError) {
+        try CurlError.check(beekon_curl_easy_setopt_pointer(handle, option, pointer))
+    }
+}

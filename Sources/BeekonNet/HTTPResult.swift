@@ -1,0 +1,40 @@
+/// How one HTTP request ended: the server's answer, or a network failure.
+///
+/// Any status, 3xx and 5xx included, is a `.response`: redirects are never followed and the
+/// sync engine decides what a status means.
+public enum HTTPResult: Sendable {
+    /// The server answered. `latencyMillis` is libcurl's total time for the transfer (from
+    /// resolving the name to the last byte), not the time spent waiting in the transport's queue.
+    case response(status: Int, headers: [(name: String, value: String)], body: [UInt8], latencyMillis: Int)
+    /// No answer: what kind of failure, libcurl's words for it, and how long it took to fail.
+    case failed(kind: NetworkFailure, message: String, latencyMillis: Int)
+
+    /// The status, if the server answered.
+    public var status: Int? {
+        guard case .response(let status, _, _, _) = self else { return nil }
+        return status
+    }
+
+    /// The value of the first response header named `name` (case-insensitive), if any.
+    public func header(_ name: String) -> String? {
+        guard case .response(_, let headers, _, _) = self else { return nil }
+        let wanted = name.lowercased()
+        return headers.first { $0.name.lowercased() == wanted }?.value
+    }
+}
+
+/// The kinds of network failure the SDK tells apart, from libcurl's result codes.
+public enum NetworkFailure: String, Sendable, Hashable, CaseIterable {
+    /// The host name did not resolve.
+    case dns
+    /// Nothing accepted the connection.
+    case refused
+    /// The request did not finish within its timeout (or the connect timeout).
+    case timeout
+    /// The TLS handshake or the certificate check failed.
+    case tls
+    /// The connection broke mid-request: reset, nothing received, or a short body.
+    case reset
+    /// Anything else, including cancellation by `HTTPTransport.shutdown()`.
+    case other
+}

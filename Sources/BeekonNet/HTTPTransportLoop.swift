@@ -1,0 +1,182 @@
+/// The transport thread's world: the multi handle's transfers, the FIFO of waiting requests and
+/// the pool of per-device easy handles. Created, used and dropped on that one thread.
+final class HTTPTransportLoop {
+    private let inbox: HTTPTransportInbox
+    private let multi: CurlMulti
+    private let options: CurlEasy.Options
+    private let maxConcurrentTransfers: Int
+    private let maxIdleHandles: Int
+
+    // Requests in arrival order; `waitingHead` skips the ones already started so removing from
+    // the front is O(1).
+    private var waiting: [HTTPPendingRequest] = []
+    private var waitingHead = 0
+    private var active: [UnsafeMutableRawPointer: (easy: CurlEasy, pending: HTTPPendingRequest)] = [:]
+    // Every device's easy handle, busy or idle, by connection key.
+    private var pool: [String: CurlEasy] = [:]
+    // Idle handles oldest first. An entry is stale when the key's stamp in `idleStamps` differs
+    // (the handle was reused or evicted since); stale entries are skipped lazily.
+    private var idleOrder: [(key: String, stamp: Int)] = []
+    private var idleHead = 0
+    private var idleStamps: [String: Int] = [:]
+    private var nextStamp = 0
+
+    init(
+        inbox: HTTPTransportInbox, options: CurlEasy.Options, maxConcurrentTransfers: Int,
+        maxIdleHandles: Int
+    ) {
+        self.inbox = inbox
+        self.multi = inbox.multi
+        self.options = options
+        self.maxConcurrentTransfers = maxConcurrentTransfers
+        self.maxIdleHandles = maxIdleHandles
+    }
+
+    /// Runs transfers until the transport stops, then cancels what is left and frees it all.
+    func run() {
+        inbox.loopStarted()
+        while true {
+            let (submitted, stopping) = inbox.take()
+            waiting += submitted
+            if stopping { break }
+            var results = startWaiting()
+            do {
+                try multi.perform()
+            } catch {
+                results += failActive(message: error.description)
+            }
+            results += collectFinished()
+            // Completions run here, on the transport thread, outside every lock.
+            for (completion, result) in results { completion(result) }
+            guard results.isEmpty else { continue }  // a slot may have opened up
+            do {
+                try multi.poll(timeoutMillis: 1000)
+            } catch {
+                // Only a broken multi handle fails here; fail everything rather than spin.
+                for (completion, result) in failActive(message: error.description) { completion(result) }
+            }
+        }
+        // Nothing more can arrive: `submit` refuses once the stop flag is set.
+        let cancelled = cancelEverything()
+        for (completion, result) in cancelled { completion(result) }
+        inbox.loopExited()
+    }
+
+    private typealias Delivery = (completion: @Sendable (HTTPResult) -> Void, result: HTTPResult)
+
+    /// Starts waiting requests in FIFO order while there is room, skipping (without reordering)
+    /// requests whose device already has a transfer in flight.
+    private func startWaiting() -> [Delivery] {
+        var failures: [Delivery] = []
+        var index = waitingHead
+        while index < waiting.count, maxConcurrentTransfers == 0 || active.count < maxConcurrentTransfers {
+            let pending = waiting[index]
+            let key = pending.request.connectionKey
+            if let easy = pool[key], active[easy.handle] != nil {
+                index += 1
+                continue
+            }
+            if index == waitingHead {
+                waitingHead += 1
+            } else {
+                waiting.remove(at: index)
+            }
+            do {
+                try start(pending)
+            } catch {
+                failures.append(
+                    (pending.completion, .failed(kind: .other, message: error.description, latencyMillis: 0)))
+            }
+        }
+        if waitingHead == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingHead = 0
+        } else if waitingHead > 1024, waitingHead * 2 > waiting.count {
+            waiting.removeFirst(waitingHead)
+            waitingHead = 0
+        }
+        return failures
+    }
+
+    private func start(_ pending: HTTPPendingRequest) throws(CurlError) {
+        let key = pending.request.connectionKey
+        let easy: CurlEasy
+        if let existing = pool[key] {
+            easy = existing
+            idleStamps[key] = nil
+        } else {
+            easy = try CurlEasy(connectionKey: key, options: options)
+            pool[key] = easy
+        }
+        do {
+            try easy.prepare(pending.request)
+            try multi.add(easy)
+        } catch {
+            markIdle(easy)
+            throw error
+        }
+        active[easy.handle] = (easy, pending)
+    }
+
+    private func collectFinished() -> [Delivery] {
+        var deliveries: [Delivery] = []
+        for (handle, code) in multi.finishedTransfers() {
+            guard let (easy, pending) = active.removeValue(forKey: handle) else { continue }
+            multi.remove(easy)
+            deliveries.append((pending.completion, easy.result(of: code)))
+            markIdle(easy)
+        }
+        return deliveries
+    }
+
+    /// Records `easy` as idle and evicts the least recently used idle handles beyond the bound,
+    /// closing their connections.
+    private func markIdle(_ easy: CurlEasy) {
+        nextStamp += 1
+        idleStamps[easy.connectionKey] = nextStamp
+        idleOrder.append((easy.connectionKey, nextStamp))
+        while idleStamps.count > maxIdleHandles, idleHead < idleOrder.count {
+            let (key, stamp) = idleOrder[idleHead]
+            idleHead += 1
+            guard idleStamps[key] == stamp else { continue }
+            idleStamps[key] = nil
+            pool[key] = nil
+        }
+        // Reuse leaves stale entries behind; drop them once they outnumber the live ones, so a
+        // long run with few devices does not grow this list by one entry per transfer.
+        if idleOrder.count - idleHead > 2 * idleStamps.count + 1024 {
+            idleOrder = idleOrder[idleHead...].filter { idleStamps[$0.key] == $0.stamp }
+            idleHead = 0
+        }
+    }
+
+    private func failActive(message: String) -> [Delivery] {
+        let failed = active.values.map { entry -> Delivery in
+            multi.remove(entry.easy)
+            markIdle(entry.easy)
+            return (entry.pending.completion, .failed(kind: .other, message: message, latencyMillis: 0))
+        }
+        active = [:]
+        return failed
+    }
+
+    private func cancelEverything() -> [Delivery] {
+        let cancelled = HTTPResult.failed(kind: .other, message: "cancelled", latencyMillis: 0)
+        var deliveries: [Delivery] = []
+        for entry in active.values {
+            multi.remove(entry.easy)
+            deliveries.append((entry.pending.completion, cancelled))
+        }
+        active = [:]
+        for pending in waiting[waitingHead...] {
+            deliveries.append((pending.completion, cancelled))
+        }
+        waiting = []
+        waitingHead = 0
+        // Frees every easy handle (and closes its connections) before the multi handle goes.
+        pool = [:]
+        idleOrder = []
+        idleStamps = [:]
+        return deliveries
+    }
+}

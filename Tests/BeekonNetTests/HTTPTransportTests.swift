@@ -1,0 +1,388 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import BeekonNet
+
+/// The transport against real libmicrohttpd servers on 127.0.0.1, port 0.
+@Suite("HTTP transport")
+struct HTTPTransportTests {
+    /// Sends `request` and waits for its result without blocking a cooperative thread.
+    static func send(_ transport: HTTPTransport, _ request: HTTPRequest) async -> HTTPResult {
+        await withCheckedContinuation { continuation in
+            transport.submit(request) { continuation.resume(returning: $0) }
+        }
+    }
+
+    static func url(_ server: LoopbackServer, _ path: String = "/v1/locations") -> String {
+        "http://127.0.0.1:\(server.port)\(path)"
+    }
+
+    @Test("a POST's gzip body and headers reach the server byte for byte")
+    func postArrivesExactly() async throws {
+        let server = try LoopbackServer()
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        let json = Array(#"{"schema_version":1,"locations":[{"latitude":37.7749}]}"#.utf8)
+        let gzipped = try GzipCompressor().compress(json)
+        let request = HTTPRequest(
+            url: Self.url(server),
+            headers: [
+                ("Content-Type", "application/json"), ("Content-Encoding", "gzip"),
+                ("Authorization", "Bearer token-1"), ("X-Beekon-Device", "device-7"),
+            ],
+            body: gzipped, timeoutMillis: 5000, connectionKey: "device-7")
+        let result = await Self.send(transport, request)
+        #expect(result.status == 200)
+        let received = try #require(server.received.first)
+        #expect(received.method == "POST")
+        #expect(received.path == "/v1/locations")
+        #expect(received.body == gzipped)
+        #expect(try GzipDecompressor().decompress(received.body) == json)
+        #expect(received.headers["content-encoding"] == "gzip")
+        #expect(received.headers["content-type"] == "application/json")
+        #expect(received.headers["authorization"] == "Bearer token-1")
+        #expect(received.headers["x-beekon-device"] == "device-7")
+        #expect(received.headers["content-length"] == String(gzipped.count))
+        #expect(received.headers["expect"] == nil)
+    }
+
+    @Test("a GET and an empty POST send no body and no form content type")
+    func emptyBodies() async throws {
+        let server = try LoopbackServer()
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        let get = await Self.send(
+            transport,
+            HTTPRequest(url: Self.url(server), method: "GET", timeoutMillis: 5000, connectionKey: "a"))
+        let post = await Self.send(
+            transport, HTTPRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "a"))
+        #expect(get.status == 200)
+        #expect(post.status == 200)
+        let received = server.received
+        #expect(received.map(\.method) == ["GET", "POST"])
+        #expect(received.allSatisfy { $0.body.isEmpty && $0.headers["content-type"] == nil })
+        #expect(received[1].headers["content-length"] == "0")
+    }
+
+    @Test("the status, response headers and body come back")
+    func responseComesBack() async throws {
+        let server = try LoopbackServer(
+            answer: .init(
+                status: 207, headers: [("X-Request-Id", "req-42"), ("Retry-After", "30")],
+                body: Array(#"{"accepted":3}"#.utf8)))
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        let result = await Self.send(
+            transport, HTTPRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "d"))
+        guard case .response(let status, _, let body, let latency) = result else {
+            Issue.record("expected a response, got \(result)")
+            return
+        }
+        #expect(status == 207)
+        #expect(body == Array(#"{"accepted":3}"#.utf8))
+        #expect(result.header("x-request-id") == "req-42")
+        #expect(result.header("Retry-After") == "30")
+        #expect(latency >= 0 && latency < 5000)
+    }
+
+    @Test("a 302 is returned as a status, never followed")
+    func redirectIsNotFollowed() async throws {
+        let server = try LoopbackServer()
+        server.answer = .init(status: 302, headers: [("Location", Self.url(server, "/elsewhere"))])
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        let result = await Self.send(
+            transport, HTTPRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "d"))
+        #expect(result.status == 302)
+        #expect(result.header("location") == Self.url(server, "/elsewhere"))
+        #expect(server.received.map(\.path) == ["/v1/locations"])
+    }
+
+    @Test("a closed port fails as refused")
+    func refused() async throws {
+        let port = try LoopbackServer.closedPort()
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        let result = await Self.send(
+            transport, HTTPRequest(url: "http://127.0.0.1:\(port)/", timeoutMillis: 5000, connectionKey: "d"))
+        guard case .failed(let kind, let message, _) = result else {
+            Issue.record("expected a failure, got \(result)")
+            return
+        }
+        #expect(kind == .refused, "\(message)")
+    }
+
+    @Test("an unresolvable host fails (as dns wherever the machine has a resolver)")
+    func unresolvable() async throws {
+        let transport = try HTTPTransport(connectTimeoutMillis: 3000)
+        defer { transport.shutdown() }
+        let result = await Self.send(
+            transport,
+            HTTPRequest(url: "http://nonexistent.invalid/", timeoutMillis: 5000, connectionKey: "d"))
+        guard case .failed(let kind, let message, _) = result else {
+            Issue.record("expected a failure, got \(result)")
+            return
+        }
+        // Without DNS at all the lookup may time out instead; any failure is acceptable then.
+        #expect(kind == .dns || kind == .timeout || kind == .other, "\(kind): \(message)")
+    }
+
+    @Test("a server that closes the connection without answering fails as reset")
+    func reset() async throws {
+        let server = try LoopbackServer(answer: .init(closeWithoutAnswer: true))
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        let result = await Self.send(
+            transport, HTTPRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "d"))
+        guard case .failed(let kind, let message, _) = result else {
+            Issue.record("expected a failure, got \(result)")
+            return
+        }
+        #expect(kind == .reset, "\(message)")
+    }
+
+    @Test("TLS to a plain-HTTP port, or with a missing CA file, fails as tls")
+    func tls() async throws {
+        let server = try LoopbackServer()
+        let url = "https://127.0.0.1:\(server.port)/"
+        let insecure = try HTTPTransport(insecure: true)
+        defer { insecure.shutdown() }
+        let handshake = await Self.send(
+            insecure, HTTPRequest(url: url, timeoutMillis: 5000, connectionKey: "d"))
+        guard case .failed(let kind, let message, _) = handshake else {
+            Issue.record("expected a failure, got \(handshake)")
+            return
+        }
+        #expect(kind == .tls, "\(message)")
+
+        let missingCA = try HTTPTransport(caFile: "/nonexistent/beekon-ca.pem")
+        defer { missingCA.shutdown() }
+        let badFile = await Self.send(
+            missingCA, HTTPRequest(url: url, timeoutMillis: 5000, connectionKey: "d"))
+        guard case .failed(let badFileKind, let badFileMessage, _) = badFile else {
+            Issue.record("expected a failure, got \(badFile)")
+            return
+        }
+        #expect(badFileKind == .tls, "\(badFileMessage)")
+    }
+
+    @Test("dropping the transport without shutdown still cancels what is in flight")
+    func deinitCancels() async throws {
+        let server = try LoopbackServer(answer: .init(delayMillis: 500))
+        let results = Mutex<[HTTPResult]>([])
+        do {
+            let transport = try HTTPTransport()
+            for index in 0..<3 {
+                transport.submit(
+                    HTTPRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "device-\(index)")
+                ) { result in results.withLock { $0.append(result) } }
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(3)
+        while results.withLock({ $0.count }) < 3, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let delivered = results.withLock { $0 }
+        #expect(delivered.count == 3)
+        #expect(delivered.allSatisfy { if case .failed(.other, "cancelled", _) = $0 { true } else { false } })
+    }
+
+    @Test("a server that answers after the request's timeout fails as timeout")
+    func timeout() async throws {
+        let server = try LoopbackServer(answer: .init(delayMillis: 1500))
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        let started = ContinuousClock.now
+        let result = await Self.send(
+            transport, HTTPRequest(url: Self.url(server), timeoutMillis: 300, connectionKey: "d"))
+        let elapsed = ContinuousClock.now - started
+        guard case .failed(let kind, _, let latency) = result else {
+            Issue.record("expected a failure, got \(result)")
+            return
+        }
+        #expect(kind == .timeout)
+        #expect(latency >= 250 && elapsed < .milliseconds(1400))
+    }
+
+    @Test("one device reuses its connection; two devices never share one")
+    func connectionPerDevice() async throws {
+        let server = try LoopbackServer()
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        for key in ["device-a", "device-a", "device-a", "device-b", "device-b", "device-a"] {
+            let result = await Self.send(
+                transport, HTTPRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: key))
+            #expect(result.status == 200)
+        }
+        let ports = server.received.map(\.clientPort)
+        #expect(ports.count == 6)
+        #expect(Set(ports[0...2]).count == 1)
+        #expect(Set(ports[3...4]).count == 1)
+        #expect(ports[0] != ports[3])
+        #expect(ports[5] == ports[0])
+    }
+
+    @Test("an idle device beyond the idle bound loses its connection, least recently used first")
+    func idleEviction() async throws {
+        let server = try LoopbackServer()
+        let transport = try HTTPTransport(maxIdleConnections: 1)
+        defer { transport.shutdown() }
+        for key in ["a", "b", "b", "a"] {
+            _ = await Self.send(
+                transport, HTTPRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: key))
+        }
+        let ports = server.received.map(\.clientPort)
+        #expect(ports[1] == ports[2])
+        #expect(Set(ports).count == 3)
+        #expect(ports[3] != ports[0])
+    }
+
+    @Test("one device's requests run one at a time, in order")
+    func oneAtATimePerDevice() async throws {
+        let server = try LoopbackServer(answer: .init(delayMillis: 100))
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<4 {
+                group.addTask {
+                    _ = await Self.send(
+                        transport,
+                        HTTPRequest(
+                            url: Self.url(server, "/\(index)"), timeoutMillis: 5000, connectionKey: "same"))
+                }
+            }
+        }
+        #expect(server.maxInFlight == 1)
+        #expect(Set(server.received.map(\.clientPort)).count == 1)
+    }
+
+    @Test("a device waiting for its own connection does not hold up other devices behind it")
+    func busyDeviceDoesNotBlockOthers() async throws {
+        let server = try LoopbackServer(answer: .init(delayMillis: 300))
+        let transport = try HTTPTransport(maxConcurrentTransfers: 2)
+        defer { transport.shutdown() }
+        let order = Mutex<[String]>([])
+        for (name, key) in [("a1", "a"), ("a2", "a"), ("b1", "b")] {
+            transport.submit(
+                HTTPRequest(url: Self.url(server, "/\(name)"), timeoutMillis: 5000, connectionKey: key)
+            ) { _ in order.withLock { $0.append(name) } }
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while order.withLock({ $0.count }) < 3, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(order.withLock { $0 } == ["a1", "b1", "a2"] || order.withLock { $0 } == ["b1", "a1", "a2"])
+    }
+
+    @Test("a malformed URL fails as other without touching the network")
+    func malformedURL() async throws {
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        let result = await Self.send(
+            transport, HTTPRequest(url: "gopherx://127.0.0.1/", timeoutMillis: 1000, connectionKey: "d"))
+        guard case .failed(.other, _, _) = result else {
+            Issue.record("expected an .other failure, got \(result)")
+            return
+        }
+    }
+
+    @Test("the concurrency cap holds: cap 2, ten slow requests, never more than two at once")
+    func concurrencyCap() async throws {
+        let server = try LoopbackServer(answer: .init(delayMillis: 150))
+        let transport = try HTTPTransport(maxConcurrentTransfers: 2)
+        defer { transport.shutdown() }
+        let statuses = await withTaskGroup(of: Int?.self) { group in
+            for index in 0..<10 {
+                group.addTask {
+                    await Self.send(
+                        transport,
+                        HTTPRequest(
+                            url: Self.url(server), timeoutMillis: 5000, connectionKey: "device-\(index)")
+                    ).status
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 10))
+        #expect(server.maxInFlight == 2)
+        #expect(Set(server.received.map(\.clientPort)).count == 10)
+    }
+
+    @Test("shutdown with transfers in flight and queued completes each exactly once as cancelled")
+    func shutdownCancels() async throws {
+        let server = try LoopbackServer(answer: .init(delayMillis: 800))
+        let transport = try HTTPTransport(maxConcurrentTransfers: 2)
+        let results = Mutex<[HTTPResult]>([])
+        for index in 0..<6 {
+            transport.submit(
+                HTTPRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "device-\(index)")
+            ) { result in results.withLock { $0.append(result) } }
+        }
+        // Let the first two reach the server.
+        let deadline = ContinuousClock.now + .seconds(3)
+        while server.received.count < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        transport.shutdown()
+        transport.shutdown()
+        let delivered = results.withLock { $0 }
+        #expect(delivered.count == 6)
+        for result in delivered {
+            guard case .failed(.other, "cancelled", _) = result else {
+                Issue.record("expected cancelled, got \(result)")
+                continue
+            }
+        }
+        let late = await Self.send(transport, HTTPRequest(url: Self.url(server), connectionKey: "late"))
+        guard case .failed(.other, "cancelled", _) = late else {
+            Issue.record("expected cancelled after shutdown, got \(late)")
+            return
+        }
+    }
+
+    @Test("a response body over the cap fails instead of growing without bound")
+    func bodyCap() async throws {
+        let server = try LoopbackServer(answer: .init(body: Array(repeating: 0x61, count: 100_000)))
+        let transport = try HTTPTransport(maxResponseBytes: 10_000)
+        defer { transport.shutdown() }
+        let result = await Self.send(
+            transport, HTTPRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "d"))
+        guard case .failed(.other, let message, _) = result else {
+            Issue.record("expected a failure, got \(result)")
+            return
+        }
+        #expect(message.contains("10000"))
+    }
+
+    @Test("response heads after a 1xx are the ones reported")
+    func headerParsing() {
+        let lines = [
+            "HTTP/1.1 100 Continue\r\n", "\r\n", "HTTP/1.1 200 OK\r\n",
+            "Content-Type:  application/json \r\n",
+            "X-Empty:\r\n", "\r\n",
+        ].map { Array($0.utf8) }
+        let headers = CurlEasy.parseHeaders(lines)
+        #expect(headers.map(\.name) == ["Content-Type", "X-Empty"])
+        #expect(headers.map(\.value) == ["application/json", ""])
+    }
+
+    @Test("curl codes map to the SDK's failure kinds")
+    func failureKinds() {
+        #expect(CurlError(rawValue: 6).networkFailure == .dns)
+        #expect(CurlError(rawValue: 7).networkFailure == .refused)
+        #expect(CurlError(rawValue: 28).networkFailure == .timeout)
+        #expect(CurlError(rawValue: 60).networkFailure == .tls)
+        #expect(CurlError(rawValue: 35).networkFailure == .tls)
+        #expect(CurlError(rawValue: 52).networkFailure == .reset)
+        #expect(CurlError(rawValue: 56).networkFailure == .reset)
+        #expect(CurlError(rawValue: 18).networkFailure == .reset)
+        #expect(CurlError(rawValue: 3).networkFailure == .other)
+        // The named constants are the codes curl.h defines.
+        #expect(CurlError.couldNotResolveHost.message == "Couldn't resolve host name")
+        #expect(CurlError.gotNothing.networkFailure == .reset)
+        #expect(CurlError.peerFailedVerification.networkFailure == .tls)
+        #expect(
+            NetworkFailure.allCases.map(\.rawValue) == ["dns", "refused", "timeout", "tls", "reset", "other"])
+    }
+}
