@@ -1,5 +1,7 @@
 import ArgumentParser
+import BeekonDevice
 import FleetKit
+import Foundation
 
 /// The `beekon-fleet` command: hosts a fleet of emulated Beekon devices, and the tools around it.
 @main
@@ -17,17 +19,95 @@ struct BeekonFleet: ParsableCommand {
     )
 }
 
-/// Runs a fleet file. Arrives with the fleet runtime.
+/// Runs a fleet file against an ingest server.
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run a fleet of emulated devices from a fleet file (not available yet).",
-        discussion: "Arrives with the fleet runtime (issue #4).")
+        abstract: "Run a fleet of emulated devices from a fleet file.",
+        discussion: """
+            Without a fleet file, runs fleets/demo.yaml. Device stores live under --data, so a \
+            second run on the same folder resumes the same devices (install ids, sessions, \
+            tokens, pending fixes). Ctrl-C stops cleanly.
+            """)
 
-    @Argument(help: "The fleet file (YAML).")
+    @Argument(help: "The fleet file (YAML); fleets/demo.yaml when omitted.")
     var fleetFile: String?
 
+    @Option(help: "Where the device stores live.")
+    var data = ".beekon-fleet"
+
+    @Option(help: "The ingest URL (overrides the fleet file's `ingest`).")
+    var ingest: String?
+
+    @Option(help: "Virtual seconds per real second (overrides the fleet file).")
+    var warp: Double?
+
+    @Option(help: "The run seed (overrides the fleet file).")
+    var seed: UInt64?
+
+    @Option(help: "Stop after this much wall-clock time, e.g. 90s or 10m.")
+    var duration: String?
+
+    @Option(help: "Most uploads in flight at once (0 = unlimited).")
+    var maxConnections = 256
+
+    @Option(help: "A CA bundle for an HTTPS ingest server.")
+    var caFile: String?
+
+    @Flag(help: "Skip TLS certificate checks (test servers only).")
+    var insecure = false
+
     func run() throws {
-        throw NotYetAvailable(command: "run", issue: 4)
+        let path = fleetFile ?? "fleets/demo.yaml"
+        let fleet: FleetFile
+        do throws(FleetFileProblems) {
+            fleet = try FleetFile.load(path: path)
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        var realDuration: Int64?
+        if let duration {
+            guard let millis = FleetDuration.millis(duration) else {
+                throw ValidationError("--duration \"\(duration)\" is not a duration; expected e.g. 90s or 10m.")
+            }
+            realDuration = millis
+        }
+        FileLimit.raiseToHardLimit()
+        let options = RunOptions(
+            dataDirectory: data, ingest: ingest, warp: warp, seed: seed, realDurationMillis: realDuration,
+            routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path, maxConnections: maxConnections,
+            caFile: caFile, insecure: insecure)
+        let runtime: FleetRuntime
+        do {
+            runtime = try FleetRuntime(fleet: fleet, options: options)
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let interrupts = [SIGINT, SIGTERM].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { runtime.stop() }
+            source.resume()
+            return source
+        }
+        print("beekon-fleet: running \"\(fleet.name)\": \(fleet.groups.reduce(0) { $0 + $1.count }) devices, data in \(data)")
+        try runtime.run(progressEverySeconds: 5) { metrics in
+            print(ProgressLine.text(metrics))
+        }
+        interrupts.forEach { $0.cancel() }
+        print("beekon-fleet: done. " + ProgressLine.text(runtime.metrics))
+    }
+}
+
+/// The compact line `run` prints every few seconds.
+enum ProgressLine {
+    static func text(_ metrics: FleetMetrics) -> String {
+        let states = metrics.devicesByState.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        let outcomes = metrics.batchesByOutcome.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
+        let latency = metrics.latency
+        return "\(Timestamp.text(unixMillis: metrics.virtualNow)) | devices: \(states) | fixes \(metrics.fixesStored)"
+            + " | batches \(outcomes.isEmpty ? "0" : outcomes) | pending \(metrics.pending)"
+            + String(format: " | latency p50 %.0f p95 %.0f p99 %.0f ms", latency.percentile(0.5), latency.percentile(0.95), latency.percentile(0.99))
     }
 }
 

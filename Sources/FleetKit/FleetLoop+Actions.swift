@@ -1,0 +1,99 @@
+import BeekonDevice
+import BeekonNet
+import BeekonStore
+import Foundation
+
+extension FleetLoop {
+    /// Carries out a device's actions in order; answers that come straight from the store
+    /// (a loaded batch, a delete count) are fed back before the next action.
+    mutating func perform(_ actions: [DeviceAction], slot: Int, at time: Int64) {
+        var queue = actions[...]
+        while let action = queue.popFirst() {
+            let followUp = carryOut(action, slot: slot, at: time)
+            if !followUp.isEmpty {
+                queue = followUp[...] + queue
+            }
+        }
+    }
+
+    /// One action; returns actions that its answer led to.
+    private mutating func carryOut(_ action: DeviceAction, slot: Int, at time: Int64) -> [DeviceAction] {
+        let store = slots[slot].store
+        do {
+            switch action {
+            case .persistFix(let fix, let session):
+                try store.insert(fix, sessionID: session, now: time)
+                metrics.fixesStored += 1
+            case .persistGeofenceEvent(let event, let session):
+                try store.insert(event, sessionID: session, now: time)
+                metrics.geofenceEvents += 1
+            case .persistState(let changes):
+                for change in changes {
+                    if case .config(let config) = change {
+                        store.retention = .standard(syncEnabled: config.sync != nil)
+                    }
+                }
+                try store.writeState(changes)
+            case .deleteLocations(let before):
+                let count = try store.deleteLocations(before: before)
+                return answer(.locationsDeleted(count: count), slot: slot, at: time)
+            case .loadBatch(let limit):
+                let batch = try store.nextBatch(limit: limit)
+                return answer(.batchLoaded(batch), slot: slot, at: time)
+            case .acknowledgeBatch(let batch):
+                try store.acknowledge(batch)
+                metrics.fixesUploaded += batch.locations.count
+            case .dropBatch(let batch):
+                try store.drop(batch)
+            case .sendBatch(let request):
+                let body = try compressor.compress(request.payload.encoded())
+                metrics.batchesSent += 1
+                outgoing.append(
+                    OutgoingTransfer(
+                        slot: slot, kind: .upload(request.payload.batchID),
+                        http: HTTPRequest(
+                            url: request.url, headers: request.headers.map { ($0.name, $0.value) }, body: body,
+                            timeoutMillis: Int(UploadRequest.timeoutMillis), connectionKey: slots[slot].id)))
+            case .sendRefresh(let request):
+                metrics.refreshesSent += 1
+                outgoing.append(
+                    OutgoingTransfer(
+                        slot: slot, kind: .refresh,
+                        http: HTTPRequest(
+                            url: request.url, headers: request.headers.map { ($0.name, $0.value) }, body: request.body,
+                            timeoutMillis: Int(RefreshRequest.timeoutMillis), connectionKey: slots[slot].id)))
+            case .emitState(let state):
+                slots[slot].state = state.description
+            case .requestLocationUpdates(let accuracy):
+                slots[slot].accuracy = accuracy
+                if let accuracy {
+                    // The first fix comes within one cadence (GPS sooner), as a real provider's.
+                    timers.schedule((), key: .providerTick(slot), at: time + min(ProviderProfile.cadenceMillis(accuracy), 1000))
+                } else {
+                    timers.cancel(.providerTick(slot))
+                }
+            case .armTimer(let timer, let at):
+                timers.schedule((), key: .device(slot, timer), at: at)
+            case .cancelTimer(let timer):
+                timers.cancel(.device(slot, timer))
+            case .emitLocation, .emitGeofenceEvent, .emitSyncStatus, .emitAuthChange, .answerCurrentLocation:
+                break
+            case .refuseCall(let call, let reason):
+                FileHandle.standardError.write(Data("beekon-fleet: device \(slots[slot].id): \(call) refused: \(reason)\n".utf8))
+            }
+        } catch let error as StoreError {
+            reportStoreError(error, slot: slot)
+        } catch {
+            FileHandle.standardError.write(Data("beekon-fleet: device \(slots[slot].id): \(error)\n".utf8))
+        }
+        return []
+    }
+
+    /// Feeds an answer back to the device and returns what it asks for next.
+    private mutating func answer(_ event: DeviceEvent, slot: Int, at time: Int64) -> [DeviceAction] {
+        guard var device = slots[slot].device else { return [] }
+        let actions = device.handle(event, at: time)
+        slots[slot].device = device
+        return actions
+    }
+}

@@ -1,0 +1,106 @@
+import BeekonDevice
+
+extension FleetLoop {
+    /// The devices a selector picks, in index order; `fraction` is a seeded choice per fault.
+    func selected(_ selector: FaultSelector, faultIndex: Int) -> [Int] {
+        switch selector {
+        case .all:
+            return Array(slots.indices)
+        case .group(let name):
+            return slots.indices.filter { fleet.groups[slots[$0].group].name == name }
+        case .ids(let ids):
+            let wanted = Set(ids)
+            return slots.indices.filter { wanted.contains(slots[$0].id) }
+        case .fraction(let fraction):
+            var rng = SplitMix64(seed: seed).derived(UInt64(faultIndex) &+ 0xFA17)
+            return slots.indices.filter { _ in Double.random(in: 0..<1, using: &rng) < fraction }
+        }
+    }
+
+    mutating func applyFault(_ index: Int, at time: Int64) {
+        let fault = fleet.faults[index]
+        for slot in selected(fault.selector, faultIndex: index) {
+            apply(fault.action, params: fault.params, forMillis: fault.forMillis, to: slot, at: time)
+        }
+        if let length = fault.forMillis, FleetFileReader.endingActions.contains(fault.action), fault.action != .kill {
+            timers.schedule((), key: .faultEnd(index), at: time + length)
+        }
+    }
+
+    mutating func endFault(_ index: Int, at time: Int64) {
+        let fault = fleet.faults[index]
+        let opposite: FaultAction?
+        switch fault.action {
+        case .revokePermission: opposite = .grantPermission
+        case .locationServicesOff: opposite = .locationServicesOn
+        case .background: opposite = .foreground
+        case .networkOffline: opposite = .networkOnline
+        default: opposite = nil
+        }
+        guard let opposite else { return }
+        for slot in selected(fault.selector, faultIndex: index) {
+            apply(opposite, params: FaultParams(), forMillis: nil, to: slot, at: time)
+        }
+    }
+
+    /// One action on one device: the world changes (permission, network, process) or an SDK
+    /// call is made. The admin API will call this too.
+    mutating func apply(_ action: FaultAction, params: FaultParams, forMillis: Int64?, to slot: Int, at time: Int64) {
+        switch action {
+        case .revokePermission, .grantPermission:
+            slots[slot].permissionGranted = action == .grantPermission
+            feed(.permissionChanged(granted: action == .grantPermission), to: slot, at: time)
+        case .locationServicesOff, .locationServicesOn:
+            slots[slot].locationServicesOn = action == .locationServicesOn
+            feed(.locationServicesChanged(on: action == .locationServicesOn), to: slot, at: time)
+        case .osError:
+            feed(.osError(recoveryMillis: forMillis ?? 5000), to: slot, at: time)
+        case .background, .foreground:
+            feed(.appStateChanged(background: action == .background), to: slot, at: time)
+        case .networkOffline, .networkOnline:
+            slots[slot].online = action == .networkOnline
+            feed(.networkChanged(online: action == .networkOnline), to: slot, at: time)
+        case .kill, .reboot:
+            guard slots[slot].processAlive else { return }
+            feed(.processDied, to: slot, at: time)
+            slots[slot].processAlive = false
+            slots[slot].accuracy = nil
+            timers.cancel(.providerTick(slot))
+            timers.schedule((), key: .relaunch(slot), at: time + (forMillis ?? 60_000))
+        case .latency, .timeouts:
+            // Network shaping needs the transport's cooperation; reported, not yet applied.
+            break
+        case .start:
+            feed(.start, to: slot, at: time)
+        case .stop:
+            feed(.stop, to: slot, at: time)
+        case .sync:
+            feed(.sync, to: slot, at: time)
+        case .configure:
+            if let config = params.config { feed(.configure(resolvedConfig(config)), to: slot, at: time) }
+        case .setExtras:
+            if let extras = params.extras { feed(.setExtras(filled(extras, slot: slot)), to: slot, at: time) }
+        case .addGeofences:
+            if let geofences = params.geofences { feed(.addGeofences(geofences), to: slot, at: time) }
+        case .removeGeofences:
+            if let ids = params.geofenceIDs { feed(.removeGeofences(ids), to: slot, at: time) }
+        }
+    }
+
+    /// A killed app comes back with what its store holds.
+    mutating func relaunch(_ slot: Int, cause: RelaunchCause, at time: Int64) {
+        guard !slots[slot].processAlive else { return }
+        slots[slot].processAlive = true
+        do {
+            let restored = try slots[slot].store.readDeviceState()
+            let pending = try slots[slot].store.pendingCount()
+            feed(.processRelaunched(cause, restored: restored, pendingFixes: pending), to: slot, at: time)
+            // The relaunched process sees the world as it is now.
+            if !slots[slot].permissionGranted { feed(.permissionChanged(granted: false), to: slot, at: time) }
+            if !slots[slot].locationServicesOn { feed(.locationServicesChanged(on: false), to: slot, at: time) }
+            if !slots[slot].online { feed(.networkChanged(online: false), to: slot, at: time) }
+        } catch {
+            reportStoreError(error, slot: slot)
+        }
+    }
+}

@@ -1,0 +1,351 @@
+import BeekonDevice
+import BeekonNet
+import BeekonStore
+import Foundation
+
+/// What the loop's timer queue holds.
+enum LoopTimer: Hashable, Sendable {
+    /// A device's own timer.
+    case device(Int, DeviceTimer)
+    /// The emulated OS provider's next fix for a device.
+    case providerTick(Int)
+    /// A device is spawned.
+    case spawn(Int)
+    /// A fault starts (by timeline index).
+    case fault(Int)
+    /// A fault's `for` is over (by timeline index).
+    case faultEnd(Int)
+    /// A killed device's app relaunches.
+    case relaunch(Int)
+}
+
+/// One emulated phone in the loop: its SDK state machine, store, OS and world.
+struct DeviceSlot {
+    let id: String
+    let group: Int
+    let indexInGroup: Int
+    let platform: Platform
+    let model: String
+    let seed: UInt64
+    var device: Device?
+    let store: DeviceStore
+    var provider: OSProvider
+    let motion: RouteMotion
+    /// When the phone sets off along its route (virtual ms).
+    let setOffAt: Int64
+    var permissionGranted = true
+    var locationServicesOn = true
+    var online = true
+    var processAlive = true
+    var accuracy: AccuracyRequest?
+    var wasMoving = true
+    var state = "idle"
+}
+
+/// The event loop's state: devices, stores, timers and metrics. Confined to the run's thread.
+struct FleetLoop {
+    let fleet: FleetFile
+    let options: RunOptions
+    let seed: UInt64
+    var clock: FleetClock
+    var startMillis: Int64 = 0
+    var timers = TimerQueue<LoopTimer, Void>()
+    var slots: [DeviceSlot] = []
+    let pool: StorePool
+    let compressor: GzipCompressor
+    var outgoing: [OutgoingTransfer] = []
+    var metrics = FleetMetrics()
+    /// Routes by path, read once.
+    let routes: [String: Route]
+    var installIDs: [String: String]
+
+    init(fleet: FleetFile, options: RunOptions) throws {
+        self.fleet = fleet
+        self.options = options
+        seed = options.seed ?? fleet.seed
+        clock = FleetClock(startMillis: 0, warp: options.warp ?? fleet.clock.warp, realNanos: 0)
+        pool = StorePool(maxOpen: options.maxOpenStores)
+        compressor = try GzipCompressor()
+        var routes: [String: Route] = [:]
+        for group in fleet.groups {
+            for path in group.routes where routes[path] == nil {
+                let resolved = path.hasPrefix("/") ? path : URL(fileURLWithPath: options.routeFolder).appendingPathComponent(path).path
+                do throws(RouteError) {
+                    routes[path] = try Route.load(path: resolved)
+                } catch {
+                    throw RunError(description: "\(error)")
+                }
+            }
+        }
+        self.routes = routes
+        installIDs = Self.readInstallIDs(options.dataDirectory)
+        for group in fleet.groups where (group.config.sync?.url ?? "x").isEmpty && options.ingest == nil && fleet.ingest == nil {
+            throw RunError(description: "group \"\(group.name)\" uploads, but no ingest URL is set: give `ingest:` in the fleet file or `--ingest URL`")
+        }
+    }
+
+    // MARK: Start and stop
+
+    mutating func start(realNanos: UInt64) {
+        let wallNow = Int64(Date().timeIntervalSince1970 * 1000)
+        startMillis = fleet.clock.start ?? wallNow
+        clock = FleetClock(startMillis: startMillis, warp: options.warp ?? fleet.clock.warp, realNanos: realNanos)
+        var rng = SplitMix64(seed: seed)
+        for (groupIndex, group) in fleet.groups.enumerated() {
+            let weights = group.platforms.reduce(0) { $0 + $1.weight }
+            for index in 0..<group.count {
+                let id = "\(group.name)-\(String(format: "%04d", index + 1))"
+                let deviceSeed = rng.next()
+                var deviceRNG = SplitMix64(seed: deviceSeed)
+                var pick = Double.random(in: 0..<max(weights, 1e-9), using: &deviceRNG)
+                var platform = group.platforms[0].platform
+                for entry in group.platforms {
+                    if pick < entry.weight { platform = entry.platform; break }
+                    pick -= entry.weight
+                }
+                let route = routes[group.routes[index % group.routes.count]]!
+                let fraction: Double
+                switch group.startOffset {
+                case .fraction(let value): fraction = value
+                case .random: fraction = Double.random(in: 0..<1, using: &deviceRNG)
+                }
+                let timing: RouteMotion.Timing
+                switch group.pace {
+                case .routeTimes(let factor): timing = .routeTimes(factor: factor)
+                case .pace(let pace, let factor):
+                    timing = .speed(metersPerSecond: pace.metersPerSecond * factor, dwellEveryMeters: group.dwell?.everyMeters ?? 0, dwellSeconds: group.dwell?.seconds ?? 0)
+                case .metersPerSecond(let speed):
+                    timing = .speed(metersPerSecond: speed, dwellEveryMeters: group.dwell?.everyMeters ?? 0, dwellSeconds: group.dwell?.seconds ?? 0)
+                }
+                let spread = group.count > 1 ? group.spreadMillis * Int64(index) / Int64(group.count) : 0
+                let spawnAt = startMillis + group.startAfterMillis + spread
+                let installID = installID(for: id, at: spawnAt, rng: &deviceRNG)
+                let store = DeviceStore(
+                    path: "\(options.dataDirectory)/devices/\(installID)/beekon.db",
+                    retention: .standard(syncEnabled: group.config.sync != nil), pool: pool)
+                slots.append(
+                    DeviceSlot(
+                        id: id, group: groupIndex, indexInGroup: index, platform: platform,
+                        model: group.models.isEmpty ? "" : group.models[index % group.models.count],
+                        seed: deviceRNG.next(), device: nil, store: store,
+                        provider: OSProvider(profile: group.provider, seed: deviceRNG.next()),
+                        motion: RouteMotion(route: route, timing: timing, loops: group.loops, startFraction: fraction),
+                        setOffAt: spawnAt))
+                timers.schedule((), key: .spawn(slots.count - 1), at: spawnAt)
+            }
+        }
+        Self.writeInstallIDs(installIDs, options.dataDirectory)
+        for (index, fault) in fleet.faults.enumerated() {
+            timers.schedule((), key: .fault(index), at: startMillis + fault.atMillis)
+        }
+        metrics.devices = slots.count
+    }
+
+    mutating func finish() {
+        pool.closeAll()
+    }
+
+    /// The install id of device `id`: kept from an earlier run on the same data directory, or
+    /// made now (and then remembered in `devices.json`).
+    private mutating func installID(for id: String, at millis: Int64, rng: inout SplitMix64) -> String {
+        if let known = installIDs[id] { return known }
+        var ids = UUIDv7Generator()
+        let made = ids.next(atUnixMillis: millis, using: &rng).text
+        installIDs[id] = made
+        return made
+    }
+
+    private static func readInstallIDs(_ directory: String) -> [String: String] {
+        guard let data = FileManager.default.contents(atPath: "\(directory)/devices.json"),
+            let map = try? JSONDecoder().decode([String: String].self, from: data)
+        else { return [:] }
+        return map
+    }
+
+    private static func writeInstallIDs(_ map: [String: String], _ directory: String) {
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        if let data = try? encoder.encode(map) {
+            // Written to a temporary file and renamed, so a crash never leaves half a map.
+            let path = "\(directory)/devices.json"
+            _ = FileManager.default.createFile(atPath: path + ".tmp", contents: data)
+            _ = rename(path + ".tmp", path)
+        }
+    }
+
+    // MARK: The loop
+
+    func nextDeadline() -> Int64? {
+        var copy = timers
+        return copy.nextDeadline()
+    }
+
+    mutating func takeOutgoing() -> [OutgoingTransfer] {
+        defer { outgoing = [] }
+        return outgoing
+    }
+
+    /// Fires every timer due by `now`, each at its own deadline (so timestamps do not depend on
+    /// how late the loop woke).
+    mutating func runDue(until now: Int64, realNanos: UInt64) {
+        while let due = timers.popDue(atOrBefore: now) {
+            let lateness = Double(now - due.deadline) / max(clock.warp, 1e-9)
+            metrics.timerLateness.record(lateness)
+            fire(due.key, at: due.deadline)
+        }
+        metrics.virtualNow = now
+    }
+
+    private mutating func fire(_ timer: LoopTimer, at time: Int64) {
+        switch timer {
+        case .spawn(let slot):
+            spawn(slot, at: time)
+        case .device(let slot, let deviceTimer):
+            feed(.timerFired(deviceTimer), to: slot, at: time)
+        case .providerTick(let slot):
+            providerTick(slot, at: time)
+        case .fault(let index):
+            applyFault(index, at: time)
+        case .faultEnd(let index):
+            endFault(index, at: time)
+        case .relaunch(let slot):
+            relaunch(slot, cause: slots[slot].platform == .ios ? .significantLocationChange : .workManager, at: time)
+        }
+    }
+
+    private mutating func spawn(_ slot: Int, at time: Int64) {
+        let group = fleet.groups[slots[slot].group]
+        let restored: PersistedDeviceState
+        let pending: Int
+        do {
+            restored = try slots[slot].store.readDeviceState()
+            pending = try slots[slot].store.pendingCount()
+        } catch {
+            reportStoreError(error, slot: slot)
+            return
+        }
+        var state = restored
+        let installID = UUIDv7(installIDs[slots[slot].id] ?? "")
+        var actions: [DeviceAction] = []
+        if state.installID == nil, let installID {
+            state.installID = installID
+            actions.append(.persistState([.installID(installID)]))
+        }
+        let (device, restoreActions) = Device.restore(
+            platform: slots[slot].platform, model: slots[slot].model, sdkVersion: group.sdkVersion,
+            restored: state, pendingFixes: pending, seed: slots[slot].seed, now: time)
+        slots[slot].device = device
+        perform(actions + restoreActions, slot: slot, at: time)
+        feed(.configure(resolvedConfig(group.config)), to: slot, at: time)
+        if !group.extras.isEmpty {
+            feed(.setExtras(filled(group.extras, slot: slot)), to: slot, at: time)
+        }
+        if !group.geofences.isEmpty {
+            feed(.addGeofences(group.geofences), to: slot, at: time)
+        }
+        if group.autoStart {
+            feed(.start, to: slot, at: time)
+        }
+    }
+
+    /// The group's config with the run's ingest filled in where the file left the URL open.
+    func resolvedConfig(_ config: BeekonConfig) -> BeekonConfig {
+        var resolved = config
+        if let sync = resolved.sync, sync.url.isEmpty {
+            resolved.sync?.url = options.ingest ?? fleet.ingest ?? ""
+        } else if let ingest = options.ingest, resolved.sync != nil, fleet.ingest != nil, resolved.sync?.url == fleet.ingest {
+            resolved.sync?.url = ingest
+        }
+        return resolved
+    }
+
+    /// `{index}`, `{group}` and `{id}` filled in for this device.
+    func filled(_ extras: StringMap, slot: Int) -> StringMap {
+        var result = StringMap()
+        for (key, value) in extras {
+            result[key] = value
+                .replacingOccurrences(of: "{index}", with: String(slots[slot].indexInGroup + 1))
+                .replacingOccurrences(of: "{group}", with: fleet.groups[slots[slot].group].name)
+                .replacingOccurrences(of: "{id}", with: slots[slot].id)
+        }
+        return result
+    }
+
+    private mutating func providerTick(_ slot: Int, at time: Int64) {
+        guard let accuracy = slots[slot].accuracy, slots[slot].processAlive else { return }
+        timers.schedule((), key: .providerTick(slot), at: time + ProviderProfile.cadenceMillis(accuracy))
+        guard slots[slot].permissionGranted, slots[slot].locationServicesOn else { return }
+        let truth = slots[slot].motion.position(afterMillis: time - slots[slot].setOffAt)
+        let moving = truth.speed > RouteMotion.standingSpeed
+        if slots[slot].wasMoving, !moving {
+            feed(.dwellStarted(latitude: truth.latitude, longitude: truth.longitude), to: slot, at: time)
+        }
+        slots[slot].wasMoving = moving
+        if let fix = slots[slot].provider.fix(at: time, truth: truth, request: accuracy) {
+            feed(.osFix(fix), to: slot, at: time)
+        }
+    }
+
+    // MARK: Devices
+
+    mutating func feed(_ event: DeviceEvent, to slot: Int, at time: Int64) {
+        guard var device = slots[slot].device else { return }
+        let actions = device.handle(event, at: time)
+        slots[slot].device = device
+        perform(actions, slot: slot, at: time)
+    }
+
+    mutating func transferFinished(slot: Int, kind: FleetRuntime.TransferKind, result: HTTPResult) {
+        let now = metrics.virtualNow
+        let outcome: HTTPOutcome
+        let label: String
+        var latency = 0
+        switch result {
+        case .response(let status, let headers, let body, let millis):
+            outcome = .response(status: status, headers: headers.map { HTTPHeader(name: $0.name, value: $0.value) }, body: body)
+            label = String(status)
+            latency = millis
+        case .failed(let kind, _, let millis):
+            outcome = .failed(Self.networkErrorKind(kind))
+            label = kind.rawValue
+            latency = millis
+        }
+        switch kind {
+        case .upload(let batchID):
+            metrics.batchesByOutcome[label, default: 0] += 1
+            metrics.latency.record(Double(latency))
+            feed(.uploadFinished(batchID: batchID, outcome), to: slot, at: max(now, metrics.virtualNow))
+        case .refresh:
+            feed(.refreshFinished(outcome), to: slot, at: now)
+        }
+    }
+
+    static func networkErrorKind(_ failure: NetworkFailure) -> NetworkErrorKind {
+        switch failure {
+        case .dns: .dns
+        case .refused: .refused
+        case .timeout: .timeout
+        case .tls: .tls
+        case .reset, .other: .reset
+        }
+    }
+
+    func snapshot() -> FleetMetrics {
+        var copy = metrics
+        var states: [String: Int] = [:]
+        var pending = 0
+        for slot in slots {
+            states[slot.processAlive ? slot.state : "dead", default: 0] += 1
+            pending += slot.device?.pendingUploadCount ?? 0
+        }
+        copy.devicesByState = states
+        copy.pending = pending
+        return copy
+    }
+
+    mutating func reportStoreError(_ error: StoreError, slot: Int) {
+        metrics.storeErrors += 1
+        FileHandle.standardError.write(Data("beekon-fleet: device \(slots[slot].id): \(error)\n".utf8))
+    }
+}

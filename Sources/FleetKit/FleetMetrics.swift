@@ -1,0 +1,76 @@
+import Foundation
+
+/// What a run has done so far, for the progress line, the summary and (later) the admin API.
+public struct FleetMetrics: Sendable, Hashable {
+    /// Virtual time, Unix ms.
+    public var virtualNow: Int64 = 0
+    /// Devices spawned.
+    public var devices = 0
+    /// Devices by tracking state (`idle`, `tracking`, `paused(permissionRevoked)`, …, and `dead`).
+    public var devicesByState: [String: Int] = [:]
+    /// Fixes admitted and stored.
+    public var fixesStored = 0
+    /// Geofence events stored.
+    public var geofenceEvents = 0
+    /// Upload POSTs sent.
+    public var batchesSent = 0
+    /// Fixes in batches the server acknowledged.
+    public var fixesUploaded = 0
+    /// Upload outcomes: the status code as text (`200`) or the network failure (`timeout`).
+    public var batchesByOutcome: [String: Int] = [:]
+    /// Token refreshes sent.
+    public var refreshesSent = 0
+    /// Store errors (reported on standard error as they happen).
+    public var storeErrors = 0
+    /// Upload latency, ms.
+    public var latency = LatencyHistogram()
+    /// How late timers fired, in real ms.
+    public var timerLateness = LatencyHistogram()
+
+    /// Fixes stored and not yet acknowledged, summed over devices.
+    public var pending = 0
+
+    /// An empty record.
+    public init() {}
+}
+
+/// Durations in log-spaced buckets (about 4% wide): constant memory, percentiles to ±4%.
+public struct LatencyHistogram: Sendable, Hashable {
+    private var buckets = [Int](repeating: 0, count: 512)
+    /// How many durations were recorded.
+    public private(set) var count = 0
+    /// The largest recorded, ms.
+    public private(set) var max = 0.0
+
+    /// An empty histogram.
+    public init() {}
+
+    /// Records a duration in milliseconds.
+    public mutating func record(_ millis: Double) {
+        let value = Swift.max(0, millis)
+        buckets[Self.bucket(value)] += 1
+        count += 1
+        max = Swift.max(max, value)
+    }
+
+    /// The duration below which `fraction` (0…1) of records fall, ms; 0 when empty.
+    public func percentile(_ fraction: Double) -> Double {
+        guard count > 0 else { return 0 }
+        let rank = Int((fraction * Double(count)).rounded(.up))
+        var seen = 0
+        for (index, bucketCount) in buckets.enumerated() {
+            seen += bucketCount
+            if seen >= Swift.max(rank, 1) { return Swift.min(Self.upperBound(index), max) }
+        }
+        return max
+    }
+
+    static func bucket(_ millis: Double) -> Int {
+        guard millis >= 0.01 else { return 0 }
+        return Swift.min(511, Int((log2(millis / 0.01) * 24).rounded(.down)) + 1)
+    }
+
+    static func upperBound(_ index: Int) -> Double {
+        index == 0 ? 0.01 : 0.01 * exp2(Double(index) / 24)
+    }
+}

@@ -1,0 +1,185 @@
+import BeekonDevice
+import BeekonNet
+import BeekonStore
+import Foundation
+import Synchronization
+
+/// How a run is set up beyond its fleet file.
+public struct RunOptions: Sendable {
+    /// Where the device stores live (`<data>/devices/<install_id>/beekon.db`).
+    public var dataDirectory: String
+    /// Overrides the fleet file's ingest URL (and fills groups that have none).
+    public var ingest: String?
+    /// Overrides the fleet file's warp.
+    public var warp: Double?
+    /// Overrides the fleet file's seed.
+    public var seed: UInt64?
+    /// Stop after this much real time; nil runs until `stop()`.
+    public var realDurationMillis: Int64?
+    /// Stop once virtual time passes this many ms after the start; nil for no limit.
+    public var virtualDurationMillis: Int64?
+    /// Where relative route paths start (the fleet file's folder).
+    public var routeFolder: String
+    /// Most stores open at once.
+    public var maxOpenStores: Int
+    /// Most uploads in flight at once (0 = unlimited).
+    public var maxConnections: Int
+    /// CA bundle for HTTPS ingest servers.
+    public var caFile: String?
+    /// Skip TLS verification (test servers only).
+    public var insecure: Bool
+
+    /// Options with the defaults of `beekon-fleet run`.
+    public init(
+        dataDirectory: String, ingest: String? = nil, warp: Double? = nil, seed: UInt64? = nil,
+        realDurationMillis: Int64? = nil, virtualDurationMillis: Int64? = nil, routeFolder: String = ".",
+        maxOpenStores: Int = StorePool.defaultMaxOpen, maxConnections: Int = 256, caFile: String? = nil,
+        insecure: Bool = false
+    ) {
+        self.dataDirectory = dataDirectory
+        self.ingest = ingest
+        self.warp = warp
+        self.seed = seed
+        self.realDurationMillis = realDurationMillis
+        self.virtualDurationMillis = virtualDurationMillis
+        self.routeFolder = routeFolder
+        self.maxOpenStores = maxOpenStores
+        self.maxConnections = maxConnections
+        self.caFile = caFile
+        self.insecure = insecure
+    }
+}
+
+/// Why a run could not start.
+public struct RunError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+}
+
+/// Runs a fleet: one event loop owns every device, its store, its emulated OS and its timers,
+/// on the thread that calls `run()`; HTTP runs on the transport's own thread and comes back
+/// through an inbox. Virtual time comes from one `FleetClock`.
+public final class FleetRuntime: Sendable {
+    /// Work that crosses threads: transfer completions and a stop request.
+    private struct Inbox {
+        var completions: [(slot: Int, kind: TransferKind, result: HTTPResult)] = []
+        var stopRequested = false
+    }
+
+    enum TransferKind: Sendable {
+        case upload(UUIDv7)
+        case refresh
+    }
+
+    private let inbox = Mutex(Inbox())
+    private let wakeup = DispatchSemaphore(value: 0)
+    private let published = Mutex(FleetMetrics())
+    // nonisolated(unsafe): only the thread inside `run()` touches the loop, and `run()` takes it once.
+    private nonisolated(unsafe) var loop: FleetLoop?
+    private let running = Mutex(false)
+
+    /// Prepares a run: reads the routes, opens nothing yet.
+    public init(fleet: FleetFile, options: RunOptions) throws {
+        loop = try FleetLoop(fleet: fleet, options: options)
+    }
+
+    /// The latest metrics, safe from any thread.
+    public var metrics: FleetMetrics { published.withLock { $0 } }
+
+    /// Asks the run to stop at its next step; safe from any thread and from a signal handler's
+    /// dispatch source.
+    public func stop() {
+        inbox.withLock { $0.stopRequested = true }
+        wakeup.signal()
+    }
+
+    /// Runs until `stop()`, the real or virtual duration, on the calling thread. `progress` is
+    /// called about every `progressEverySeconds` with the metrics.
+    public func run(progressEverySeconds: Double = 5, progress: (FleetMetrics) -> Void = { _ in }) throws {
+        let first = running.withLock { started in
+            defer { started = true }
+            return !started
+        }
+        guard first, var state = loop.take() else {
+            throw RunError(description: "this fleet already ran")
+        }
+        let transport = try HTTPTransport(
+            maxConcurrentTransfers: state.options.maxConnections, caFile: state.options.caFile,
+            insecure: state.options.insecure)
+        defer { transport.shutdown() }
+        state.start(realNanos: Self.realNanos())
+        var lastProgress = Self.realNanos()
+        var inFlight = 0
+        let started = lastProgress
+        while true {
+            let (completions, stopRequested) = inbox.withLock { box in
+                let taken = box.completions
+                box.completions = []
+                return (taken, box.stopRequested)
+            }
+            if stopRequested { break }
+            inFlight -= completions.count
+            for completion in completions {
+                state.transferFinished(slot: completion.slot, kind: completion.kind, result: completion.result)
+            }
+            let realNow = Self.realNanos()
+            if let limit = state.options.realDurationMillis, realNow - started >= UInt64(limit) * 1_000_000 { break }
+            let now = state.clock.now(realNanos: realNow)
+            if let limit = state.options.virtualDurationMillis, now - state.startMillis >= limit { break }
+            state.runDue(until: now, realNanos: realNow)
+            for request in state.takeOutgoing() {
+                inFlight += 1
+                transport.submit(request.http) { [weak self] result in
+                    guard let self else { return }
+                    self.inbox.withLock { $0.completions.append((request.slot, request.kind, result)) }
+                    self.wakeup.signal()
+                }
+            }
+            let metrics = state.snapshot()
+            published.withLock { $0 = metrics }
+            if Double(realNow - lastProgress) / 1e9 >= progressEverySeconds {
+                lastProgress = realNow
+                progress(metrics)
+            }
+            // Sleep until the next due timer, a completion, or a stop; at most 100 ms so the
+            // progress line and the duration limit stay on time.
+            let waitNanos: UInt64
+            if let next = state.nextDeadline(), let wait = state.clock.realWait(until: next, from: Self.realNanos()) {
+                waitNanos = min(wait, 100_000_000)
+            } else {
+                waitNanos = 100_000_000
+            }
+            if waitNanos > 0 {
+                _ = wakeup.wait(timeout: .now() + .nanoseconds(Int(waitNanos)))
+            }
+        }
+        // Let uploads already on the wire finish (up to 10 s), so rows the server took are
+        // acknowledged now rather than sent again by the next run. Nothing new is sent.
+        let drainDeadline = Self.realNanos() + 10_000_000_000
+        while inFlight > 0, Self.realNanos() < drainDeadline {
+            let completions = inbox.withLock { box in
+                let taken = box.completions
+                box.completions = []
+                return taken
+            }
+            inFlight -= completions.count
+            for completion in completions {
+                state.transferFinished(slot: completion.slot, kind: completion.kind, result: completion.result)
+            }
+            _ = state.takeOutgoing()
+            if inFlight > 0 { _ = wakeup.wait(timeout: .now() + .milliseconds(50)) }
+        }
+        state.finish()
+        published.withLock { $0 = state.snapshot() }
+    }
+
+    static func realNanos() -> UInt64 {
+        DispatchTime.now().uptimeNanoseconds
+    }
+}
+
+/// An outgoing HTTP request and who it answers to.
+struct OutgoingTransfer {
+    var slot: Int
+    var kind: FleetRuntime.TransferKind
+    var http: HTTPRequest
+}
