@@ -37,6 +37,10 @@ public struct Device: Sendable {
 
     private var rng: SplitMix64
     private var ids = UUIDv7Generator()
+    /// Batch ids come from a stream of their own, so that when uploads finish (which depends on
+    /// the network) never changes which ids the fixes get: same seed, same fixes.
+    private var batchRNG: SplitMix64
+    private var batchIDs = UUIDv7Generator()
     /// The accuracy taken at `start()`: a configure while running applies at the next start.
     private var runningAccuracy: AccuracyRequest
     /// The last stored fix, copied by check-ins.
@@ -80,6 +84,7 @@ public struct Device: Sendable {
         self.config = config
         self.rng = rng
         self.ids = ids
+        batchRNG = rng.derived(0xBA7C_4ED5)
         lifecycle = Lifecycle(platform: platform)
         gate = config.gate
         stationary = StationaryDetector(radiusMeters: config.stationaryRadiusMeters)
@@ -133,7 +138,7 @@ public struct Device: Sendable {
         case .timerFired(let timer):
             return timerFired(timer, now: now)
         case .batchLoaded(let batch):
-            return sync.batchLoaded(batch, now: now, ids: &ids, using: &rng)
+            return sync.batchLoaded(batch, now: now, ids: &batchIDs, using: &batchRNG)
         case .uploadFinished(let batchID, let outcome):
             return sync.uploadFinished(batchID: batchID, outcome: outcome, now: now)
         case .refreshFinished(let outcome):

@@ -154,3 +154,33 @@ struct FleetRuntimeTests {
         #expect(server.acceptedLocationIDs.count == server.uniqueAcceptedLocationIDs.count)
     }
 }
+
+@Suite("Fleet runtime reproducibility", .serialized)
+struct FleetReproducibilityTests {
+    @Test("the same fleet file and seed give the same devices, sessions and fixes, whatever the network timing")
+    func sameSeedSameFixes() throws {
+        func run() throws -> (installs: Set<String>, fixes: [String]) {
+            let workspace = try FleetRuntimeTests.Workspace()
+            defer { workspace.cleanUp() }
+            let server = try IngestTestServer()
+            defer { server.stop() }
+            _ = try workspace.run(try workspace.fleet(FleetRuntimeTests.yaml(devices: 6, sync: "{syncThreshold: 3}")), ingest: server.url, virtualMinutes: 20)
+            let start: Int64 = 1_781_510_400_000
+            let uploads = server.uploads.filter(\.accepted)
+            var fixes: [String] = []
+            for upload in uploads {
+                for (id, timestamp) in zip(upload.locationIDs, upload.timestamps)
+                where (Timestamp.unixMillis(parsing: timestamp) ?? .max) < start + 15 * 60_000 {
+                    fixes.append(id)
+                }
+            }
+            return (Set(uploads.map(\.installID)), fixes.sorted())
+        }
+        let first = try run()
+        let second = try run()
+        #expect(first.installs.count == 6)
+        #expect(first.installs == second.installs)
+        #expect(!first.fixes.isEmpty)
+        #expect(first.fixes == second.fixes)
+    }
+}
