@@ -36,7 +36,7 @@ let package = Package(
         .executableTarget(
             name: "beekon-fleet",
             dependencies: [
-                "BeekonDevice", "BeekonStore", "BeekonNet", "FleetKit",
+                "BeekonDevice", "BeekonStore", "BeekonNet", "FleetKit", "CMicroHTTPD",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

@@ -149,7 +149,7 @@ struct Validate: ParsableCommand {
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure the fleet's hot paths and print the figures.",
-        subcommands: [BenchStore.self, BenchDevice.self])
+        subcommands: [BenchStore.self, BenchDevice.self, BenchFleet.self])
 }
 
 /// A command that is named in `--help` but whose issue has not landed.

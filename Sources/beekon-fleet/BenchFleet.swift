@@ -1,0 +1,179 @@
+import ArgumentParser
+import BeekonStore
+internal import CMicroHTTPD
+import FleetKit
+import Foundation
+import Synchronization
+
+/// `beekon-fleet bench fleet`: a whole fleet against a loopback server that answers 204 at once.
+struct BenchFleet: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fleet",
+        abstract: "Run N devices against a loopback 204 server and print throughput, memory and latency.",
+        discussion: """
+            Starts a libmicrohttpd server on 127.0.0.1 that reads each upload and answers 204, \
+            writes a bench fleet (one 2 km walk, precision preset, syncThreshold 10) and runs it \
+            for --seconds of wall time at --warp, with device stores in a temporary folder.
+            """)
+
+    @Flag(help: "Print the figures as one JSON object.")
+    var json = false
+
+    @Option(help: "How many devices.")
+    var devices = 1000
+
+    @Option(help: "Virtual seconds per real second.")
+    var warp: Double = 60
+
+    @Option(help: "Wall-clock seconds to run.")
+    var seconds: Double = 20
+
+    @Option(help: "Most uploads in flight at once.")
+    var maxConnections = 256
+
+    func validate() throws {
+        guard devices >= 1, warp > 0, seconds > 0 else {
+            throw ValidationError("--devices, --warp and --seconds must be positive.")
+        }
+    }
+
+    func run() throws {
+        FileLimit.raiseToHardLimit()
+        let server = try NoContentServer()
+        defer { server.stop() }
+        let folder = try BenchFolder(nil)
+        defer { folder.remove() }
+        var csv = "lat,lon\n"
+        for index in 0...40 { csv += "\(51.5 + Double(index) * 0.00045),-0.12\n" }
+        try csv.write(toFile: folder.path("walk.csv"), atomically: true, encoding: .utf8)
+        let yaml = """
+            name: bench
+            seed: 1
+            clock: {warp: \(warp)}
+            ingest: http://127.0.0.1:\(server.port)/ingest
+            groups:
+              - name: bench
+                count: \(devices)
+                platform: {ios: 0.5, android: 0.5}
+                route: walk.csv
+                pace: walk
+                startOffset: random
+                config:
+                  preset: precision
+                  whenStationary: keepTracking
+                  sync: {syncThreshold: 10}
+            """
+        let fleet: FleetFile
+        do throws(FleetFileProblems) {
+            fleet = try FleetFile.parse(yaml: yaml, file: "bench.yaml", routeFolder: folder.root)
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        let runtime = try FleetRuntime(
+            fleet: fleet,
+            options: RunOptions(
+                dataDirectory: folder.path("data"), realDurationMillis: Int64(seconds * 1000),
+                routeFolder: folder.root, maxOpenStores: min(devices, StorePool.defaultMaxOpen),
+                maxConnections: maxConnections))
+        let cpuBefore = ProcessTimes.cpuSeconds()
+        let started = ContinuousClock.now
+        try runtime.run(progressEverySeconds: 3600)
+        let wall = (ContinuousClock.now - started).seconds
+        let cpu = ProcessTimes.cpuSeconds() - cpuBefore
+        let metrics = runtime.metrics
+        let rss = Double(ProcessMemory.residentKiB())
+        var report = BenchReport(title: "beekon-fleet bench fleet")
+        report.add("devices", "devices", Double(metrics.devices), unit: "")
+        report.add("warp", "warp", warp, unit: "×")
+        report.add("wall_s", "wall time", wall, unit: "s")
+        report.add("cpu_s", "CPU time", cpu, unit: "s")
+        report.add("rss_mib", "RSS", rss / 1024, unit: "MiB")
+        report.add("rss_kib_per_device", "RSS per device", rss / Double(max(metrics.devices, 1)), unit: "KiB")
+        report.add("admitted_per_s", "fixes admitted and stored", Double(metrics.fixesStored) / wall, unit: "fixes/s")
+        report.add("batches_per_s", "batch uploads", Double(metrics.batchesSent) / wall, unit: "batches/s")
+        report.add("uploaded_per_s", "fixes acknowledged", Double(metrics.fixesUploaded) / wall, unit: "fixes/s")
+        report.add("latency_ms_p50", "upload latency p50", metrics.latency.percentile(0.5), unit: "ms")
+        report.add("latency_ms_p99", "upload latency p99", metrics.latency.percentile(0.99), unit: "ms")
+        report.add("timer_lateness_ms_p99", "timer lateness p99", metrics.timerLateness.percentile(0.99), unit: "ms")
+        report.note("server answered \(server.answered) uploads; store errors: \(metrics.storeErrors)")
+        print(report.render(json: json))
+    }
+}
+
+/// CPU seconds this process has used (user + system).
+enum ProcessTimes {
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+}
+
+/// A libmicrohttpd server on 127.0.0.1 that reads each request's body and answers 204: the
+/// fastest honest ingest server, so the bench measures the fleet.
+final class NoContentServer: Sendable {
+    // The daemon pointer as an integer: a pointer is not Sendable, and only init/stop touch it.
+    private let daemon: Int
+    let port: UInt16
+    private let counter = Counter()
+
+    /// Counts answered requests across MHD's threads.
+    final class Counter: Sendable {
+        let value = Mutex(0)
+    }
+
+    var answered: Int { counter.value.withLock { $0 } }
+
+    init() throws {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var options = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                [
+                    MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: UnsafeMutableRawPointer(socketAddress)),
+                    MHD_OptionItem(option: .CONNECTION_LIMIT, value: 16_000, ptr_value: nil),
+                    MHD_OptionItem(option: .THREAD_POOL_SIZE, value: 2, ptr_value: nil),
+                    MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE, value: 4096, ptr_value: nil),
+                    MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
+                ]
+            }
+        }
+        // Unmanaged, unretained: the counter outlives the daemon, which stop() ends first.
+        let context = Unmanaged.passUnretained(counter).toOpaque()
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+        let started = options.withUnsafeMutableBufferPointer { buffer in
+            beekon_mhd_start_daemon(UInt32(flags), 0, nil, nil, Self.handle, context, buffer.baseAddress)
+        }
+        guard let started else { throw CommandFailure("could not start the loopback 204 server") }
+        daemon = Int(bitPattern: UnsafeMutableRawPointer(started))
+        port = beekon_mhd_daemon_port(started)
+        _ = address
+    }
+
+    func stop() {
+        guard let pointer = UnsafeMutableRawPointer(bitPattern: daemon) else { return }
+        MHD_stop_daemon(OpaquePointer(pointer))
+    }
+
+    private static let handle: MHD_AccessHandlerCallback = {
+        context, connection, _, _, _, _, uploadSize, requestContext in
+        guard let requestContext, let uploadSize else { return MHD_Result.NO }
+        if requestContext.pointee == nil {
+            // The first call carries only the head; mark the request as begun.
+            requestContext.pointee = UnsafeMutableRawPointer(bitPattern: 1)
+            return MHD_Result.YES
+        }
+        if uploadSize.pointee > 0 {
+            uploadSize.pointee = 0
+            return MHD_Result.YES
+        }
+        let counter = Unmanaged<Counter>.fromOpaque(context!).takeUnretainedValue()  // Outlives the daemon.
+        counter.value.withLock { $0 += 1 }
+        let response = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
+        let queued = MHD_queue_response(connection, 204, response)
+        MHD_destroy_response(response)
+        return queued
+    }
+}
