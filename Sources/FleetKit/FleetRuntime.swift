@@ -73,8 +73,7 @@ public final class FleetRuntime: Sendable {
     private let inbox = Mutex(Inbox())
     private let wakeup = DispatchSemaphore(value: 0)
     private let published = Mutex(FleetMetrics())
-    // nonisolated(unsafe): only the thread inside `run()` touches the loop, and `run()` takes it once.
-    private nonisolated(unsafe) var loop: FleetLoop?
+    private nonisolated(unsafe) var loop: FleetLoop?  // only run()'s thread touches it, and takes it once
     private let running = Mutex(false)
 
     /// Prepares a run: reads the routes, opens nothing yet.
