@@ -29,6 +29,12 @@ extension FleetLoop {
 
     mutating func endFault(_ index: Int, at time: Int64) {
         let fault = fleet.faults[index]
+        if fault.action == .latency || fault.action == .timeouts {
+            for slot in selected(fault.selector, faultIndex: index) {
+                if fault.action == .latency { slots[slot].extraLatencyMillis = 0 } else { slots[slot].timeoutFraction = 0 }
+            }
+            return
+        }
         let opposite: FaultAction?
         switch fault.action {
         case .revokePermission: opposite = .grantPermission
@@ -67,9 +73,10 @@ extension FleetLoop {
             slots[slot].accuracy = nil
             timers.cancel(.providerTick(slot))
             timers.schedule((), key: .relaunch(slot), at: time + (forMillis ?? 60_000))
-        case .latency, .timeouts:
-            // Network shaping needs the transport's cooperation; reported, not yet applied.
-            break
+        case .latency:
+            slots[slot].extraLatencyMillis = params.latencyMillis ?? 0
+        case .timeouts:
+            slots[slot].timeoutFraction = params.timeoutFraction ?? 0
         case .start:
             feed(.start, to: slot, at: time)
         case .stop:

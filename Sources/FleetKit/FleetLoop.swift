@@ -17,6 +17,8 @@ enum LoopTimer: Hashable, Sendable {
     case faultEnd(Int)
     /// A killed device's app relaunches.
     case relaunch(Int)
+    /// A transfer's outcome, held back by a `latency` or `timeouts` fault, reaches the device.
+    case delivery(Int)
 }
 
 /// One emulated phone in the loop: its SDK state machine, store, OS and world.
@@ -40,6 +42,12 @@ struct DeviceSlot {
     var accuracy: AccuracyRequest?
     var wasMoving = true
     var state = "idle"
+    /// `latency` fault: added to every transfer, ms.
+    var extraLatencyMillis: Int64 = 0
+    /// `timeouts` fault: the share of transfers that time out.
+    var timeoutFraction = 0.0
+    /// Draws for the `timeouts` fault.
+    var faultRNG: SplitMix64
 }
 
 /// The event loop's state: devices, stores, timers and metrics. Confined to the run's thread.
@@ -57,6 +65,9 @@ struct FleetLoop {
     var metrics = FleetMetrics()
     /// Routes by path, read once.
     let routes: [String: Route]
+    /// Outcomes held back by network faults, by delivery number.
+    var heldDeliveries: [Int: (slot: Int, kind: FleetRuntime.TransferKind, outcome: HTTPOutcome)] = [:]
+    var nextDelivery = 0
     var installIDs: [String: String]
 
     init(fleet: FleetFile, options: RunOptions) throws {
@@ -130,7 +141,7 @@ struct FleetLoop {
                         seed: deviceRNG.next(), device: nil, store: store,
                         provider: OSProvider(profile: group.provider, seed: deviceRNG.next()),
                         motion: RouteMotion(route: route, timing: timing, loops: group.loops, startFraction: fraction),
-                        setOffAt: spawnAt))
+                        setOffAt: spawnAt, faultRNG: SplitMix64(seed: deviceRNG.next())))
                 timers.schedule((), key: .spawn(slots.count - 1), at: spawnAt)
             }
         }
@@ -211,6 +222,9 @@ struct FleetLoop {
             endFault(index, at: time)
         case .relaunch(let slot):
             relaunch(slot, cause: slots[slot].platform == .ios ? .significantLocationChange : .workManager, at: time)
+        case .delivery(let number):
+            guard let held = heldDeliveries.removeValue(forKey: number) else { return }
+            deliver(held.outcome, kind: held.kind, to: held.slot, at: time)
         }
     }
 
@@ -311,13 +325,35 @@ struct FleetLoop {
             label = kind.rawValue
             latency = millis
         }
-        switch kind {
-        case .upload(let batchID):
+        if case .upload = kind {
             metrics.batchesByOutcome[label, default: 0] += 1
             metrics.latency.record(Double(latency))
-            feed(.uploadFinished(batchID: batchID, outcome), to: slot, at: max(now, metrics.virtualNow))
+        }
+        // Network faults: a timeout the device sees after the SDK's 30 s (the server may well
+        // have the batch), or an answer that comes later than the server sent it.
+        var delay = slots[slot].extraLatencyMillis
+        var seen = outcome
+        if slots[slot].timeoutFraction > 0,
+            Double.random(in: 0..<1, using: &slots[slot].faultRNG) < slots[slot].timeoutFraction
+        {
+            seen = .failed(.timeout)
+            delay = max(delay, UploadRequest.timeoutMillis)
+        }
+        guard delay > 0 else {
+            deliver(seen, kind: kind, to: slot, at: now)
+            return
+        }
+        nextDelivery += 1
+        heldDeliveries[nextDelivery] = (slot, kind, seen)
+        timers.schedule((), key: .delivery(nextDelivery), at: now + delay)
+    }
+
+    private mutating func deliver(_ outcome: HTTPOutcome, kind: FleetRuntime.TransferKind, to slot: Int, at time: Int64) {
+        switch kind {
+        case .upload(let batchID):
+            feed(.uploadFinished(batchID: batchID, outcome), to: slot, at: time)
         case .refresh:
-            feed(.refreshFinished(outcome), to: slot, at: now)
+            feed(.refreshFinished(outcome), to: slot, at: time)
         }
     }
 

@@ -136,6 +136,25 @@ struct FleetRuntimeTests {
         #expect(timestamps.contains { $0 < start + 5 * 60_000 })
     }
 
+    @Test("a timeout after the server took the batch makes the device send the same batch_id again")
+    func timeoutsResendSameBatch() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let server = try IngestTestServer()
+        defer { server.stop() }
+        let faults = """
+            faults:
+              - {at: 0s, for: 8m, select: all, action: timeouts, params: {fraction: 1}}
+              - {at: 0s, for: 20m, select: all, action: latency, params: {ms: 2000}}
+            """
+        let metrics = try workspace.run(try workspace.fleet(Self.yaml(devices: 5, faults: faults)), ingest: server.url, virtualMinutes: 20)
+        let uploads = server.uploads
+        let batches = Dictionary(grouping: uploads, by: \.batchID)
+        #expect(batches.values.contains { $0.count >= 2 }, "no batch was sent twice after a timeout")
+        // Duplicates are whole re-sent batches; every fix still arrives.
+        #expect(server.uniqueAcceptedLocationIDs.count + metrics.pending == metrics.fixesStored)
+    }
+
     @Test("a restart on the same data directory resumes the same devices and delivers the rest")
     func restartResumes() throws {
         let workspace = try Workspace()
