@@ -45,7 +45,9 @@ let package = Package(
             name: "BeekonStoreTests",
             dependencies: ["BeekonStore", "BeekonDevice", "beekon-store-probe"]),
         .testTarget(name: "BeekonNetTests", dependencies: ["BeekonNet", "CMicroHTTPD"]),
-        .testTarget(name: "FleetKitTests", dependencies: ["FleetKit", "BeekonDevice", "BeekonNet", "CMicroHTTPD"]),
+        .testTarget(
+            name: "FleetKitTests",
+            dependencies: ["FleetKit", "BeekonDevice", "BeekonNet", "BeekonStore", "CMicroHTTPD", "beekon-fleet"]),
         .testTarget(name: "CShimTests", dependencies: ["CSQLite", "CZlib", "CCurl", "CMicroHTTPD"]),
 
         // A child process for the crash-durability test: writes fixes, then waits to be killed.

@@ -1,0 +1,53 @@
+import BeekonDevice
+import BeekonStore
+import Foundation
+import Testing
+
+@testable import FleetKit
+
+/// `beekon-fleet run` killed with SIGKILL loses no admitted fix: every fix an upload carried
+/// (and the server refused) is still in its device's store, and a second run delivers it.
+@Suite("Fleet crash", .serialized)
+struct FleetCrashTests {
+    /// The `beekon-fleet` executable, built next to the test bundle.
+    static var executable: String {
+        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return testBinary.deletingLastPathComponent().appendingPathComponent("beekon-fleet").path
+    }
+
+    @Test("SIGKILL of the fleet process loses no admitted fix")
+    func sigkillLosesNothing() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.executable), "beekon-fleet was not built next to the tests")
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let server = try IngestTestServer { _ in IngestTestServer.Answer(status: 503) }
+        defer { server.stop() }
+        let fleetPath = workspace.folder.appendingPathComponent("fleet.yaml").path
+        try FleetRuntimeTests.yaml(devices: 5, sync: "{syncThreshold: 2, intervalSeconds: 60}")
+            .replacingOccurrences(of: "warp: 3000", with: "warp: 600")
+            .write(toFile: fleetPath, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = ["run", fleetPath, "--data", workspace.data, "--ingest", server.url]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Kill it mid-run, once it has sent a few uploads (which the server refused).
+        _ = server.waitUntil(timeoutSeconds: 20) { $0.uploads.count >= 10 }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        let sent = Set(server.uploads.flatMap(\.locationIDs))
+        #expect(!sent.isEmpty)
+
+        // Every fix the server saw is still stored: nothing admitted was lost.
+        let installs = try JSONDecoder().decode(
+            [String: String].self, from: Data(contentsOf: URL(fileURLWithPath: workspace.data + "/devices.json")))
+        var stored: Set<String> = []
+        for install in installs.values {
+            let store = try DeviceStore(path: "\(workspace.data)/devices/\(install)/beekon.db", retention: .syncing)
+            stored.formUnion(try store.history(from: .min, to: .max).map(\.id.text))
+            store.close()
+        }
+        #expect(sent.isSubset(of: stored), "\(sent.subtracting(stored).count) fixes were lost")
+    }
+}
