@@ -207,4 +207,14 @@ struct FleetFileTests {
             #expect(error.description.contains("missing.gpx: error: no such file"))
         }
     }
+
+    @Test("every fleet file shipped in fleets/ is valid, routes included", arguments: [
+        "demo.yaml", "couriers-rotating-tokens.yaml", "commuters-network-outage.yaml",
+    ])
+    func shippedFleets(name: String) throws {
+        let fleets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("fleets")
+        let fleet = try FleetFile.load(path: fleets.appendingPathComponent(name).path)
+        #expect(!fleet.groups.isEmpty)
+    }
 }
