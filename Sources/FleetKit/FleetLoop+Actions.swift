@@ -91,9 +91,7 @@ extension FleetLoop {
 
     /// Feeds an answer back to the device and returns what it asks for next.
     private mutating func answer(_ event: DeviceEvent, slot: Int, at time: Int64) -> [DeviceAction] {
-        guard var device = slots[slot].device else { return [] }
-        let actions = device.handle(event, at: time)
-        slots[slot].device = device
-        return actions
+        guard slots[slot].device != nil else { return [] }
+        return slots[slot].device!.handle(event, at: time)
     }
 }
