@@ -71,11 +71,13 @@ struct Run: ParsableCommand {
             }
             realDuration = millis
         }
-        FileLimit.raiseToHardLimit()
+        let openFiles = FileLimit.raiseToHardLimit()
+        let devices = fleet.groups.reduce(0) { $0 + $1.count }
         let options = RunOptions(
             dataDirectory: data, ingest: ingest, warp: warp, seed: seed, realDurationMillis: realDuration,
-            routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path, maxConnections: maxConnections,
-            caFile: caFile, insecure: insecure)
+            routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path,
+            maxOpenStores: FileLimit.storeBudget(openFiles: openFiles, connections: maxConnections, devices: devices),
+            maxConnections: maxConnections, caFile: caFile, insecure: insecure)
         let runtime: FleetRuntime
         do {
             runtime = try FleetRuntime(fleet: fleet, options: options)

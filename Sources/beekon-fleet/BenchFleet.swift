@@ -38,7 +38,7 @@ struct BenchFleet: ParsableCommand {
     }
 
     func run() throws {
-        FileLimit.raiseToHardLimit()
+        let openFiles = FileLimit.raiseToHardLimit()
         let server = try NoContentServer()
         defer { server.stop() }
         let folder = try BenchFolder(nil)
@@ -73,7 +73,8 @@ struct BenchFleet: ParsableCommand {
             fleet: fleet,
             options: RunOptions(
                 dataDirectory: folder.path("data"), realDurationMillis: Int64(seconds * 1000),
-                routeFolder: folder.root, maxOpenStores: min(devices, StorePool.defaultMaxOpen),
+                routeFolder: folder.root,
+                maxOpenStores: FileLimit.storeBudget(openFiles: openFiles, connections: maxConnections, devices: devices),
                 maxConnections: maxConnections))
         let cpuBefore = ProcessTimes.cpuSeconds()
         let started = ContinuousClock.now

@@ -92,3 +92,12 @@ enum FileLimit {
         return Int(clamping: limit.rlim_cur)
     }
 }
+
+extension FileLimit {
+    /// How many device stores may stay open: three descriptors each, after room for
+    /// `connections` sockets (and as many idle ones) and 256 for everything else.
+    static func storeBudget(openFiles: Int, connections: Int, devices: Int) -> Int {
+        let spare = openFiles - 2 * max(connections, 256) - 1024 - 256
+        return max(16, min(devices, spare / 3))
+    }
+}
