@@ -146,6 +146,16 @@ struct FleetLoop {
             }
         }
         Self.writeInstallIDs(installIDs, options.dataDirectory)
+        // Create and open every store before the clock starts: making a SQLite file costs
+        // milliseconds, and a thousand of them at the first instant would make every timer late.
+        for slot in slots.indices {
+            do {
+                _ = try slots[slot].store.pendingCount()
+            } catch {
+                reportStoreError(error, slot: slot)
+            }
+        }
+        clock = FleetClock(startMillis: startMillis, warp: options.warp ?? fleet.clock.warp, realNanos: FleetRuntime.realNanos())
         for (index, fault) in fleet.faults.enumerated() {
             timers.schedule((), key: .fault(index), at: startMillis + fault.atMillis)
         }

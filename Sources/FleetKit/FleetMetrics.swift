@@ -4,6 +4,9 @@ import Foundation
 public struct FleetMetrics: Sendable, Hashable {
     /// Virtual time, Unix ms.
     public var virtualNow: Int64 = 0
+    /// Real seconds the fleet has run, from the clock's start (store preparation and the final
+    /// drain not counted).
+    public var realSeconds = 0.0
     /// Devices spawned.
     public var devices = 0
     /// Devices by tracking state (`idle`, `tracking`, `paused(permissionRevoked)`, …, and `dead`).

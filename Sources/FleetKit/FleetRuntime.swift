@@ -133,7 +133,8 @@ public final class FleetRuntime: Sendable {
                     self.wakeup.signal()
                 }
             }
-            let metrics = state.snapshot()
+            var metrics = state.snapshot()
+            metrics.realSeconds = Double(realNow - started) / 1e9
             published.withLock { $0 = metrics }
             if Double(realNow - lastProgress) / 1e9 >= progressEverySeconds {
                 lastProgress = realNow
@@ -168,7 +169,10 @@ public final class FleetRuntime: Sendable {
             if inFlight > 0 { _ = wakeup.wait(timeout: .now() + .milliseconds(50)) }
         }
         state.finish()
-        published.withLock { $0 = state.snapshot() }
+        let runSeconds = published.withLock { $0.realSeconds }
+        var final = state.snapshot()
+        final.realSeconds = runSeconds
+        published.withLock { $0 = final }
     }
 
     static func realNanos() -> UInt64 {
