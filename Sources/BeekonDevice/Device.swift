@@ -204,9 +204,7 @@ public struct Device: Sendable {
 
     private mutating func shutdown() -> [DeviceAction] {
         let cancelled = cancelAllTimers()
-        lifecycle = Lifecycle(
-            platform: platform, permissionGranted: lifecycle.permissionGranted,
-            locationServicesOn: lifecycle.locationServicesOn)
+        lifecycle.forget()
         currentLocationRequests = [:]
         return cancelled + providerUpdate()
     }
@@ -216,9 +214,7 @@ public struct Device: Sendable {
         isProcessAlive = false
         currentLocationRequests = [:]
         sync.processDied()
-        lifecycle = Lifecycle(
-            platform: platform, permissionGranted: lifecycle.permissionGranted,
-            locationServicesOn: lifecycle.locationServicesOn)
+        lifecycle.forget()
         let stopProvider: [DeviceAction] = providerRequest == nil ? [] : [.requestLocationUpdates(nil)]
         providerRequest = nil
         return cancelled + stopProvider

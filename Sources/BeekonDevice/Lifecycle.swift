@@ -91,6 +91,13 @@ public struct Lifecycle: Sendable, Hashable {
         return bringUp()
     }
 
+    /// The state holder is gone (`shutdown()` or process death): back to Idle without a word,
+    /// the OS preconditions as they are, a transient error forgotten with the process.
+    public mutating func forget() {
+        state = .idle
+        osErrorActive = false
+    }
+
     /// `stop()`: to Stopped from any started state. A no-op when nothing runs.
     public mutating func stop() -> [TrackingState] {
         guard isStarted else { return [] }

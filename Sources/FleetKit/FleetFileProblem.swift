@@ -22,8 +22,9 @@ public struct FleetFileProblem: Error, Sendable, Hashable, CustomStringConvertib
 
     /// `FILE:LINE:COLUMN: error: PROBLEM; expected EXPECTED`, as compilers print.
     public var description: String {
-        let position = line > 0 ? ":\(line):\(max(column, 1))" : ""
-        return "\(file)\(position): error: \(problem)" + (expected.isEmpty ? "" : "; expected \(expected)")
+        Diagnostic.text(
+            file: file, line: line > 0 ? line : nil, column: line > 0 ? max(column, 1) : nil,
+            problem: problem, expected: expected)
     }
 }
 

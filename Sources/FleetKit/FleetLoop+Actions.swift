@@ -36,10 +36,10 @@ extension FleetLoop {
                 try store.writeState(changes)
             case .deleteLocations(let before):
                 let count = try store.deleteLocations(before: before)
-                return answer(.locationsDeleted(count: count), slot: slot, at: time)
+                return handled(.locationsDeleted(count: count), by: slot, at: time)
             case .loadBatch(let limit):
                 let batch = try store.nextBatch(limit: limit)
-                return answer(.batchLoaded(batch), slot: slot, at: time)
+                return handled(.batchLoaded(batch), by: slot, at: time)
             case .acknowledgeBatch(let batch):
                 try store.acknowledge(batch)
                 metrics.fixesUploaded += batch.locations.count
@@ -87,11 +87,5 @@ extension FleetLoop {
             FileHandle.standardError.write(Data("beekon-fleet: device \(slots[slot].id): \(error)\n".utf8))
         }
         return []
-    }
-
-    /// Feeds an answer back to the device and returns what it asks for next.
-    private mutating func answer(_ event: DeviceEvent, slot: Int, at time: Int64) -> [DeviceAction] {
-        guard slots[slot].device != nil else { return [] }
-        return slots[slot].device!.handle(event, at: time)
     }
 }

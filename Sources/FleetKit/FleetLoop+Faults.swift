@@ -22,30 +22,35 @@ extension FleetLoop {
         for slot in selected(fault.selector, faultIndex: index) {
             apply(fault.action, params: fault.params, forMillis: fault.forMillis, to: slot, at: time)
         }
-        if let length = fault.forMillis, FleetFileReader.endingActions.contains(fault.action), fault.action != .kill {
+        if let length = fault.forMillis, Self.undoing(fault.action) != nil {
             timers.schedule((), key: .faultEnd(index), at: time + length)
         }
     }
 
     mutating func endFault(_ index: Int, at time: Int64) {
         let fault = fleet.faults[index]
-        if fault.action == .latency || fault.action == .timeouts {
-            for slot in selected(fault.selector, faultIndex: index) {
-                if fault.action == .latency { slots[slot].extraLatencyMillis = 0 } else { slots[slot].timeoutFraction = 0 }
-            }
-            return
-        }
-        let opposite: FaultAction?
-        switch fault.action {
-        case .revokePermission: opposite = .grantPermission
-        case .locationServicesOff: opposite = .locationServicesOn
-        case .background: opposite = .foreground
-        case .networkOffline: opposite = .networkOnline
-        default: opposite = nil
-        }
-        guard let opposite else { return }
+        guard let (opposite, params) = Self.undoing(fault.action) else { return }
         for slot in selected(fault.selector, faultIndex: index) {
-            apply(opposite, params: FaultParams(), forMillis: nil, to: slot, at: time)
+            apply(opposite, params: params, forMillis: nil, to: slot, at: time)
+        }
+    }
+
+    /// The action (and its parameters) that ends a lasting fault; nil for those that end by
+    /// themselves (`osError` recovers, `kill` and `reboot` relaunch).
+    static func undoing(_ action: FaultAction) -> (FaultAction, FaultParams)? {
+        var none = FaultParams()
+        switch action {
+        case .revokePermission: return (.grantPermission, none)
+        case .locationServicesOff: return (.locationServicesOn, none)
+        case .background: return (.foreground, none)
+        case .networkOffline: return (.networkOnline, none)
+        case .latency:
+            none.latencyMillis = 0
+            return (.latency, none)
+        case .timeouts:
+            none.timeoutFraction = 0
+            return (.timeouts, none)
+        default: return nil
         }
     }
 

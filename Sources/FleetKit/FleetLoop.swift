@@ -197,9 +197,10 @@ struct FleetLoop {
 
     // MARK: The loop
 
-    func nextDeadline() -> Int64? {
-        var copy = timers
-        return copy.nextDeadline()
+    /// The earliest timer's deadline (mutating: stale timers at the top are dropped on the way,
+    /// where a copy of the queue would copy the whole heap).
+    mutating func nextDeadline() -> Int64? {
+        timers.nextDeadline()
     }
 
     mutating func takeOutgoing() -> [OutgoingTransfer] {
@@ -321,11 +322,16 @@ struct FleetLoop {
 
     // MARK: Devices
 
+    /// Hands `event` to the device and carries out what it asks for.
     mutating func feed(_ event: DeviceEvent, to slot: Int, at time: Int64) {
-        guard slots[slot].device != nil else { return }
+        perform(handled(event, by: slot, at: time), slot: slot, at: time)
+    }
+
+    /// The device's actions for `event` (none while it is not spawned).
+    mutating func handled(_ event: DeviceEvent, by slot: Int, at time: Int64) -> [DeviceAction] {
+        guard slots[slot].device != nil else { return [] }
         // Mutated in place: copying a device out and back costs more than handling the event.
-        let actions = slots[slot].device!.handle(event, at: time)
-        perform(actions, slot: slot, at: time)
+        return slots[slot].device!.handle(event, at: time)
     }
 
     mutating func transferFinished(slot: Int, kind: FleetRuntime.TransferKind, result: HTTPResult) {

@@ -106,24 +106,20 @@ public final class FleetRuntime: Sendable {
             insecure: state.options.insecure)
         defer { transport.shutdown() }
         state.start(realNanos: Self.realNanos())
-        var lastProgress = Self.realNanos()
+        let started = Self.realNanos()
+        var lastProgress = started
+        var lastPublished = started
+        var runSeconds = 0.0
         var inFlight = 0
-        let started = lastProgress
         while true {
-            let (completions, stopRequested) = inbox.withLock { box in
-                let taken = box.completions
-                box.completions = []
-                return (taken, box.stopRequested)
-            }
+            let (completions, stopRequested) = takeInbox()
             if stopRequested { break }
-            inFlight -= completions.count
-            for completion in completions {
-                state.transferFinished(slot: completion.slot, kind: completion.kind, result: completion.result)
-            }
+            inFlight -= deliver(completions, to: &state)
             let realNow = Self.realNanos()
             if let limit = state.options.realDurationMillis, realNow - started >= UInt64(limit) * 1_000_000 { break }
             let now = state.clock.now(realNanos: realNow)
             if let limit = state.options.virtualDurationMillis, now - state.startMillis >= limit { break }
+            runSeconds = Double(realNow - started) / 1e9
             state.runDue(until: now, realNanos: realNow)
             for request in state.takeOutgoing() {
                 inFlight += 1
@@ -133,9 +129,11 @@ public final class FleetRuntime: Sendable {
                     self.wakeup.signal()
                 }
             }
-            var metrics = state.snapshot()
-            metrics.realSeconds = Double(realNow - started) / 1e9
-            published.withLock { $0 = metrics }
+            // A snapshot walks every device, so it is taken a few times a second, not every turn.
+            if realNow - lastPublished >= 100_000_000 {
+                lastPublished = realNow
+                publish(state, runSeconds: runSeconds)
+            }
             if Double(realNow - lastProgress) / 1e9 >= progressEverySeconds {
                 lastProgress = realNow
                 progress(metrics)
@@ -156,23 +154,37 @@ public final class FleetRuntime: Sendable {
         // acknowledged now rather than sent again by the next run. Nothing new is sent.
         let drainDeadline = Self.realNanos() + 10_000_000_000
         while inFlight > 0, Self.realNanos() < drainDeadline {
-            let completions = inbox.withLock { box in
-                let taken = box.completions
-                box.completions = []
-                return taken
-            }
-            inFlight -= completions.count
-            for completion in completions {
-                state.transferFinished(slot: completion.slot, kind: completion.kind, result: completion.result)
-            }
+            inFlight -= deliver(takeInbox().completions, to: &state)
             _ = state.takeOutgoing()
             if inFlight > 0 { _ = wakeup.wait(timeout: .now() + .milliseconds(50)) }
         }
         state.finish()
-        let runSeconds = published.withLock { $0.realSeconds }
-        var final = state.snapshot()
-        final.realSeconds = runSeconds
-        published.withLock { $0 = final }
+        publish(state, runSeconds: runSeconds)
+    }
+
+    /// Takes the completions that arrived and whether a stop was asked for.
+    private func takeInbox() -> (completions: [(slot: Int, kind: TransferKind, result: HTTPResult)], stopRequested: Bool) {
+        inbox.withLock { box in
+            let taken = box.completions
+            box.completions = []
+            return (taken, box.stopRequested)
+        }
+    }
+
+    /// Hands transfer outcomes to their devices; returns how many there were.
+    private func deliver(
+        _ completions: [(slot: Int, kind: TransferKind, result: HTTPResult)], to state: inout FleetLoop
+    ) -> Int {
+        for completion in completions {
+            state.transferFinished(slot: completion.slot, kind: completion.kind, result: completion.result)
+        }
+        return completions.count
+    }
+
+    private func publish(_ state: FleetLoop, runSeconds: Double) {
+        var metrics = state.snapshot()
+        metrics.realSeconds = runSeconds
+        published.withLock { $0 = metrics }
     }
 
     static func realNanos() -> UInt64 {

@@ -28,14 +28,7 @@ public struct RouteError: Error, CustomStringConvertible, Sendable, Hashable {
 
     /// `FILE:LINE:COLUMN: error: problem; expected what` (line and column left out when unknown).
     public var description: String {
-        var text = file
-        if let line {
-            text += ":\(line)"
-            if let column { text += ":\(column)" }
-        }
-        text += ": error: " + problem
-        if let expected { text += "; expected " + expected }
-        return text
+        Diagnostic.text(file: file, line: line, column: column, problem: problem, expected: expected)
     }
 
     init(file: String, at position: RouteSourcePosition?, problem: String, expected: String?) {
@@ -51,5 +44,20 @@ public struct RouteError: Error, CustomStringConvertible, Sendable, Hashable {
     ) -> RouteError {
         RouteError(
             file: file, at: position, problem: "\"\(text)\" is not a number", expected: expected)
+    }
+}
+
+/// The one format of every file diagnostic (route files, fleet files), as compilers print them:
+/// `FILE:LINE:COLUMN: error: PROBLEM; expected WHAT`, leaving out what is unknown.
+enum Diagnostic {
+    static func text(file: String, line: Int?, column: Int?, problem: String, expected: String?) -> String {
+        var text = file
+        if let line {
+            text += ":\(line)"
+            if let column { text += ":\(column)" }
+        }
+        text += ": error: " + problem
+        if let expected, !expected.isEmpty { text += "; expected " + expected }
+        return text
     }
 }
