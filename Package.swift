@@ -32,11 +32,15 @@ let package = Package(
         .target(
             name: "FleetKit",
             dependencies: ["BeekonDevice", "BeekonStore", "BeekonNet", .product(name: "Yams", package: "Yams")]),
+        // The reference ingest server: validates, dedupes and stores uploads; scriptable answers.
+        .target(
+            name: "IngestReceiver",
+            dependencies: ["CMicroHTTPD", "BeekonDevice", "BeekonStore", "BeekonNet"]),
 
         .executableTarget(
             name: "beekon-fleet",
             dependencies: [
-                "BeekonDevice", "BeekonStore", "BeekonNet", "FleetKit", "CMicroHTTPD",
+                "BeekonDevice", "BeekonStore", "BeekonNet", "FleetKit", "CMicroHTTPD", "IngestReceiver",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -48,6 +52,9 @@ let package = Package(
         .testTarget(
             name: "FleetKitTests",
             dependencies: ["FleetKit", "BeekonDevice", "BeekonNet", "BeekonStore", "CMicroHTTPD", "beekon-fleet"]),
+        .testTarget(
+            name: "IngestReceiverTests",
+            dependencies: ["IngestReceiver", "beekon-fleet", "BeekonDevice", "BeekonNet", "BeekonStore"]),
         .testTarget(name: "CShimTests", dependencies: ["CSQLite", "CZlib", "CCurl", "CMicroHTTPD"]),
 
         // A child process for the crash-durability test: writes fixes, then waits to be killed.

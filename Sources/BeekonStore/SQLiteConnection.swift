@@ -5,12 +5,12 @@ import Foundation
 ///
 /// Not thread-safe, by design: it is opened with `SQLITE_OPEN_NOMUTEX` because a store is confined
 /// to the scheduler's thread, so SQLite's own per-call mutex would be pure cost.
-final class SQLiteConnection {
+public final class SQLiteConnection {
     /// The `sqlite3 *`; valid for the object's lifetime.
     let handle: OpaquePointer
 
     /// Opens (creating if missing) the database file at `path` for reading and writing.
-    init(path: String) throws(SQLiteError) {
+    public init(path: String) throws(SQLiteError) {
         let initialised = SQLiteLibrary.initialisation
         guard initialised == SQLITE_OK else { throw SQLiteError(rawValue: initialised) }
         var db: OpaquePointer?
@@ -47,20 +47,20 @@ final class SQLiteConnection {
     }
 
     /// Runs one or more SQL statements that return no rows the caller needs.
-    func execute(_ sql: String) throws(SQLiteError) {
+    public func execute(_ sql: String) throws(SQLiteError) {
         try check(sqlite3_exec(handle, sql, nil, nil, nil))
     }
 
     /// Compiles `sql`; `persistent` for statements kept for the connection's lifetime.
-    func prepare(_ sql: String, persistent: Bool = false) throws(SQLiteError) -> Statement {
+    public func prepare(_ sql: String, persistent: Bool = false) throws(SQLiteError) -> Statement {
         try Statement(connection: self, sql: sql, persistent: persistent)
     }
 
     /// Rows changed by the most recent INSERT, UPDATE or DELETE.
-    var changes: Int { Int(sqlite3_changes64(handle)) }
+    public var changes: Int { Int(sqlite3_changes64(handle)) }
 
     /// Whether no transaction is open.
-    var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+    public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
     /// Frees as much of this connection's heap as SQLite can (unused cache pages), and takes the
     /// WAL index's pages out of this process's resident set.

@@ -5,13 +5,14 @@ internal import CSQLite
 /// Every call into SQLite that can fail is checked through `SQLiteConnection.check(_:)` or
 /// `SQLiteConnection.error(_:)`, which make one of these; `DeviceStore` turns it into a
 /// `StoreError` that names the file and the operation.
-struct SQLiteError: Error, RawRepresentable, Sendable, CustomStringConvertible {
+public struct SQLiteError: Error, RawRepresentable, Sendable, CustomStringConvertible {
     /// The extended result code (connections are opened with extended codes on).
-    let rawValue: Int32
+    public let rawValue: Int32
     /// `sqlite3_errmsg` when a connection had one, otherwise `sqlite3_errstr` of the code.
-    let message: String
+    public let message: String
 
-    init(rawValue: Int32) {
+    /// The error for `rawValue`, with SQLite's text for that code.
+    public init(rawValue: Int32) {
         self.init(rawValue, message: String(cString: sqlite3_errstr(rawValue)))
     }
 
@@ -24,7 +25,7 @@ struct SQLiteError: Error, RawRepresentable, Sendable, CustomStringConvertible {
     /// (`SQLITE_IOERR_WRITE` → `SQLITE_IOERR`).
     var primary: Int32 { rawValue & 0xFF }
 
-    var description: String { "\(message) (SQLite code \(rawValue))" }
+    public var description: String { "\(message) (SQLite code \(rawValue))" }
 
     static let error = SQLiteError(rawValue: SQLITE_ERROR)
     static let permission = SQLiteError(rawValue: SQLITE_PERM)

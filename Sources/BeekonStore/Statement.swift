@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Holds its connection strongly, so the connection cannot close under a live statement.
 /// Parameter and column indexes follow SQLite: parameters from 1, columns from 0.
-final class Statement {
+public final class Statement {
     /// The connection this statement was compiled on.
     let connection: SQLiteConnection
     /// The `sqlite3_stmt *`; valid for the object's lifetime.
@@ -30,20 +30,23 @@ final class Statement {
 
     // MARK: Binding
 
-    func bind(_ value: Int64, at index: Int32) throws(SQLiteError) {
+    /// Binds an integer to parameter `index`.
+    public func bind(_ value: Int64, at index: Int32) throws(SQLiteError) {
         try connection.check(sqlite3_bind_int64(handle, index, value))
     }
 
-    func bind(_ value: Int, at index: Int32) throws(SQLiteError) {
+    /// Binds an integer to parameter `index`.
+    public func bind(_ value: Int, at index: Int32) throws(SQLiteError) {
         try bind(Int64(value), at: index)
     }
 
-    func bind(_ value: Double, at index: Int32) throws(SQLiteError) {
+    /// Binds a real to parameter `index`.
+    public func bind(_ value: Double, at index: Int32) throws(SQLiteError) {
         try connection.check(sqlite3_bind_double(handle, index, value))
     }
 
     /// Binds SQL NULL for nil: nil means "not measured", which is not 0.
-    func bind(_ value: Double?, at index: Int32) throws(SQLiteError) {
+    public func bind(_ value: Double?, at index: Int32) throws(SQLiteError) {
         if let value {
             try bind(value, at: index)
         } else {
@@ -51,11 +54,13 @@ final class Statement {
         }
     }
 
-    func bind(_ value: Bool, at index: Int32) throws(SQLiteError) {
+    /// Binds 1 or 0 to parameter `index`.
+    public func bind(_ value: Bool, at index: Int32) throws(SQLiteError) {
         try bind(Int64(value ? 1 : 0), at: index)
     }
 
-    func bind(_ value: String, at index: Int32) throws(SQLiteError) {
+    /// Binds text to parameter `index`.
+    public func bind(_ value: String, at index: Int32) throws(SQLiteError) {
         // The byte count is passed explicitly, so text with an embedded NUL is kept whole.
         let byteCount = Int32(value.utf8.count)
         let code = value.withCString { text in
@@ -64,7 +69,8 @@ final class Statement {
         try connection.check(code)
     }
 
-    func bind(_ value: String?, at index: Int32) throws(SQLiteError) {
+    /// Binds text, or SQL NULL for nil, to parameter `index`.
+    public func bind(_ value: String?, at index: Int32) throws(SQLiteError) {
         if let value {
             try bind(value, at: index)
         } else {
@@ -72,7 +78,8 @@ final class Statement {
         }
     }
 
-    func bind(_ value: Data, at index: Int32) throws(SQLiteError) {
+    /// Binds a blob to parameter `index`.
+    public func bind(_ value: Data, at index: Int32) throws(SQLiteError) {
         let code = value.withUnsafeBytes { bytes in
             // A NULL pointer would bind SQL NULL; an empty blob is a zero-length blob.
             bytes.baseAddress.map {
@@ -82,14 +89,15 @@ final class Statement {
         try connection.check(code)
     }
 
-    func bindNull(at index: Int32) throws(SQLiteError) {
+    /// Binds SQL NULL to parameter `index`.
+    public func bindNull(at index: Int32) throws(SQLiteError) {
         try connection.check(sqlite3_bind_null(handle, index))
     }
 
     // MARK: Running
 
     /// Advances to the next row: true when a row is ready to read, false when done.
-    func step() throws(SQLiteError) -> Bool {
+    public func step() throws(SQLiteError) -> Bool {
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
@@ -99,7 +107,7 @@ final class Statement {
     }
 
     /// Steps a statement that returns no rows, then resets it.
-    func run() throws(SQLiteError) {
+    public func run() throws(SQLiteError) {
         defer { reset() }
         _ = try step()
     }
@@ -108,50 +116,58 @@ final class Statement {
     ///
     /// A statement left mid-read holds a WAL read snapshot open, which stops checkpoints from
     /// resetting the WAL; every use ends with this. The step's error, if any, was already thrown.
-    func reset() {
+    public func reset() {
         sqlite3_reset(handle)
     }
 
     // MARK: Columns
 
-    func int64(at column: Int32) -> Int64 {
+    /// The column as an integer.
+    public func int64(at column: Int32) -> Int64 {
         sqlite3_column_int64(handle, column)
     }
 
-    func int(at column: Int32) -> Int {
+    /// The column as an integer.
+    public func int(at column: Int32) -> Int {
         Int(int64(at: column))
     }
 
-    func double(at column: Int32) -> Double {
+    /// The column as a real.
+    public func double(at column: Int32) -> Double {
         sqlite3_column_double(handle, column)
     }
 
-    func optionalDouble(at column: Int32) -> Double? {
+    /// The column as a real; nil for NULL.
+    public func optionalDouble(at column: Int32) -> Double? {
         isNull(at: column) ? nil : double(at: column)
     }
 
-    func bool(at column: Int32) -> Bool {
+    /// Whether the column is non-zero.
+    public func bool(at column: Int32) -> Bool {
         int64(at: column) != 0
     }
 
     /// The column's text; "" for NULL.
-    func string(at column: Int32) -> String {
+    public func string(at column: Int32) -> String {
         guard let text = sqlite3_column_text(handle, column) else { return "" }
         let byteCount = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: byteCount), as: UTF8.self)
     }
 
-    func optionalString(at column: Int32) -> String? {
+    /// The column's text; nil for NULL.
+    public func optionalString(at column: Int32) -> String? {
         isNull(at: column) ? nil : string(at: column)
     }
 
-    func data(at column: Int32) -> Data {
+    /// The column as a blob.
+    public func data(at column: Int32) -> Data {
         let byteCount = Int(sqlite3_column_bytes(handle, column))
         guard let bytes = sqlite3_column_blob(handle, column), byteCount > 0 else { return Data() }
         return Data(bytes: bytes, count: byteCount)
     }
 
-    func isNull(at column: Int32) -> Bool {
+    /// Whether the column is NULL.
+    public func isNull(at column: Int32) -> Bool {
         sqlite3_column_type(handle, column) == SQLITE_NULL
     }
 }

@@ -113,17 +113,6 @@ enum ProgressLine {
     }
 }
 
-/// Runs the reference ingest receiver. Arrives with the receiver.
-struct Receive: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Run the reference Beekon ingest receiver (not available yet).",
-        discussion: "Arrives with the reference ingest receiver (issue #5).")
-
-    func run() throws {
-        throw NotYetAvailable(command: "receive", issue: 5)
-    }
-}
-
 /// Checks a fleet file and its routes, reporting every problem with file:line:column.
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -152,16 +141,6 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure the fleet's hot paths and print the figures.",
         subcommands: [BenchStore.self, BenchDevice.self, BenchFleet.self])
-}
-
-/// A command that is named in `--help` but whose issue has not landed.
-struct NotYetAvailable: Error, CustomStringConvertible {
-    let command: String
-    let issue: Int
-
-    var description: String {
-        "`beekon-fleet \(command)` is not available in this build yet; it arrives with issue #\(issue)."
-    }
 }
 
 /// A command that could not do its job; the message says why and what to do.

@@ -1,0 +1,193 @@
+/// How the receiver answers well-formed uploads: scripted failures, latency and hangs, for
+/// testing what a client does with each answer.
+///
+/// Every upload that passes validation is numbered per device and draws one number from a
+/// SplitMix64 generator seeded with `seed`, in arrival order: the same seed and the same arrival
+/// order give the same answers.
+public struct AnswerScript: Sendable, Hashable {
+    /// Seeds the generator behind `mix`.
+    public var seed: UInt64
+    /// Shares of uploads answered otherwise than normally; whatever is left is stored and
+    /// answered 200. Percentages add up to at most 100.
+    public var mix: [MixEntry]
+    /// The first this many uploads of each device (by `install_id`) are answered `failFirstStatus`.
+    public var failFirst: Int
+    /// The status for the first `failFirst` uploads of each device.
+    public var failFirstStatus: Int
+    /// A `Retry-After` value added to every scripted non-2xx answer (e.g. `30`); nil for none.
+    public var retryAfter: String?
+    /// Milliseconds to wait before every answer on the ingest path (the connection is suspended,
+    /// no thread is held).
+    public var latencyMillis: Int
+    /// How long a hung upload holds its connection without answering before closing it.
+    public var hangMillis: Int
+    /// Store the upload before a scripted failure, hang or close, as a server whose answer is
+    /// lost after it committed (the client retries; dedupe makes that harmless).
+    public var storeBeforeFault: Bool
+
+    /// A script; by default every well-formed upload is stored and answered 200 at once.
+    public init(
+        seed: UInt64 = 0, mix: [MixEntry] = [], failFirst: Int = 0, failFirstStatus: Int = 503,
+        retryAfter: String? = nil, latencyMillis: Int = 0, hangMillis: Int = 120_000,
+        storeBeforeFault: Bool = false
+    ) {
+        self.seed = seed
+        self.mix = mix
+        self.failFirst = failFirst
+        self.failFirstStatus = failFirstStatus
+        self.retryAfter = retryAfter
+        self.latencyMillis = latencyMillis
+        self.hangMillis = hangMillis
+        self.storeBeforeFault = storeBeforeFault
+    }
+
+    /// Checks the ranges, naming the first bad value.
+    func validate() throws(IngestReceiverError) {
+        func fail(_ message: String) -> IngestReceiverError { IngestReceiverError(.configuration, message) }
+        let total = mix.reduce(0) { $0 + $1.percent }
+        guard mix.allSatisfy({ $0.percent >= 0 && $0.percent.isFinite }), total <= 100 + 1e-9 else {
+            throw fail("the status mix must have non-negative percentages adding up to at most 100 (got \(total))")
+        }
+        for entry in mix {
+            if case .status(let status) = entry.outcome, !(100...599).contains(status) {
+                throw fail("the status mix has status \(status); expected 100...599")
+            }
+        }
+        guard failFirst >= 0 else { throw fail("fail-first must be 0 or more (got \(failFirst))") }
+        guard (100...599).contains(failFirstStatus) else {
+            throw fail("the fail-first status must be in 100...599 (got \(failFirstStatus))")
+        }
+        guard latencyMillis >= 0, hangMillis >= 0 else { throw fail("latency and hang times must be 0 or more") }
+        if let retryAfter, retryAfter.isEmpty || retryAfter.contains(where: \.isNewline) {
+            throw fail("Retry-After must be a non-empty single-line value")
+        }
+    }
+
+    /// Parses a mix written `ANSWER:PERCENT,…`, e.g. `503:10,429:5,hang:1,close:1`.
+    public static func parseMix(_ text: String) throws(IngestReceiverError) -> [MixEntry] {
+        var entries: [MixEntry] = []
+        for item in text.split(separator: ",", omittingEmptySubsequences: true) {
+            let parts = item.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let outcome = ScriptedOutcome(parts[0].trimmingSpaces),
+                let percent = Double(parts[1].trimmingSpaces)
+            else {
+                throw IngestReceiverError(
+                    .configuration,
+                    "--mix \"\(text)\": \"\(item)\" should be ANSWER:PERCENT, where ANSWER is a status, hang or close (e.g. 503:10)")
+            }
+            entries.append(MixEntry(outcome, percent: percent))
+        }
+        return entries
+    }
+}
+
+/// A scripted answer other than the normal one.
+public enum ScriptedOutcome: Sendable, Hashable, CustomStringConvertible {
+    /// Answer this status. A 2xx status stores the upload first; others do not (unless
+    /// `storeBeforeFault`).
+    case status(Int)
+    /// Hold the connection without answering until the client gives up (or `hangMillis` pass).
+    case hang
+    /// Close the connection without answering.
+    case close
+
+    /// Parses `503`, `hang` or `close`.
+    public init?(_ text: some StringProtocol) {
+        switch text.lowercased() {
+        case "hang": self = .hang
+        case "close": self = .close
+        default:
+            guard let status = Int(text) else { return nil }
+            self = .status(status)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .status(let status): "\(status)"
+        case .hang: "hang"
+        case .close: "close"
+        }
+    }
+}
+
+/// One share of a status mix: this outcome for this percentage of uploads.
+public struct MixEntry: Sendable, Hashable {
+    /// What those uploads get.
+    public var outcome: ScriptedOutcome
+    /// Their share, 0...100.
+    public var percent: Double
+
+    /// An entry answering `percent` of uploads with `outcome`.
+    public init(_ outcome: ScriptedOutcome, percent: Double) {
+        self.outcome = outcome
+        self.percent = percent
+    }
+}
+
+/// Bearer-token checking on the ingest path.
+public struct AuthScript: Sendable, Hashable {
+    /// Answer 401 unless `Authorization` carries a token in `tokens` or one the token endpoint
+    /// issued and has not expired.
+    public var requireToken: Bool
+    /// Access tokens accepted as configured (never expire).
+    public var tokens: [String]
+
+    /// No checking by default.
+    public init(requireToken: Bool = false, tokens: [String] = []) {
+        self.requireToken = requireToken
+        self.tokens = tokens
+    }
+}
+
+/// The token endpoint that answers the SDK's `AuthConfig` refresh, and how it fails when told to.
+public struct TokenScript: Sendable, Hashable {
+    /// Where it listens; nil turns it off.
+    public var path: String?
+    /// The `expires_in` of issued tokens, seconds; issued access tokens stop working after it.
+    public var expiresIn: Int
+    /// Answer this status (with no token) instead of issuing one; nil to issue.
+    public var failStatus: Int?
+    /// With `failStatus`: only the first this many token requests fail; nil for all of them.
+    public var failFirst: Int?
+    /// Answer 200 without an `access_token` (the SDK's "dead credentials" case).
+    public var omitToken: Bool
+    /// Refresh tokens accepted as seeds; empty accepts any non-empty refresh token.
+    /// Refresh tokens this endpoint issued are always accepted.
+    public var refreshTokens: [String]
+
+    /// On at `/oauth/token`, issuing one-hour tokens.
+    public init(
+        path: String? = "/oauth/token", expiresIn: Int = 3600, failStatus: Int? = nil,
+        failFirst: Int? = nil, omitToken: Bool = false, refreshTokens: [String] = []
+    ) {
+        self.path = path
+        self.expiresIn = expiresIn
+        self.failStatus = failStatus
+        self.failFirst = failFirst
+        self.omitToken = omitToken
+        self.refreshTokens = refreshTokens
+    }
+
+    func validate() throws(IngestReceiverError) {
+        guard expiresIn > 0 else {
+            throw IngestReceiverError(.configuration, "the token expires_in must be positive (got \(expiresIn))")
+        }
+        if let failStatus, !(100...599).contains(failStatus) {
+            throw IngestReceiverError(.configuration, "the token fail status must be in 100...599 (got \(failStatus))")
+        }
+        if let failFirst, failFirst < 0 {
+            throw IngestReceiverError(.configuration, "the token fail-first count must be 0 or more (got \(failFirst))")
+        }
+    }
+}
+
+extension Substring {
+    /// Without leading and trailing spaces.
+    var trimmingSpaces: Substring {
+        var text = self
+        while text.first == " " { text.removeFirst() }
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,307 @@
+import BeekonDevice
+import BeekonNet
+import BeekonStore
+import Foundation
+import Synchronization
+
+/// The reference Beekon ingest server: gunzips, validates every rule of seed 05's payload,
+/// dedupes on `batch_id` and every row id, stores in SQLite and answers 2xx only after the
+/// commit; answers can be scripted (failures, latency, hangs, closes, token checks) to test
+/// clients. Embeddable: the fleet runner starts one on loopback when no ingest URL is given.
+///
+/// Sendable: its parts are the daemon (Sendable) and a core whose state sits behind `Mutex`es.
+public final class IngestReceiver: Sendable {
+    /// The configuration it was started with (checked).
+    public let configuration: IngestReceiverConfiguration
+    private let core: ReceiverCore
+    private let daemon: MicroHTTPDaemon
+
+    /// Opens the database and starts listening; throws when either fails or a value is bad.
+    public init(configuration: IngestReceiverConfiguration) throws(IngestReceiverError) {
+        let configuration = try configuration.validated()
+        self.configuration = configuration
+        let database: IngestDatabase
+        do {
+            database = try IngestDatabase(path: configuration.databasePath)
+        } catch {
+            throw IngestReceiverError(.database, "\(configuration.databasePath): \(error.message)")
+        }
+        let core = ReceiverCore(configuration: configuration, database: database)
+        self.core = core
+        daemon = try MicroHTTPDaemon(
+            host: configuration.host, port: configuration.port, threads: configuration.threads,
+            connectionTimeoutSeconds: configuration.connectionTimeoutSeconds,
+            connectionLimit: configuration.connectionLimit, maxBodyBytes: configuration.maxBodyBytes,
+            respond: { core.respond(to: $0) })
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// The port it listens on (the one picked when configured with port 0).
+    public var port: UInt16 { daemon.port }
+
+    /// `http://HOST:PORT`, with 127.0.0.1 for a wildcard host.
+    public var baseURL: String {
+        let host = configuration.host == "0.0.0.0" || configuration.host == "*" ? "127.0.0.1" : configuration.host
+        return "http://\(host == "localhost" ? "127.0.0.1" : host):\(port)"
+    }
+
+    /// The ingest URL, for `SyncConfig.url`.
+    public var url: String { baseURL + configuration.ingestPath }
+
+    /// The token endpoint's URL, for `AuthConfig.refreshUrl`; nil when it is off.
+    public var tokenURL: String? { configuration.tokenEndpoint.path.map { baseURL + $0 } }
+
+    /// The statistics URL (`GET`, JSON).
+    public var statsURL: String { baseURL + configuration.statsPath }
+
+    /// What it has seen since it started.
+    public func stats() -> IngestStats { core.stats() }
+
+    /// Stops listening, lets requests in progress finish their transaction and answer, then
+    /// closes the database. Idempotent.
+    public func stop() {
+        daemon.stop()
+        core.close()
+    }
+}
+
+/// The receiver's logic behind the daemon: routing, validation, the script, storage, stats.
+private final class ReceiverCore: Sendable {
+    struct State {
+        var planner: AnswerPlanner
+        var recorder = StatsRecorder()
+        var tokens: TokenIssuer
+    }
+
+    let configuration: IngestReceiverConfiguration
+    let validator: PayloadValidator
+    let state: Mutex<State>
+    /// The one writer connection; nil once closed.
+    let database: Mutex<IngestDatabase?>
+
+    init(configuration: IngestReceiverConfiguration, database: sending IngestDatabase) {
+        self.configuration = configuration
+        validator = PayloadValidator(maxDepth: configuration.maxJSONDepth)
+        state = Mutex(
+            State(
+                planner: AnswerPlanner(script: configuration.script, tokens: configuration.tokenEndpoint),
+                tokens: TokenIssuer(
+                    seed: configuration.script.seed, staticTokens: configuration.auth.tokens,
+                    refreshTokens: configuration.tokenEndpoint.refreshTokens)))
+        self.database = Mutex(database)
+    }
+
+    func close() {
+        database.withLock { $0 = nil }
+    }
+
+    func stats() -> IngestStats {
+        let (stats, ages) = state.withLock { ($0.recorder.stats, $0.recorder.ages) }
+        var copy = stats
+        copy.fixAge = IngestStats.Percentiles(ages)  // Sorted outside the lock.
+        return copy
+    }
+
+    static func wallMillis() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    static func error(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> OutgoingReply {
+        var json = JSONWriter()
+        json.beginObject()
+        json.key("error")
+        json.string(message)
+        json.endObject()
+        return .json(status, json.bytes, headers: headers)
+    }
+
+    /// Decides the answer to one request; runs on a daemon thread.
+    func respond(to request: IncomingRequest) -> Disposition {
+        let disposition: Disposition
+        if request.path == configuration.ingestPath {
+            disposition = request.method == "POST" ? ingest(request) : .reply(Self.notAllowed("POST"), delayMillis: 0)
+        } else if let tokenPath = configuration.tokenEndpoint.path, request.path == tokenPath {
+            disposition = .reply(request.method == "POST" ? token(request) : Self.notAllowed("POST"), delayMillis: 0)
+        } else if request.path == configuration.statsPath {
+            disposition = .reply(
+                request.method == "GET" || request.method == "HEAD"
+                    ? .json(200, stats().json(), headers: [("Cache-Control", "no-store")]) : Self.notAllowed("GET"),
+                delayMillis: 0)
+        } else {
+            disposition = .reply(Self.error(404, "no such path: \(request.path.prefix(200))"), delayMillis: 0)
+        }
+        state.withLock { state in
+            switch disposition {
+            case .reply(let reply, _): state.recorder.answered(reply.status)
+            case .hang: state.recorder.stats.hung += 1
+            case .close: state.recorder.stats.closedWithoutAnswer += 1
+            }
+        }
+        return disposition
+    }
+
+    static func notAllowed(_ method: String) -> OutgoingReply {
+        error(405, "method not allowed; use \(method)", headers: [("Allow", method)])
+    }
+
+    // MARK: Ingest
+
+    private func ingest(_ request: IncomingRequest) -> Disposition {
+        let now = Self.wallMillis()
+        if configuration.auth.requireToken {
+            let refusal = state.withLock { $0.tokens.check(authorization: request.headers["authorization"], now: now) }
+            if let refusal {
+                state.withLock { $0.recorder.stats.unauthorizedUploads += 1 }
+                return .reply(
+                    Self.error(401, "Authorization: \(refusal)", headers: [("WWW-Authenticate", "Bearer")]), delayMillis: 0)
+            }
+        }
+        let batch: IngestBatch
+        do {
+            batch = try decode(request)
+        } catch {
+            state.withLock { $0.recorder.stats.rejectedUploads += 1 }
+            return .reply(error.reply, delayMillis: 0)
+        }
+        let plan = state.withLock { $0.planner.planUpload(installID: batch.installID) }
+        let latency = configuration.script.latencyMillis
+        var stored: IngestDatabase.Outcome?
+        if plan.store {
+            do {
+                stored = try store(batch, receivedAt: now)
+            } catch {
+                return .reply(error.reply, delayMillis: latency)
+            }
+        }
+        switch plan.outcome {
+        case .hang: return .hang(millis: configuration.script.hangMillis)
+        case .close: return .close
+        case .status(let status) where !(200..<300).contains(status):
+            let retryAfter = configuration.script.retryAfter.map { [(name: "Retry-After", value: $0)] } ?? []
+            return .reply(Self.error(status, "scripted answer \(status)", headers: retryAfter), delayMillis: latency)
+        case .status(let status):
+            return .reply(Self.accepted(status, batch, stored), delayMillis: latency)
+        case nil:
+            return .reply(Self.accepted(200, batch, stored), delayMillis: latency)
+        }
+    }
+
+    /// An answer other than success, thrown by the steps of an upload.
+    struct Refusal: Error {
+        var reply: OutgoingReply
+
+        init(_ reply: OutgoingReply) { self.reply = reply }
+    }
+
+    /// Gunzips and validates; the refusal carries the 4xx to send.
+    private func decode(_ request: IncomingRequest) throws(Refusal) -> IngestBatch {
+        if request.bodyTooLarge {
+            throw Refusal(Self.error(413, "body: larger than the limit of \(configuration.maxBodyBytes) bytes"))
+        }
+        let type = request.headers["content-type"]?.lowercased() ?? ""
+        guard type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) == "application/json" else {
+            throw Refusal(Self.error(415, "Content-Type: expected application/json, got \"\(type.prefix(80))\""))
+        }
+        var json = request.body
+        switch request.headers["content-encoding"]?.trimmingCharacters(in: .whitespaces).lowercased() {
+        case nil, "", "identity": break
+        case "gzip":
+            do {
+                json = try GzipDecompressor(maxOutputBytes: configuration.maxInflatedBytes).decompress(request.body)
+            } catch where error.code == GzipError.outputTooLarge {
+                throw Refusal(Self.error(413, "body: inflates to more than \(configuration.maxInflatedBytes) bytes"))
+            } catch {
+                throw Refusal(Self.error(400, "body: not valid gzip (\(error.message))"))
+            }
+        case let other?:
+            throw Refusal(Self.error(415, "Content-Encoding: expected gzip, got \"\(other.prefix(40))\""))
+        }
+        do {
+            return try validator.validate(json)
+        } catch {
+            throw Refusal(Self.error(400, error.description))
+        }
+    }
+
+    /// Stores a batch and records it; the refusal carries the 5xx to send (the client retries).
+    private func store(_ batch: IngestBatch, receivedAt: Int64) throws(Refusal) -> IngestDatabase.Outcome {
+        let result: Result<IngestDatabase.Outcome, SQLiteError>? = database.withLock { database -> Result<IngestDatabase.Outcome, SQLiteError>? in
+            guard let database else { return nil }
+            do throws(SQLiteError) {
+                return .success(try database.store(batch, receivedAt: receivedAt))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case nil:
+            throw Refusal(Self.error(503, "the receiver is shutting down", headers: [("Retry-After", "5")]))
+        case .failure(let error):
+            throw Refusal(Self.error(500, "storage failed: \(error.message)"))
+        case .success(let outcome):
+            state.withLock { $0.recorder.stored(batch, outcome, receivedAt: receivedAt) }
+            return outcome
+        }
+    }
+
+    static func accepted(_ status: Int, _ batch: IngestBatch, _ outcome: IngestDatabase.Outcome?) -> OutgoingReply {
+        var json = JSONWriter()
+        json.beginObject()
+        json.key("batch_id")
+        json.string(batch.batchID)
+        if let outcome {
+            json.key("duplicate_batch")
+            json.bool(!outcome.newBatch)
+            json.key("stored_locations")
+            json.integer(Int64(outcome.storedLocationTimestamps.count))
+            json.key("duplicate_locations")
+            json.integer(Int64(outcome.duplicateLocations))
+            json.key("stored_geofence_events")
+            json.integer(Int64(outcome.storedGeofenceEvents))
+            json.key("duplicate_geofence_events")
+            json.integer(Int64(outcome.duplicateGeofenceEvents))
+        }
+        json.endObject()
+        return .json(status, json.bytes)
+    }
+
+    // MARK: Token endpoint
+
+    private func token(_ request: IncomingRequest) -> OutgoingReply {
+        if request.bodyTooLarge { return Self.error(413, "body: too large") }
+        guard let fields = TokenIssuer.fields(body: request.body, contentType: request.headers["content-type"]) else {
+            return Self.error(400, "body: expected application/x-www-form-urlencoded or a JSON object")
+        }
+        let refreshToken = fields["refresh_token"] ?? fields["refreshToken"]
+        let now = Self.wallMillis()
+        let expiresIn = configuration.tokenEndpoint.expiresIn
+        return state.withLock { state -> OutgoingReply in
+            switch state.planner.planToken() {
+            case .fail(let status):
+                return Self.error(status, "scripted token answer \(status)")
+            case .omitToken:
+                return .json(200, Array(#"{"token_type":"Bearer"}"#.utf8))
+            case .issue:
+                guard let refreshToken, state.tokens.accepts(refreshToken: refreshToken) else {
+                    return Self.error(
+                        400, refreshToken == nil ? "refresh_token: missing" : "refresh_token: not one this receiver accepts")
+                }
+                let issued = state.tokens.issue(expiresIn: expiresIn, now: now)
+                state.recorder.stats.tokensIssued += 1
+                var json = JSONWriter()
+                json.beginObject()
+                json.key("access_token")
+                json.string(issued.accessToken)
+                json.key("refresh_token")
+                json.string(issued.refreshToken)
+                json.key("expires_in")
+                json.integer(Int64(issued.expiresIn))
+                json.key("token_type")
+                json.string("Bearer")
+                json.endObject()
+                return .json(200, json.bytes, headers: [("Cache-Control", "no-store")])
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import BeekonDevice
+
+/// A snapshot of what the receiver has seen since it started (served as JSON at `/stats`).
+public struct IngestStats: Sendable, Hashable {
+    /// Answered requests, all paths, by HTTP status.
+    public var requestsByStatus: [Int: Int] = [:]
+    /// Uploads whose connection was closed without an answer (scripted `close`).
+    public var closedWithoutAnswer = 0
+    /// Uploads held without an answer (scripted `hang`).
+    public var hung = 0
+    /// Uploads answered 400 (or 413/415) for their body or headers.
+    public var rejectedUploads = 0
+    /// Uploads answered 401 by the token check.
+    public var unauthorizedUploads = 0
+    /// Batches stored with a `batch_id` not seen before.
+    public var batchesStored = 0
+    /// Uploads whose `batch_id` was already stored (acknowledged again, nothing stored twice).
+    public var duplicateBatches = 0
+    /// Locations (fixes) stored.
+    public var fixesStored = 0
+    /// Locations whose id was already stored.
+    public var duplicateFixes = 0
+    /// Geofence events stored.
+    public var geofenceEventsStored = 0
+    /// Geofence events whose id was already stored.
+    public var duplicateGeofenceEvents = 0
+    /// Tokens the token endpoint issued.
+    public var tokensIssued = 0
+    /// Distinct `(install_id, session_id)` pairs stored.
+    public var sessions = 0
+    /// When each device's last stored upload arrived, Unix milliseconds, by `install_id`.
+    public var lastSeenByDevice: [String: Int64] = [:]
+    /// Fix age at arrival (arrival wall time minus the fix timestamp), over the most recent fixes.
+    public var fixAge = Percentiles()
+
+    /// Distinct devices stored.
+    public var devices: Int { lastSeenByDevice.count }
+
+    /// Total answered requests.
+    public var requests: Int { requestsByStatus.values.reduce(0, +) }
+
+    /// Percentiles of a sample of milliseconds.
+    public struct Percentiles: Sendable, Hashable {
+        /// Samples the figures come from.
+        public var count = 0
+        /// The median, ms.
+        public var p50: Int64 = 0
+        /// The 95th percentile, ms.
+        public var p95: Int64 = 0
+        /// The 99th percentile, ms.
+        public var p99: Int64 = 0
+
+        /// Nearest-rank percentiles of `samples` (all zero when empty).
+        public init(_ samples: [Int64] = []) {
+            guard !samples.isEmpty else { return }
+            let sorted = samples.sorted()
+            func rank(_ fraction: Double) -> Int64 {
+                let index = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
+                return sorted[min(max(index, 0), sorted.count - 1)]
+            }
+            count = sorted.count
+            p50 = rank(0.5)
+            p95 = rank(0.95)
+            p99 = rank(0.99)
+        }
+    }
+
+    /// The snapshot as the JSON `/stats` serves (keys documented in docs/receiver.md).
+    public func json() -> [UInt8] {
+        var json = JSONWriter()
+        json.beginObject()
+        json.key("requests")
+        json.beginObject()
+        json.key("total")
+        json.integer(Int64(requests))
+        json.key("by_status")
+        json.beginObject()
+        for (status, count) in requestsByStatus.sorted(by: { $0.key < $1.key }) {
+            json.key("\(status)")
+            json.integer(Int64(count))
+        }
+        json.endObject()
+        for (key, value) in [
+            ("closed_without_answer", closedWithoutAnswer), ("hung", hung), ("rejected", rejectedUploads),
+            ("unauthorized", unauthorizedUploads),
+        ] {
+            json.key(key)
+            json.integer(Int64(value))
+        }
+        json.endObject()
+        for (key, stored, duplicate) in [
+            ("batches", batchesStored, duplicateBatches), ("fixes", fixesStored, duplicateFixes),
+            ("geofence_events", geofenceEventsStored, duplicateGeofenceEvents),
+        ] {
+            json.key(key)
+            json.beginObject()
+            json.key("stored")
+            json.integer(Int64(stored))
+            json.key("duplicates")
+            json.integer(Int64(duplicate))
+            json.endObject()
+        }
+        json.key("devices")
+        json.integer(Int64(devices))
+        json.key("sessions")
+        json.integer(Int64(sessions))
+        json.key("tokens_issued")
+        json.integer(Int64(tokensIssued))
+        json.key("device_last_seen")
+        json.beginObject()
+        for (device, millis) in lastSeenByDevice.sorted(by: { $0.key < $1.key }) {
+            json.key(device)
+            json.timestamp(unixMillis: millis)
+        }
+        json.endObject()
+        json.key("fix_age_ms")
+        json.beginObject()
+        for (key, value) in [("count", Int64(fixAge.count)), ("p50", fixAge.p50), ("p95", fixAge.p95), ("p99", fixAge.p99)] {
+            json.key(key)
+            json.integer(value)
+        }
+        json.endObject()
+        json.endObject()
+        return json.bytes
+    }
+}
+
+/// Accumulates `IngestStats` under the receiver's lock; fix ages kept in a bounded ring.
+struct StatsRecorder {
+    /// Fix ages kept for the percentiles: the most recent this many.
+    static let ageCapacity = 100_000
+
+    var stats = IngestStats()
+    private var sessions: Set<String> = []
+    /// Fix ages, ms, in a ring of `ageCapacity`.
+    private(set) var ages: [Int64] = []
+    private var nextAge = 0
+
+    mutating func answered(_ status: Int) {
+        stats.requestsByStatus[status, default: 0] += 1
+    }
+
+    mutating func stored(_ batch: IngestBatch, _ outcome: IngestDatabase.Outcome, receivedAt: Int64) {
+        if outcome.newBatch { stats.batchesStored += 1 } else { stats.duplicateBatches += 1 }
+        stats.fixesStored += outcome.storedLocationTimestamps.count
+        stats.duplicateFixes += outcome.duplicateLocations
+        stats.geofenceEventsStored += outcome.storedGeofenceEvents
+        stats.duplicateGeofenceEvents += outcome.duplicateGeofenceEvents
+        stats.lastSeenByDevice[batch.installID] = max(receivedAt, stats.lastSeenByDevice[batch.installID] ?? .min)
+        if sessions.insert(batch.installID + "/" + batch.sessionID).inserted { stats.sessions += 1 }
+        for timestamp in outcome.storedLocationTimestamps {
+            let age = receivedAt - timestamp
+            if ages.count < Self.ageCapacity {
+                ages.append(age)
+            } else {
+                ages[nextAge] = age
+                nextAge = (nextAge + 1) % Self.ageCapacity
+            }
+        }
+    }
+}

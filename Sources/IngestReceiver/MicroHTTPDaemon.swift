@@ -1,0 +1,279 @@
+internal import CMicroHTTPD
+import Dispatch
+import Foundation
+import Synchronization
+
+/// One request as the daemon collected it, handed to the responder.
+struct IncomingRequest: Sendable {
+    var method: String
+    var path: String
+    /// Header values by lower-cased name.
+    var headers: [String: String]
+    var body: [UInt8]
+    /// The body went over the daemon's limit; `body` is empty then.
+    var bodyTooLarge: Bool
+}
+
+/// A response to send.
+struct OutgoingReply: Sendable {
+    var status: Int
+    var headers: [(name: String, value: String)] = []
+    var body: [UInt8] = []
+
+    /// A JSON reply.
+    static func json(_ status: Int, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> OutgoingReply {
+        OutgoingReply(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
+    }
+}
+
+/// What to do with a request once the responder has decided.
+enum Disposition: Sendable {
+    /// Answer, after `delayMillis` (the connection is suspended meanwhile, no thread waits).
+    case reply(OutgoingReply, delayMillis: Int)
+    /// Suspend the connection without answering; close it after `millis`.
+    case hang(millis: Int)
+    /// Close the connection without answering.
+    case close
+}
+
+/// Owns one libmicrohttpd daemon: a pool of threads, each with its own epoll loop, calling the
+/// responder with whole requests. Delays and hangs suspend the connection and a timer resumes
+/// it, so a slow answer holds no thread and blocks no other connection.
+///
+/// Sendable: its state (the daemon's address, suspended connections) is in one `Mutex`.
+final class MicroHTTPDaemon: Sendable {
+    typealias Responder = @Sendable (IncomingRequest) -> Disposition
+
+    private struct State {
+        // Addresses as integers, because pointers are not Sendable.
+        var daemon = 0
+        var port: UInt16 = 0
+        var stopping = false
+        /// Suspended connections and the generation of the suspension each timer may resume.
+        var suspended: [Int: UInt64] = [:]
+        var generation: UInt64 = 0
+    }
+
+    /// What the daemon's threads reach through their context pointer; kept alive by the daemon
+    /// object until MHD has stopped.
+    private final class Core: Sendable {
+        let state = Mutex(State())
+        let respond: Responder
+        let maxBodyBytes: Int
+
+        init(respond: @escaping Responder, maxBodyBytes: Int) {
+            self.respond = respond
+            self.maxBodyBytes = maxBodyBytes
+        }
+
+        /// Resumes a suspended connection if that suspension is still the current one.
+        func resume(_ connection: Int, generation: UInt64) {
+            state.withLock { state in
+                guard !state.stopping, state.suspended[connection] == generation,
+                    let pointer = OpaquePointer(bitPattern: connection)
+                else { return }
+                state.suspended[connection] = nil
+                MHD_resume_connection(pointer)
+            }
+        }
+    }
+
+    /// One request's state across the access handler's calls; freed by the completion callback.
+    private final class RequestBox {
+        enum Phase {
+            case receiving
+            case delayed(OutgoingReply)
+            case hanging
+            case answered
+        }
+
+        var headers: [String: String] = [:]
+        var body: [UInt8] = []
+        var tooLarge = false
+        var phase = Phase.receiving
+    }
+
+    private let core: Core
+
+    /// The port the daemon listens on.
+    var port: UInt16 { core.state.withLock { $0.port } }
+
+    /// Starts listening on `host:port` (IPv4; port 0 picks one).
+    init(
+        host: String, port: UInt16, threads: Int, connectionTimeoutSeconds: Int, connectionLimit: Int,
+        maxBodyBytes: Int, respond: @escaping Responder
+    ) throws(IngestReceiverError) {
+        core = Core(respond: respond, maxBodyBytes: maxBodyBytes)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        let literal = host == "localhost" ? "127.0.0.1" : host == "*" ? "0.0.0.0" : host
+        guard inet_pton(AF_INET, literal, &address.sin_addr) == 1 else {
+            throw IngestReceiverError(.listen, "\"\(host)\" is not an IPv4 address; expected e.g. 127.0.0.1 or 0.0.0.0")
+        }
+        let context = Unmanaged.passUnretained(core).toOpaque()  // Unretained: stop() ends the daemon before core goes.
+        let flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        let completed: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+            guard let requestContext, let box = requestContext.pointee else { return }
+            Unmanaged<RequestBox>.fromOpaque(box).release()  // Balances the handler's passRetained.
+            requestContext.pointee = nil
+        }
+        let started = withUnsafeMutablePointer(to: &address) { addressPointer in
+            var options = [
+                MHD_OptionItem(option: .THREAD_POOL_SIZE, value: max(1, threads), ptr_value: nil),
+                MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: connectionTimeoutSeconds, ptr_value: nil),
+                MHD_OptionItem(option: .CONNECTION_LIMIT, value: connectionLimit, ptr_value: nil),
+                MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE, value: 4096, ptr_value: nil),
+                MHD_OptionItem(
+                    option: .NOTIFY_COMPLETED, value: unsafeBitCast(completed, to: Int.self), ptr_value: nil),
+                MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: UnsafeMutableRawPointer(addressPointer)),
+                MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
+            ]
+            return options.withUnsafeMutableBufferPointer { buffer in
+                beekon_mhd_start_daemon(UInt32(flags), port, nil, nil, MicroHTTPDaemon.handle, context, buffer.baseAddress)
+            }
+        }
+        guard let daemon = started else {
+            throw IngestReceiverError(
+                .listen, "cannot listen on \(host):\(port): \(String(cString: strerror(errno))) (is the port in use?)")
+        }
+        let boundPort = beekon_mhd_daemon_port(daemon)
+        core.state.withLock { state in
+            state.daemon = Int(bitPattern: daemon)
+            state.port = boundPort
+        }
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Stops listening: resumes held connections (a hang is closed, a delayed answer is sent),
+    /// waits for requests in progress (their transactions finish), closes every connection.
+    /// Idempotent.
+    func stop() {
+        let address = core.state.withLock { state in
+            state.stopping = true
+            for connection in state.suspended.keys {
+                if let pointer = OpaquePointer(bitPattern: connection) { MHD_resume_connection(pointer) }
+            }
+            state.suspended = [:]
+            defer { state.daemon = 0 }
+            return state.daemon
+        }
+        if let daemon = OpaquePointer(bitPattern: address) { MHD_stop_daemon(daemon) }
+    }
+
+    // MARK: - The access handler
+
+    private static let handle: MHD_AccessHandlerCallback = {
+        context, connection, url, method, _, uploadData, uploadSize, requestContext in
+        let core = Unmanaged<Core>.fromOpaque(context!).takeUnretainedValue()  // Unretained: outlives the daemon.
+        guard let connection, let requestContext, let uploadSize else { return MHD_Result.NO }
+        guard let boxPointer = requestContext.pointee else {
+            // The first call carries only the head.
+            let box = RequestBox()
+            withUnsafeMutablePointer(to: &box.headers) { headers in
+                _ = MHD_get_connection_values(
+                    connection, .HEADER_KIND,
+                    { headers, _, key, value in
+                        guard let key else { return MHD_Result.YES }
+                        headers!.assumingMemoryBound(to: [String: String].self).pointee[String(cString: key).lowercased()] =
+                            value.map { String(cString: $0) } ?? ""
+                        return MHD_Result.YES
+                    }, headers)
+            }
+            requestContext.pointee = Unmanaged.passRetained(box).toOpaque()  // Released by the completion callback.
+            if let length = box.headers["content-length"].flatMap({ Int($0) }), length > core.maxBodyBytes {
+                // Refuse before reading the body; MHD closes the connection after this answer.
+                box.tooLarge = true
+                return finish(box, core: core, connection: connection, url: url, method: method)
+            }
+            return MHD_Result.YES
+        }
+        let box = Unmanaged<RequestBox>.fromOpaque(boxPointer).takeUnretainedValue()  // Retained until completion.
+        if uploadSize.pointee > 0 {
+            if case .receiving = box.phase, !box.tooLarge {
+                if box.body.count + uploadSize.pointee > core.maxBodyBytes {
+                    box.tooLarge = true
+                    box.body = []
+                } else {
+                    box.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee))
+                }
+            }
+            uploadSize.pointee = 0
+            return MHD_Result.YES
+        }
+        return finish(box, core: core, connection: connection, url: url, method: method)
+    }
+
+    /// The last call for a request (or a resumed one): decide, then answer, suspend or close.
+    private static func finish(
+        _ box: RequestBox, core: Core, connection: OpaquePointer, url: UnsafePointer<CChar>?,
+        method: UnsafePointer<CChar>?
+    ) -> MHD_Result {
+        switch box.phase {
+        case .answered:
+            return MHD_Result.YES
+        case .hanging:
+            return MHD_Result.NO
+        case .delayed(let reply):
+            box.phase = .answered
+            return queue(reply, on: connection)
+        case .receiving:
+            break
+        }
+        let request = IncomingRequest(
+            method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "",
+            headers: box.headers, body: box.body, bodyTooLarge: box.tooLarge)
+        box.body = []
+        switch core.respond(request) {
+        case .reply(let reply, let delay) where delay > 0:
+            box.phase = .delayed(reply)
+            if suspend(connection, core: core, millis: delay) { return MHD_Result.YES }
+            box.phase = .answered
+            return queue(reply, on: connection)
+        case .reply(let reply, _):
+            box.phase = .answered
+            return queue(reply, on: connection)
+        case .hang(let millis):
+            box.phase = .hanging
+            return suspend(connection, core: core, millis: millis) ? MHD_Result.YES : MHD_Result.NO
+        case .close:
+            return MHD_Result.NO
+        }
+    }
+
+    /// Suspends `connection` and arms a timer that resumes it; false when the daemon is stopping.
+    private static func suspend(_ connection: OpaquePointer, core: Core, millis: Int) -> Bool {
+        let address = Int(bitPattern: connection)
+        let generation: UInt64? = core.state.withLock { state in
+            guard !state.stopping else { return nil }
+            MHD_suspend_connection(connection)
+            state.generation += 1
+            state.suspended[address] = state.generation
+            return state.generation
+        }
+        guard let generation else { return false }
+        // A Dispatch timer, not the cooperative pool: it only hands the connection back to MHD.
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(millis)) {
+            core.resume(address, generation: generation)
+        }
+        return true
+    }
+
+    private static func queue(_ reply: OutgoingReply, on connection: OpaquePointer) -> MHD_Result {
+        let response = reply.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let response else { return MHD_Result.NO }
+        for header in reply.headers {
+            _ = MHD_add_response_header(response, header.name, header.value)
+        }
+        let queued = MHD_queue_response(connection, UInt32(reply.status), response)
+        MHD_destroy_response(response)
+        return queued
+    }
+}

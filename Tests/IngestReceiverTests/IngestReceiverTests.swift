@@ -1,0 +1,195 @@
+import BeekonDevice
+import BeekonNet
+import Foundation
+import Testing
+
+@testable import IngestReceiver
+
+/// The receiver over real HTTP on loopback, storing into a real SQLite file.
+@Suite("Ingest receiver")
+struct IngestReceiverTests {
+    @Test("seed 05's example is accepted and stored, the trip stitched by install and session")
+    func seedExampleStored() async throws {
+        let harness = try ReceiverHarness()
+        let result = try await harness.upload(Array(seedExample.utf8))
+        #expect(result.status == 200)
+        #expect(result.json["stored_locations"] as? Int == 1)
+        #expect(try harness.count("SELECT count(*) FROM batches") == 1)
+        #expect(
+            try harness.count(
+                "SELECT count(*) FROM locations WHERE install_id = '0190c1a4-aaaa-7bbb-8ccc-ddddeeeeffff' "
+                    + "AND session_id = '0190d4e0-1234-7000-8000-aabbccddeeff' AND bearing = 180 AND accuracy = 5.2") == 1)
+        #expect(try harness.count("SELECT count(*) FROM geofence_events WHERE type = 'exit'") == 1)
+        #expect(try harness.count("SELECT count(*) FROM devices WHERE model = 'iPhone15,3'") == 1)
+        #expect(try harness.count("SELECT count(*) FROM sessions") == 1)
+    }
+
+    @Test("every broken rule is answered 400 with a reason naming the field, over HTTP")
+    func refusedOverHTTP() async throws {
+        let harness = try ReceiverHarness()
+        for mutation in Mutation.all {
+            let result = try await harness.upload(Array(mutation.body.utf8))
+            #expect(result.status == 400, "\(mutation.testDescription)")
+            #expect(result.reason.hasPrefix(mutation.field + ":"), "\(mutation.field): \(result.reason)")
+        }
+        #expect(try harness.count("SELECT count(*) FROM locations") == 0)
+        #expect(harness.receiver.stats().rejectedUploads == Mutation.all.count)
+    }
+
+    @Test("an upload the SDK encoder makes is accepted")
+    func encoderPayloadAccepted() async throws {
+        let harness = try ReceiverHarness()
+        let payload = harness.payload(fixes: 25, events: 2)
+        let result = try await harness.upload(payload.json)
+        #expect(result.status == 200)
+        #expect(try harness.count("SELECT count(*) FROM locations") == 25)
+        #expect(try harness.count("SELECT count(*) FROM geofence_events") == 2)
+    }
+
+    @Test("a duplicate batch is acknowledged 2xx without storing anything twice")
+    func duplicateBatch() async throws {
+        let harness = try ReceiverHarness()
+        let payload = harness.payload(fixes: 10, events: 1)
+        let first = try await harness.upload(payload.json)
+        let second = try await harness.upload(payload.json)
+        #expect(first.status == 200)
+        #expect(second.status == 200)
+        #expect(second.json["duplicate_batch"] as? Bool == true)
+        #expect(second.json["stored_locations"] as? Int == 0)
+        #expect(second.json["duplicate_locations"] as? Int == 10)
+        #expect(try harness.count("SELECT count(*) FROM batches") == 1)
+        #expect(try harness.count("SELECT count(*) FROM locations") == 10)
+        #expect(try harness.count("SELECT count(*) FROM geofence_events") == 1)
+        let stats = harness.receiver.stats()
+        #expect(stats.batchesStored == 1)
+        #expect(stats.duplicateBatches == 1)
+        #expect(stats.fixesStored == 10)
+        #expect(stats.duplicateFixes == 10)
+        #expect(stats.duplicateGeofenceEvents == 1)
+    }
+
+    @Test("a partial replay stores only the new ids")
+    func partialReplay() async throws {
+        let harness = try ReceiverHarness()
+        let first = harness.payload(fixes: 4)
+        #expect(try await harness.upload(first.json).status == 200)
+        // A new batch carrying two of the stored fixes and three new ones.
+        let replay = harness.payload(fixes: 3, reuse: Array(first.locationIDs.suffix(2)))
+        let result = try await harness.upload(replay.json)
+        #expect(result.status == 200)
+        #expect(result.json["stored_locations"] as? Int == 3)
+        #expect(result.json["duplicate_locations"] as? Int == 2)
+        #expect(try harness.count("SELECT count(*) FROM locations") == 7)
+        #expect(try harness.count("SELECT count(*) FROM batches") == 2)
+        // The same batch id with new rows (never sent by the SDK) still loses nothing.
+        let sameBatch = harness.payload(fixes: 1, reuse: replay.locationIDs, batchID: replay.batchID)
+        let again = try await harness.upload(sameBatch.json)
+        #expect(again.status == 200)
+        #expect(again.json["duplicate_batch"] as? Bool == true)
+        #expect(try harness.count("SELECT count(*) FROM locations") == 8)
+    }
+
+    @Test("an identity-encoded body is accepted; other encodings and content types are refused")
+    func encodings() async throws {
+        let harness = try ReceiverHarness()
+        #expect(try await harness.upload(harness.payload().json, gzip: false).status == 200)
+        let brotli = try await harness.upload(harness.payload().json, gzip: false, headers: [("Content-Encoding", "br")])
+        #expect(brotli.status == 415)
+        #expect(brotli.reason.hasPrefix("Content-Encoding"))
+        let form = await harness.send(
+            HTTPRequest(
+                url: harness.receiver.url, headers: [("Content-Type", "text/plain")],
+                body: harness.payload().json, connectionKey: "d"))
+        #expect(form.status == 415)
+        #expect(form.reason.hasPrefix("Content-Type"))
+    }
+
+    @Test("unknown paths are 404, wrong methods 405, and /stats counts what happened")
+    func routingAndStats() async throws {
+        let harness = try ReceiverHarness()
+        let device = harness.newID()
+        let session = harness.newID()
+        #expect(try await harness.upload(harness.payload(device: device, session: session, fixes: 5).json).status == 200)
+        #expect(try await harness.upload(Array("{}".utf8)).status == 400)
+        let missing = await harness.send(
+            HTTPRequest(url: harness.receiver.baseURL + "/nope", method: "GET", connectionKey: "d"))
+        #expect(missing.status == 404)
+        let get = await harness.send(HTTPRequest(url: harness.receiver.url, method: "GET", connectionKey: "d"))
+        #expect(get.status == 405)
+        #expect(get.header("Allow") == "POST")
+        let stats = try await harness.statsJSON()
+        let requests = stats["requests"] as? [String: Any]
+        let byStatus = requests?["by_status"] as? [String: Any]
+        #expect(byStatus?["200"] as? Int == 1)
+        #expect(byStatus?["400"] as? Int == 1)
+        #expect(byStatus?["404"] as? Int == 1)
+        #expect(byStatus?["405"] as? Int == 1)
+        #expect((stats["batches"] as? [String: Any])?["stored"] as? Int == 1)
+        #expect((stats["fixes"] as? [String: Any])?["stored"] as? Int == 5)
+        #expect(stats["devices"] as? Int == 1)
+        #expect(stats["sessions"] as? Int == 1)
+        let lastSeen = stats["device_last_seen"] as? [String: Any]
+        #expect((lastSeen?[device] as? String).flatMap { Timestamp.unixMillis(parsing: $0) } != nil)
+        // The fixes were made about 5 s before they were sent.
+        let age = stats["fix_age_ms"] as? [String: Any]
+        #expect(age?["count"] as? Int == 5)
+        let p50 = age?["p50"] as? Int ?? 0
+        #expect((4000...60_000).contains(p50), "p50 \(p50)")
+        #expect((age?["p99"] as? Int ?? 0) >= p50)
+    }
+
+    @Test("the receiver reopens an existing database and keeps deduping against it")
+    func reopen() async throws {
+        let harness = try ReceiverHarness()
+        let payload = harness.payload(fixes: 3)
+        #expect(try await harness.upload(payload.json).status == 200)
+        harness.receiver.stop()
+        let second = try IngestReceiver(
+            configuration: IngestReceiverConfiguration(port: 0, databasePath: harness.databasePath, threads: 1))
+        defer { second.stop() }
+        let result = await harness.send(
+            HTTPRequest(
+                url: second.url, headers: [("Content-Type", "application/json")], body: payload.json,
+                connectionKey: "again"))
+        #expect(result.json["duplicate_batch"] as? Bool == true)
+        #expect(try harness.count("SELECT count(*) FROM locations") == 3)
+    }
+
+    @Test("a bad configuration is refused with the value named")
+    func badConfiguration() throws {
+        #expect(throws: IngestReceiverError.self) {
+            try IngestReceiverConfiguration(ingestPath: "ingest").checked()
+        }
+        #expect(throws: IngestReceiverError.self) {
+            try IngestReceiverConfiguration(script: AnswerScript(mix: [MixEntry(.status(503), percent: 80), MixEntry(.hang, percent: 30)])).checked()
+        }
+        do {
+            _ = try IngestReceiverConfiguration.parseListen("localhost")
+            Issue.record("a host without a port was accepted")
+        } catch {
+            #expect(error.message.contains("ADDR:PORT"))
+        }
+        let any = try IngestReceiverConfiguration.parseListen("0.0.0.0:9000")
+        #expect(any.host == "0.0.0.0" && any.port == 9000)
+        let loopback = try IngestReceiverConfiguration.parseListen(":0")
+        #expect(loopback.host == "127.0.0.1" && loopback.port == 0)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-receiver-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            _ = try IngestReceiver(
+                configuration: IngestReceiverConfiguration(host: "example.com", port: 0, databasePath: folder.path + "/x.db"))
+            Issue.record("a host name was accepted")
+        } catch {
+            #expect(error.kind == .listen)
+        }
+        do {
+            _ = try IngestReceiver(
+                configuration: IngestReceiverConfiguration(port: 0, databasePath: folder.path + "/missing/x.db"))
+            Issue.record("a database in a missing folder was opened")
+        } catch {
+            #expect(error.kind == .database)
+            #expect(error.message.contains("missing/x.db"))
+        }
+    }
+}
