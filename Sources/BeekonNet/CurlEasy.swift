@@ -134,7 +134,7 @@ final class CurlEasy {
         defer { freeTransferMemory() }
         var micros: curl_off_t = 0
         _ = beekon_curl_easy_getinfo_off_t(handle, CURLINFO_TOTAL_TIME_T, &micros)
-        let latencyMillis = Int(micros / 1000)
+        let latencyMillis = Double(micros) / 1000
         if bodyOverflowed {
             return .failed(
                 kind: .other, message: "the response body exceeds \(maxResponseBytes) bytes",

@@ -5,9 +5,9 @@
 public enum HTTPResult: Sendable {
     /// The server answered. `latencyMillis` is libcurl's total time for the transfer (from
     /// resolving the name to the last byte), not the time spent waiting in the transport's queue.
-    case response(status: Int, headers: [(name: String, value: String)], body: [UInt8], latencyMillis: Int)
+    case response(status: Int, headers: [(name: String, value: String)], body: [UInt8], latencyMillis: Double)
     /// No answer: what kind of failure, libcurl's words for it, and how long it took to fail.
-    case failed(kind: NetworkFailure, message: String, latencyMillis: Int)
+    case failed(kind: NetworkFailure, message: String, latencyMillis: Double)
 
     /// The status, if the server answered.
     public var status: Int? {

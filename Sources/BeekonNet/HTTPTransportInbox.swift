@@ -26,13 +26,16 @@ final class HTTPTransportInbox: Sendable {
     }
 
     /// Queues `pending` and wakes the thread; false once the transport is stopping.
+    ///
+    /// Only the first request into an empty queue wakes the thread: it takes the whole queue at
+    /// once, so a burst of submissions costs one wake-up, not one write to curl's socket each.
     func submit(_ pending: HTTPPendingRequest) -> Bool {
-        let accepted = state.withLock { state in
-            guard !state.stopping else { return false }
+        let (accepted, wake) = state.withLock { state in
+            guard !state.stopping else { return (false, false) }
             state.submitted.append(pending)
-            return true
+            return (true, state.submitted.count == 1)
         }
-        if accepted { multi.wakeup() }
+        if wake { multi.wakeup() }
         return accepted
     }
 

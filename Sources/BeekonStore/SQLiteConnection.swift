@@ -62,44 +62,13 @@ public final class SQLiteConnection {
     /// Whether no transaction is open.
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
-    /// Frees as much of this connection's heap as SQLite can (unused cache pages), and takes the
-    /// WAL index's pages out of this process's resident set.
+    /// Frees as much of this connection's heap as SQLite can (unused cache pages).
     func releaseMemory() {
         _ = sqlite3_db_release_memory(handle)
-        releaseWALIndexPages()
     }
 
-    /// Size of one region of the WAL index (the `-shm` file), fixed by SQLite's file format.
-    private static let walIndexRegionSize: Int32 = 32_768
-
-    /// Drops this process's page-table entries for the `-shm` mapping (32 KiB per connection once
-    /// the WAL has frames, as SQLite zeroes a whole region when it starts using one).
-    ///
-    /// The mapping is MAP_SHARED over a file, so MADV_DONTNEED keeps its contents in the kernel's
-    /// page cache and the next access faults the same bytes back in; only the resident-set cost
-    /// of an idle connection goes away. The regions are found through SQLite's own VFS call
-    /// (`xShmMap` without extending): a store has read its WAL-mode file by now, so the `-shm`
-    /// file is open and this returns the existing mapping, creating nothing.
-    private func releaseWALIndexPages() {
-        var file: UnsafeMutablePointer<sqlite3_file>?
-        let found = withUnsafeMutablePointer(to: &file) {
-            sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, $0)
-        }
-        guard found == SQLITE_OK, let file, let methods = file.pointee.pMethods,
-            methods.pointee.iVersion >= 2, let shmMap = methods.pointee.xShmMap
-        else { return }
-        var region: Int32 = 0
-        while true {
-            var address: UnsafeMutableRawPointer?
-            let code = shmMap(file, region, Self.walIndexRegionSize, 0, &address)
-            guard code == SQLITE_OK, let address else { return }
-            _ = madvise(address, Int(Self.walIndexRegionSize), MADV_DONTNEED)
-            region += 1
-        }
-    }
-
-    /// Makes closing leave the WAL as it is: no checkpoint, no fsync, `-wal` and `-shm` kept.
-    /// The next open rebuilds the WAL index from the `-wal` file.
+    /// Makes closing leave the WAL as it is: no checkpoint, no fsync, `-wal` kept. The next open
+    /// rebuilds the WAL index from the `-wal` file.
     func skipCheckpointOnClose() {
         _ = beekon_sqlite3_db_config_flag(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nil)
     }

@@ -197,6 +197,9 @@ struct FleetLoop {
 
     // MARK: The loop
 
+    /// The longest a turn of timers runs before completions and uploads get their turn.
+    static let turnNanos: UInt64 = 2_000_000
+
     /// The earliest timer's deadline (mutating: stale timers at the top are dropped on the way,
     /// where a copy of the queue would copy the whole heap).
     mutating func nextDeadline() -> Int64? {
@@ -211,20 +214,27 @@ struct FleetLoop {
     /// Fires every timer due by `now`, each at its own deadline (so timestamps do not depend on
     /// how late the loop woke).
     mutating func runDue(until now: Int64, realNanos: UInt64) {
-        // At most a few thousand timers a turn, so a loop that has fallen behind still hands
-        // out transfer completions and sends uploads between turns.
-        var budget = 4096
+        // A turn lasts at most a couple of milliseconds, so a loop that has fallen behind still
+        // hands out transfer completions and sends uploads between turns: a device's next
+        // upload waits for its last one's answer, so long turns would throttle every upload.
+        let turnEnds = realNanos + Self.turnNanos
+        var fired = 0
+        var caughtUp = true
         var reached = metrics.virtualNow
-        while budget > 0, let due = timers.popDue(atOrBefore: now) {
-            budget -= 1
+        while let due = timers.popDue(atOrBefore: now) {
             let lateness = Double(now - due.deadline) / max(clock.warp, 1e-9)
             metrics.timerLateness.record(lateness)
             reached = max(reached, due.deadline)
             fire(due.key, at: due.deadline)
+            fired += 1
+            if fired % 64 == 0, FleetRuntime.realNanos() >= turnEnds {
+                caughtUp = false
+                break
+            }
         }
         // Device time never runs backwards: completions handled before the remaining timers
         // are stamped with the last deadline reached, not with a `now` the loop has not caught up to.
-        metrics.virtualNow = budget > 0 ? max(reached, now) : reached
+        metrics.virtualNow = caughtUp ? max(reached, now) : reached
     }
 
     private mutating func fire(_ timer: LoopTimer, at time: Int64) {
@@ -338,7 +348,7 @@ struct FleetLoop {
         let now = metrics.virtualNow
         let outcome: HTTPOutcome
         let label: String
-        var latency = 0
+        var latency = 0.0
         switch result {
         case .response(let status, let headers, let body, let millis):
             outcome = .response(status: status, headers: headers.map { HTTPHeader(name: $0.name, value: $0.value) }, body: body)
@@ -351,7 +361,7 @@ struct FleetLoop {
         }
         if case .upload = kind {
             metrics.batchesByOutcome[label, default: 0] += 1
-            metrics.latency.record(Double(latency))
+            metrics.latency.record(latency)
         }
         // Network faults: a timeout the device sees after the SDK's 30 s (the server may well
         // have the batch), or an answer that comes later than the server sent it.

@@ -12,8 +12,13 @@ struct BenchFleet: ParsableCommand {
         abstract: "Run N devices against a loopback 204 server and print throughput, memory and latency.",
         discussion: """
             Starts a libmicrohttpd server on 127.0.0.1 that reads each upload and answers 204, \
-            writes a bench fleet (one 2 km walk, precision preset, syncThreshold 10) and runs it \
-            for --seconds of wall time at --warp, with device stores in a temporary folder.
+            writes a bench fleet (one 2 km walk, precision preset, high-accuracy fixes each \
+            second) and runs it for --seconds of wall time at --warp, with device stores in a \
+            temporary folder. With --gate every-fix (the default) every OS fix passes the gate and \
+            each device uploads every --threshold fixes, so the figures are those of the path \
+            fix → store → batch → gzip → POST → acknowledge; with --gate preset the precision \
+            preset's own gate (10 s and 30 m) admits a fix about every 20 s of walking, the load \
+            of a real fleet, for capacity runs such as 10,000 devices at --warp 1.
             """)
 
     @Flag(help: "Print the figures as one JSON object.")
@@ -31,9 +36,27 @@ struct BenchFleet: ParsableCommand {
     @Option(help: "Most uploads in flight at once.")
     var maxConnections = 256
 
+    @Option(help: "Fixes per batch: each device uploads once this many are pending (syncThreshold).")
+    var threshold = 4
+
+    @Option(help: "Devices switch on spread over this much virtual time, e.g. 60s (phones do not all start in the same millisecond).")
+    var spread = "60s"
+
+    @Option(help: "Which gate: every-fix (admit each OS fix) or preset (the precision preset's 10 s and 30 m).")
+    var gate: BenchGate = .everyFix
+
+    /// The gate the bench fleet's devices use.
+    enum BenchGate: String, ExpressibleByArgument, CaseIterable {
+        case everyFix = "every-fix"
+        case preset
+    }
+
     func validate() throws {
         guard devices >= 1, warp > 0, seconds > 0 else {
             throw ValidationError("--devices, --warp and --seconds must be positive.")
+        }
+        guard FleetDuration.millis(spread) != nil else {
+            throw ValidationError("--spread \"\(spread)\" is not a duration; expected e.g. 0s, 60s or 2m.")
         }
     }
 
@@ -46,6 +69,8 @@ struct BenchFleet: ParsableCommand {
         var csv = "lat,lon\n"
         for index in 0...40 { csv += "\(51.5 + Double(index) * 0.00045),-0.12\n" }
         try csv.write(toFile: folder.path("walk.csv"), atomically: true, encoding: .utf8)
+        let gateOverrides =
+            gate == .everyFix ? "minTimeBetweenLocationsSeconds: 1\n      minDistanceBetweenLocationsMeters: 0" : ""
         let yaml = """
             name: bench
             seed: 1
@@ -58,10 +83,12 @@ struct BenchFleet: ParsableCommand {
                 route: walk.csv
                 pace: walk
                 startOffset: random
+                spread: \(spread)
                 config:
                   preset: precision
+                  \(gateOverrides)
                   whenStationary: keepTracking
-                  sync: {syncThreshold: 10}
+                  sync: {syncThreshold: \(threshold), batchSize: \(max(threshold, 1))}
             """
         let fleet: FleetFile
         do throws(FleetFileProblems) {
