@@ -11,6 +11,12 @@ public struct FleetFile: Sendable, Hashable {
     public var clock: ClockSpec
     /// The default ingest URL for groups whose sync block names none.
     public var ingest: String?
+
+    /// Whether some group uploads without naming a URL while the file names no `ingest`: the
+    /// run must then be given one (`--ingest`) or start a receiver of its own.
+    public var needsIngestURL: Bool {
+        ingest == nil && groups.contains { $0.config.sync?.url.isEmpty == true }
+    }
     /// The device groups, in file order.
     public var groups: [DeviceGroup]
     /// The fault timeline, in file order.

@@ -90,7 +90,9 @@ struct FleetLoop {
         }
         self.routes = routes
         installIDs = Self.readInstallIDs(options.dataDirectory)
-        for group in fleet.groups where (group.config.sync?.url ?? "x").isEmpty && options.ingest == nil && fleet.ingest == nil {
+        if fleet.needsIngestURL, options.ingest == nil,
+            let group = fleet.groups.first(where: { $0.config.sync?.url.isEmpty == true })
+        {
             throw RunError(description: "group \"\(group.name)\" uploads, but no ingest URL is set: give `ingest:` in the fleet file or `--ingest URL`")
         }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import BeekonDevice
 import FleetKit
 import Foundation
+import IngestReceiver
 
 /// The `beekon-fleet` command: hosts a fleet of emulated Beekon devices, and the tools around it.
 @main
@@ -24,18 +25,20 @@ struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a fleet of emulated devices from a fleet file.",
         discussion: """
-            Without a fleet file, runs fleets/demo.yaml. Device stores live under --data, so a \
-            second run on the same folder resumes the same devices (install ids, sessions, \
-            tokens, pending fixes). Ctrl-C stops cleanly.
+            Without a fleet file, runs the demo fleet (fleets/demo.yaml: 100 devices on the \
+            shipped routes). Without an ingest URL (--ingest, or `ingest:` in the fleet file), \
+            starts the reference ingest receiver in-process on 127.0.0.1 and says where. Device \
+            stores live under --data, so a second run on the same folder resumes the same \
+            devices (install ids, sessions, tokens, pending fixes). Ctrl-C stops cleanly.
             """)
 
-    @Argument(help: "The fleet file (YAML); fleets/demo.yaml when omitted.")
+    @Argument(help: "The fleet file (YAML); the demo fleet when omitted.")
     var fleetFile: String?
 
     @Option(help: "Where the device stores live.")
     var data = ".beekon-fleet"
 
-    @Option(help: "The ingest URL (overrides the fleet file's `ingest`).")
+    @Option(help: "The ingest URL (overrides the fleet file's `ingest`); without one, a receiver starts in-process.")
     var ingest: String?
 
     @Option(help: "Virtual seconds per real second (overrides the fleet file).")
@@ -57,7 +60,7 @@ struct Run: ParsableCommand {
     var insecure = false
 
     func run() throws {
-        let path = fleetFile ?? "fleets/demo.yaml"
+        let path = try fleetFile ?? DefaultFleet.locate()
         let fleet: FleetFile
         do throws(FleetFileProblems) {
             fleet = try FleetFile.load(path: path)
@@ -73,8 +76,10 @@ struct Run: ParsableCommand {
         }
         let openFiles = FileLimit.raiseToHardLimit()
         let devices = fleet.groups.reduce(0) { $0 + $1.count }
+        let receiver = try fleet.needsIngestURL && ingest == nil ? EmbeddedReceiver.start(dataDirectory: data) : nil
+        defer { receiver?.stop() }
         let options = RunOptions(
-            dataDirectory: data, ingest: ingest, warp: warp, seed: seed, realDurationMillis: realDuration,
+            dataDirectory: data, ingest: ingest ?? receiver?.url, warp: warp, seed: seed, realDurationMillis: realDuration,
             routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path,
             maxOpenStores: FileLimit.storeBudget(openFiles: openFiles, connections: maxConnections, devices: devices),
             maxConnections: maxConnections, caFile: caFile, insecure: insecure)
@@ -92,12 +97,42 @@ struct Run: ParsableCommand {
             source.resume()
             return source
         }
-        print("beekon-fleet: running \"\(fleet.name)\": \(fleet.groups.reduce(0) { $0 + $1.count }) devices, data in \(data)")
+        print("beekon-fleet: running \"\(fleet.name)\" (\(path)): \(devices) devices, data in \(data)")
+        if let receiver {
+            print(
+                "beekon-fleet: no ingest URL given, so the reference receiver runs in-process: "
+                    + "ingest \(receiver.url), stats \(receiver.statsURL), database \(receiver.configuration.databasePath)")
+        }
         try runtime.run(progressEverySeconds: 5) { metrics in
             print(ProgressLine.text(metrics))
         }
         interrupts.forEach { $0.cancel() }
         print("beekon-fleet: done. " + ProgressLine.text(runtime.metrics))
+        if let receiver {
+            let stats = receiver.stats()
+            print(
+                "beekon-fleet: the receiver stored \(stats.fixesStored) fixes in \(stats.batchesStored) batches; "
+                    + "duplicates seen: \(stats.duplicateBatches) batches, \(stats.duplicateFixes) fixes")
+        }
+    }
+}
+
+/// The reference receiver `run` starts when the fleet has nowhere to upload.
+enum EmbeddedReceiver {
+    /// Starts it on a free loopback port with its database in the run's data folder.
+    static func start(dataDirectory: String) throws -> IngestReceiver {
+        do {
+            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw CommandFailure("cannot create the data folder \(dataDirectory): \(error.localizedDescription)")
+        }
+        do throws(IngestReceiverError) {
+            return try IngestReceiver(
+                configuration: IngestReceiverConfiguration(
+                    host: "127.0.0.1", port: 0, databasePath: "\(dataDirectory)/ingest.db"))
+        } catch {
+            throw CommandFailure("cannot start the in-process ingest receiver: \(error)")
+        }
     }
 }
 
@@ -109,7 +144,7 @@ enum ProgressLine {
         let latency = metrics.latency
         return "\(Timestamp.text(unixMillis: metrics.virtualNow)) | devices: \(states) | fixes \(metrics.fixesStored)"
             + " | batches \(outcomes.isEmpty ? "0" : outcomes) | pending \(metrics.pending)"
-            + String(format: " | latency p50 %.0f p95 %.0f p99 %.0f ms", latency.percentile(0.5), latency.percentile(0.95), latency.percentile(0.99))
+            + String(format: " | latency p50 %.1f p95 %.1f p99 %.1f ms", latency.percentile(0.5), latency.percentile(0.95), latency.percentile(0.99))
     }
 }
 
