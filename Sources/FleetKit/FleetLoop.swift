@@ -102,6 +102,7 @@ struct FleetLoop {
     mutating func start(realNanos: UInt64) {
         let wallNow = Int64(Date().timeIntervalSince1970 * 1000)
         startMillis = fleet.clock.start ?? wallNow
+        metrics.virtualNow = startMillis
         clock = FleetClock(startMillis: startMillis, warp: options.warp ?? fleet.clock.warp, realNanos: realNanos)
         var rng = SplitMix64(seed: seed)
         for (groupIndex, group) in fleet.groups.enumerated() {

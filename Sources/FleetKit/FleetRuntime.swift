@@ -117,8 +117,14 @@ public final class FleetRuntime: Sendable {
             inFlight -= deliver(completions, to: &state)
             let realNow = Self.realNanos()
             if let limit = state.options.realDurationMillis, realNow - started >= UInt64(limit) * 1_000_000 { break }
-            let now = state.clock.now(realNanos: realNow)
-            if let limit = state.options.virtualDurationMillis, now - state.startMillis >= limit { break }
+            var now = state.clock.now(realNanos: realNow)
+            // A virtual duration ends once every timer before it has fired, however far behind
+            // the loop is, so what a run produces does not depend on how fast the machine is.
+            if let limit = state.options.virtualDurationMillis {
+                let end = state.startMillis + limit
+                if state.metrics.virtualNow >= end { break }
+                now = min(now, end)
+            }
             runSeconds = Double(realNow - started) / 1e9
             state.runDue(until: now, realNanos: realNow)
             for request in state.takeOutgoing() {
