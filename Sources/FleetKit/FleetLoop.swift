@@ -362,9 +362,12 @@ struct FleetLoop {
             label = kind.rawValue
             latency = millis
         }
-        if case .upload = kind {
+        switch kind {
+        case .upload:
             metrics.batchesByOutcome[label, default: 0] += 1
             metrics.latency.record(latency)
+        case .refresh:
+            metrics.refreshesByOutcome[label, default: 0] += 1
         }
         // Network faults: a timeout the device sees after the SDK's 30 s (the server may well
         // have the batch), or an answer that comes later than the server sent it.

@@ -23,6 +23,8 @@ public struct FleetMetrics: Sendable, Hashable {
     public var batchesByOutcome: [String: Int] = [:]
     /// Token refreshes sent.
     public var refreshesSent = 0
+    /// Token refresh outcomes, labelled as upload outcomes are.
+    public var refreshesByOutcome: [String: Int] = [:]
     /// Store errors (reported on standard error as they happen).
     public var storeErrors = 0
     /// Upload latency, ms.

@@ -141,9 +141,11 @@ enum ProgressLine {
     static func text(_ metrics: FleetMetrics) -> String {
         let states = metrics.devicesByState.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         let outcomes = metrics.batchesByOutcome.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
+        let refreshes = metrics.refreshesByOutcome.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
         let latency = metrics.latency
         return "\(Timestamp.text(unixMillis: metrics.virtualNow)) | devices: \(states) | fixes \(metrics.fixesStored)"
-            + " | batches \(outcomes.isEmpty ? "0" : outcomes) | pending \(metrics.pending)"
+            + " | batches \(outcomes.isEmpty ? "0" : outcomes)" + (refreshes.isEmpty ? "" : " | token refreshes \(refreshes)")
+            + " | pending \(metrics.pending)"
             + String(format: " | latency p50 %.1f p95 %.1f p99 %.1f ms", latency.percentile(0.5), latency.percentile(0.95), latency.percentile(0.99))
     }
 }
