@@ -44,6 +44,8 @@ public struct LatencyHistogram: Sendable, Hashable {
     public private(set) var count = 0
     /// The largest recorded, ms.
     public private(set) var max = 0.0
+    /// The sum of the recorded durations, ms.
+    public private(set) var sum = 0.0
 
     /// An empty histogram.
     public init() {}
@@ -53,6 +55,7 @@ public struct LatencyHistogram: Sendable, Hashable {
         let value = Swift.max(0, millis)
         buckets[Self.bucket(value)] += 1
         count += 1
+        sum += value
         max = Swift.max(max, value)
     }
 
@@ -61,6 +64,7 @@ public struct LatencyHistogram: Sendable, Hashable {
         guard other.count > 0 else { return }
         for index in buckets.indices { buckets[index] += other.buckets[index] }
         count += other.count
+        sum += other.sum
         max = Swift.max(max, other.max)
     }
 

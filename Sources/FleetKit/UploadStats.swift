@@ -11,6 +11,11 @@ public struct UploadStats: Sendable {
         /// Their latency, ms.
         public var latency = LatencyHistogram()
 
+        /// No uploads of this outcome yet.
+        public init(network: Bool) {
+            self.network = network
+        }
+
         /// Adds another tally of the same outcome.
         public mutating func merge(_ other: Tally) {
             count += other.count

@@ -56,6 +56,12 @@ struct Run: ParsableCommand {
     @Flag(help: "Skip TLS certificate checks (test servers only).")
     var insecure = false
 
+    @Option(help: "The admin API and page: HOST:PORT (port 0 picks one), or `off`; other than loopback needs a token.")
+    var admin = "127.0.0.1:8080"
+
+    @Option(help: "The admin API's bearer token (default: env BEEKON_ADMIN_TOKEN).")
+    var adminToken: String?
+
     func run() throws {
         let path = fleetFile ?? "fleets/demo.yaml"
         let fleet: FleetFile
@@ -84,6 +90,8 @@ struct Run: ParsableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
+        let adminServer = try RunAdmin.start(admin, token: adminToken, runtime: runtime)
+        defer { adminServer?.stop() }
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         let interrupts = [SIGINT, SIGTERM].map { number in
