@@ -32,15 +32,21 @@ let package = Package(
         .target(
             name: "FleetKit",
             dependencies: ["BeekonDevice", "BeekonStore", "BeekonNet", .product(name: "Yams", package: "Yams")]),
+        // The one libmicrohttpd wrapper: a daemon with suspend/resume, deferred answers and streams.
+        .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),
         // The reference ingest server: validates, dedupes and stores uploads; scriptable answers.
         .target(
             name: "IngestReceiver",
-            dependencies: ["CMicroHTTPD", "BeekonDevice", "BeekonStore", "BeekonNet"]),
+            dependencies: ["MicroHTTP", "BeekonDevice", "BeekonStore", "BeekonNet"]),
+        // The admin server: REST API v1, live events, metrics and the page from web/.
+        .target(
+            name: "FleetAdmin",
+            dependencies: ["MicroHTTP", "FleetKit", "BeekonDevice"]),
 
         .executableTarget(
             name: "beekon-fleet",
             dependencies: [
-                "BeekonDevice", "BeekonStore", "BeekonNet", "FleetKit", "CMicroHTTPD", "IngestReceiver",
+                "BeekonDevice", "BeekonStore", "BeekonNet", "FleetKit", "CMicroHTTPD", "IngestReceiver", "FleetAdmin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -55,6 +61,9 @@ let package = Package(
         .testTarget(
             name: "IngestReceiverTests",
             dependencies: ["IngestReceiver", "beekon-fleet", "BeekonDevice", "BeekonNet", "BeekonStore"]),
+        .testTarget(
+            name: "FleetAdminTests",
+            dependencies: ["FleetAdmin", "FleetKit", "IngestReceiver", "BeekonDevice", "BeekonNet", "MicroHTTP"]),
         .testTarget(name: "CShimTests", dependencies: ["CSQLite", "CZlib", "CCurl", "CMicroHTTPD"]),
 
         // A child process for the crash-durability test: writes fixes, then waits to be killed.

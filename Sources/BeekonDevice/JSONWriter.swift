@@ -101,6 +101,11 @@ public struct JSONWriter: Sendable {
         afterValue = true
     }
 
+    /// Writes `null`.
+    public mutating func null() {
+        literal("null")
+    }
+
     /// Writes `true` or `false`.
     public mutating func bool(_ value: Bool) {
         literal(value ? "true" : "false")

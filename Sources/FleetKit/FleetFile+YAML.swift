@@ -34,6 +34,35 @@ extension FleetFile {
     }
 }
 
+extension DeviceGroup {
+    /// Reads one group written as in a fleet file's `groups` list (YAML, or JSON, which YAML
+    /// reads too): the admin API's inline `spec`. With `routeFolder`, its route files are read.
+    public static func parse(
+        yaml: String, file: String = "spec", ingest: String? = nil, routeFolder: String? = nil
+    ) throws(FleetFileProblems) -> DeviceGroup {
+        var reader = FleetFileReader(file: file, routeFolder: routeFolder)
+        var group: DeviceGroup?
+        if let node = reader.compose(yaml) { group = reader.readGroup(node, ingest: ingest) }
+        guard reader.problems.isEmpty, let group else { throw FleetFileProblems(problems: reader.problems) }
+        return group
+    }
+}
+
+extension FaultParams {
+    /// Reads the `params` of `action` written as in a fleet file's fault timeline (YAML or
+    /// JSON): the admin API's action parameters. An empty text means no parameters.
+    public static func parse(action: FaultAction, yaml: String, file: String = "params") throws(FleetFileProblems) -> FaultParams {
+        var reader = FleetFileReader(file: file, routeFolder: nil)
+        let text = yaml.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? "{}" : yaml
+        var params = FaultParams()
+        if let node = reader.compose(text), let map = reader.mapping(node, "params") {
+            params = reader.readParams(action, map, at: node)
+        }
+        guard reader.problems.isEmpty else { throw FleetFileProblems(problems: reader.problems) }
+        return params
+    }
+}
+
 /// Walks the YAML tree, collecting every problem rather than stopping at the first.
 struct FleetFileReader {
     let file: String
@@ -48,14 +77,14 @@ struct FleetFileReader {
         self.routeFolder = routeFolder
     }
 
-    mutating func read(_ yaml: String) -> FleetFile? {
-        let root: Node
+    /// The YAML tree of `yaml`; nil (with the problem reported) when it is empty or malformed.
+    mutating func compose(_ yaml: String, whenEmpty: (problem: String, expected: String) = ("the text is empty", "a mapping")) -> Node? {
         do {
             guard let composed = try Yams.compose(yaml: yaml) else {
-                report(nil, "the file is empty", expected: "a mapping with `name` and `groups`")
+                report(nil, whenEmpty.problem, expected: whenEmpty.expected)
                 return nil
             }
-            root = composed
+            return composed
         } catch let error as YamlError {
             reportSyntax(error)
             return nil
@@ -63,6 +92,10 @@ struct FleetFileReader {
             report(nil, "\(error)", expected: "valid YAML")
             return nil
         }
+    }
+
+    mutating func read(_ yaml: String) -> FleetFile? {
+        guard let root = compose(yaml, whenEmpty: ("the file is empty", "a mapping with `name` and `groups`")) else { return nil }
         guard let top = mapping(root, "the fleet file") else { return nil }
         checkKeys(top, ["name", "seed", "clock", "ingest", "groups", "faults"], in: "the fleet file")
         let name = string(top["name"], "name") ?? "fleet"
@@ -109,7 +142,7 @@ struct FleetFileReader {
 
     // MARK: Groups
 
-    private mutating func readGroup(_ node: Node, ingest: String?) -> DeviceGroup? {
+    mutating func readGroup(_ node: Node, ingest: String?) -> DeviceGroup? {
         guard let map = mapping(node, "a group") else { return nil }
         checkKeys(map, [
             "name", "count", "platform", "model", "sdkVersion", "route", "pace", "speedFactor", "loop", "dwell",
@@ -370,8 +403,14 @@ struct FleetFileReader {
                 }
             }
         }
+        let params = readParams(action, map["params"].flatMap { mapping($0, "params") }, at: node)
+        return FaultEntry(atMillis: at, forMillis: forMillis, selector: selector, action: action, params: params, line: node.mark?.line ?? 0)
+    }
+
+    /// The parameters `action` takes, from a fault's `params` mapping; `node` is where to
+    /// report a missing one.
+    mutating func readParams(_ action: FaultAction, _ paramsMap: Node.Mapping?, at node: Node) -> FaultParams {
         var params = FaultParams()
-        let paramsMap = map["params"].flatMap { mapping($0, "params") }
         func param(_ name: String) -> Node? { paramsMap?[name] }
         switch action {
         case .latency:
@@ -391,7 +430,7 @@ struct FleetFileReader {
         default:
             break
         }
-        return FaultEntry(atMillis: at, forMillis: forMillis, selector: selector, action: action, params: params, line: node.mark?.line ?? 0)
+        return params
     }
 
     // MARK: Scalars
@@ -434,6 +473,8 @@ struct FleetFileReader {
         for key in map.keys {
             guard let name = key.string, allowed.contains(name) else {
                 report(key, "unknown key \"\(key.string ?? "?")\" in \(context)", expected: "one of \(allowed.sorted().joined(separator: ", "))")
+                let path = context.hasPrefix("a ") || context.hasPrefix("the ") ? "" : context + "."
+                problems[problems.count - 1].unknownField = path + (key.string ?? "?")
                 continue
             }
         }

@@ -130,11 +130,24 @@ public struct FaultEntry: Sendable, Hashable {
 
 /// Which devices a fault or an admin action applies to.
 public enum FaultSelector: Sendable, Hashable {
+    /// Every device.
     case all
+    /// The devices of one group.
     case group(String)
-    /// A seeded fraction of all devices.
-    case fraction(Double)
+    /// A seeded fraction of all devices; without a seed, the fault's place in the timeline (or
+    /// the admin action's number) seeds the choice.
+    case fraction(Double, seed: UInt64? = nil)
+    /// These devices.
     case ids([String])
+    /// The devices whose state text is this (`tracking`, `paused(permissionRevoked)`, `dead`),
+    /// or starts with it when it ends in `*` (`paused*`).
+    case state(String)
+
+    /// Whether a device's state text matches a `state` pattern (exact, or a prefix before `*`).
+    public static func state(_ state: String, matches pattern: String) -> Bool {
+        if pattern.hasSuffix("*") { return state.hasPrefix(pattern.dropLast()) }
+        return state == pattern
+    }
 }
 
 /// What can be done to devices, named as the admin API names them.
@@ -158,6 +171,8 @@ public struct FaultParams: Sendable, Hashable {
     public var geofences: [Geofence]?
     /// `removeGeofences`.
     public var geofenceIDs: [String]?
+    /// `kill` and `reboot` from the admin API: when the app comes back, ms (the timeline uses `for`).
+    public var relaunchAfterMillis: Int64?
 
     /// No parameters.
     public init() {}

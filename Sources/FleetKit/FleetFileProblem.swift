@@ -10,6 +10,8 @@ public struct FleetFileProblem: Error, Sendable, Hashable, CustomStringConvertib
     public var problem: String
     /// What would have been right; empty when the problem says it already.
     public var expected: String
+    /// For an unknown key, its path (`config.sync.foo`); nil for other problems.
+    public var unknownField: String?
 
     /// A problem at a position.
     public init(file: String, line: Int, column: Int, problem: String, expected: String) {

@@ -24,6 +24,7 @@ extension FleetLoop {
             case .persistFix(let fix, let session):
                 try store.insert(fix, sessionID: session, now: time)
                 metrics.fixesStored += 1
+                slots[slot].lastPosition = (fix.latitude, fix.longitude)
             case .persistGeofenceEvent(let event, let session):
                 try store.insert(event, sessionID: session, now: time)
                 metrics.geofenceEvents += 1
@@ -48,6 +49,7 @@ extension FleetLoop {
             case .sendBatch(let request):
                 let body = try compressor.compress(request.payload.encoded())
                 metrics.batchesSent += 1
+                slots[slot].sendingFixes = request.payload.locations.count
                 outgoing.append(
                     OutgoingTransfer(
                         slot: slot, kind: .upload(request.payload.batchID),
@@ -64,6 +66,7 @@ extension FleetLoop {
                             timeoutMillis: Int(RefreshRequest.timeoutMillis), connectionKey: slots[slot].id)))
             case .emitState(let state):
                 slots[slot].state = state.description
+                slots[slot].stateHistory.append(StateChange(at: time, state: slots[slot].state))
             case .requestLocationUpdates(let accuracy):
                 slots[slot].accuracy = accuracy
                 if let accuracy {

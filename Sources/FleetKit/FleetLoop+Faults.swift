@@ -1,27 +1,33 @@
 import BeekonDevice
 
 extension FleetLoop {
-    /// The devices a selector picks, in index order; `fraction` is a seeded choice per fault.
+    /// The devices a selector picks, in index order (deleted ones never); `fraction` without
+    /// a seed is a seeded choice per fault (`faultIndex`).
     func selected(_ selector: FaultSelector, faultIndex: Int) -> [Int] {
+        let live = slots.indices.filter { !slots[$0].removed }
         switch selector {
         case .all:
-            return Array(slots.indices)
+            return live
         case .group(let name):
-            return slots.indices.filter { fleet.groups[slots[$0].group].name == name }
+            return live.filter { fleet.groups[slots[$0].group].name == name }
         case .ids(let ids):
             let wanted = Set(ids)
-            return slots.indices.filter { wanted.contains(slots[$0].id) }
-        case .fraction(let fraction):
-            var rng = SplitMix64(seed: seed).derived(UInt64(faultIndex) &+ 0xFA17)
-            return slots.indices.filter { _ in Double.random(in: 0..<1, using: &rng) < fraction }
+            return live.filter { wanted.contains(slots[$0].id) }
+        case .fraction(let fraction, let given):
+            var rng = given.map { SplitMix64(seed: $0) } ?? SplitMix64(seed: seed).derived(UInt64(faultIndex) &+ 0xFA17)
+            return slots.indices.filter { _ in Double.random(in: 0..<1, using: &rng) < fraction }.filter { !slots[$0].removed }
+        case .state(let pattern):
+            return live.filter { FaultSelector.state(slots[$0].listedState, matches: pattern) }
         }
     }
 
     mutating func applyFault(_ index: Int, at time: Int64) {
         let fault = fleet.faults[index]
-        for slot in selected(fault.selector, faultIndex: index) {
+        let picked = selected(fault.selector, faultIndex: index)
+        for slot in picked {
             apply(fault.action, params: fault.params, forMillis: fault.forMillis, to: slot, at: time)
         }
+        logAction(ActionRecord(action: fault.action.rawValue, applied: picked.count, at: time, source: .timeline))
         if let length = fault.forMillis, Self.undoing(fault.action) != nil {
             timers.schedule((), key: .faultEnd(index), at: time + length)
         }
@@ -55,7 +61,7 @@ extension FleetLoop {
     }
 
     /// One action on one device: the world changes (permission, network, process) or an SDK
-    /// call is made. The admin API will call this too.
+    /// call is made. The admin API calls this too.
     mutating func apply(_ action: FaultAction, params: FaultParams, forMillis: Int64?, to slot: Int, at time: Int64) {
         switch action {
         case .revokePermission, .grantPermission:
@@ -76,8 +82,9 @@ extension FleetLoop {
             feed(.processDied, to: slot, at: time)
             slots[slot].processAlive = false
             slots[slot].accuracy = nil
+            slots[slot].stateHistory.append(StateChange(at: time, state: "dead"))
             timers.cancel(.providerTick(slot))
-            timers.schedule((), key: .relaunch(slot), at: time + (forMillis ?? 60_000))
+            timers.schedule((), key: .relaunch(slot), at: time + (forMillis ?? params.relaunchAfterMillis ?? 60_000))
         case .latency:
             slots[slot].extraLatencyMillis = params.latencyMillis ?? 0
         case .timeouts:

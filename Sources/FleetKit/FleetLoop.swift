@@ -34,7 +34,7 @@ struct DeviceSlot {
     var provider: OSProvider
     let motion: RouteMotion
     /// When the phone sets off along its route (virtual ms).
-    let setOffAt: Int64
+    var setOffAt: Int64
     var permissionGranted = true
     var locationServicesOn = true
     var online = true
@@ -48,11 +48,27 @@ struct DeviceSlot {
     var timeoutFraction = 0.0
     /// Draws for the `timeouts` fault.
     var faultRNG: SplitMix64
+    /// Deleted through the admin API: no longer listed, selected or driven (its store stays).
+    var removed = false
+    /// The last admitted fix's position.
+    var lastPosition: (latitude: Double, longitude: Double)?
+    /// Fixes in the upload in flight (one at most per device).
+    var sendingFixes = 0
+    /// The last token refresh's outcome (`200`, `timeout`).
+    var lastRefreshOutcome: String?
+    /// The most recent uploads, oldest first.
+    var uploads = RecentRing<UploadRecord>(capacity: 50)
+    /// The most recent state changes, oldest first.
+    var stateHistory = RecentRing<StateChange>(capacity: 50)
+
+    /// The state as listed: the SDK's state, or `dead` while the app's process is gone.
+    var listedState: String { processAlive ? state : "dead" }
 }
 
 /// The event loop's state: devices, stores, timers and metrics. Confined to the run's thread.
 struct FleetLoop {
-    let fleet: FleetFile
+    /// The fleet file, with the groups the admin API added.
+    var fleet: FleetFile
     let options: RunOptions
     let seed: UInt64
     var clock: FleetClock
@@ -64,7 +80,19 @@ struct FleetLoop {
     var outgoing: [OutgoingTransfer] = []
     var metrics = FleetMetrics()
     /// Routes by path, read once.
-    let routes: [String: Route]
+    var routes: [String: Route]
+    /// Slot index by device id.
+    var slotsByID: [String: Int] = [:]
+    /// Devices the admin API spawned, waiting for their real-time turn (oldest first).
+    var spawnQueue: [(slot: Int, realNanos: UInt64)] = []
+    /// Upload outcomes with their latency, over the run and the last seconds.
+    var uploadStats = UploadStats()
+    /// Fault and admin actions as they ran, most recent last.
+    var actionLog = RecentRing<ActionRecord>(capacity: 100)
+    /// Admin actions so far (seeds `fraction` selectors that give no seed).
+    var adminActions: UInt64 = 0
+    /// The real clock at the start of this turn, ns.
+    var realNow: UInt64 = 0
     /// Outcomes held back by network faults, by delivery number.
     var heldDeliveries: [Int: (slot: Int, kind: FleetRuntime.TransferKind, outcome: HTTPOutcome)] = [:]
     var nextDelivery = 0
@@ -106,45 +134,11 @@ struct FleetLoop {
         clock = FleetClock(startMillis: startMillis, warp: options.warp ?? fleet.clock.warp, realNanos: realNanos)
         var rng = SplitMix64(seed: seed)
         for (groupIndex, group) in fleet.groups.enumerated() {
-            let weights = group.platforms.reduce(0) { $0 + $1.weight }
             for index in 0..<group.count {
-                let id = "\(group.name)-\(String(format: "%04d", index + 1))"
-                let deviceSeed = rng.next()
-                var deviceRNG = SplitMix64(seed: deviceSeed)
-                var pick = Double.random(in: 0..<max(weights, 1e-9), using: &deviceRNG)
-                var platform = group.platforms[0].platform
-                for entry in group.platforms {
-                    if pick < entry.weight { platform = entry.platform; break }
-                    pick -= entry.weight
-                }
-                let route = routes[group.routes[index % group.routes.count]]!
-                let fraction: Double
-                switch group.startOffset {
-                case .fraction(let value): fraction = value
-                case .random: fraction = Double.random(in: 0..<1, using: &deviceRNG)
-                }
-                let timing: RouteMotion.Timing
-                switch group.pace {
-                case .routeTimes(let factor): timing = .routeTimes(factor: factor)
-                case .pace(let pace, let factor):
-                    timing = .speed(metersPerSecond: pace.metersPerSecond * factor, dwellEveryMeters: group.dwell?.everyMeters ?? 0, dwellSeconds: group.dwell?.seconds ?? 0)
-                case .metersPerSecond(let speed):
-                    timing = .speed(metersPerSecond: speed, dwellEveryMeters: group.dwell?.everyMeters ?? 0, dwellSeconds: group.dwell?.seconds ?? 0)
-                }
+                var deviceRNG = SplitMix64(seed: rng.next())
                 let spread = group.count > 1 ? group.spreadMillis * Int64(index) / Int64(group.count) : 0
                 let spawnAt = startMillis + group.startAfterMillis + spread
-                let installID = installID(for: id, at: spawnAt, rng: &deviceRNG)
-                let store = DeviceStore(
-                    path: "\(options.dataDirectory)/devices/\(installID)/beekon.db",
-                    retention: .standard(syncEnabled: group.config.sync != nil), pool: pool)
-                slots.append(
-                    DeviceSlot(
-                        id: id, group: groupIndex, indexInGroup: index, platform: platform,
-                        model: group.models.isEmpty ? "" : group.models[index % group.models.count],
-                        seed: deviceRNG.next(), device: nil, store: store,
-                        provider: OSProvider(profile: group.provider, seed: deviceRNG.next()),
-                        motion: RouteMotion(route: route, timing: timing, loops: group.loops, startFraction: fraction),
-                        setOffAt: spawnAt, faultRNG: SplitMix64(seed: deviceRNG.next())))
+                addSlot(group: groupIndex, index: index, spawnAt: spawnAt, rng: &deviceRNG)
                 timers.schedule((), key: .spawn(slots.count - 1), at: spawnAt)
             }
         }
@@ -165,13 +159,54 @@ struct FleetLoop {
         metrics.devices = slots.count
     }
 
+    /// Makes device `index` of group `group` (its platform, route, start offset, install id and
+    /// store, all drawn from `rng`) and appends its slot; the caller schedules its spawn.
+    mutating func addSlot(group groupIndex: Int, index: Int, spawnAt: Int64, rng deviceRNG: inout SplitMix64) {
+        let group = fleet.groups[groupIndex]
+        let id = "\(group.name)-\(String(format: "%04d", index + 1))"
+        let weights = group.platforms.reduce(0) { $0 + $1.weight }
+        var pick = Double.random(in: 0..<max(weights, 1e-9), using: &deviceRNG)
+        var platform = group.platforms[0].platform
+        for entry in group.platforms {
+            if pick < entry.weight { platform = entry.platform; break }
+            pick -= entry.weight
+        }
+        let route = routes[group.routes[index % group.routes.count]]!
+        let fraction: Double
+        switch group.startOffset {
+        case .fraction(let value): fraction = value
+        case .random: fraction = Double.random(in: 0..<1, using: &deviceRNG)
+        }
+        let timing: RouteMotion.Timing
+        switch group.pace {
+        case .routeTimes(let factor): timing = .routeTimes(factor: factor)
+        case .pace(let pace, let factor):
+            timing = .speed(metersPerSecond: pace.metersPerSecond * factor, dwellEveryMeters: group.dwell?.everyMeters ?? 0, dwellSeconds: group.dwell?.seconds ?? 0)
+        case .metersPerSecond(let speed):
+            timing = .speed(metersPerSecond: speed, dwellEveryMeters: group.dwell?.everyMeters ?? 0, dwellSeconds: group.dwell?.seconds ?? 0)
+        }
+        let installID = installID(for: id, at: spawnAt, rng: &deviceRNG)
+        let store = DeviceStore(
+            path: "\(options.dataDirectory)/devices/\(installID)/beekon.db",
+            retention: .standard(syncEnabled: group.config.sync != nil), pool: pool)
+        slotsByID[id] = slots.count
+        slots.append(
+            DeviceSlot(
+                id: id, group: groupIndex, indexInGroup: index, platform: platform,
+                model: group.models.isEmpty ? "" : group.models[index % group.models.count],
+                seed: deviceRNG.next(), device: nil, store: store,
+                provider: OSProvider(profile: group.provider, seed: deviceRNG.next()),
+                motion: RouteMotion(route: route, timing: timing, loops: group.loops, startFraction: fraction),
+                setOffAt: spawnAt, faultRNG: SplitMix64(seed: deviceRNG.next())))
+    }
+
     mutating func finish() {
         pool.closeAll()
     }
 
     /// The install id of device `id`: kept from an earlier run on the same data directory, or
     /// made now (and then remembered in `devices.json`).
-    private mutating func installID(for id: String, at millis: Int64, rng: inout SplitMix64) -> String {
+    mutating func installID(for id: String, at millis: Int64, rng: inout SplitMix64) -> String {
         if let known = installIDs[id] { return known }
         var ids = UUIDv7Generator()
         let made = ids.next(atUnixMillis: millis, using: &rng).text
@@ -186,7 +221,7 @@ struct FleetLoop {
         return map
     }
 
-    private static func writeInstallIDs(_ map: [String: String], _ directory: String) {
+    static func writeInstallIDs(_ map: [String: String], _ directory: String) {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
@@ -260,7 +295,7 @@ struct FleetLoop {
         }
     }
 
-    private mutating func spawn(_ slot: Int, at time: Int64) {
+    mutating func spawn(_ slot: Int, at time: Int64) {
         let group = fleet.groups[slots[slot].group]
         let restored: PersistedDeviceState
         let pending: Int
@@ -363,11 +398,17 @@ struct FleetLoop {
             latency = millis
         }
         switch kind {
-        case .upload:
+        case .upload(let batchID):
             metrics.batchesByOutcome[label, default: 0] += 1
             metrics.latency.record(latency)
+            let network: Bool
+            if case .failed = result { network = true } else { network = false }
+            uploadStats.record(label, network: network, latencyMillis: latency, realNanos: realNow)
+            slots[slot].uploads.append(
+                UploadRecord(at: now, batchID: batchID.text, fixes: slots[slot].sendingFixes, outcome: label, latencyMillis: latency))
         case .refresh:
             metrics.refreshesByOutcome[label, default: 0] += 1
+            slots[slot].lastRefreshOutcome = label
         }
         // Network faults: a timeout the device sees after the SDK's 30 s (the server may well
         // have the batch), or an answer that comes later than the server sent it.
@@ -411,10 +452,13 @@ struct FleetLoop {
         var copy = metrics
         var states: [String: Int] = [:]
         var pending = 0
-        for slot in slots {
-            states[slot.processAlive ? slot.state : "dead", default: 0] += 1
+        var devices = 0
+        for slot in slots where !slot.removed {
+            states[slot.listedState, default: 0] += 1
             pending += slot.device?.pendingUploadCount ?? 0
+            devices += 1
         }
+        copy.devices = devices
         copy.devicesByState = states
         copy.pending = pending
         return copy

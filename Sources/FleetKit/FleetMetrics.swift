@@ -46,6 +46,8 @@ public struct LatencyHistogram: Sendable, Hashable {
     public private(set) var count = 0
     /// The largest recorded, ms.
     public private(set) var max = 0.0
+    /// The sum of the recorded durations, ms.
+    public private(set) var sum = 0.0
 
     /// An empty histogram.
     public init() {}
@@ -55,7 +57,28 @@ public struct LatencyHistogram: Sendable, Hashable {
         let value = Swift.max(0, millis)
         buckets[Self.bucket(value)] += 1
         count += 1
+        sum += value
         max = Swift.max(max, value)
+    }
+
+    /// Adds the records of another histogram.
+    public mutating func merge(_ other: LatencyHistogram) {
+        guard other.count > 0 else { return }
+        for index in buckets.indices { buckets[index] += other.buckets[index] }
+        count += other.count
+        sum += other.sum
+        max = Swift.max(max, other.max)
+    }
+
+    /// How many records are at most `millis` (to the bucket's width): a cumulative bucket of a
+    /// Prometheus histogram.
+    public func count(atOrBelow millis: Double) -> Int {
+        guard millis >= 0 else { return 0 }
+        let last = Self.bucket(millis)
+        var total = 0
+        for index in 0..<last where Self.upperBound(index) <= millis { total += buckets[index] }
+        if Self.upperBound(last) <= millis || last == 511 { total += buckets[last] }
+        return total
     }
 
     /// The duration below which `fraction` (0…1) of records fall, ms; 0 when empty.

@@ -59,10 +59,21 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
 /// on the thread that calls `run()`; HTTP runs on the transport's own thread and comes back
 /// through an inbox. Virtual time comes from one `FleetClock`.
 public final class FleetRuntime: Sendable {
-    /// Work that crosses threads: transfer completions and a stop request.
-    private struct Inbox {
+    /// Work that crosses threads: transfer completions, control commands and a stop request.
+    struct Inbox {
         var completions: [(slot: Int, kind: TransferKind, result: HTTPResult)] = []
+        var commands: [Command] = []
         var stopRequested = false
+        /// The run is over: commands are refused at once.
+        var finished = false
+    }
+
+    /// A control command: runs on the loop's thread between turns and returns its answer, which
+    /// is delivered after the snapshot that shows its effect is published; `refuse` answers it
+    /// when the fleet is not running.
+    struct Command: Sendable {
+        var run: @Sendable (inout FleetLoop) -> @Sendable () -> Void
+        var refuse: @Sendable () -> Void
     }
 
     enum TransferKind: Sendable {
@@ -70,9 +81,10 @@ public final class FleetRuntime: Sendable {
         case refresh
     }
 
-    private let inbox = Mutex(Inbox())
-    private let wakeup = DispatchSemaphore(value: 0)
+    let inbox = Mutex(Inbox())
+    let wakeup = DispatchSemaphore(value: 0)
     private let published = Mutex(FleetMetrics())
+    private let publishedSnapshot = Mutex(FleetSnapshot())
     private nonisolated(unsafe) var loop: FleetLoop?  // only run()'s thread touches it, and takes it once
     private let running = Mutex(false)
 
@@ -83,6 +95,10 @@ public final class FleetRuntime: Sendable {
 
     /// The latest metrics, safe from any thread.
     public var metrics: FleetMetrics { published.withLock { $0 } }
+
+    /// The latest snapshot of the fleet (devices, stats, clock), safe from any thread; published
+    /// a few times a second and after every control command.
+    public var snapshot: FleetSnapshot { publishedSnapshot.withLock { $0 } }
 
     /// Asks the run to stop at its next step; safe from any thread and from a signal handler's
     /// dispatch source.
@@ -109,12 +125,16 @@ public final class FleetRuntime: Sendable {
         let started = Self.realNanos()
         var lastProgress = started
         var lastPublished = started
+        var lastSnapshot = started
         var runSeconds = 0.0
         var inFlight = 0
+        publish(state, runSeconds: 0, full: true)
         while true {
-            let (completions, stopRequested) = takeInbox()
-            if stopRequested { break }
+            let (completions, commands, stopRequested) = takeInbox()
+            state.realNow = Self.realNanos()
             inFlight -= deliver(completions, to: &state)
+            if stopRequested { break }
+            let answers = commands.map { $0.run(&state) }
             let realNow = Self.realNanos()
             if let limit = state.options.realDurationMillis, realNow - started >= UInt64(limit) * 1_000_000 { break }
             var now = state.clock.now(realNanos: realNow)
@@ -127,6 +147,7 @@ public final class FleetRuntime: Sendable {
             }
             runSeconds = Double(realNow - started) / 1e9
             state.runDue(until: now, realNanos: realNow)
+            state.spawnDue(realNanos: realNow)
             for request in state.takeOutgoing() {
                 inFlight += 1
                 transport.submit(request.http) { [weak self] result in
@@ -136,21 +157,28 @@ public final class FleetRuntime: Sendable {
                 }
             }
             // A snapshot walks every device, so it is taken a few times a second, not every turn.
-            if realNow - lastPublished >= 100_000_000 {
+            if realNow - lastPublished >= 100_000_000 || !answers.isEmpty {
                 lastPublished = realNow
-                publish(state, runSeconds: runSeconds)
+                let full = realNow - lastSnapshot >= 250_000_000 || !answers.isEmpty
+                if full { lastSnapshot = realNow }
+                publish(state, runSeconds: runSeconds, full: full)
             }
+            answers.forEach { $0() }
             if Double(realNow - lastProgress) / 1e9 >= progressEverySeconds {
                 lastProgress = realNow
                 progress(metrics)
             }
             // Sleep until the next due timer, a completion, or a stop; at most 100 ms so the
             // progress line and the duration limit stay on time.
-            let waitNanos: UInt64
+            var waitNanos: UInt64
             if let next = state.nextDeadline(), let wait = state.clock.realWait(until: next, from: Self.realNanos()) {
                 waitNanos = min(wait, 100_000_000)
             } else {
                 waitNanos = 100_000_000
+            }
+            if let spawnAt = state.nextSpawnRealNanos {
+                let current = Self.realNanos()
+                waitNanos = min(waitNanos, spawnAt > current ? spawnAt - current : 0)
             }
             if waitNanos > 0 {
                 _ = wakeup.wait(timeout: .now() + .nanoseconds(Int(waitNanos)))
@@ -159,22 +187,41 @@ public final class FleetRuntime: Sendable {
         // Let uploads already on the wire finish (up to 10 s), so rows the server took are
         // acknowledged now rather than sent again by the next run. Nothing new is sent.
         let drainDeadline = Self.realNanos() + 10_000_000_000
+        let refused = inbox.withLock { box in
+            box.finished = true
+            defer { box.commands = [] }
+            return box.commands
+        }
+        refused.forEach { $0.refuse() }
         while inFlight > 0, Self.realNanos() < drainDeadline {
             inFlight -= deliver(takeInbox().completions, to: &state)
             _ = state.takeOutgoing()
             if inFlight > 0 { _ = wakeup.wait(timeout: .now() + .milliseconds(50)) }
         }
         state.finish()
-        publish(state, runSeconds: runSeconds)
+        publish(state, runSeconds: runSeconds, full: true)
     }
 
-    /// Takes the completions that arrived and whether a stop was asked for.
-    private func takeInbox() -> (completions: [(slot: Int, kind: TransferKind, result: HTTPResult)], stopRequested: Bool) {
+    /// Takes the completions and commands that arrived and whether a stop was asked for.
+    private func takeInbox() -> (
+        completions: [(slot: Int, kind: TransferKind, result: HTTPResult)], commands: [Command], stopRequested: Bool
+    ) {
         inbox.withLock { box in
-            let taken = box.completions
+            let taken = (box.completions, box.commands, box.stopRequested)
             box.completions = []
-            return (taken, box.stopRequested)
+            if !box.stopRequested { box.commands = [] }
+            return taken
         }
+    }
+
+    /// Queues a command for the loop and wakes it; refuses it at once when the run is over.
+    func submit(_ command: Command) {
+        let accepted = inbox.withLock { box in
+            guard !box.finished else { return false }
+            box.commands.append(command)
+            return true
+        }
+        if accepted { wakeup.signal() } else { command.refuse() }
     }
 
     /// Hands transfer outcomes to their devices; returns how many there were.
@@ -187,10 +234,15 @@ public final class FleetRuntime: Sendable {
         return completions.count
     }
 
-    private func publish(_ state: FleetLoop, runSeconds: Double) {
+    /// Publishes the metrics, and with `full` the whole snapshot (it walks every device).
+    private func publish(_ state: FleetLoop, runSeconds: Double, full: Bool) {
         var metrics = state.snapshot()
         metrics.realSeconds = runSeconds
         published.withLock { $0 = metrics }
+        guard full else { return }
+        var snapshot = state.fleetSnapshot(realSeconds: runSeconds, realNanos: Self.realNanos())
+        snapshot.sequence = publishedSnapshot.withLock { $0.sequence } &+ 1
+        publishedSnapshot.withLock { $0 = snapshot }
     }
 
     static func realNanos() -> UInt64 {

@@ -2,6 +2,7 @@ import BeekonDevice
 import BeekonNet
 import BeekonStore
 import Foundation
+import MicroHTTP
 import Synchronization
 
 /// The reference Beekon ingest server: gunzips, validates every rule of seed 05's payload,
@@ -28,11 +29,15 @@ public final class IngestReceiver: Sendable {
         }
         let core = ReceiverCore(configuration: configuration, database: database)
         self.core = core
-        daemon = try MicroHTTPDaemon(
-            host: configuration.host, port: configuration.port, threads: configuration.threads,
-            connectionTimeoutSeconds: configuration.connectionTimeoutSeconds,
-            connectionLimit: configuration.connectionLimit, maxBodyBytes: configuration.maxBodyBytes,
-            respond: { core.respond(to: $0) })
+        do throws(MicroHTTPError) {
+            daemon = try MicroHTTPDaemon(
+                host: configuration.host, port: configuration.port, threads: configuration.threads,
+                connectionTimeoutSeconds: configuration.connectionTimeoutSeconds,
+                connectionLimit: configuration.connectionLimit, maxBodyBytes: configuration.maxBodyBytes,
+                respond: { core.respond(to: $0) })
+        } catch {
+            throw IngestReceiverError(.listen, error.message)
+        }
     }
 
     deinit {
@@ -136,6 +141,7 @@ private final class ReceiverCore: Sendable {
             case .reply(let reply, _): state.recorder.answered(reply.status)
             case .hang: state.recorder.stats.hung += 1
             case .close: state.recorder.stats.closedWithoutAnswer += 1
+            case .later, .stream: break  // The receiver answers at once; it never defers or streams.
             }
         }
         return disposition

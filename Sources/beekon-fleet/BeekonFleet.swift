@@ -59,6 +59,12 @@ struct Run: ParsableCommand {
     @Flag(help: "Skip TLS certificate checks (test servers only).")
     var insecure = false
 
+    @Option(help: "The admin API and page: HOST:PORT (port 0 picks one), or `off`; other than loopback needs a token.")
+    var admin = "127.0.0.1:8080"
+
+    @Option(help: "The admin API's bearer token (default: env BEEKON_ADMIN_TOKEN).")
+    var adminToken: String?
+
     func run() throws {
         let path = try fleetFile ?? DefaultFleet.locate()
         let fleet: FleetFile
@@ -89,6 +95,8 @@ struct Run: ParsableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
+        let adminServer = try RunAdmin.start(admin, token: adminToken, runtime: runtime)
+        defer { adminServer?.stop() }
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         let interrupts = [SIGINT, SIGTERM].map { number in
@@ -177,7 +185,7 @@ struct Validate: ParsableCommand {
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure the fleet's hot paths and print the figures.",
-        subcommands: [BenchStore.self, BenchDevice.self, BenchFleet.self])
+        subcommands: [BenchStore.self, BenchDevice.self, BenchFleet.self, BenchAdmin.self])
 }
 
 /// A command that could not do its job; the message says why and what to do.

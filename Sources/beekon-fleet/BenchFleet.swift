@@ -66,36 +66,8 @@ struct BenchFleet: ParsableCommand {
         defer { server.stop() }
         let folder = try BenchFolder(nil)
         defer { folder.remove() }
-        var csv = "lat,lon\n"
-        for index in 0...40 { csv += "\(51.5 + Double(index) * 0.00045),-0.12\n" }
-        try csv.write(toFile: folder.path("walk.csv"), atomically: true, encoding: .utf8)
-        let gateOverrides =
-            gate == .everyFix ? "minTimeBetweenLocationsSeconds: 1\n      minDistanceBetweenLocationsMeters: 0" : ""
-        let yaml = """
-            name: bench
-            seed: 1
-            clock: {warp: \(warp)}
-            ingest: http://127.0.0.1:\(server.port)/ingest
-            groups:
-              - name: bench
-                count: \(devices)
-                platform: {ios: 0.5, android: 0.5}
-                route: walk.csv
-                pace: walk
-                startOffset: random
-                spread: \(spread)
-                config:
-                  preset: precision
-                  \(gateOverrides)
-                  whenStationary: keepTracking
-                  sync: {syncThreshold: \(threshold), batchSize: \(max(threshold, 1))}
-            """
-        let fleet: FleetFile
-        do throws(FleetFileProblems) {
-            fleet = try FleetFile.parse(yaml: yaml, file: "bench.yaml", routeFolder: folder.root)
-        } catch {
-            throw CommandFailure(error.description)
-        }
+        let fleet = try Self.makeFleet(
+            in: folder, ingestPort: server.port, devices: devices, warp: warp, spread: spread, gate: gate, threshold: threshold)
         let runtime = try FleetRuntime(
             fleet: fleet,
             options: RunOptions(
@@ -125,6 +97,42 @@ struct BenchFleet: ParsableCommand {
         report.add("timer_lateness_ms_p99", "timer lateness p99", metrics.timerLateness.percentile(0.99), unit: "ms")
         report.note("server answered \(server.answered) uploads; store errors: \(metrics.storeErrors)")
         print(report.render(json: json))
+    }
+
+    /// The bench fleet: one 2 km walk in `folder`, `devices` precision walkers uploading to
+    /// 127.0.0.1:`ingestPort` every `threshold` fixes.
+    static func makeFleet(
+        in folder: BenchFolder, ingestPort: UInt16, devices: Int, warp: Double, spread: String, gate: BenchGate, threshold: Int
+    ) throws -> FleetFile {
+        var csv = "lat,lon\n"
+        for index in 0...40 { csv += "\(51.5 + Double(index) * 0.00045),-0.12\n" }
+        try csv.write(toFile: folder.path("walk.csv"), atomically: true, encoding: .utf8)
+        let gateOverrides =
+            gate == .everyFix ? "minTimeBetweenLocationsSeconds: 1\n      minDistanceBetweenLocationsMeters: 0" : ""
+        let yaml = """
+            name: bench
+            seed: 1
+            clock: {warp: \(warp)}
+            ingest: http://127.0.0.1:\(ingestPort)/ingest
+            groups:
+              - name: bench
+                count: \(devices)
+                platform: {ios: 0.5, android: 0.5}
+                route: walk.csv
+                pace: walk
+                startOffset: random
+                spread: \(spread)
+                config:
+                  preset: precision
+                  \(gateOverrides)
+                  whenStationary: keepTracking
+                  sync: {syncThreshold: \(threshold), batchSize: \(max(threshold, 1))}
+            """
+        do throws(FleetFileProblems) {
+            return try FleetFile.parse(yaml: yaml, file: "bench.yaml", routeFolder: folder.root)
+        } catch {
+            throw CommandFailure(error.description)
+        }
     }
 }
 

@@ -28,7 +28,7 @@ struct FleetCrashTests {
             .write(toFile: fleetPath, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["run", fleetPath, "--data", workspace.data, "--ingest", server.url]
+        process.arguments = ["run", fleetPath, "--data", workspace.data, "--ingest", server.url, "--admin", "off"]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         // Kill it mid-run, once it has sent a few uploads (which the server refused).

@@ -3,48 +3,16 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// One request as the daemon collected it, handed to the responder.
-struct IncomingRequest: Sendable {
-    var method: String
-    var path: String
-    /// Header values by lower-cased name.
-    var headers: [String: String]
-    var body: [UInt8]
-    /// The body went over the daemon's limit; `body` is empty then.
-    var bodyTooLarge: Bool
-}
-
-/// A response to send.
-struct OutgoingReply: Sendable {
-    var status: Int
-    var headers: [(name: String, value: String)] = []
-    var body: [UInt8] = []
-
-    /// A JSON reply.
-    static func json(_ status: Int, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> OutgoingReply {
-        OutgoingReply(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
-    }
-}
-
-/// What to do with a request once the responder has decided.
-enum Disposition: Sendable {
-    /// Answer, after `delayMillis` (the connection is suspended meanwhile, no thread waits).
-    case reply(OutgoingReply, delayMillis: Int)
-    /// Suspend the connection without answering; close it after `millis`.
-    case hang(millis: Int)
-    /// Close the connection without answering.
-    case close
-}
-
 /// Owns one libmicrohttpd daemon: a pool of threads, each with its own epoll loop, calling the
 /// responder with whole requests. Delays and hangs suspend the connection and a timer resumes
 /// it, so a slow answer holds no thread and blocks no other connection.
 ///
 /// Sendable: its state (the daemon's address, suspended connections) is in one `Mutex`.
-final class MicroHTTPDaemon: Sendable {
-    typealias Responder = @Sendable (IncomingRequest) -> Disposition
+public final class MicroHTTPDaemon: Sendable {
+    /// Decides what to do with a request; runs on one of the daemon's threads.
+    public typealias Responder = @Sendable (IncomingRequest) -> Disposition
 
-    private struct State {
+    struct State {
         // Addresses as integers, because pointers are not Sendable.
         var daemon = 0
         var port: UInt16 = 0
@@ -52,11 +20,13 @@ final class MicroHTTPDaemon: Sendable {
         /// Suspended connections and the generation of the suspension each timer may resume.
         var suspended: [Int: UInt64] = [:]
         var generation: UInt64 = 0
+        /// Answers to `later` requests, waiting for their connection to come back.
+        var ready: [Int: OutgoingReply] = [:]
     }
 
     /// What the daemon's threads reach through their context pointer; kept alive by the daemon
     /// object until MHD has stopped.
-    private final class Core: Sendable {
+    final class Core: Sendable {
         let state = Mutex(State())
         let respond: Responder
         let maxBodyBytes: Int
@@ -76,6 +46,31 @@ final class MicroHTTPDaemon: Sendable {
                 MHD_resume_connection(pointer)
             }
         }
+
+        /// Answers a `later` request if that suspension is still the current one.
+        func answer(_ connection: Int, generation: UInt64, with reply: OutgoingReply) {
+            state.withLock { state in
+                guard !state.stopping, state.suspended[connection] == generation,
+                    let pointer = OpaquePointer(bitPattern: connection)
+                else { return }
+                state.suspended[connection] = nil
+                state.ready[connection] = reply
+                MHD_resume_connection(pointer)
+            }
+        }
+
+        /// Suspends `connection` and returns the suspension's generation; nil when stopping.
+        func suspend(_ connection: OpaquePointer) -> UInt64? {
+            state.withLock { state in
+                guard !state.stopping else { return nil }
+                MHD_suspend_connection(connection)
+                state.generation += 1
+                state.suspended[Int(bitPattern: connection)] = state.generation
+                return state.generation
+            }
+        }
+
+        var isStopping: Bool { state.withLock { $0.stopping } }
     }
 
     /// One request's state across the access handler's calls; freed by the completion callback.
@@ -84,10 +79,12 @@ final class MicroHTTPDaemon: Sendable {
             case receiving
             case delayed(OutgoingReply)
             case hanging
+            case awaiting
             case answered
         }
 
         var headers: [String: String] = [:]
+        var query: [String: String] = [:]
         var body: [UInt8] = []
         var tooLarge = false
         var phase = Phase.receiving
@@ -96,20 +93,20 @@ final class MicroHTTPDaemon: Sendable {
     private let core: Core
 
     /// The port the daemon listens on.
-    var port: UInt16 { core.state.withLock { $0.port } }
+    public var port: UInt16 { core.state.withLock { $0.port } }
 
     /// Starts listening on `host:port` (IPv4; port 0 picks one).
-    init(
+    public init(
         host: String, port: UInt16, threads: Int, connectionTimeoutSeconds: Int, connectionLimit: Int,
         maxBodyBytes: Int, respond: @escaping Responder
-    ) throws(IngestReceiverError) {
+    ) throws(MicroHTTPError) {
         core = Core(respond: respond, maxBodyBytes: maxBodyBytes)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         let literal = host == "localhost" ? "127.0.0.1" : host == "*" ? "0.0.0.0" : host
         guard inet_pton(AF_INET, literal, &address.sin_addr) == 1 else {
-            throw IngestReceiverError(.listen, "\"\(host)\" is not an IPv4 address; expected e.g. 127.0.0.1 or 0.0.0.0")
+            throw MicroHTTPError("\"\(host)\" is not an IPv4 address; expected e.g. 127.0.0.1 or 0.0.0.0")
         }
         let context = Unmanaged.passUnretained(core).toOpaque()  // Unretained: stop() ends the daemon before core goes.
         let flags =
@@ -135,8 +132,8 @@ final class MicroHTTPDaemon: Sendable {
             }
         }
         guard let daemon = started else {
-            throw IngestReceiverError(
-                .listen, "cannot listen on \(host):\(port): \(String(cString: strerror(errno))) (is the port in use?)")
+            throw MicroHTTPError(
+                "cannot listen on \(host):\(port): \(String(cString: strerror(errno))) (is the port in use?)")
         }
         let boundPort = beekon_mhd_daemon_port(daemon)
         core.state.withLock { state in
@@ -152,13 +149,14 @@ final class MicroHTTPDaemon: Sendable {
     /// Stops listening: resumes held connections (a hang is closed, a delayed answer is sent),
     /// waits for requests in progress (their transactions finish), closes every connection.
     /// Idempotent.
-    func stop() {
+    public func stop() {
         let address = core.state.withLock { state in
             state.stopping = true
             for connection in state.suspended.keys {
                 if let pointer = OpaquePointer(bitPattern: connection) { MHD_resume_connection(pointer) }
             }
             state.suspended = [:]
+            state.ready = [:]
             defer { state.daemon = 0 }
             return state.daemon
         }
@@ -183,6 +181,16 @@ final class MicroHTTPDaemon: Sendable {
                             value.map { String(cString: $0) } ?? ""
                         return MHD_Result.YES
                     }, headers)
+            }
+            withUnsafeMutablePointer(to: &box.query) { query in
+                _ = MHD_get_connection_values(
+                    connection, .GET_ARGUMENT_KIND,
+                    { query, _, key, value in
+                        guard let key else { return MHD_Result.YES }
+                        query!.assumingMemoryBound(to: [String: String].self).pointee[String(cString: key)] =
+                            value.map { String(cString: $0) } ?? ""
+                        return MHD_Result.YES
+                    }, query)
             }
             requestContext.pointee = Unmanaged.passRetained(box).toOpaque()  // Released by the completion callback.
             if let length = box.headers["content-length"].flatMap({ Int($0) }), length > core.maxBodyBytes {
@@ -218,6 +226,11 @@ final class MicroHTTPDaemon: Sendable {
             return MHD_Result.YES
         case .hanging:
             return MHD_Result.NO
+        case .awaiting:
+            box.phase = .answered
+            let reply = core.state.withLock { $0.ready.removeValue(forKey: Int(bitPattern: connection)) }
+            guard let reply else { return MHD_Result.NO }
+            return queue(reply, on: connection)
         case .delayed(let reply):
             box.phase = .answered
             return queue(reply, on: connection)
@@ -226,7 +239,7 @@ final class MicroHTTPDaemon: Sendable {
         }
         let request = IncomingRequest(
             method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "",
-            headers: box.headers, body: box.body, bodyTooLarge: box.tooLarge)
+            query: box.query, headers: box.headers, body: box.body, bodyTooLarge: box.tooLarge)
         box.body = []
         switch core.respond(request) {
         case .reply(let reply, let delay) where delay > 0:
@@ -242,20 +255,26 @@ final class MicroHTTPDaemon: Sendable {
             return suspend(connection, core: core, millis: millis) ? MHD_Result.YES : MHD_Result.NO
         case .close:
             return MHD_Result.NO
+        case .later(let timeoutMillis, let timeoutReply, let start):
+            box.phase = .awaiting
+            guard let generation = core.suspend(connection) else { return MHD_Result.NO }
+            let address = Int(bitPattern: connection)
+            // A Dispatch timer, not the cooperative pool: it only hands the connection back to MHD.
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(timeoutMillis)) {
+                core.answer(address, generation: generation, with: timeoutReply)
+            }
+            start(PendingReply(core: core, connection: address, generation: generation))
+            return MHD_Result.YES
+        case .stream(let headers, let stream):
+            box.phase = .answered
+            return stream.start(on: connection, core: core, headers: headers)
         }
     }
 
     /// Suspends `connection` and arms a timer that resumes it; false when the daemon is stopping.
     private static func suspend(_ connection: OpaquePointer, core: Core, millis: Int) -> Bool {
         let address = Int(bitPattern: connection)
-        let generation: UInt64? = core.state.withLock { state in
-            guard !state.stopping else { return nil }
-            MHD_suspend_connection(connection)
-            state.generation += 1
-            state.suspended[address] = state.generation
-            return state.generation
-        }
-        guard let generation else { return false }
+        guard let generation = core.suspend(connection) else { return false }
         // A Dispatch timer, not the cooperative pool: it only hands the connection back to MHD.
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(millis)) {
             core.resume(address, generation: generation)
@@ -263,7 +282,7 @@ final class MicroHTTPDaemon: Sendable {
         return true
     }
 
-    private static func queue(_ reply: OutgoingReply, on connection: OpaquePointer) -> MHD_Result {
+    static func queue(_ reply: OutgoingReply, on connection: OpaquePointer) -> MHD_Result {
         let response = reply.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(
                 bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)

@@ -1,0 +1,165 @@
+import BeekonDevice
+import FleetKit
+import MicroHTTP
+
+/// An error answer of the admin API: `{"error": {"code", "message", "field"?}}` with its status.
+struct APIError: Error, Sendable {
+    var status: Int
+    var code: String
+    var message: String
+    var field: String?
+    var headers: [(name: String, value: String)] = []
+
+    static func badRequest(_ message: String, field: String? = nil) -> APIError {
+        APIError(status: 400, code: "bad_request", message: message, field: field)
+    }
+
+    static func badType(_ field: String, expected: String, got value: JSONValue) -> APIError {
+        APIError(status: 400, code: "bad_type", message: "`\(field)` must be \(expected), not \(value.kindName)", field: field)
+    }
+
+    static func unknownField(_ field: String, allowed: [String]) -> APIError {
+        APIError(
+            status: 400, code: "unknown_field",
+            message: "unknown field `\(field)`" + (allowed.isEmpty ? "; this takes no fields" : "; expected one of \(allowed.joined(separator: ", "))"),
+            field: field)
+    }
+
+    static func notFound(_ message: String, field: String? = nil) -> APIError {
+        APIError(status: 404, code: "not_found", message: message, field: field)
+    }
+
+    static func notAllowed(_ allowed: [String]) -> APIError {
+        APIError(
+            status: 405, code: "method_not_allowed", message: "method not allowed; use \(allowed.joined(separator: " or "))",
+            headers: [("Allow", allowed.joined(separator: ", "))])
+    }
+
+    static let unauthorized = APIError(
+        status: 401, code: "unauthorized", message: "a valid admin token is required: send `Authorization: Bearer TOKEN`",
+        headers: [("WWW-Authenticate", "Bearer")])
+
+    static let tooLarge = APIError(status: 413, code: "too_large", message: "the body is larger than 64 KiB")
+
+    /// The admin API's answer to a refused fleet command.
+    init(_ error: FleetControlError) {
+        switch error.kind {
+        case .badRequest: self.init(status: 400, code: "bad_request", message: error.message, field: error.field)
+        case .notFound: self.init(status: 404, code: "not_found", message: error.message, field: error.field)
+        case .conflict, .unavailable: self.init(status: 409, code: "conflict", message: error.message, field: error.field)
+        }
+    }
+
+    init(status: Int, code: String, message: String, field: String? = nil, headers: [(name: String, value: String)] = []) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.headers = headers
+    }
+
+    var reply: OutgoingReply {
+        var json = JSONWriter(capacity: 128)
+        json.beginObject()
+        json.key("error")
+        json.beginObject()
+        json.key("code")
+        json.string(code)
+        json.key("message")
+        json.string(message)
+        if let field {
+            json.key("field")
+            json.string(field)
+        }
+        json.endObject()
+        json.endObject()
+        return .json(status, json.bytes, headers: headers + [("Cache-Control", "no-store")])
+    }
+}
+
+/// A JSON object from a request, read field by field: each read checks the type, and
+/// `finish()` refuses fields nobody read.
+struct BodyObject {
+    let members: [(key: String, value: JSONValue)]
+    /// Prefix for field names in messages (`selector.`).
+    let path: String
+    private(set) var read: Set<String> = []
+
+    /// Parses a request body that must be one JSON object.
+    init(body: [UInt8]) throws(APIError) {
+        let value: JSONValue
+        do throws(JSONValue.SyntaxError) {
+            value = try JSONValue.parse(body)
+        } catch {
+            throw .badRequest("the body is not valid JSON: \(error.message)")
+        }
+        guard case .object(let members) = value else {
+            throw APIError(status: 400, code: "bad_type", message: "the body must be a JSON object, not \(value.kindName)")
+        }
+        self.members = members
+        path = ""
+    }
+
+    init(_ value: JSONValue, field: String) throws(APIError) {
+        guard case .object(let members) = value else { throw .badType(field, expected: "an object", got: value) }
+        self.members = members
+        path = field + "."
+    }
+
+    var keys: [String] { members.map(\.key) }
+
+    mutating func value(_ key: String) -> JSONValue? {
+        read.insert(key)
+        guard let member = members.last(where: { $0.key == key }), member.value != .null else { return nil }
+        return member.value
+    }
+
+    mutating func string(_ key: String) throws(APIError) -> String? {
+        guard let value = value(key) else { return nil }
+        guard case .string(let text) = value else { throw .badType(path + key, expected: "a string", got: value) }
+        return text
+    }
+
+    mutating func number(_ key: String) throws(APIError) -> Double? {
+        guard let value = value(key) else { return nil }
+        guard case .number(let number) = value else { throw .badType(path + key, expected: "a number", got: value) }
+        return number
+    }
+
+    mutating func integer(_ key: String) throws(APIError) -> Int? {
+        guard let value = value(key) else { return nil }
+        guard case .number(let number) = value, number.rounded() == number, abs(number) < 1e15 else {
+            throw .badType(path + key, expected: "a whole number", got: value)
+        }
+        return Int(number)
+    }
+
+    mutating func bool(_ key: String) throws(APIError) -> Bool? {
+        guard let value = value(key) else { return nil }
+        guard case .bool(let flag) = value else { throw .badType(path + key, expected: "true or false", got: value) }
+        return flag
+    }
+
+    mutating func object(_ key: String) throws(APIError) -> BodyObject? {
+        guard let value = value(key) else { return nil }
+        return try BodyObject(value, field: path + key)
+    }
+
+    mutating func strings(_ key: String) throws(APIError) -> [String]? {
+        guard let value = value(key) else { return nil }
+        guard case .array(let items) = value else { throw .badType(path + key, expected: "an array of strings", got: value) }
+        var result: [String] = []
+        for (index, item) in items.enumerated() {
+            guard case .string(let text) = item else { throw .badType("\(path)\(key)[\(index)]", expected: "a string", got: item) }
+            result.append(text)
+        }
+        return result
+    }
+
+    /// Refuses the first field no read asked for.
+    func finish() throws(APIError) {
+        if let unknown = members.first(where: { !read.contains($0.key) }) {
+            throw .unknownField(path + unknown.key, allowed: read.sorted())
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import BeekonDevice
+import FleetKit
+import Foundation
+import MicroHTTP
+
+/// Routes one request to its handler: auth first, then the body limit, then the endpoint.
+/// Runs on the daemon's threads; reads the snapshot, and hands commands to the runtime with
+/// the connection suspended until the loop answers.
+final class AdminRouter: Sendable {
+    let runtime: FleetRuntime
+    let token: String?
+    let files: WebFiles
+    let publisher: EventPublisher
+
+    /// How long a request waits for the loop before it is answered 409.
+    static let commandTimeoutMillis = 10_000
+
+    init(runtime: FleetRuntime, token: String?, files: WebFiles, publisher: EventPublisher) {
+        self.runtime = runtime
+        self.token = token
+        self.files = files
+        self.publisher = publisher
+    }
+
+    func respond(to request: IncomingRequest) -> Disposition {
+        do throws(APIError) {
+            return try route(request)
+        } catch {
+            return .reply(error.reply, delayMillis: 0)
+        }
+    }
+
+    private static let apiPrefix = "/api/v1/"
+
+    private func route(_ request: IncomingRequest) throws(APIError) -> Disposition {
+        let path = request.path
+        let isAPI = path.hasPrefix("/api/") || path == "/api"
+        guard isAPI || path == "/metrics" else { return try page(request) }
+        try authorize(request, queryToken: path == "/api/v1/events")
+        if request.bodyTooLarge { throw .tooLarge }
+        if path == "/metrics" {
+            try only(["GET", "HEAD"], request)
+            let text = PrometheusText.render(runtime.snapshot)
+            return ok(OutgoingReply(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")], body: Array(text.utf8)))
+        }
+        guard path.hasPrefix(Self.apiPrefix) else { throw .notFound("no such path: \(path.prefix(200))") }
+        let parts = path.dropFirst(Self.apiPrefix.count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        switch (parts.first ?? "", parts.count) {
+        case ("fleet", 1):
+            if request.method == "PATCH" { return try patchFleet(request) }
+            try only(["GET", "HEAD", "PATCH"], request)
+            return json(200, AdminJSON.fleet(runtime.snapshot))
+        case ("fleet", 2) where parts[1] == "actions":
+            try only(["POST"], request)
+            let (action, params, selector) = try AdminRequests.fleetAction(request.body)
+            return command(status: 202) { reply in
+                self.runtime.apply(action, params: params, to: selector) { result in
+                    reply(result.map { AdminJSON.ids($0, applied: true) })
+                }
+            }
+        case ("devices", 1):
+            if request.method == "POST" {
+                let spawn = try AdminRequests.spawn(request.body)
+                return command(status: 202) { reply in
+                    self.runtime.spawn(spawn) { result in reply(result.map { AdminJSON.ids($0, applied: false) }) }
+                }
+            }
+            try only(["GET", "HEAD", "POST"], request)
+            let query = try DeviceQuery(request.query)
+            let page = query.page(of: runtime.snapshot)
+            return json(200, AdminJSON.deviceList(page.devices, total: page.total, next: page.next))
+        case ("devices", 2...3):
+            return try device(request, id: parts[1], rest: parts.count == 3 ? parts[2] : nil)
+        case ("stats", 1):
+            try only(["GET", "HEAD"], request)
+            return json(200, AdminJSON.stats(runtime.snapshot))
+        case ("events", 1):
+            try only(["GET"], request)
+            let stream = EventStream()
+            publisher.add(stream)
+            return .stream(
+                headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")],
+                stream)
+        case ("openapi.yaml", 1):
+            try only(["GET", "HEAD"], request)
+            guard let reply = files.openAPI() else { throw .notFound("docs/openapi.yaml was not found next to the server") }
+            return ok(reply)
+        default:
+            throw .notFound("no such path: \(path.prefix(200))")
+        }
+    }
+
+    private func device(_ request: IncomingRequest, id: String, rest: String?) throws(APIError) -> Disposition {
+        guard let device = runtime.snapshot.device(id) else { throw .notFound("no device is named \"\(id.prefix(200))\"", field: "id") }
+        switch rest {
+        case nil:
+            if request.method == "DELETE" {
+                return command(status: 204) { reply in
+                    self.runtime.deleteDevice(id) { result in reply(result.map { [] }) }
+                }
+            }
+            try only(["GET", "HEAD", "DELETE"], request)
+            return json(200, AdminJSON.deviceDetail(device))
+        case "uploads":
+            try only(["GET", "HEAD"], request)
+            return json(200, AdminJSON.uploads(device))
+        case "locations":
+            try only(["GET", "HEAD"], request)
+            let from = try Self.instant(request.query["from"], field: "from") ?? Int64.min
+            let to = try Self.instant(request.query["to"], field: "to") ?? Int64.max
+            var limit = 500
+            if let text = request.query["limit"], !text.isEmpty {
+                guard let value = Int(text), (1...5000).contains(value) else {
+                    throw .badRequest("limit \"\(text.prefix(40))\" is not a whole number from 1 to 5000", field: "limit")
+                }
+                limit = value
+            }
+            let most = limit
+            return command(status: 200) { reply in
+                self.runtime.locations(of: id, from: from, to: to, limit: most) { result in reply(result.map(AdminJSON.locations)) }
+            }
+        case "actions":
+            try only(["POST"], request)
+            let (action, params) = try AdminRequests.deviceAction(request.body)
+            return command(status: 202) { reply in
+                self.runtime.apply(action, params: params, to: .ids([id])) { result in
+                    reply(
+                        result.map { AdminJSON.ids($0, applied: true) }
+                            .mapError { $0.kind == .badRequest ? FleetControlError(.notFound, "no device is named \"\(id)\"", field: "id") : $0 })
+                }
+            }
+        default:
+            throw .notFound("no such path: \(request.path.prefix(200))")
+        }
+    }
+
+    private func patchFleet(_ request: IncomingRequest) throws(APIError) -> Disposition {
+        let (warp, paused) = try AdminRequests.clock(request.body)
+        return command(status: 200) { reply in
+            self.runtime.setClock(warp: warp, paused: paused) { result in
+                reply(result.map { AdminJSON.fleet(self.runtime.snapshot) })
+            }
+        }
+    }
+
+    /// `from`/`to`: ISO 8601 UTC or Unix ms.
+    static func instant(_ text: String?, field: String) throws(APIError) -> Int64? {
+        guard let text, !text.isEmpty else { return nil }
+        if let millis = Int64(text) { return millis }
+        if let millis = Timestamp.unixMillis(parsing: text) { return millis }
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+        throw .badRequest("\(field) \"\(text.prefix(40))\" is not an ISO 8601 UTC time or Unix milliseconds", field: field)
+    }
+
+    /// Suspends the connection until the loop answers (or 10 s pass).
+    private func command(
+        status: Int, _ start: @escaping @Sendable (@escaping @Sendable (Result<[UInt8], FleetControlError>) -> Void) -> Void
+    ) -> Disposition {
+        .later(
+            timeoutMillis: Self.commandTimeoutMillis,
+            timeoutReply: APIError(status: 409, code: "conflict", message: "the fleet did not answer within 10 s").reply,
+            start: { pending in
+                start { result in
+                    switch result {
+                    case .success(let body):
+                        pending.send(
+                            status == 204
+                                ? OutgoingReply(status: 204, headers: [("Cache-Control", "no-store")])
+                                : .json(status, body, headers: [("Cache-Control", "no-store")]))
+                    case .failure(let error):
+                        pending.send(APIError(error).reply)
+                    }
+                }
+            })
+    }
+
+    private func authorize(_ request: IncomingRequest, queryToken: Bool) throws(APIError) {
+        guard let token else { return }
+        var given: String?
+        if let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") {
+            given = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        } else if queryToken {
+            given = request.query["token"]
+        }
+        guard let given, Self.same(given, token) else { throw .unauthorized }
+    }
+
+    /// Compares without stopping at the first difference.
+    static func same(_ lhs: String, _ rhs: String) -> Bool {
+        let a = Array(lhs.utf8)
+        let b = Array(rhs.utf8)
+        var difference = a.count ^ b.count
+        for index in 0..<min(a.count, b.count) { difference |= Int(a[index] ^ b[index]) }
+        return difference == 0
+    }
+
+    private func only(_ methods: [String], _ request: IncomingRequest) throws(APIError) {
+        guard methods.contains(request.method) else { throw .notAllowed(methods.filter { $0 != "HEAD" }) }
+    }
+
+    private func json(_ status: Int, _ body: [UInt8]) -> Disposition {
+        .reply(.json(status, body, headers: [("Cache-Control", "no-store")]), delayMillis: 0)
+    }
+
+    private func ok(_ reply: OutgoingReply) -> Disposition {
+        .reply(reply, delayMillis: 0)
+    }
+
+    /// The page: static files from `web/`, no token needed.
+    private func page(_ request: IncomingRequest) throws(APIError) -> Disposition {
+        try only(["GET", "HEAD"], request)
+        guard let reply = files.page(request.path) else { throw .notFound("no such file: \(request.path.prefix(200))") }
+        return ok(reply)
+    }
+}

@@ -1,0 +1,100 @@
+import BeekonDevice
+import FleetKit
+import Foundation
+import MicroHTTP
+
+/// How the admin server is set up.
+public struct AdminConfiguration: Sendable {
+    /// The IPv4 address to listen on (`127.0.0.1`; `0.0.0.0` needs a token).
+    public var host: String
+    /// The port; 0 picks a free one.
+    public var port: UInt16
+    /// The bearer token every `/api/…` and `/metrics` request must carry; nil or empty for none
+    /// (allowed on loopback only).
+    public var token: String?
+    /// The page's folder; nil looks for `./web`, then the package's `web/`.
+    public var webDirectory: String?
+    /// Threads answering requests.
+    public var threads: Int
+
+    /// A configuration; defaults listen on 127.0.0.1:8080 without a token.
+    public init(host: String = "127.0.0.1", port: UInt16 = 8080, token: String? = nil, webDirectory: String? = nil, threads: Int = 2) {
+        self.host = host
+        self.port = port
+        self.token = token
+        self.webDirectory = webDirectory
+        self.threads = threads
+    }
+
+    /// Whether `host` is a loopback address (127.0.0.0/8, `localhost`).
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host.hasPrefix("127.")
+    }
+}
+
+/// Why the admin server could not start; the message says what to do.
+public struct AdminError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong and what to do.
+    public var message: String
+
+    public var description: String { message }
+}
+
+/// The admin server: REST API v1, live events (SSE), Prometheus metrics, the OpenAPI file and
+/// the page from `web/`, on libmicrohttpd, as a thin layer over the fleet control API.
+///
+/// Reads come from the runtime's published snapshot; commands go through the runtime's inbox
+/// and the connection is suspended until the loop answers, so no request holds a thread or
+/// locks the loop. Sendable: it holds Sendable parts only.
+public final class AdminServer: Sendable {
+    /// The configuration it was started with.
+    public let configuration: AdminConfiguration
+    private let daemon: MicroHTTPDaemon
+    private let publisher: EventPublisher
+
+    /// The most bytes a request body may have.
+    public static let maxBodyBytes = 64 * 1024
+
+    /// Starts listening; refuses a non-loopback address without a token.
+    public init(runtime: FleetRuntime, configuration: AdminConfiguration) throws(AdminError) {
+        let token = configuration.token.flatMap { $0.isEmpty ? nil : $0 }
+        guard token != nil || AdminConfiguration.isLoopback(configuration.host) else {
+            throw AdminError(
+                message: "refusing to serve the admin API on \(configuration.host) without a token: "
+                    + "give --admin-token TOKEN (or set BEEKON_ADMIN_TOKEN), or bind 127.0.0.1")
+        }
+        self.configuration = configuration
+        let publisher = EventPublisher(runtime: runtime)
+        self.publisher = publisher
+        let router = AdminRouter(
+            runtime: runtime, token: token, files: WebFiles.locate(web: configuration.webDirectory), publisher: publisher)
+        do throws(MicroHTTPError) {
+            daemon = try MicroHTTPDaemon(
+                host: configuration.host, port: configuration.port, threads: configuration.threads,
+                connectionTimeoutSeconds: 120, connectionLimit: 1024, maxBodyBytes: Self.maxBodyBytes,
+                respond: { router.respond(to: $0) })
+        } catch {
+            publisher.stop()
+            throw AdminError(message: "admin: \(error.message)")
+        }
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// The port it listens on (the one picked for port 0).
+    public var port: UInt16 { daemon.port }
+
+    /// `http://HOST:PORT/`, with 127.0.0.1 for a wildcard host.
+    public var url: String {
+        let host = configuration.host == "0.0.0.0" || configuration.host == "*" ? "127.0.0.1" : configuration.host
+        return "http://\(host):\(port)/"
+    }
+
+    /// Ends the event streams and stops listening; idempotent.
+    public func stop() {
+        publisher.stop()
+        daemon.stop()
+    }
+}

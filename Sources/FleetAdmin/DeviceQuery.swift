@@ -1,0 +1,81 @@
+import FleetKit
+import Foundation
+
+/// `GET /api/v1/devices`' query: filters, a sort, and a page.
+struct DeviceQuery {
+    enum SortKey: String {
+        case id, state, pending, lastUpload
+    }
+
+    var group: String?
+    var state: String?
+    var outcome: String?
+    var text: String?
+    var sort = SortKey.id
+    var descending = false
+    var limit = 50
+    var offset = 0
+
+    /// Reads and checks the query arguments.
+    init(_ query: [String: String]) throws(APIError) {
+        group = query["group"].flatMap { $0.isEmpty ? nil : $0 }
+        state = query["state"].flatMap { $0.isEmpty ? nil : $0 }
+        outcome = query["outcome"].flatMap { $0.isEmpty ? nil : $0 }
+        text = query["q"].flatMap { $0.isEmpty ? nil : $0 }
+        if var sortText = query["sort"], !sortText.isEmpty {
+            if sortText.hasPrefix("-") {
+                descending = true
+                sortText.removeFirst()
+            }
+            guard let key = SortKey(rawValue: sortText) else {
+                throw .badRequest("sort \"\(sortText)\" is not one of id, state, pending, lastUpload (with - for descending)", field: "sort")
+            }
+            sort = key
+        }
+        if let limitText = query["limit"], !limitText.isEmpty {
+            guard let value = Int(limitText), (1...1000).contains(value) else {
+                throw .badRequest("limit \"\(limitText)\" is not a whole number from 1 to 1000", field: "limit")
+            }
+            limit = value
+        }
+        if let cursor = query["cursor"], !cursor.isEmpty {
+            guard let offset = Self.offset(cursor: cursor) else {
+                throw .badRequest("cursor \"\(cursor)\" is not one this server gave", field: "cursor")
+            }
+            self.offset = offset
+        }
+    }
+
+    /// The page of matching devices, how many match, and the cursor of the next page.
+    func page(of snapshot: FleetSnapshot) -> (devices: ArraySlice<DeviceSnapshot>, total: Int, next: String?) {
+        var matching = snapshot.devices.filter { device in
+            !device.deleted && (group == nil || device.group == group)
+                && (state.map { FaultSelector.state(device.state, matches: $0) } ?? true)
+                && (outcome == nil || device.lastOutcome == outcome)
+                && (text.map { device.id.contains($0) } ?? true)
+        }
+        let ascending: (DeviceSnapshot, DeviceSnapshot) -> Bool
+        switch sort {
+        case .id: ascending = { $0.id < $1.id }
+        case .state: ascending = { ($0.state, $0.id) < ($1.state, $1.id) }
+        case .pending: ascending = { ($0.pending, $0.id) < ($1.pending, $1.id) }
+        case .lastUpload: ascending = { ($0.lastUploadAt ?? Int64.min, $0.id) < ($1.lastUploadAt ?? Int64.min, $1.id) }
+        }
+        matching.sort(by: descending ? { ascending($1, $0) } : ascending)
+        let start = min(offset, matching.count)
+        let end = min(start + limit, matching.count)
+        let next = end < matching.count ? Self.cursor(offset: end) : nil
+        return (matching[start..<end], matching.count, next)
+    }
+
+    static func cursor(offset: Int) -> String {
+        Data("o:\(offset)".utf8).base64EncodedString()
+    }
+
+    static func offset(cursor: String) -> Int? {
+        guard let data = Data(base64Encoded: cursor), let text = String(data: data, encoding: .utf8), text.hasPrefix("o:"),
+            let offset = Int(text.dropFirst(2)), offset >= 0
+        else { return nil }
+        return offset
+    }
+}

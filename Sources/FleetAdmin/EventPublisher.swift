@@ -1,0 +1,163 @@
+import BeekonDevice
+import FleetKit
+import Foundation
+import MicroHTTP
+import Synchronization
+
+/// Feeds `/api/v1/events`: one thread reads the fleet's snapshot four times a second, writes
+/// each event once and queues the same bytes on every open stream. However many devices
+/// change, a client gets a `fleet` event a second, a `devices` event at most four times a
+/// second with at most 500 changes, an `uploads` event a second, and `action` events as
+/// actions run.
+final class EventPublisher: Sendable {
+    /// The largest `devices` event.
+    static let maxChanges = 500
+
+    private struct State {
+        var streams: [EventStream] = []
+        var stopped = false
+    }
+
+    private let runtime: FleetRuntime
+    private let state = Mutex(State())
+    private let wakeup = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(runtime: FleetRuntime) {
+        self.runtime = runtime
+        let thread = Thread { [self] in self.loop() }
+        thread.name = "beekon-admin-events"
+        thread.start()
+    }
+
+    /// Adds a client; it gets the fleet summary at once.
+    func add(_ stream: EventStream) {
+        stream.send(Array("retry: 2000\n\n".utf8) + Self.event("fleet", AdminJSON.fleet(runtime.snapshot)))
+        state.withLock { $0.streams.append(stream) }
+    }
+
+    /// Ends every stream and the thread; idempotent.
+    func stop() {
+        let streams = state.withLock { state -> [EventStream]? in
+            guard !state.stopped else { return nil }
+            state.stopped = true
+            defer { state.streams = [] }
+            return state.streams
+        }
+        guard let streams else { return }
+        streams.forEach { $0.close() }
+        wakeup.signal()
+        finished.wait()
+    }
+
+    static func event(_ name: String, _ json: [UInt8]) -> [UInt8] {
+        Array("event: \(name)\ndata: ".utf8) + json + Array("\n\n".utf8)
+    }
+
+    private func loop() {
+        var tick = 0
+        var lastSequence: UInt64 = 0
+        /// What each device (by slot index) looked like in the last `devices` event.
+        var sent: [(state: String, pending: Int, outcome: String?)] = []
+        var lastAction = runtime.snapshot.actions.last?.number ?? 0
+        while true {
+            _ = wakeup.wait(timeout: .now() + .milliseconds(250))
+            let streams = state.withLock { state -> [EventStream]? in
+                guard !state.stopped else { return nil }
+                state.streams.removeAll { $0.isClosed }
+                return state.streams
+            }
+            guard let streams else { break }
+            tick += 1
+            let snapshot = runtime.snapshot
+            var bytes: [UInt8] = []
+            // Actions: every one logged since the last tick.
+            for record in snapshot.actions where record.number > lastAction {
+                var json = JSONWriter(capacity: 96)
+                json.beginObject()
+                json.key("action")
+                json.string(record.action)
+                json.key("applied")
+                json.integer(Int64(record.applied))
+                json.key("at")
+                json.timestamp(unixMillis: record.at)
+                json.endObject()
+                bytes += Self.event("action", json.bytes)
+            }
+            lastAction = max(lastAction, snapshot.actions.last?.number ?? 0)
+            if snapshot.sequence != lastSequence {
+                lastSequence = snapshot.sequence
+                bytes += devicesEvent(snapshot, sent: &sent)
+            }
+            if tick % 4 == 0 {
+                bytes += Self.event("fleet", AdminJSON.fleet(snapshot))
+                bytes += Self.event("uploads", uploadsEvent(snapshot))
+            }
+            guard !bytes.isEmpty, !streams.isEmpty else { continue }
+            for stream in streams { stream.send(bytes) }
+        }
+        finished.signal()
+    }
+
+    /// The devices whose state, pending count or last outcome changed since the last event.
+    private func devicesEvent(_ snapshot: FleetSnapshot, sent: inout [(state: String, pending: Int, outcome: String?)]) -> [UInt8] {
+        var json = JSONWriter(capacity: 1024)
+        json.beginObject()
+        json.key("changes")
+        json.beginArray()
+        var changes = 0
+        var truncated = false
+        for (index, device) in snapshot.devices.enumerated() where !device.deleted {
+            if index < sent.count, sent[index].state == device.state, sent[index].pending == device.pending,
+                sent[index].outcome == device.lastOutcome
+            {
+                continue
+            }
+            guard changes < Self.maxChanges else {
+                truncated = true
+                break
+            }
+            changes += 1
+            let now = (device.state, device.pending, device.lastOutcome)
+            if index < sent.count {
+                sent[index] = now
+            } else {
+                while sent.count < index { sent.append(("", -1, nil)) }
+                sent.append(now)
+            }
+            json.beginObject()
+            json.key("id")
+            json.string(device.id)
+            json.key("state")
+            json.string(device.state)
+            json.key("pending")
+            json.integer(Int64(device.pending))
+            json.key("lastOutcome")
+            AdminJSON.optionalString(device.lastOutcome, to: &json)
+            json.endObject()
+        }
+        json.endArray()
+        if truncated {
+            json.key("truncated")
+            json.bool(true)
+        }
+        json.endObject()
+        return changes == 0 ? [] : Self.event("devices", json.bytes)
+    }
+
+    /// The last whole second's uploads.
+    private func uploadsEvent(_ snapshot: FleetSnapshot) -> [UInt8] {
+        let second = snapshot.realSecond == 0 ? 0 : snapshot.realSecond - 1
+        let tallies = snapshot.uploads.window(from: second, through: second)
+        var latency = LatencyHistogram()
+        for tally in tallies.values { latency.merge(tally.latency) }
+        var json = JSONWriter(capacity: 256)
+        json.beginObject()
+        json.key("byOutcome")
+        AdminJSON.counts(tallies.mapValues(\.count), to: &json)
+        json.key("latencyMs")
+        AdminJSON.percentiles(latency, [("p50", 0.5), ("p95", 0.95), ("p99", 0.99)], max: false, to: &json)
+        json.endObject()
+        return Self.event("uploads", json.bytes)
+    }
+}

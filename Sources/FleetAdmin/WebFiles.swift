@@ -1,0 +1,78 @@
+import Foundation
+import MicroHTTP
+
+/// Where the page (`web/`) and the OpenAPI file (`docs/openapi.yaml`) are, and how they are
+/// served: by name, no listing, no `..`, with their content type.
+struct WebFiles: Sendable {
+    /// The page's folder; nil when none was found (every page request is then 404).
+    let webDirectory: String?
+    /// The OpenAPI file; nil when none was found.
+    let openAPIPath: String?
+
+    /// `--web DIR` when given, else `./web`, else the package root's `web/` found above the
+    /// executable (or, in a build tree, above this source file). The OpenAPI file is looked for
+    /// in `docs/` next to that `web/`, in `./docs`, and in the package root.
+    static func locate(web: String?) -> WebFiles {
+        let manager = FileManager.default
+        func isDirectory(_ path: String) -> Bool {
+            var directory: ObjCBool = false
+            return manager.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
+        }
+        var roots: [URL] = []
+        var folder = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<6 {
+            roots.append(folder)
+            folder = folder.deletingLastPathComponent()
+        }
+        // Sources/FleetAdmin/WebFiles.swift → the package root.
+        roots.append(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
+        let packageRoot = roots.first { manager.fileExists(atPath: $0.appendingPathComponent("Package.swift").path) }
+        let current = URL(fileURLWithPath: manager.currentDirectoryPath)
+        let webDirectory: String?
+        if let web {
+            webDirectory = web
+        } else if isDirectory(current.appendingPathComponent("web").path) {
+            webDirectory = current.appendingPathComponent("web").path
+        } else if let packageRoot, isDirectory(packageRoot.appendingPathComponent("web").path) {
+            webDirectory = packageRoot.appendingPathComponent("web").path
+        } else {
+            webDirectory = nil
+        }
+        var candidates: [URL] = []
+        if let webDirectory { candidates.append(URL(fileURLWithPath: webDirectory).deletingLastPathComponent()) }
+        candidates.append(current)
+        if let packageRoot { candidates.append(packageRoot) }
+        let openAPI = candidates.map { $0.appendingPathComponent("docs/openapi.yaml").path }.first { manager.fileExists(atPath: $0) }
+        return WebFiles(webDirectory: webDirectory, openAPIPath: openAPI)
+    }
+
+    static let contentTypes: [String: String] = [
+        "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "mjs": "text/javascript; charset=utf-8",
+        "css": "text/css; charset=utf-8", "json": "application/json", "svg": "image/svg+xml", "png": "image/png",
+        "jpg": "image/jpeg", "ico": "image/x-icon", "txt": "text/plain; charset=utf-8", "map": "application/json",
+        "yaml": "application/yaml", "woff2": "font/woff2",
+    ]
+
+    /// The page file at URL path `path` (`/` is `index.html`), or nil for 404.
+    func page(_ path: String) -> OutgoingReply? {
+        guard let webDirectory else { return nil }
+        let name = path == "/" ? "index.html" : String(path.dropFirst())
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard !name.isEmpty, !parts.contains(where: { $0.isEmpty || $0 == ".." || $0.hasPrefix(".") }) else { return nil }
+        return file(URL(fileURLWithPath: webDirectory).appendingPathComponent(name).path)
+    }
+
+    /// The OpenAPI file, or nil for 404.
+    func openAPI() -> OutgoingReply? {
+        openAPIPath.flatMap { file($0) }
+    }
+
+    private func file(_ path: String) -> OutgoingReply? {
+        var directory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &directory), !directory.boolValue,
+            let data = FileManager.default.contents(atPath: path)
+        else { return nil }
+        let type = Self.contentTypes[URL(fileURLWithPath: path).pathExtension.lowercased()] ?? "application/octet-stream"
+        return OutgoingReply(status: 200, headers: [("Content-Type", type), ("Cache-Control", "no-cache")], body: Array(data))
+    }
+}

@@ -1,0 +1,226 @@
+import BeekonDevice
+import BeekonStore
+import Foundation
+
+/// The fleet control API's side in the loop: each command runs between turns, on the loop's
+/// thread, with the same functions the fault timeline uses.
+extension FleetLoop {
+    // MARK: Spawn and delete
+
+    /// Adds devices (ids assigned now) and queues their spawn at the request's real-time rate.
+    mutating func spawn(_ request: SpawnRequest) throws(FleetControlError) -> [String] {
+        let groupIndex: Int
+        let count: Int
+        switch request.template {
+        case .group(let name):
+            guard let index = fleet.groups.firstIndex(where: { $0.name == name }) else {
+                throw FleetControlError(
+                    .badRequest, "no group is named \"\(name)\"; groups: \(fleet.groups.map(\.name).joined(separator: ", "))",
+                    field: "group")
+            }
+            groupIndex = index
+            count = request.count
+        case .spec(let group):
+            guard !fleet.groups.contains(where: { $0.name == group.name }) else {
+                throw FleetControlError(.conflict, "a group named \"\(group.name)\" exists; give the spec another name", field: "spec.name")
+            }
+            if (group.config.sync?.url ?? "x").isEmpty && options.ingest == nil && fleet.ingest == nil {
+                throw FleetControlError(.badRequest, "the spec uploads, but the run has no ingest URL: give `config.sync.url`", field: "spec.config")
+            }
+            for path in group.routes where routes[path] == nil {
+                let resolved = path.hasPrefix("/") ? path : URL(fileURLWithPath: options.routeFolder).appendingPathComponent(path).path
+                do throws(RouteError) {
+                    routes[path] = try Route.load(path: resolved)
+                } catch {
+                    throw FleetControlError(.badRequest, "route \"\(path)\" cannot be used: \(error)", field: "spec.route")
+                }
+            }
+            var added = group
+            added.count = 0
+            fleet.groups.append(added)
+            groupIndex = fleet.groups.count - 1
+            count = group.count
+        }
+        let now = metrics.virtualNow
+        let gap = request.ratePerSecond.map { UInt64(1e9 / max($0, 1e-3)) } ?? 0
+        var ids: [String] = []
+        for offset in 0..<count {
+            let index = fleet.groups[groupIndex].count
+            fleet.groups[groupIndex].count += 1
+            // A stream of its own per slot, so admin spawns never shift the file's devices.
+            var rng = SplitMix64(seed: seed).derived(0xAD_5EED &+ UInt64(slots.count))
+            addSlot(group: groupIndex, index: index, spawnAt: now, rng: &rng)
+            spawnQueue.append((slots.count - 1, realNow + gap * UInt64(offset)))
+            ids.append(slots[slots.count - 1].id)
+        }
+        Self.writeInstallIDs(installIDs, options.dataDirectory)
+        return ids
+    }
+
+    /// Spawns the queued devices whose real time has come, for at most a turn's length.
+    mutating func spawnDue(realNanos: UInt64) {
+        let turnEnds = realNanos + Self.turnNanos
+        var taken = 0
+        while taken < spawnQueue.count, spawnQueue[taken].realNanos <= realNanos {
+            let slot = spawnQueue[taken].slot
+            taken += 1
+            let time = metrics.virtualNow
+            slots[slot].setOffAt = time
+            spawn(slot, at: time)
+            if FleetRuntime.realNanos() >= turnEnds { break }
+        }
+        spawnQueue.removeFirst(taken)
+        metrics.devices = slots.count { !$0.removed }
+    }
+
+    /// When the next queued spawn is due, real ns.
+    var nextSpawnRealNanos: UInt64? { spawnQueue.first?.realNanos }
+
+    /// Stops a device and forgets it for listing and selection; its store stays on disk.
+    mutating func delete(_ id: String) throws(FleetControlError) {
+        let slot = try liveSlot(id)
+        let time = metrics.virtualNow
+        if slots[slot].device != nil, slots[slot].processAlive { feed(.shutdown, to: slot, at: time) }
+        slots[slot].device = nil
+        slots[slot].removed = true
+        slots[slot].accuracy = nil
+        timers.cancel(.providerTick(slot))
+        timers.cancel(.relaunch(slot))
+        timers.cancel(.spawn(slot))
+        spawnQueue.removeAll { $0.slot == slot }
+        metrics.devices = slots.count { !$0.removed }
+    }
+
+    /// The slot of a listed device, or `notFound`.
+    func liveSlot(_ id: String) throws(FleetControlError) -> Int {
+        guard let slot = slotsByID[id], !slots[slot].removed else {
+            throw FleetControlError(.notFound, "no device is named \"\(id)\"", field: "id")
+        }
+        return slot
+    }
+
+    // MARK: Actions and the clock
+
+    /// Applies an action to the devices a selector picks; an unknown group or id is refused.
+    mutating func act(_ action: FaultAction, params: FaultParams, on selector: FaultSelector) throws(FleetControlError) -> [String] {
+        switch selector {
+        case .group(let name) where !fleet.groups.contains(where: { $0.name == name }):
+            throw FleetControlError(.badRequest, "no group is named \"\(name)\"", field: "selector.group")
+        case .ids(let ids):
+            if let unknown = ids.first(where: { id in slotsByID[id].map { slots[$0].removed } ?? true }) {
+                throw FleetControlError(.badRequest, "no device is named \"\(unknown)\"", field: "selector.ids")
+            }
+        default:
+            break
+        }
+        adminActions += 1
+        let picked = selected(selector, faultIndex: fleet.faults.count + Int(adminActions))
+        let time = metrics.virtualNow
+        for slot in picked {
+            apply(action, params: params, forMillis: nil, to: slot, at: time)
+        }
+        logAction(ActionRecord(action: action.rawValue, applied: picked.count, at: time, source: .admin))
+        return picked.map { slots[$0].id }
+    }
+
+    /// Records an action for the admin API's `action` events.
+    mutating func logAction(_ record: ActionRecord) {
+        var numbered = record
+        numbered.number = (actionLog.last?.number ?? 0) + 1
+        actionLog.append(numbered)
+    }
+
+    /// Changes the warp and/or pauses or resumes virtual time from now on.
+    mutating func setClock(warp: Double?, paused: Bool?, realNanos: UInt64) {
+        if let warp { clock.setWarp(warp, realNanos: realNanos) }
+        if let paused { clock.setPaused(paused, realNanos: realNanos) }
+    }
+
+    /// A device's stored fixes with `from <= timestamp <= to`, oldest first, at most `limit`.
+    func locations(of id: String, from: Int64, to: Int64, limit: Int) throws(FleetControlError) -> [Location] {
+        let slot = try liveSlot(id)
+        do {
+            return Array(try slots[slot].store.history(from: from, to: to).prefix(limit))
+        } catch {
+            throw FleetControlError(.unavailable, "the store of \(id) cannot be read: \(error)")
+        }
+    }
+
+    // MARK: The snapshot
+
+    /// Everything the admin API reads, copied out of the loop.
+    func fleetSnapshot(realSeconds: Double, realNanos: UInt64) -> FleetSnapshot {
+        var snapshot = FleetSnapshot()
+        snapshot.name = fleet.name
+        snapshot.virtualNow = metrics.virtualNow
+        snapshot.warp = clock.warp
+        snapshot.paused = clock.isPaused
+        snapshot.realSecond = realNanos / 1_000_000_000
+        snapshot.groups = fleet.groups.map(\.name)
+        snapshot.metrics = self.snapshot()
+        snapshot.metrics.realSeconds = realSeconds
+        snapshot.uploads = uploadStats
+        snapshot.actions = actionLog.elements
+        snapshot.indexByID = slotsByID
+        snapshot.devices.reserveCapacity(slots.count)
+        let now = metrics.virtualNow
+        for slot in slots {
+            let device = slot.device
+            let last = slot.uploads.last
+            snapshot.devices.append(
+                DeviceSnapshot(
+                    id: slot.id, group: fleet.groups[slot.group].name, platform: slot.platform, model: slot.model,
+                    installID: installIDs[slot.id] ?? "", state: slot.listedState, alive: slot.processAlive,
+                    spawned: device != nil, deleted: slot.removed, permissionGranted: slot.permissionGranted,
+                    locationServicesOn: slot.locationServicesOn, online: slot.online,
+                    pending: device?.pendingUploadCount ?? 0, lastOutcome: last?.outcome, lastUploadAt: last?.at,
+                    latitude: slot.lastPosition?.latitude, longitude: slot.lastPosition?.longitude,
+                    config: device?.config, sync: Self.syncStatus(device?.sync),
+                    auth: Self.authStatus(device?.sync.auth, lastRefresh: slot.lastRefreshOutcome, now: now),
+                    stateHistory: slot.stateHistory.elements, uploads: slot.uploads.elements))
+        }
+        return snapshot
+    }
+
+    static func syncStatus(_ sync: SyncEngine?) -> SyncStatus {
+        guard let sync, sync.isEnabled else {
+            return SyncStatus(status: sync == nil ? "idle" : "off", consecutiveFailures: sync?.failures ?? 0, nextAttemptAt: nil)
+        }
+        let status: String
+        var next: Int64?
+        switch sync.phase {
+        case .idle: status = "idle"
+        case .loading: status = "loading"
+        case .sending: status = "uploading"
+        case .awaitingRefresh: status = "awaitingRefresh"
+        case .backingOff(_, let until):
+            status = "backingOff"
+            next = until
+        case .awaitingNetwork: status = "awaitingNetwork"
+        case .suspended: status = "suspended"
+        }
+        return SyncStatus(status: status, consecutiveFailures: sync.failures, nextAttemptAt: next)
+    }
+
+    /// The auth session's state, from what it shows publicly; the tokens stay inside.
+    static func authStatus(_ auth: AuthSession?, lastRefresh: String?, now: Int64) -> AuthStatus {
+        guard let auth, auth.recipe != nil else {
+            return AuthStatus(state: "none", validUntil: nil, lastRefreshOutcome: lastRefresh, breakerOpenUntil: nil)
+        }
+        let tokens = auth.persisted?.tokens
+        let hasToken = !(tokens?.accessToken?.isEmpty ?? true)
+        let state: String
+        if auth.isRefreshing {
+            state = "refreshing"
+        } else if auth.isDead {
+            state = "failed"
+        } else if !hasToken || (tokens?.expiresAt.map { $0 <= now } ?? false) {
+            state = "expired"
+        } else {
+            state = "valid"
+        }
+        let breaker = auth.breakerOpenUntil.flatMap { $0 > now ? $0 : nil }
+        return AuthStatus(
+            state: state, validUntil: tokens?.expiresAt, lastRefreshOutcome: lastRefresh, breakerOpenUntil: breaker)
+    }
+}

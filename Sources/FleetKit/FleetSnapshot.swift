@@ -1,0 +1,157 @@
+import BeekonDevice
+
+/// The fleet as the loop last published it, a few times a second and after every command:
+/// what the admin API reads, without ever waiting on the loop.
+public struct FleetSnapshot: Sendable {
+    /// The fleet's name.
+    public var name = ""
+    /// Virtual time, Unix ms.
+    public var virtualNow: Int64 = 0
+    /// Virtual seconds per real second.
+    public var warp = 1.0
+    /// Whether virtual time stands still.
+    public var paused = false
+    /// The real second (monotonic clock) at publication, for `UploadStats.window`.
+    public var realSecond: UInt64 = 0
+    /// Group names, in the order they were added.
+    public var groups: [String] = []
+    /// Counters (`devices`, `devicesByState` and `pending` cover listed devices only).
+    public var metrics = FleetMetrics()
+    /// Every device slot ever made, deleted ones included (see `DeviceSnapshot.deleted`).
+    public var devices: [DeviceSnapshot] = []
+    /// Index into `devices` by id.
+    public var indexByID: [String: Int] = [:]
+    /// Upload outcomes and latency, over the run and the last seconds.
+    public var uploads = UploadStats()
+    /// Recent fault and admin actions, oldest first.
+    public var actions: [ActionRecord] = []
+    /// Counts publications; a reader can tell a new snapshot from one it has seen.
+    public var sequence: UInt64 = 0
+
+    /// An empty snapshot (before the run starts).
+    public init() {}
+
+    /// The device with this id, unless it was deleted.
+    public func device(_ id: String) -> DeviceSnapshot? {
+        guard let index = indexByID[id], !devices[index].deleted else { return nil }
+        return devices[index]
+    }
+
+    /// The devices listed: not deleted.
+    public var listed: [DeviceSnapshot] { devices.filter { !$0.deleted } }
+}
+
+/// One device as the admin API shows it: never its tokens.
+public struct DeviceSnapshot: Sendable {
+    /// `group-0001`.
+    public var id: String
+    /// Its group's name.
+    public var group: String
+    /// `ios` or `android`.
+    public var platform: Platform
+    /// The phone model; empty when the group names none.
+    public var model: String
+    /// The install id (UUIDv7 text).
+    public var installID: String
+    /// The SDK's state text (`tracking`, `paused(permissionRevoked)`), or `dead`.
+    public var state: String
+    /// Whether the app's process is alive.
+    public var alive: Bool
+    /// Whether it has been spawned yet.
+    public var spawned: Bool
+    /// Deleted through the admin API.
+    public var deleted: Bool
+    /// Location permission.
+    public var permissionGranted: Bool
+    /// System location services.
+    public var locationServicesOn: Bool
+    /// Network.
+    public var online: Bool
+    /// Fixes stored and not yet acknowledged.
+    public var pending: Int
+    /// The last upload's outcome (`200`, `timeout`).
+    public var lastOutcome: String?
+    /// When the last upload ended, virtual Unix ms.
+    public var lastUploadAt: Int64?
+    /// The last admitted fix's latitude.
+    public var latitude: Double?
+    /// The last admitted fix's longitude.
+    public var longitude: Double?
+    /// The SDK configuration in force (secrets included: redact before showing it).
+    public var config: BeekonConfig?
+    /// The sync engine's state.
+    public var sync: SyncStatus
+    /// The auth session's state, without its tokens.
+    public var auth: AuthStatus
+    /// Recent state changes, oldest first.
+    public var stateHistory: [StateChange]
+    /// Recent uploads, oldest first.
+    public var uploads: [UploadRecord]
+}
+
+/// Where a device's sync engine is.
+public struct SyncStatus: Sendable, Hashable {
+    /// `idle`, `loading`, `uploading`, `awaitingRefresh`, `backingOff`, `awaitingNetwork`,
+    /// `suspended`, or `off` (local-only).
+    public var status: String
+    /// Failed uploads in a row.
+    public var consecutiveFailures: Int
+    /// When a backed-off batch is retried, virtual Unix ms.
+    public var nextAttemptAt: Int64?
+}
+
+/// A device's auth session, as far as it may be shown: state and instants, never a token.
+public struct AuthStatus: Sendable, Hashable {
+    /// `none`, `valid`, `refreshing`, `expired` or `failed`.
+    public var state: String
+    /// The access token's expiry, virtual Unix ms.
+    public var validUntil: Int64?
+    /// The last refresh's outcome (`200`, `timeout`).
+    public var lastRefreshOutcome: String?
+    /// No refresh is tried before this, virtual Unix ms.
+    public var breakerOpenUntil: Int64?
+}
+
+/// One upload's end, as the device's recent history keeps it.
+public struct UploadRecord: Sendable, Hashable {
+    /// When the answer arrived, virtual Unix ms.
+    public var at: Int64
+    /// The batch's id.
+    public var batchID: String
+    /// Fixes in the batch.
+    public var fixes: Int
+    /// The status (`200`) or network failure (`timeout`).
+    public var outcome: String
+    /// Real ms from send to answer.
+    public var latencyMillis: Double
+}
+
+/// A state a device passed into.
+public struct StateChange: Sendable, Hashable {
+    /// Virtual Unix ms.
+    public var at: Int64
+    /// The state text (`tracking`, `dead`, …).
+    public var state: String
+}
+
+/// A fault or admin action that ran.
+public struct ActionRecord: Sendable, Hashable {
+    /// Where it came from.
+    public enum Source: String, Sendable, Hashable {
+        /// The fleet file's fault timeline.
+        case timeline
+        /// The admin API.
+        case admin
+    }
+
+    /// The action's name (`revokePermission`).
+    public var action: String
+    /// How many devices it applied to.
+    public var applied: Int
+    /// Virtual Unix ms.
+    public var at: Int64
+    /// Where it came from.
+    public var source: Source
+    /// Counts actions over the run (set when logged), so a reader can tell new ones.
+    public var number: UInt64 = 0
+}

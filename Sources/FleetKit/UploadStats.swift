@@ -1,0 +1,60 @@
+/// Upload outcomes (`200`, `503`, `timeout`) with their latency: over the whole run, and per
+/// real second for the last few seconds (buckets of one second that rotate), so the admin API
+/// can say both what happened and what is happening.
+public struct UploadStats: Sendable {
+    /// How often one outcome happened, and how long those uploads took.
+    public struct Tally: Sendable {
+        /// A network failure (`timeout`, `refused`) rather than an HTTP status.
+        public var network: Bool
+        /// How many uploads ended so.
+        public var count = 0
+        /// Their latency, ms.
+        public var latency = LatencyHistogram()
+
+        /// No uploads of this outcome yet.
+        public init(network: Bool) {
+            self.network = network
+        }
+
+        /// Adds another tally of the same outcome.
+        public mutating func merge(_ other: Tally) {
+            count += other.count
+            latency.merge(other.latency)
+        }
+    }
+
+    /// How many one-second buckets are kept.
+    public static let windowSeconds = 10
+
+    /// Outcomes over the whole run, by outcome text.
+    public private(set) var overall: [String: Tally] = [:]
+    /// The last seconds' outcomes, oldest first, by real second (monotonic clock).
+    private var seconds: [(second: UInt64, tallies: [String: Tally])] = []
+
+    /// No uploads yet.
+    public init() {}
+
+    mutating func record(_ outcome: String, network: Bool, latencyMillis: Double, realNanos: UInt64) {
+        overall[outcome, default: Tally(network: network)].count += 1
+        overall[outcome]!.latency.record(latencyMillis)
+        let second = realNanos / 1_000_000_000
+        if seconds.last?.second != second {
+            seconds.append((second, [:]))
+            // One bucket more than the window, so the last whole second is always there.
+            seconds.removeAll { $0.second + UInt64(Self.windowSeconds) < second }
+        }
+        seconds[seconds.count - 1].tallies[outcome, default: Tally(network: network)].count += 1
+        seconds[seconds.count - 1].tallies[outcome]!.latency.record(latencyMillis)
+    }
+
+    /// The outcomes of the real seconds `first...last` (as `realNanos / 1e9`).
+    public func window(from first: UInt64, through last: UInt64) -> [String: Tally] {
+        var merged: [String: Tally] = [:]
+        for bucket in seconds where bucket.second >= first && bucket.second <= last {
+            for (outcome, tally) in bucket.tallies {
+                merged[outcome, default: Tally(network: tally.network)].merge(tally)
+            }
+        }
+        return merged
+    }
+}

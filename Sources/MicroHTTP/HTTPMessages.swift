@@ -1,0 +1,79 @@
+/// One request as the daemon collected it, handed to the responder.
+public struct IncomingRequest: Sendable {
+    /// `GET`, `POST`, …
+    public var method: String
+    /// The path, without the query string.
+    public var path: String
+    /// Query arguments, decoded, by name (the last one wins when a name repeats).
+    public var query: [String: String]
+    /// Header values by lower-cased name.
+    public var headers: [String: String]
+    /// The body (empty when it went over the limit).
+    public var body: [UInt8]
+    /// The body went over the daemon's limit; `body` is empty then.
+    public var bodyTooLarge: Bool
+
+    /// A request, as a test or the daemon builds it.
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        body: [UInt8] = [], bodyTooLarge: Bool = false
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.bodyTooLarge = bodyTooLarge
+    }
+}
+
+/// A response to send.
+public struct OutgoingReply: Sendable {
+    /// The status code.
+    public var status: Int
+    /// Response headers, in order.
+    public var headers: [(name: String, value: String)]
+    /// The body.
+    public var body: [UInt8]
+
+    /// A reply with a status, headers and a body.
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A JSON reply.
+    public static func json(_ status: Int, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> OutgoingReply {
+        OutgoingReply(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
+    }
+}
+
+/// What to do with a request once the responder has decided.
+public enum Disposition: Sendable {
+    /// Answer, after `delayMillis` (the connection is suspended meanwhile, no thread waits).
+    case reply(OutgoingReply, delayMillis: Int)
+    /// Suspend the connection without answering; close it after `millis`.
+    case hang(millis: Int)
+    /// Close the connection without answering.
+    case close
+    /// Suspend the connection and call `start` with a handle that answers it from any thread;
+    /// `timeoutReply` goes out if no answer comes within `timeoutMillis`. No thread waits.
+    case later(timeoutMillis: Int, timeoutReply: OutgoingReply, start: @Sendable (PendingReply) -> Void)
+    /// Answer 200 with `headers` and keep the connection open, sending what `stream` is given
+    /// (Server-Sent Events and the like) until it or the client closes.
+    case stream(headers: [(name: String, value: String)], EventStream)
+}
+
+/// The answer to a request the daemon holds suspended (`Disposition.later`); the first
+/// `send` wins, later ones (and the timeout after an answer) do nothing.
+public struct PendingReply: Sendable {
+    let core: MicroHTTPDaemon.Core
+    let connection: Int
+    let generation: UInt64
+
+    /// Answers the request and hands the connection back to the daemon.
+    public func send(_ reply: OutgoingReply) {
+        core.answer(connection, generation: generation, with: reply)
+    }
+}
