@@ -17,7 +17,8 @@ function el(tag, attrs = {}, ...kids) {
   for (const k of kids.flat()) if (k != null) n.append(k);
   return n;
 }
-const num = v => (v == null ? "–" : Number(v).toLocaleString("en-US"));
+const NF = new Intl.NumberFormat("en-US");
+const num = v => (v == null ? "–" : NF.format(v));
 function ms(v) {
   if (v == null) return "–";
   return v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : Math.round(v).toLocaleString("en-US");
@@ -321,32 +322,33 @@ function makeRow(d) {
   tr.append(
     el("td", { class: "cb" }, cb),
     el("td", {}, el("button", { type: "button", class: "link", text: d.id, title: "Show details", onclick: () => openDetail(d.id) })),
-    el("td", { class: "c-group" }), el("td", { class: "c-platform" }), el("td", { class: "c-state" }),
-    el("td", { class: "c-perm" }), el("td", { class: "c-net" }), el("td", { class: "num c-pending" }),
-    el("td", { class: "c-outcome" }), el("td", { class: "c-upload" }),
+    el("td"), el("td"), el("td"), el("td"), el("td"), el("td", { class: "num" }), el("td"), el("td"),
     el("td", {}, el("button", { type: "button", class: "rowbtn", "aria-haspopup": "menu", "aria-label": `Actions for ${d.id}`, text: "Actions ▾",
       onclick: e => openRowMenu(e.currentTarget, d.id) })));
   fillRow(tr, d);
   return tr;
 }
+const setText = (node, v) => { const t = String(v); if (node.textContent !== t) node.textContent = t; };
 function fillRow(tr, d) {
-  const q = c => tr.querySelector(c);
-  tr.dataset.state = d.state;
-  tr.setAttribute("aria-selected", selected.has(d.id));
-  q(".c-group").textContent = d.group ?? "";
-  q(".c-platform").textContent = d.model ? `${d.platform} · ${d.model}` : (d.platform ?? "");
-  const st = q(".c-state");
+  // Only touch what changed: with 1,000 rows and 4 events a second, needless writes cost layouts.
+  const c = tr.cells;
+  if (tr.dataset.state !== d.state) tr.dataset.state = d.state;
+  const sel = String(selected.has(d.id));
+  if (tr.getAttribute("aria-selected") !== sel) tr.setAttribute("aria-selected", sel);
+  setText(c[2], d.group ?? "");
+  setText(c[3], d.model ? `${d.platform} · ${d.model}` : (d.platform ?? ""));
+  const st = c[4];
   if (st.firstChild?.dataset?.state !== d.state) {
     if (st.firstChild) { st.classList.remove("flash"); void st.offsetWidth; st.classList.add("flash"); }
     st.replaceChildren(stateBadge(d.state));
   }
-  if (d.permission !== undefined) q(".c-perm").textContent = d.permission === "revoked" ? "revoked" : d.permission ?? "";
-  if (d.network !== undefined) q(".c-net").textContent = d.network === "offline" ? "offline" : d.network ?? "";
-  q(".c-pending").textContent = num(d.pending);
-  const oc = q(".c-outcome");
-  oc.textContent = d.lastOutcome ?? "–";
-  oc.className = "c-outcome" + (d.lastOutcome && !/^2\d\d$/.test(d.lastOutcome) ? " outcome-bad" : "");
-  if (d.lastUploadAt !== undefined) q(".c-upload").textContent = shortTime(d.lastUploadAt);
+  if (d.permission !== undefined) setText(c[5], d.permission ?? "");
+  if (d.network !== undefined) setText(c[6], d.network ?? "");
+  setText(c[7], num(d.pending));
+  const oc = c[8];
+  setText(oc, d.lastOutcome ?? "–");
+  oc.classList.toggle("outcome-bad", !!d.lastOutcome && !/^2\d\d$/.test(d.lastOutcome));
+  if (d.lastUploadAt !== undefined) setText(c[9], shortTime(d.lastUploadAt));
 }
 function onDeviceChanges(ev) {
   for (const c of ev.changes || []) {
@@ -372,7 +374,7 @@ function updateSelectionUI() {
   $("#sel-count").textContent = `${num(selected.size)} selected`;
   $("#selbar").dataset.empty = selected.size === 0;
   $("#fa-selcount").textContent = selected.size;
-  fleetMap.setSelected(selected);
+  fleetMap.selected = selected; // drawn when the map is shown
 }
 $("#sel-page").addEventListener("change", e => {
   for (const d of dev.rows) e.target.checked ? selected.add(d.id) : selected.delete(d.id);

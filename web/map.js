@@ -6,6 +6,7 @@ const mx = lon => lon * RAD;
 const my = lat => Math.log(Math.tan(Math.PI / 4 + Math.max(-85, Math.min(85, lat)) * RAD / 2));
 const unLat = y => (2 * Math.atan(Math.exp(y)) - Math.PI / 2) / RAD;
 const unLon = x => x / RAD;
+const deg = (v, dec) => { const t = v.toFixed(dec); return /^-0(\.0*)?$/.test(t) ? t.slice(1) : t; };
 const STEPS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30];
 
 export class FleetMap {
@@ -149,14 +150,14 @@ export class FleetMap {
     for (let lon = Math.ceil(lon0 / step) * step; lon <= lon1; lon += step) {
       const [x] = this.project(0, lon);
       g.beginPath(); g.moveTo(x + 0.5, 0); g.lineTo(x + 0.5, h); g.stroke();
-      g.fillText(`${lon.toFixed(dec)}°`, x + 3, h - 4);
+      g.fillText(`${deg(lon, dec)}°`, x + 3, h - 4);
     }
     const latStep = STEPS.find(s => (lat1 - lat0) / s <= 8) || 30;
     const ldec = Math.max(0, -Math.floor(Math.log10(latStep)));
     for (let lat = Math.ceil(lat0 / latStep) * latStep; lat <= lat1; lat += latStep) {
       const [, y] = this.project(lat, 0);
       g.beginPath(); g.moveTo(0, y + 0.5); g.lineTo(w, y + 0.5); g.stroke();
-      g.fillText(`${lat.toFixed(ldec)}°`, 3, y - 3);
+      g.fillText(`${deg(lat, ldec)}°`, 3, y - 3);
     }
   }
 }
