@@ -571,12 +571,19 @@ async function pollMap() {
   clearTimeout(mapTimer);
   if (currentTab !== "map") return;
   try {
+    // Up to 2,000 devices: the chosen group's first 2,000, or for all groups a share of each
+    // group (so every city shows even when the first 2,000 ids are all in one group).
     const group = $("#map-group").value;
-    let list = [], cursor = null, total = 0;
-    for (let i = 0; i < 2; i++) { // up to 2,000 devices
-      const r = await api("GET", `api/v1/devices?${qs({ group, limit: 1000, cursor })}`);
-      list = list.concat(r.devices || []); total = r.total; cursor = r.next;
-      if (!cursor) break;
+    const parts = group || groups.length < 2 || groups.length > 20 ? [[group, 2000]] : groups.map(g => [g, Math.ceil(2000 / groups.length)]);
+    let list = [], total = 0;
+    for (const [g, want] of parts) {
+      let cursor = null, got = 0;
+      while (got < want) {
+        const r = await api("GET", `api/v1/devices?${qs({ group: g, limit: Math.min(1000, want - got), cursor })}`);
+        if (cursor === null) total += r.total; // first page of this group
+        list = list.concat(r.devices || []); got += (r.devices || []).length; cursor = r.next;
+        if (!cursor) break;
+      }
     }
     fleetMap.setDevices(list);
     if (routeId) {
