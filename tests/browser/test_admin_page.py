@@ -1,0 +1,154 @@
+"""Browser test of the admin page (web/) against a running admin server.
+
+BEEKON_ADMIN_URL   base URL of the admin server, e.g. http://127.0.0.1:8080/ (required; skipped without it)
+BEEKON_ADMIN_TOKEN the admin token, when the server has one (optional)
+BEEKON_CHROMIUM    the browser binary (default /usr/bin/chromium when it exists, else Playwright's own)
+
+Run with tests/browser/run.sh, which starts beekon-fleet for you, or by hand:
+    BEEKON_ADMIN_URL=http://127.0.0.1:8080/ python3 -m pytest -v tests/browser
+"""
+import json
+import os
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+BASE = os.environ.get("BEEKON_ADMIN_URL", "")
+TOKEN = os.environ.get("BEEKON_ADMIN_TOKEN", "")
+ARTIFACTS = Path(__file__).parent / "artifacts"
+REVOKED = "paused(permissionRevoked)"
+
+pytestmark = pytest.mark.skipif(not BASE, reason="set BEEKON_ADMIN_URL to the admin server's base URL (or use tests/browser/run.sh)")
+
+
+def base():
+    return BASE if BASE.endswith("/") else BASE + "/"
+
+
+def api(method, path, body=None):
+    req = urllib.request.Request(base() + path, method=method, data=None if body is None else json.dumps(body).encode())
+    req.add_header("Accept", "application/json")
+    if body is not None:
+        req.add_header("Content-Type", "application/json")
+    if TOKEN:
+        req.add_header("Authorization", "Bearer " + TOKEN)
+    with urllib.request.urlopen(req, timeout=10) as r:
+        raw = r.read()
+        return json.loads(raw) if raw else None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    exe = os.environ.get("BEEKON_CHROMIUM") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+    if TOKEN:
+        ctx.add_init_script("sessionStorage.setItem('beekonAdminToken', %s)" % json.dumps(TOKEN))
+    pg = ctx.new_page()
+    errors = []
+    pg.on("console", lambda m: errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
+    pg.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
+    pg.console_errors = errors
+    pg.set_default_timeout(15_000)
+    pg.goto(base())
+    pg.wait_for_function("document.querySelector('#fleet-name').textContent !== '…'")
+    yield pg
+    ctx.close()
+
+
+def wait_rows(page, ids, state, timeout_s, refresh=True):
+    """Waits until every row of `ids` in the devices table has data-state `state`."""
+    deadline = time.monotonic() + timeout_s
+    check = """([ids, state]) => ids.every(id => {
+        const tr = document.querySelector(`#dev-table tbody tr[data-id="${CSS.escape(id)}"]`);
+        return tr && tr.dataset.state === state && tr.querySelector('[data-state]').dataset.state === state;
+    })"""
+    while time.monotonic() < deadline:
+        if page.evaluate(check, [ids, state]):
+            return
+        if refresh:
+            page.click("#dev-refresh")
+        page.wait_for_timeout(1000)
+    shown = page.evaluate("""() => [...document.querySelectorAll('#dev-table tbody tr[data-id]')].map(tr => `${tr.dataset.id}=${tr.dataset.state}`)""")
+    pytest.fail(f"devices did not all reach {state} within {timeout_s}s; table shows {shown}")
+
+
+def test_spawn_revoke_and_grant_permission(page):
+    group = api("GET", "api/v1/fleet")["groups"][0]
+
+    # Spawn 20 copies of the first group's template through the Spawn form.
+    page.click("#tab-spawn")
+    page.check("input[name=spawn-mode][value=group]")
+    page.select_option("#sp-group", group)
+    page.fill("#sp-count", "20")
+    page.fill("#sp-rate", "")
+    page.click("#spawn-form button[type=submit]")
+    page.wait_for_selector("#sp-result[data-ok=true]")
+    ids = json.loads(page.get_attribute("#sp-result", "data-ids"))
+    assert len(ids) == 20, ids
+
+    # Show them in the table: their group, newest first, 20 rows.
+    page.click("#sp-show")
+    assert page.get_attribute("#tab-devices", "aria-selected") == "true"
+    assert page.input_value("#f-group") == group
+    assert page.get_attribute("#dev-table th[data-sort=id]", "aria-sort") == "descending"
+    wait_rows(page, ids, "tracking", 120)
+    shown = page.eval_on_selector_all("#dev-table tbody tr[data-id]", "rows => rows.map(r => r.dataset.id)")
+    assert sorted(shown) == sorted(ids), shown
+
+    # Select the page and revoke permission from the selection bar.
+    page.check("#sel-page")
+    assert page.text_content("#sel-count") == "20 selected"
+    page.click("[data-bulk=revokePermission]")
+    page.wait_for_function("document.querySelector('#status').textContent.includes('revokePermission applied to 20 devices')")
+    wait_rows(page, ids, REVOKED, 60, refresh=False)  # SSE `devices` events update the rows
+
+    # The detail dialog shows the device and its state history; Esc closes it.
+    page.click(f"#dev-table tr[data-id='{ids[0]}'] button.link")
+    page.wait_for_selector(f"#d-summary [data-state='{REVOKED}']")
+    page.wait_for_selector(f"#d-timeline [data-state='{REVOKED}']")
+    page.keyboard.press("Escape")
+    page.wait_for_function("!document.querySelector('#detail').open")
+
+    # Grant it back; they track again.
+    page.click("[data-bulk=grantPermission]")
+    page.wait_for_function("document.querySelector('#status').textContent.includes('grantPermission applied to 20 devices')")
+    wait_rows(page, ids, "tracking", 60, refresh=False)
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "admin-page.png"))
+    assert page.console_errors == [], page.console_errors
+
+    for i in ids:  # leave the fleet as it was (best effort)
+        try:
+            api("DELETE", "api/v1/devices/" + i)
+        except OSError:
+            pass
+
+
+def test_every_tab_renders_without_errors(page):
+    page.wait_for_selector("#stats-table tbody tr")
+    page.wait_for_function("document.querySelector('#conn').dataset.conn === 'live'")
+    for tab in ["devices", "map", "faults", "spawn", "overview"]:
+        page.click(f"#tab-{tab}")
+        assert page.is_visible(f"#panel-{tab}")
+        page.wait_for_timeout(500)
+    page.wait_for_selector("#dev-table tbody tr[data-id]", state="attached")
+    # Pause and resume the fleet from the header.
+    page.click("#pause-btn")
+    page.wait_for_function("document.querySelector('#paused-state').textContent === 'paused'")
+    page.click("#pause-btn")
+    page.wait_for_function("document.querySelector('#paused-state').textContent === 'running'")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "overview.png"))
+    assert page.console_errors == [], page.console_errors

@@ -1,0 +1,118 @@
+// Small live time-series charts on <canvas>: one line per series, 5-minute window, y axis auto-scaled.
+
+const WINDOW_MS = 5 * 60 * 1000;
+const PALETTE = ["#1f5fbf", "#d9480f", "#2b8a3e", "#862e9c", "#c92a2a", "#0b7285", "#e67700", "#5c940d", "#364fc7", "#a61e4d"];
+const FIXED = {
+  "200": "#2b8a3e", "201": "#5c940d", "202": "#5c940d", "204": "#5c940d",
+  timeout: "#c92a2a", "503": "#e67700", "500": "#d9480f", "429": "#862e9c", "401": "#a61e4d",
+  p50: "#2b8a3e", p95: "#e67700", p99: "#c92a2a",
+  tracking: "#2b8a3e", starting: "#1f5fbf", idle: "#868e96", stopped: "#495057", dead: "#c92a2a",
+  "paused(permissionRevoked)": "#e67700", "paused(locationDisabled)": "#ae3ec9", "paused(unknown)": "#f59f00",
+  pending: "#1f5fbf",
+};
+
+export function colorFor(key, index = 0) {
+  return FIXED[key] || PALETTE[index % PALETTE.length];
+}
+
+export class TimeChart {
+  constructor(canvas, { unit = "", summary = null, integer = false } = {}) {
+    this.canvas = canvas;
+    this.unit = unit;
+    this.summary = summary;
+    this.integer = integer;
+    this.points = []; // [{t, v: {key: number|null}}]
+    this.keys = [];   // series keys in first-seen order
+  }
+
+  push(t, values) {
+    for (const k of Object.keys(values)) if (!this.keys.includes(k)) this.keys.push(k);
+    this.points.push({ t, v: values });
+    const cut = t - WINDOW_MS;
+    while (this.points.length && this.points[0].t < cut) this.points.shift();
+  }
+
+  draw() {
+    const c = this.canvas;
+    const dpr = window.devicePixelRatio || 1;
+    const w = c.clientWidth, h = c.clientHeight;
+    if (!w || !h) return; // hidden tab
+    if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) {
+      c.width = Math.round(w * dpr); c.height = Math.round(h * dpr);
+    }
+    const g = c.getContext("2d");
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, w, h);
+    const L = 52, R = 18, T = 22, B = 20;
+    const pw = w - L - R, ph = h - T - B;
+    const now = this.points.length ? this.points[this.points.length - 1].t : Date.now();
+    const t0 = now - WINDOW_MS;
+    let max = 0;
+    for (const p of this.points) for (const k of this.keys) { const v = p.v[k]; if (v != null && v > max) max = v; }
+    const { top, step } = niceScale(max, this.integer);
+    const x = t => L + ((t - t0) / WINDOW_MS) * pw;
+    const y = v => T + ph - (v / top) * ph;
+
+    // grid and axes
+    g.font = "11px system-ui, sans-serif";
+    g.strokeStyle = "#e3e7ec"; g.fillStyle = "#5b6676"; g.lineWidth = 1;
+    g.textAlign = "right"; g.textBaseline = "middle";
+    for (let v = 0; v <= top + 1e-9; v += step) {
+      const yy = Math.round(y(v)) + 0.5;
+      g.beginPath(); g.moveTo(L, yy); g.lineTo(L + pw, yy); g.stroke();
+      g.fillText(fmtTick(v), L - 6, yy);
+    }
+    g.textAlign = "center"; g.textBaseline = "top";
+    for (let m = 0; m <= 5; m++) {
+      const xx = Math.round(x(t0 + m * 60000)) + 0.5;
+      g.beginPath(); g.moveTo(xx, T); g.lineTo(xx, T + ph); g.stroke();
+      g.fillText(m === 5 ? "now" : `−${5 - m} min`, xx, T + ph + 4);
+    }
+
+    // lines
+    this.keys.forEach((k, i) => {
+      g.strokeStyle = colorFor(k, i); g.lineWidth = 1.8; g.beginPath();
+      let on = false;
+      for (const p of this.points) {
+        const v = p.v[k];
+        if (v == null) { on = false; continue; }
+        if (on) g.lineTo(x(p.t), y(v)); else { g.moveTo(x(p.t), y(v)); on = true; }
+      }
+      g.stroke();
+    });
+
+    // legend (top, right-aligned) with latest values
+    const last = this.points[this.points.length - 1];
+    g.textBaseline = "top"; g.textAlign = "left";
+    g.fillStyle = "#5b6676";
+    if (this.unit) g.fillText(this.unit, 4, 2);
+    let lx = Math.max(L, 4 + (this.unit ? g.measureText(this.unit).width + 14 : 0)); const parts = [];
+    this.keys.forEach((k, i) => {
+      const v = last ? last.v[k] : null;
+      const label = `${k}${v != null ? " " + fmtVal(v) : ""}`;
+      parts.push(label);
+      g.fillStyle = colorFor(k, i); g.fillRect(lx, 6, 10, 3);
+      g.fillStyle = "#1c2430"; g.fillText(label, lx + 13, 2);
+      lx += g.measureText(label).width + 26;
+    });
+    if (this.summary) this.summary.textContent = last ? `Now: ${parts.join(", ") || "no data"}${this.unit ? " (" + this.unit + ")" : ""}` : "Waiting for data…";
+  }
+}
+
+function niceScale(max, integer) {
+  if (!(max > 0)) return { top: integer ? 4 : 1, step: integer ? 1 : 0.25 };
+  const raw = max / 4;
+  const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  let step = [1, 2, 2.5, 5, 10].map(m => m * mag).find(s => s >= raw);
+  if (integer) step = Math.max(1, Math.ceil(step));
+  return { top: Math.ceil(max / step) * step, step };
+}
+
+function fmtTick(v) {
+  if (v >= 1e6) return (v / 1e6).toFixed(1) + "M";
+  if (v >= 1e4) return (v / 1e3).toFixed(0) + "k";
+  return Number.isInteger(v) ? String(v) : v.toFixed(v < 1 ? 2 : 1);
+}
+function fmtVal(v) {
+  return Number.isInteger(v) ? v.toLocaleString("en-US") : v.toFixed(v < 10 ? 2 : 1);
+}
