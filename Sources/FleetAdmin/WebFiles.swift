@@ -1,5 +1,6 @@
 import Foundation
 import MicroHTTP
+import FleetKit
 
 /// Where the page (`web/`) and the OpenAPI file (`docs/openapi.yaml`) are, and how they are
 /// served: by name, no listing, no `..`, with their content type.
@@ -9,40 +10,15 @@ struct WebFiles: Sendable {
     /// The OpenAPI file; nil when none was found.
     let openAPIPath: String?
 
-    /// `--web DIR` when given, else `./web`, else the package root's `web/` found above the
-    /// executable (or, in a build tree, above this source file). The OpenAPI file is looked for
-    /// in `docs/` next to that `web/`, in `./docs`, and in the package root.
+    /// `--web DIR` when given, else the shipped `web/` (see `ShippedFiles`: the current folder,
+    /// an install's `share/beekon-fleet`, or the package root above the executable). The OpenAPI
+    /// file is looked for in `docs/` next to that `web/`, then as a shipped file.
     static func locate(web: String?) -> WebFiles {
-        let manager = FileManager.default
-        func isDirectory(_ path: String) -> Bool {
-            var directory: ObjCBool = false
-            return manager.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
+        let webDirectory = web ?? ShippedFiles.find("web")
+        let beside = webDirectory.map {
+            URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("docs/openapi.yaml").path
         }
-        var roots: [URL] = []
-        var folder = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<6 {
-            roots.append(folder)
-            folder = folder.deletingLastPathComponent()
-        }
-        // Sources/FleetAdmin/WebFiles.swift → the package root.
-        roots.append(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
-        let packageRoot = roots.first { manager.fileExists(atPath: $0.appendingPathComponent("Package.swift").path) }
-        let current = URL(fileURLWithPath: manager.currentDirectoryPath)
-        let webDirectory: String?
-        if let web {
-            webDirectory = web
-        } else if isDirectory(current.appendingPathComponent("web").path) {
-            webDirectory = current.appendingPathComponent("web").path
-        } else if let packageRoot, isDirectory(packageRoot.appendingPathComponent("web").path) {
-            webDirectory = packageRoot.appendingPathComponent("web").path
-        } else {
-            webDirectory = nil
-        }
-        var candidates: [URL] = []
-        if let webDirectory { candidates.append(URL(fileURLWithPath: webDirectory).deletingLastPathComponent()) }
-        candidates.append(current)
-        if let packageRoot { candidates.append(packageRoot) }
-        let openAPI = candidates.map { $0.appendingPathComponent("docs/openapi.yaml").path }.first { manager.fileExists(atPath: $0) }
+        let openAPI = beside.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil } ?? ShippedFiles.find("docs/openapi.yaml")
         return WebFiles(webDirectory: webDirectory, openAPIPath: openAPI)
     }
 
