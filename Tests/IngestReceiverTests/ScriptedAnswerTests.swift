@@ -1,5 +1,6 @@
 import BeekonNet
 import Foundation
+import Synchronization
 import Testing
 
 @testable import IngestReceiver
@@ -91,21 +92,25 @@ struct ScriptedAnswerTests {
     @Test("added latency delays the answer without holding up other connections")
     func latency() async throws {
         let harness = try ReceiverHarness {
-            $0.script = AnswerScript(latencyMillis: 600)
+            $0.script = AnswerScript(latencyMillis: 2000)
             $0.threads = 1
         }
         let clock = ContinuousClock()
         let start = clock.now
-        async let slow = harness.upload(harness.payload().json, device: "slow")
+        let slowAnswered = Mutex(false)
+        let slow = Task {
+            let result = try await harness.upload(harness.payload().json, device: "slow")
+            slowAnswered.withLock { $0 = true }
+            return result
+        }
         try await Task.sleep(for: .milliseconds(100))
-        let statsStart = clock.now
         _ = try await harness.statsJSON()
-        let statsTook = clock.now - statsStart
-        let result = try await slow
-        let took = clock.now - start
+        // Ordered, not timed: the stats came back while the delayed upload was still held.
+        let statsWaitedForSlow = slowAnswered.withLock { $0 }
+        let result = try await slow.value
         #expect(result.status == 200)
-        #expect(took >= .milliseconds(600))
-        #expect(statsTook < .milliseconds(400), "stats waited \(statsTook) behind a delayed answer")
+        #expect(clock.now - start >= .milliseconds(2000))
+        #expect(!statsWaitedForSlow, "stats waited behind a delayed answer")
     }
 
     @Test("a hang holds the connection until the client times out, while others are answered")
