@@ -54,16 +54,17 @@ let package = Package(
         .testTarget(
             name: "BeekonStoreTests",
             dependencies: ["BeekonStore", "BeekonDevice", "beekon-store-probe"]),
-        .testTarget(name: "BeekonNetTests", dependencies: ["BeekonNet", "CMicroHTTPD"]),
+        .testTarget(name: "BeekonNetTests", dependencies: ["BeekonNet", "MicroHTTP"]),
         .testTarget(
             name: "FleetKitTests",
-            dependencies: ["FleetKit", "BeekonDevice", "BeekonNet", "BeekonStore", "CMicroHTTPD", "beekon-fleet"]),
+            dependencies: ["FleetKit", "BeekonDevice", "BeekonNet", "BeekonStore", "MicroHTTP", "beekon-fleet"]),
         .testTarget(
             name: "IngestReceiverTests",
             dependencies: ["IngestReceiver", "beekon-fleet", "BeekonDevice", "BeekonNet", "BeekonStore"]),
         .testTarget(
             name: "FleetAdminTests",
             dependencies: ["FleetAdmin", "FleetKit", "IngestReceiver", "BeekonDevice", "BeekonNet", "MicroHTTP"]),
+        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "BeekonNet"]),
         .testTarget(name: "CShimTests", dependencies: ["CSQLite", "CZlib", "CCurl", "CMicroHTTPD"]),
 
         // A child process for the crash-durability test: writes fixes, then waits to be killed.

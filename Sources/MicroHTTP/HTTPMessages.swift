@@ -12,11 +12,13 @@ public struct IncomingRequest: Sendable {
     public var body: [UInt8]
     /// The body went over the daemon's limit; `body` is empty then.
     public var bodyTooLarge: Bool
+    /// The client's TCP port (0 when unknown): requests with the same port came over one connection.
+    public var clientPort: UInt16
 
     /// A request, as a test or the daemon builds it.
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-        body: [UInt8] = [], bodyTooLarge: Bool = false
+        body: [UInt8] = [], bodyTooLarge: Bool = false, clientPort: UInt16 = 0
     ) {
         self.method = method
         self.path = path
@@ -24,6 +26,7 @@ public struct IncomingRequest: Sendable {
         self.headers = headers
         self.body = body
         self.bodyTooLarge = bodyTooLarge
+        self.clientPort = clientPort
     }
 }
 
@@ -57,8 +60,8 @@ public enum Disposition: Sendable {
     case hang(millis: Int)
     /// Close the connection without answering.
     case close
-    /// Suspend the connection and call `start` with a handle that answers it from any thread;
-    /// `timeoutReply` goes out if no answer comes within `timeoutMillis`. No thread waits.
+    /// Suspend the connection and call `start` with a handle that answers (or closes) it from any
+    /// thread; `timeoutReply` goes out if neither comes within `timeoutMillis`. No thread waits.
     case later(timeoutMillis: Int, timeoutReply: OutgoingReply, start: @Sendable (PendingReply) -> Void)
     /// Answer 200 with `headers` and keep the connection open, sending what `stream` is given
     /// (Server-Sent Events and the like) until it or the client closes.
@@ -66,7 +69,7 @@ public enum Disposition: Sendable {
 }
 
 /// The answer to a request the daemon holds suspended (`Disposition.later`); the first
-/// `send` wins, later ones (and the timeout after an answer) do nothing.
+/// `send` or `close` wins, later ones (and the timeout after either) do nothing.
 public struct PendingReply: Sendable {
     let core: MicroHTTPDaemon.Core
     let connection: Int
@@ -75,5 +78,11 @@ public struct PendingReply: Sendable {
     /// Answers the request and hands the connection back to the daemon.
     public func send(_ reply: OutgoingReply) {
         core.answer(connection, generation: generation, with: reply)
+    }
+
+    /// Closes the connection without answering, as a server that crashed or dropped it would.
+    public func close() {
+        // Resumed with no answer waiting, the request's last call refuses it and MHD closes.
+        core.resume(connection, generation: generation)
     }
 }

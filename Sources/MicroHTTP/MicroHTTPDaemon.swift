@@ -87,6 +87,7 @@ public final class MicroHTTPDaemon: Sendable {
         var query: [String: String] = [:]
         var body: [UInt8] = []
         var tooLarge = false
+        var clientPort: UInt16 = 0
         var phase = Phase.receiving
     }
 
@@ -192,6 +193,7 @@ public final class MicroHTTPDaemon: Sendable {
                         return MHD_Result.YES
                     }, query)
             }
+            box.clientPort = clientPort(of: connection)
             requestContext.pointee = Unmanaged.passRetained(box).toOpaque()  // Released by the completion callback.
             if let length = box.headers["content-length"].flatMap({ Int($0) }), length > core.maxBodyBytes {
                 // Refuse before reading the body; MHD closes the connection after this answer.
@@ -239,7 +241,8 @@ public final class MicroHTTPDaemon: Sendable {
         }
         let request = IncomingRequest(
             method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "",
-            query: box.query, headers: box.headers, body: box.body, bodyTooLarge: box.tooLarge)
+            query: box.query, headers: box.headers, body: box.body, bodyTooLarge: box.tooLarge,
+            clientPort: box.clientPort)
         box.body = []
         switch core.respond(request) {
         case .reply(let reply, let delay) where delay > 0:
@@ -268,6 +271,23 @@ public final class MicroHTTPDaemon: Sendable {
         case .stream(let headers, let stream):
             box.phase = .answered
             return stream.start(on: connection, core: core, headers: headers)
+        }
+    }
+
+    /// The peer's TCP port (IPv4 or IPv6); 0 when MHD does not know it.
+    private static func clientPort(of connection: OpaquePointer) -> UInt16 {
+        guard let address = beekon_mhd_connection_client_address(connection) else { return 0 }
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                UInt16(bigEndian: $0.pointee.sin_port)
+            }
+        case AF_INET6:
+            return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                UInt16(bigEndian: $0.pointee.sin6_port)
+            }
+        default:
+            return 0
         }
     }
 

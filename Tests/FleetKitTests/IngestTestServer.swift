@@ -1,13 +1,15 @@
 import BeekonNet
-import CMicroHTTPD
 import Foundation
+import MicroHTTP
 import Synchronization
 
 /// A seed-05 ingest backend on 127.0.0.1, port 0, for FleetKit's tests: it gunzips and parses
 /// every upload POSTed to `/ingest`, records what arrived, answers with a scriptable status, and
 /// issues bearer tokens from `/oauth/token`.
 ///
-/// Sendable: all of its state, the daemon's address included, is in one `Mutex` (held by `Core`).
+/// Built on `MicroHTTPDaemon`: a delayed answer holds a suspended connection, not a thread.
+///
+/// Sendable: all of its state is in one `Mutex` (held by `Core`); the daemon is Sendable.
 final class IngestTestServer: Sendable {
     /// What the rule is told about one well-formed upload.
     struct UploadContext: Sendable {
@@ -25,11 +27,11 @@ final class IngestTestServer: Sendable {
         var status = 200
         /// Extra response headers, e.g. `("Retry-After", "30")`.
         var headers: [(name: String, value: String)] = []
-        /// Waits this long after recording the upload and before answering, without the lock.
+        /// Waits this long after recording the upload and before answering (no thread waits).
         var delayMillis = 0
     }
 
-    /// Decides the answer to an upload; called on the connection's thread, outside the lock.
+    /// Decides the answer to an upload; called on a daemon thread, outside the lock; must not block.
     typealias Rule = @Sendable (UploadContext) -> Answer
 
     /// One well-formed upload as the server saw it.
@@ -135,8 +137,6 @@ final class IngestTestServer: Sendable {
         var uniqueAcceptedLocationIDs: Set<String> { Set(acceptedLocationIDs) }
     }
 
-    enum ServerError: Error { case startFailed }
-
     private struct State {
         var rule: Rule
         var tokenRule: TokenRule
@@ -147,30 +147,21 @@ final class IngestTestServer: Sendable {
         var tokenNumber = 0
         /// Well-formed uploads per install id, counted when they arrive (before the rule runs).
         var uploadsByInstall: [String: Int] = [:]
-        // The daemon's address: a plain integer, because a pointer is not Sendable.
-        var daemon = 0
-        var port: UInt16 = 0
     }
 
-    /// The state the daemon's threads reach through their context pointer. A separate object so
-    /// the server's own deinit never races a handler: the server keeps it alive until the daemon
-    /// has stopped.
+    /// The state the daemon's responder reaches. A separate object so the responder does not
+    /// keep the server (and so the daemon) alive.
     private final class Core: Sendable {
         let state: Mutex<State>
 
         init(_ state: State) { self.state = Mutex(state) }
     }
 
-    /// Collects one request's headers and body across the access handler's calls.
-    private final class RequestBox {
-        var headers: [String: String] = [:]
-        var body: [UInt8] = []
-    }
-
     private let core: Core
+    private let daemon: MicroHTTPDaemon
 
     /// The port the server listens on.
-    var port: UInt16 { core.state.withLock { $0.port } }
+    var port: UInt16 { daemon.port }
 
     /// `http://127.0.0.1:PORT/ingest`, the URL for `SyncConfig.url`.
     var url: String { "http://127.0.0.1:\(port)/ingest" }
@@ -187,63 +178,19 @@ final class IngestTestServer: Sendable {
         rule: @escaping Rule = { _ in Answer() },
         tokenRule: @escaping TokenRule = { TokenAnswer.granted($0.number) }
     ) throws {
-        core = Core(State(rule: rule, tokenRule: tokenRule))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let context = Unmanaged.passUnretained(core).toOpaque()  // Unretained: deinit stops the daemon before core goes.
-        // A thread per connection, so one answer's delay never holds up another device's upload.
-        let flags =
-            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue
-            | MHD_USE_POLL.rawValue
-        let completed: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
-            // A request cut off mid-body never reaches the handler's last call: free its box here.
-            guard let requestContext, let box = requestContext.pointee else { return }
-            Unmanaged<RequestBox>.fromOpaque(box).release()  // Balances the handler's passRetained.
-            requestContext.pointee = nil
-        }
-        let started = withUnsafeMutablePointer(to: &address) { addressPointer in
-            var options = [
-                MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: 60, ptr_value: nil),
-                // poll() has no FD_SETSIZE bound, so thousands of devices can hold a connection.
-                MHD_OptionItem(option: .CONNECTION_LIMIT, value: 8192, ptr_value: nil),
-                // A fleet starting at once connects in a burst; the default backlog drops some.
-                MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE, value: 4096, ptr_value: nil),
-                // Thousands of threads at the default 8 MiB of stack each would be a lot of address space.
-                MHD_OptionItem(option: .THREAD_STACK_SIZE, value: 1 << 20, ptr_value: nil),
-                MHD_OptionItem(
-                    option: .NOTIFY_COMPLETED, value: unsafeBitCast(completed, to: Int.self),
-                    ptr_value: nil),
-                MHD_OptionItem(
-                    option: .SOCK_ADDR, value: 0, ptr_value: UnsafeMutableRawPointer(addressPointer)),
-                MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
-            ]
-            return options.withUnsafeMutableBufferPointer { buffer in
-                beekon_mhd_start_daemon(
-                    UInt32(flags), 0, nil, nil, IngestTestServer.handle, context, buffer.baseAddress)
-            }
-        }
-        guard let daemon = started else { throw ServerError.startFailed }
-        let port = beekon_mhd_daemon_port(daemon)
-        let daemonAddress = Int(bitPattern: daemon)
-        core.state.withLock { state in
-            state.daemon = daemonAddress
-            state.port = port
-        }
+        let core = Core(State(rule: rule, tokenRule: tokenRule))
+        self.core = core
+        // Delayed answers wait on suspended connections, so a few threads serve thousands of
+        // devices at once; a rule must not block (none sleeps).
+        daemon = try MicroHTTPDaemon(
+            host: "127.0.0.1", port: 0, threads: 4, connectionTimeoutSeconds: 60, connectionLimit: 8192,
+            maxBodyBytes: 1 << 30, respond: { IngestTestServer.respond(to: $0, core: core) })
     }
 
-    deinit {
-        stop()
-    }
-
-    /// Stops listening and closes every connection; waits for answers in progress. Idempotent.
+    /// Stops listening and closes every connection; answers still waiting out a delay are sent
+    /// first. Idempotent.
     func stop() {
-        let address = core.state.withLock { state in
-            defer { state.daemon = 0 }
-            return state.daemon
-        }
-        if let daemon = OpaquePointer(bitPattern: address) { MHD_stop_daemon(daemon) }
+        daemon.stop()
     }
 
     /// Replaces the upload rule; requests already past the rule keep their answer.
@@ -297,70 +244,19 @@ final class IngestTestServer: Sendable {
 
     // MARK: - Handling requests
 
-    /// A response for MHD to send.
-    private struct Reply {
-        var status: Int
-        var headers: [(name: String, value: String)] = []
-        var body: [UInt8] = []
-        var delayMillis = 0
-    }
-
-    private static let handle: MHD_AccessHandlerCallback = {
-        context, connection, url, method, _, uploadData, uploadSize, requestContext in
-        let core = Unmanaged<Core>.fromOpaque(context!).takeUnretainedValue()  // Owned by the server.
-        guard let requestContext, let uploadSize else { return MHD_Result.NO }
-        guard let boxPointer = requestContext.pointee else {
-            // The first call for a request carries only its head.
-            let box = RequestBox()
-            withUnsafeMutablePointer(to: &box.headers) { headers in
-                _ = MHD_get_connection_values(
-                    connection, .HEADER_KIND,
-                    { headers, _, key, value in
-                        guard let key else { return MHD_Result.YES }
-                        let name = String(cString: key).lowercased()
-                        headers!.assumingMemoryBound(to: [String: String].self).pointee[name] =
-                            value.map { String(cString: $0) } ?? ""
-                        return MHD_Result.YES
-                    }, headers)
-            }
-            // Retained until the last call for this request (or the completion callback) takes it back.
-            requestContext.pointee = Unmanaged.passRetained(box).toOpaque()  // MHD holds it between calls.
-            return MHD_Result.YES
-        }
-        let box = Unmanaged<RequestBox>.fromOpaque(boxPointer)  // Retained by the first call.
-        if uploadSize.pointee > 0 {
-            box.takeUnretainedValue().body.append(
-                contentsOf: UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee))
-            uploadSize.pointee = 0
-            return MHD_Result.YES
-        }
-        let request = box.takeRetainedValue()
-        requestContext.pointee = nil
-        let methodName = method.map { String(cString: $0) } ?? ""
-        let path = url.map { String(cString: $0) } ?? ""
+    /// Routes one request; runs on a daemon thread.
+    private static func respond(to request: IncomingRequest, core: Core) -> Disposition {
         core.state.withLock { $0.requestCount += 1 }
-        let reply: Reply
-        switch (methodName, path) {
-        case ("POST", "/ingest"): reply = ingest(request, core: core)
-        case ("POST", "/oauth/token"): reply = token(request, core: core)
-        case (_, "/ingest"), (_, "/oauth/token"): reply = Reply(status: 405)
-        default: reply = Reply(status: 404)
+        switch (request.method, request.path) {
+        case ("POST", "/ingest"): return ingest(request, core: core)
+        case ("POST", "/oauth/token"): return token(request, core: core)
+        case (_, "/ingest"), (_, "/oauth/token"): return .reply(OutgoingReply(status: 405), delayMillis: 0)
+        default: return .reply(OutgoingReply(status: 404), delayMillis: 0)
         }
-        if reply.delayMillis > 0 { usleep(UInt32(reply.delayMillis) * 1000) }
-        let response = reply.body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(
-                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
-        }
-        for header in reply.headers {
-            _ = MHD_add_response_header(response, header.name, header.value)
-        }
-        let queued = MHD_queue_response(connection, UInt32(reply.status), response)
-        MHD_destroy_response(response)
-        return queued
     }
 
     /// Records one upload and decides its answer; the slow parts run outside the lock.
-    private static func ingest(_ request: RequestBox, core: Core) -> Reply {
+    private static func ingest(_ request: IncomingRequest, core: Core) -> Disposition {
         var upload: Upload
         do {
             upload = try parse(request)
@@ -369,7 +265,7 @@ final class IngestTestServer: Sendable {
                 $0.malformedUploads.append(
                     MalformedUpload(reason: error.reason, headers: request.headers, body: request.body))
             }
-            return Reply(status: 400)
+            return .reply(OutgoingReply(status: 400), delayMillis: 0)
         }
         let (rule, prior) = core.state.withLock { state in
             let prior = state.uploadsByInstall[upload.installID, default: 0]
@@ -384,11 +280,12 @@ final class IngestTestServer: Sendable {
         upload.status = answer.status
         // Recorded before the delay, as a server that commits and then answers slowly would.
         core.state.withLock { $0.uploads.append(upload) }
-        return Reply(status: answer.status, headers: answer.headers, delayMillis: answer.delayMillis)
+        return .reply(
+            OutgoingReply(status: answer.status, headers: answer.headers), delayMillis: answer.delayMillis)
     }
 
     /// Records one token request and decides its answer.
-    private static func token(_ request: RequestBox, core: Core) -> Reply {
+    private static func token(_ request: IncomingRequest, core: Core) -> Disposition {
         let (rule, number) = core.state.withLock { state in
             state.tokenNumber += 1
             return (state.tokenRule, state.tokenNumber)
@@ -400,8 +297,8 @@ final class IngestTestServer: Sendable {
                     number: number, body: request.body, headers: request.headers,
                     status: answer.status))
         }
-        return Reply(
-            status: answer.status, headers: answer.headers, body: answer.body,
+        return .reply(
+            OutgoingReply(status: answer.status, headers: answer.headers, body: answer.body),
             delayMillis: answer.delayMillis)
     }
 
@@ -411,12 +308,12 @@ final class IngestTestServer: Sendable {
     }
 
     /// The upload in `request`, checked against seed 05's required fields.
-    private static func parse(_ request: RequestBox) throws(Malformed) -> Upload {
+    private static func parse(_ request: IncomingRequest) throws(Malformed) -> Upload {
         var json = request.body
         let encoding = request.headers["content-encoding"]?.trimmingCharacters(in: .whitespaces)
         if encoding?.lowercased() == "gzip" {
             do {
-                // One per request: a decompressor has one owner at a time, and each runs on its own thread.
+                // One per request: a decompressor has one owner at a time; requests run on several threads.
                 json = try GzipDecompressor().decompress(request.body)
             } catch {
                 throw Malformed(reason: "gunzip failed: \(error)")

@@ -1,0 +1,71 @@
+import BeekonNet
+import Dispatch
+import MicroHTTP
+import Synchronization
+import Testing
+
+/// The daemon against a real libcurl client on 127.0.0.1, port 0.
+@Suite("MicroHTTP daemon")
+struct MicroHTTPDaemonTests {
+    /// Sends `request` and waits for its result without blocking a cooperative thread.
+    static func send(_ transport: HTTPTransport, _ request: HTTPRequest) async -> HTTPResult {
+        await withCheckedContinuation { continuation in
+            transport.submit(request) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// A daemon on 127.0.0.1, port 0, answering with `respond`.
+    static func daemon(_ respond: @escaping MicroHTTPDaemon.Responder) throws -> MicroHTTPDaemon {
+        try MicroHTTPDaemon(
+            host: "127.0.0.1", port: 0, threads: 1, connectionTimeoutSeconds: 10, connectionLimit: 64,
+            maxBodyBytes: 1 << 20, respond: respond)
+    }
+
+    @Test("a request carries its client's port: one port per connection")
+    func clientPort() async throws {
+        let ports = Mutex<[UInt16]>([])
+        let daemon = try Self.daemon { request in
+            ports.withLock { $0.append(request.clientPort) }
+            return .reply(OutgoingReply(status: 204), delayMillis: 0)
+        }
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        for key in ["a", "a", "b"] {
+            let request = HTTPRequest(
+                url: "http://127.0.0.1:\(daemon.port)/", timeoutMillis: 5000, connectionKey: key)
+            #expect(await Self.send(transport, request).status == 204)
+        }
+        let seen = ports.withLock { $0 }
+        #expect(seen.count == 3 && seen.allSatisfy { $0 != 0 })
+        #expect(seen[0] == seen[1])
+        #expect(seen[2] != seen[0])
+    }
+
+    @Test("a deferred request can be answered, or closed unanswered, from another thread")
+    func deferredSendAndClose() async throws {
+        let daemon = try Self.daemon { request in
+            .later(timeoutMillis: 5000, timeoutReply: OutgoingReply(status: 504)) { pending in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) {
+                    if request.path == "/close" {
+                        pending.close()
+                    } else {
+                        pending.send(OutgoingReply(status: 201))
+                    }
+                    pending.send(OutgoingReply(status: 500))  // Too late: the first one won.
+                }
+            }
+        }
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        let answered = await Self.send(
+            transport,
+            HTTPRequest(url: "http://127.0.0.1:\(daemon.port)/send", timeoutMillis: 5000, connectionKey: "a"))
+        #expect(answered.status == 201)
+        let closed = await Self.send(
+            transport,
+            HTTPRequest(url: "http://127.0.0.1:\(daemon.port)/close", timeoutMillis: 5000, connectionKey: "b"))
+        var reset = false
+        if case .failed(.reset, _, _) = closed { reset = true }
+        #expect(reset, "expected a reset, got \(closed)")
+    }
+}
