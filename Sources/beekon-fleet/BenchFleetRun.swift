@@ -52,6 +52,9 @@ struct BenchFleetRun {
         var metrics: FleetMetrics
         /// CPU seconds of this process over `run` (store preparation and the drain included).
         var cpuSeconds: Double
+        /// CPU seconds of this process per wall second while the fleet ran (store preparation
+        /// and the drain left out): how many cores the fleet kept busy.
+        var runCores: Double
         /// The fleet's own run time: rates are over this, not preparation nor drain.
         var wallSeconds: Double { max(metrics.realSeconds, 1e-3) }
     }
@@ -103,9 +106,17 @@ struct BenchFleetRun {
                 maxOpenStores: FileLimit.storeBudget(
                     openFiles: openFiles, connections: options.maxConnections, devices: options.devices),
                 maxConnections: options.maxConnections))
+        // CPU and wall time read at the first and the last progress call: the running fleet only.
+        var first: (cpu: Double, wall: Double)?
+        var last: (cpu: Double, wall: Double)?
         let cpuBefore = ProcessTimes.cpuSeconds()
-        try runtime.run(progressEverySeconds: 3600)
-        return Result(metrics: runtime.metrics, cpuSeconds: ProcessTimes.cpuSeconds() - cpuBefore)
+        try runtime.run(progressEverySeconds: 0.25) { _ in
+            let sample = (ProcessTimes.cpuSeconds(), Double(DispatchTime.now().uptimeNanoseconds) / 1e9)
+            if first == nil { first = sample } else { last = sample }
+        }
+        var runCores = 0.0
+        if let first, let last, last.wall > first.wall { runCores = (last.cpu - first.cpu) / (last.wall - first.wall) }
+        return Result(metrics: runtime.metrics, cpuSeconds: ProcessTimes.cpuSeconds() - cpuBefore, runCores: runCores)
     }
 }
 

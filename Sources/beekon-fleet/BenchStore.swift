@@ -102,13 +102,7 @@ struct BenchStore: ParsableCommand {
         single.close()
 
         // Encode + gzip: one 100-fix batch, as the sync engine builds it before each POST.
-        let payload = UploadPayload(
-            batchID: fixes.nextID(), sessionID: fixes.sessionID, sentAt: fixes.now,
-            device: DeviceIdentity(
-                installID: fixes.nextID().text, platform: .android, sdkVersion: "0.1.1",
-                model: "Pixel 8"),
-            extras: ["user_id": "courier-0042", "fleet": "bench"],
-            locations: (0..<100).map { _ in fixes.next() })
+        let payload = fixes.payload(fixes: 100)
         let compressor = try GzipCompressor()
         var gzipped: [UInt8] = []
         for _ in 0..<200 {
@@ -147,6 +141,15 @@ struct FixSource {
 
     mutating func nextID() -> UUIDv7 {
         ids.next(atUnixMillis: now, using: &rng)
+    }
+
+    /// A batch of the next `count` fixes as the sync engine POSTs it, from one Android install.
+    mutating func payload(fixes count: Int) -> UploadPayload {
+        UploadPayload(
+            batchID: nextID(), sessionID: sessionID, sentAt: now,
+            device: DeviceIdentity(installID: nextID().text, platform: .android, sdkVersion: "0.1.1", model: "Pixel 8"),
+            extras: ["user_id": "courier-0042", "fleet": "bench"],
+            locations: (0..<count).map { _ in next() })
     }
 
     mutating func next() -> Location {
