@@ -83,6 +83,22 @@ struct BenchStore: ParsableCommand {
         report.add(
             "commits_per_s_1000_stores", "single-row commits/s across \(stores) stores",
             Double(rounds * stores) / fleetSeconds, unit: "commits/s")
+
+        // A 1-fix upload's store work, round-robin: store the fix, read it as a batch, and
+        // delete it as the server's 2xx acknowledges it.
+        let uploadSeconds = try withExtendedLifetime(fleet) {
+            let uploadStart = ContinuousClock.now
+            for _ in 0..<rounds {
+                for store in fleet {
+                    try store.insert(fixes.next(), sessionID: fixes.sessionID, now: fixes.now)
+                    if let batch = try store.nextBatch(limit: 1) { try store.acknowledge(batch) }
+                }
+            }
+            return (ContinuousClock.now - uploadStart).seconds
+        }
+        report.add(
+            "upload_cycles_per_s_1000_stores", "insert + nextBatch(1) + acknowledge/s across \(stores) stores",
+            Double(rounds * stores) / uploadSeconds, unit: "cycles/s")
         pool.closeAll()
 
         let single = try DeviceStore(path: folder.path("one/device.db"), retention: .syncing)
