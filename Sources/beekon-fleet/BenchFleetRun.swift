@@ -52,11 +52,50 @@ struct BenchFleetRun {
         var metrics: FleetMetrics
         /// CPU seconds of this process over `run` (store preparation and the drain included).
         var cpuSeconds: Double
-        /// CPU seconds of this process per wall second while the fleet ran (store preparation
-        /// and the drain left out): how many cores the fleet kept busy.
-        var runCores: Double
+        /// Readings taken about four times a second while the fleet ran.
+        var samples: [Sample]
         /// The fleet's own run time: rates are over this, not preparation nor drain.
         var wallSeconds: Double { max(metrics.realSeconds, 1e-3) }
+
+        /// The last half of the run: the devices have all switched on and filled their first
+        /// batches, so its rates are the fleet's steady ones. Nil for a run too short to sample.
+        var steadyHalf: Window? {
+            guard let last = samples.last, let first = samples.first, last.wall > first.wall else { return nil }
+            let middle = samples.first { $0.wall >= (first.wall + last.wall) / 2 } ?? first
+            guard last.wall > middle.wall else { return nil }
+            return Window(from: middle, to: last)
+        }
+    }
+
+    /// One reading: wall clock, this process's CPU, a server's CPU, and the fleet's counters.
+    struct Sample {
+        var wall: Double
+        var cpu: Double
+        var serverCPU: Double
+        var metrics: FleetMetrics
+    }
+
+    /// What happened between two samples.
+    struct Window {
+        var seconds: Double
+        /// Uploads answered 2xx.
+        var requests: Int
+        var fixesUploaded: Int
+        var fixesStored: Int
+        var cpu: Double
+        var serverCPU: Double
+
+        init(from start: Sample, to end: Sample) {
+            func answered(_ metrics: FleetMetrics) -> Int {
+                metrics.batchesByOutcome.filter { $0.key.hasPrefix("2") }.values.reduce(0, +)
+            }
+            seconds = end.wall - start.wall
+            requests = answered(end.metrics) - answered(start.metrics)
+            fixesUploaded = end.metrics.fixesUploaded - start.metrics.fixesUploaded
+            fixesStored = end.metrics.fixesStored - start.metrics.fixesStored
+            cpu = end.cpu - start.cpu
+            serverCPU = end.serverCPU - start.serverCPU
+        }
     }
 
     /// The bench fleet file for devices uploading to `ingest`.
@@ -85,8 +124,9 @@ struct BenchFleetRun {
     }
 
     /// Writes the walk and the fleet file under `folder`, runs the fleet against `ingest` for
-    /// `seconds` of wall time with its stores in `folder/data`, and returns its figures.
-    func run(ingest: String, in folder: String) throws -> Result {
+    /// `seconds` of wall time with its stores in `folder/data`, and returns its figures;
+    /// `serverCPU` reads the CPU seconds of the server it uploads to, if that is measured.
+    func run(ingest: String, in folder: String, serverCPU: () -> Double = { 0 }) throws -> Result {
         let openFiles = FileLimit.raiseToHardLimit()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var csv = "lat,lon\n"
@@ -106,17 +146,15 @@ struct BenchFleetRun {
                 maxOpenStores: FileLimit.storeBudget(
                     openFiles: openFiles, connections: options.maxConnections, devices: options.devices),
                 maxConnections: options.maxConnections))
-        // CPU and wall time read at the first and the last progress call: the running fleet only.
-        var first: (cpu: Double, wall: Double)?
-        var last: (cpu: Double, wall: Double)?
+        var samples: [Sample] = []
         let cpuBefore = ProcessTimes.cpuSeconds()
-        try runtime.run(progressEverySeconds: 0.25) { _ in
-            let sample = (ProcessTimes.cpuSeconds(), Double(DispatchTime.now().uptimeNanoseconds) / 1e9)
-            if first == nil { first = sample } else { last = sample }
+        try runtime.run(progressEverySeconds: 0.25) { metrics in
+            samples.append(
+                Sample(
+                    wall: Double(DispatchTime.now().uptimeNanoseconds) / 1e9, cpu: ProcessTimes.cpuSeconds(),
+                    serverCPU: serverCPU(), metrics: metrics))
         }
-        var runCores = 0.0
-        if let first, let last, last.wall > first.wall { runCores = (last.cpu - first.cpu) / (last.wall - first.wall) }
-        return Result(metrics: runtime.metrics, cpuSeconds: ProcessTimes.cpuSeconds() - cpuBefore, runCores: runCores)
+        return Result(metrics: runtime.metrics, cpuSeconds: ProcessTimes.cpuSeconds() - cpuBefore, samples: samples)
     }
 }
 

@@ -159,59 +159,59 @@ struct BenchUpload: ParsableCommand {
             non2xx: values["non2xx"] ?? 0, bodyBytes: body.count, clientCPU: clientCPU, serverCPU: serverCPU)
     }
 
-    /// One fleet run against a server process, and the CPU that server spent meanwhile.
+    /// One fleet run against a server process; its rates are those of the run's last half.
     struct FleetPhase {
         var result: BenchFleetRun.Result
-        var serverCPU: Double
+        var steady: BenchFleetRun.Window
         /// The fleet's warp: with the every-fix gate each device is offered one fix a virtual second.
         var warp: Double
 
-        var wall: Double { result.wallSeconds }
         /// Uploads answered 2xx per second.
-        var rps: Double {
-            Double(result.metrics.batchesByOutcome.filter { $0.key.hasPrefix("2") }.values.reduce(0, +)) / wall
-        }
+        var rps: Double { Double(steady.requests) / steady.seconds }
 
         func add(to report: inout BenchReport, key: String, suffix: String, label: String) {
             let metrics = result.metrics
-            let fleetCPU = result.runCores * wall
+            let seconds = steady.seconds
             report.add("\(key)_rps_\(suffix)", "\(label): requests", rps, unit: "req/s")
-            report.add("\(key)_fixes_per_s_\(suffix)", "    fixes acknowledged", Double(metrics.fixesUploaded) / wall, unit: "fixes/s")
-            report.add("\(key)_admitted_per_s_\(suffix)", "    fixes admitted and stored", Double(metrics.fixesStored) / wall, unit: "fixes/s")
-            report.add("\(key)_client_cpu_s_\(suffix)", "    CPU: fleet (while running)", fleetCPU, unit: "s")
-            report.add("\(key)_server_cpu_s_\(suffix)", "    CPU: server", serverCPU, unit: "s")
+            report.add("\(key)_fixes_per_s_\(suffix)", "    fixes acknowledged", Double(steady.fixesUploaded) / seconds, unit: "fixes/s")
+            report.add("\(key)_admitted_per_s_\(suffix)", "    fixes admitted and stored", Double(steady.fixesStored) / seconds, unit: "fixes/s")
+            report.add("\(key)_client_cpu_s_\(suffix)", "    CPU: fleet", steady.cpu, unit: "s")
+            report.add("\(key)_server_cpu_s_\(suffix)", "    CPU: server", steady.serverCPU, unit: "s")
             report.add(
                 "\(key)_cpu_us_per_req_\(suffix)", "    CPU per request, both sides",
-                (fleetCPU + serverCPU) / max(rps * wall, 1) * 1e6, unit: "µs")
-            report.add("\(key)_latency_ms_p50_\(suffix)", "    upload latency p50", metrics.latency.percentile(0.5), unit: "ms")
-            report.add("\(key)_latency_ms_p99_\(suffix)", "    upload latency p99", metrics.latency.percentile(0.99), unit: "ms")
-            let outcomes = metrics.batchesByOutcome.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+                (steady.cpu + steady.serverCPU) / Double(max(steady.requests, 1)) * 1e6, unit: "µs")
+            report.add("\(key)_latency_ms_p50_\(suffix)", "    upload latency p50 (whole run)", metrics.latency.percentile(0.5), unit: "ms")
+            report.add("\(key)_latency_ms_p99_\(suffix)", "    upload latency p99 (whole run)", metrics.latency.percentile(0.99), unit: "ms")
             report.add(
-                "\(key)_timer_lateness_ms_p99_\(suffix)", "    timer lateness p99", metrics.timerLateness.percentile(0.99),
-                unit: "ms")
+                "\(key)_timer_lateness_ms_p99_\(suffix)", "    timer lateness p99 (whole run)",
+                metrics.timerLateness.percentile(0.99), unit: "ms")
             // Rows piling up mean uploads were the limit; fixes admitted slower than the OS
             // offers them (one a virtual second a device) mean the fleet's loop was.
             let offered = Double(metrics.devices) * warp
             let bound =
                 if metrics.pending > metrics.devices {
                     "upload-bound (fixes wait for uploads)"
-                } else if Double(metrics.fixesStored) / wall < 0.9 * offered {
+                } else if Double(steady.fixesStored) / seconds < 0.9 * offered {
                     "loop-bound (fixes come late; each one is uploaded as it comes)"
                 } else {
                     "fix-supply-bound (raise --warp or --devices)"
                 }
+            let outcomes = metrics.batchesByOutcome.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
             report.note(
-                "\(label): \(String(format: "%.1f", wall)) s, outcomes \(outcomes.joined(separator: ", ")), "
-                    + "\(metrics.pending) fixes pending at the end: \(bound); store errors \(metrics.storeErrors)")
+                "\(label): figures over the last \(String(format: "%.1f", seconds)) s of \(String(format: "%.1f", result.wallSeconds)) s; "
+                    + "outcomes \(outcomes.joined(separator: ", ")); \(metrics.pending) fixes pending at the end: "
+                    + "\(bound); store errors \(metrics.storeErrors)")
         }
     }
 
     /// (b) and (c): the bench fleet with the every-fix gate, `threshold` fixes a batch.
     func measureFleet(threshold: Int, ingest: String, server: ChildProcess, folder: String) throws -> FleetPhase {
-        let serverBefore = server.cpuSeconds()
         let result = try BenchFleetRun(options: fleet, threshold: threshold, gate: .everyFix, seconds: seconds)
-            .run(ingest: ingest, in: folder)
-        return FleetPhase(result: result, serverCPU: server.cpuSeconds() - serverBefore, warp: fleet.warp)
+            .run(ingest: ingest, in: folder, serverCPU: server.cpuSeconds)
+        guard let steady = result.steadyHalf else {
+            throw CommandFailure("the fleet ran too briefly to measure (\(result.wallSeconds) s); pass a longer --seconds")
+        }
+        return FleetPhase(result: result, steady: steady, warp: fleet.warp)
     }
 
     /// (c): `beekon-fleet receive` as a child process (its own CPU, read like nginx's; in-process
@@ -219,8 +219,9 @@ struct BenchUpload: ParsableCommand {
     func measureReceiver(folder: BenchFolder) throws -> (phase: FleetPhase, stopped: String) {
         let receiverFolder = folder.path("receiver")
         try FileManager.default.createDirectory(atPath: receiverFolder, withIntermediateDirectories: true)
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let process = try ChildProcess(
-            try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), ["receive", "--listen", "127.0.0.1:0", "--db", receiverFolder + "/ingest.db"],
+            executable, ["receive", "--listen", "127.0.0.1:0", "--db", receiverFolder + "/ingest.db"],
             outputPath: receiverFolder + "/receive.out")
         var url: String?
         for _ in 0..<500 where url == nil && !process.hasExited {
