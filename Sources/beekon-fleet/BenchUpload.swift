@@ -41,6 +41,9 @@ struct BenchUpload: ParsableCommand {
     @Flag(help: "Run without wrk: leave out (a) and the ratio; (b) still runs when nginx is installed.")
     var skipWrk = false
 
+    /// wrk takes whole seconds.
+    var wrkSeconds: Int { Int(seconds.rounded(.up)) }
+
     func validate() throws {
         guard seconds > 0, wrkThreads >= 1, wrkConnections >= wrkThreads, nginxWorkers >= 1 else {
             throw ValidationError(
@@ -80,8 +83,10 @@ struct BenchUpload: ParsableCommand {
                     "wrk_cpu_us_per_req", "    CPU per request, both sides",
                     (result.clientCPU + result.serverCPU) / Double(max(result.requests, 1)) * 1e6, unit: "µs")
                 report.note(
-                    "(a) wrk -t\(wrkThreads) -c\(wrkConnections) -d\(seconds)s: \(result.requests) requests, "
+                    "(a) wrk -t\(wrkThreads) -c\(wrkConnections) -d\(wrkSeconds)s: \(result.requests) requests, "
                         + "\(result.errors) socket errors, \(result.non2xx) non-2xx; body \(result.bodyBytes) bytes gzipped")
+            } else {
+                report.note("(a) left out: --skip-wrk")
             }
             for threshold in [1, 100] {
                 let phase = try measureFleet(
@@ -139,7 +144,7 @@ struct BenchUpload: ParsableCommand {
         """.write(toFile: script, atomically: true, encoding: .utf8)
         let serverBefore = server.cpuSeconds()
         let process = try ChildProcess(
-            wrk, ["-t\(wrkThreads)", "-c\(wrkConnections)", "-d\(Int(seconds.rounded(.up)))s", "-s", script, url],
+            wrk, ["-t\(wrkThreads)", "-c\(wrkConnections)", "-d\(wrkSeconds)s", "-s", script, url],
             outputPath: folder.path("wrk.out"))
         let clientCPU = process.waitForExit()
         let serverCPU = server.cpuSeconds() - serverBefore
