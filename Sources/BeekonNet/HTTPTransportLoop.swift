@@ -20,6 +20,8 @@ final class HTTPTransportLoop {
     private var idleHead = 0
     private var idleStamps: [String: Int] = [:]
     private var nextStamp = 0
+    // Gzips the bodies of requests that ask for it; made on first use, on this thread.
+    private var compressor: GzipCompressor?
 
     init(
         inbox: HTTPTransportInbox, options: CurlEasy.Options, maxConcurrentTransfers: Int,
@@ -81,8 +83,15 @@ final class HTTPTransportLoop {
             } else {
                 waiting.remove(at: index)
             }
+            let ready: HTTPPendingRequest
+            do throws(GzipError) {
+                ready = try gzipped(pending)
+            } catch {
+                failures.append((pending.completion, .failed(kind: .other, message: error.description, latencyMillis: 0)))
+                continue
+            }
             do {
-                try start(pending)
+                try start(ready)
             } catch {
                 failures.append(
                     (pending.completion, .failed(kind: .other, message: error.description, latencyMillis: 0)))
@@ -96,6 +105,22 @@ final class HTTPTransportLoop {
             waitingHead = 0
         }
         return failures
+    }
+
+    /// The request with its body gzipped, if it asked for that.
+    private func gzipped(_ pending: HTTPPendingRequest) throws(GzipError) -> HTTPPendingRequest {
+        guard pending.request.gzipBody else { return pending }
+        let gzip: GzipCompressor
+        if let compressor {
+            gzip = compressor
+        } else {
+            gzip = try GzipCompressor()
+            compressor = gzip
+        }
+        var request = pending.request
+        request.body = try gzip.compress(request.body)
+        request.gzipBody = false
+        return HTTPPendingRequest(request: request, completion: pending.completion)
     }
 
     private func start(_ pending: HTTPPendingRequest) throws(CurlError) {

@@ -20,8 +20,9 @@ extension DeviceStore {
         let tallies = try loadedTallies()
         guard tallies.fixes.count > 0 || tallies.events.count > 0 else { return nil }
         return try perform("read next batch") { connection throws(SQLiteError) in
-            let oldestFix = try oldestPending(.oldestPendingFix, on: connection)
-            let oldestEvent = try oldestPending(.oldestPendingEvent, on: connection)
+            // The cached tallies say which tables hold anything: an empty one is not queried.
+            let oldestFix = tallies.fixes.count > 0 ? try oldestPending(.oldestPendingFix, on: connection) : nil
+            let oldestEvent = tallies.events.count > 0 ? try oldestPending(.oldestPendingEvent, on: connection) : nil
             let sessionID: String
             switch (oldestFix, oldestEvent) {
             case (nil, nil):
@@ -40,7 +41,7 @@ extension DeviceStore {
             try fixQuery.bind(max(limit, 1), at: 2)
             var locations: [Location] = []
             var fixSeqs: [Int64] = []
-            while try fixQuery.step() {
+            while oldestFix != nil, try fixQuery.step() {
                 let row = try Self.readFix(fixQuery)
                 locations.append(row.fix)
                 fixSeqs.append(row.seq)
@@ -51,7 +52,7 @@ extension DeviceStore {
             try eventQuery.bind(sessionID, at: 1)
             var events: [GeofenceEvent] = []
             var eventSeqs: [Int64] = []
-            while try eventQuery.step() {
+            while oldestEvent != nil, try eventQuery.step() {
                 let row = try Self.readEvent(eventQuery)
                 events.append(row.event)
                 eventSeqs.append(row.seq)
@@ -82,7 +83,10 @@ extension DeviceStore {
         guard !batch.isEmpty else { return 0 }
         return try perform(operation) { connection throws(SQLiteError) in
             var tallies = self.tallies
-            try transaction(on: connection) { () throws(SQLiteError) in
+            // One DELETE is a transaction of its own: a 1-row batch (the usual 1-fix upload)
+            // needs no BEGIN and COMMIT around it.
+            let rows = batch.fixRows.count + batch.eventRows.count
+            try transaction(on: connection, needed: rows > 1) { () throws(SQLiteError) in
                 let deleteFix = try statement(.deleteFixRow, on: connection)
                 for (seq, fix) in zip(batch.fixRows, batch.locations) {
                     try deleteFix.bind(seq, at: 1)

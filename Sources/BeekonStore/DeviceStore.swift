@@ -260,10 +260,12 @@ public final class DeviceStore {
         return statement
     }
 
-    /// Runs `body` in one write transaction: all of it is committed, or none of it.
+    /// Runs `body` in one write transaction: all of it is committed, or none of it. With
+    /// `needed` false `body` runs in autocommit, for a body of one statement (its own transaction).
     func transaction<Result>(
-        on connection: SQLiteConnection, _ body: () throws(SQLiteError) -> Result
+        on connection: SQLiteConnection, needed: Bool = true, _ body: () throws(SQLiteError) -> Result
     ) throws(SQLiteError) -> Result {
+        guard needed else { return try body() }
         try statement(.begin, on: connection).run()
         do throws(SQLiteError) {
             let result = try body()

@@ -76,7 +76,6 @@ struct FleetLoop {
     var timers = TimerQueue<LoopTimer, Void>()
     var slots: [DeviceSlot] = []
     let pool: StorePool
-    let compressor: GzipCompressor
     var outgoing: [OutgoingTransfer] = []
     var metrics = FleetMetrics()
     /// Routes by path, read once.
@@ -104,7 +103,6 @@ struct FleetLoop {
         seed = options.seed ?? fleet.seed
         clock = FleetClock(startMillis: 0, warp: options.warp ?? fleet.clock.warp, realNanos: 0)
         pool = StorePool(maxOpen: options.maxOpenStores)
-        compressor = try GzipCompressor()
         var routes: [String: Route] = [:]
         for group in fleet.groups {
             for path in group.routes where routes[path] == nil {

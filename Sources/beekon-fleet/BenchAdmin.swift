@@ -21,18 +21,14 @@ struct BenchAdmin: ParsableCommand {
     @Flag(help: "Print the figures as one JSON object.")
     var json = false
 
-    @Option(help: "How many devices.")
-    var devices = 1000
-
-    @Option(help: "Virtual seconds per real second.")
-    var warp: Double = 60
+    @OptionGroup var fleet: BenchFleetOptions
 
     @Option(help: "Requests per endpoint.")
     var requests = 300
 
     func validate() throws {
-        guard devices >= 1, warp > 0, requests >= 1 else {
-            throw ValidationError("--devices, --warp and --requests must be positive.")
+        guard requests >= 1 else {
+            throw ValidationError("--requests must be positive.")
         }
     }
 
@@ -42,13 +38,15 @@ struct BenchAdmin: ParsableCommand {
         defer { server.stop() }
         let folder = try BenchFolder(nil)
         defer { folder.remove() }
-        let fleet = try BenchFleet.makeFleet(
-            in: folder, ingestPort: server.port, devices: devices, warp: warp, spread: "60s", gate: .preset, threshold: 4)
+        let devices = fleet.devices
+        let benchFleet = try BenchFleetRun(options: fleet, threshold: 4, gate: .preset, seconds: 0)
+            .fleet(ingest: "http://127.0.0.1:\(server.port)/ingest", in: folder.root)
         let runtime = try FleetRuntime(
-            fleet: fleet,
+            fleet: benchFleet,
             options: RunOptions(
                 dataDirectory: folder.path("data"), routeFolder: folder.root,
-                maxOpenStores: FileLimit.storeBudget(openFiles: openFiles, connections: 256, devices: devices)))
+                maxOpenStores: FileLimit.storeBudget(openFiles: openFiles, connections: fleet.maxConnections, devices: devices),
+                maxConnections: fleet.maxConnections))
         let admin: AdminServer
         do throws(AdminError) {
             admin = try AdminServer(runtime: runtime, configuration: AdminConfiguration(port: 0))
@@ -88,7 +86,7 @@ struct BenchAdmin: ParsableCommand {
         ]
         var report = BenchReport(title: "beekon-fleet bench admin")
         report.add("devices", "devices", Double(runtime.snapshot.metrics.devices), unit: "")
-        report.add("warp", "warp", warp, unit: "×")
+        report.add("warp", "warp", fleet.warp, unit: "×")
         for target in targets {
             var latency = LatencyHistogram()
             var failures = 0

@@ -1,5 +1,4 @@
 import ArgumentParser
-import BeekonStore
 internal import CMicroHTTPD
 import FleetKit
 import Foundation
@@ -24,67 +23,37 @@ struct BenchFleet: ParsableCommand {
     @Flag(help: "Print the figures as one JSON object.")
     var json = false
 
-    @Option(help: "How many devices.")
-    var devices = 1000
-
-    @Option(help: "Virtual seconds per real second.")
-    var warp: Double = 60
+    @OptionGroup var fleet: BenchFleetOptions
 
     @Option(help: "Wall-clock seconds to run.")
     var seconds: Double = 20
 
-    @Option(help: "Most uploads in flight at once.")
-    var maxConnections = 256
-
     @Option(help: "Fixes per batch: each device uploads once this many are pending (syncThreshold).")
     var threshold = 4
-
-    @Option(help: "Devices switch on spread over this much virtual time, e.g. 60s (phones do not all start in the same millisecond).")
-    var spread = "60s"
 
     @Option(help: "Which gate: every-fix (admit each OS fix) or preset (the precision preset's 10 s and 30 m).")
     var gate: BenchGate = .everyFix
 
-    /// The gate the bench fleet's devices use.
-    enum BenchGate: String, ExpressibleByArgument, CaseIterable {
-        case everyFix = "every-fix"
-        case preset
-    }
-
     func validate() throws {
-        guard devices >= 1, warp > 0, seconds > 0 else {
-            throw ValidationError("--devices, --warp and --seconds must be positive.")
-        }
-        guard FleetDuration.millis(spread) != nil else {
-            throw ValidationError("--spread \"\(spread)\" is not a duration; expected e.g. 0s, 60s or 2m.")
+        guard seconds > 0 else {
+            throw ValidationError("--seconds must be positive.")
         }
     }
 
     func run() throws {
-        let openFiles = FileLimit.raiseToHardLimit()
         let server = try NoContentServer()
         defer { server.stop() }
         let folder = try BenchFolder(nil)
         defer { folder.remove() }
-        let fleet = try Self.makeFleet(
-            in: folder, ingestPort: server.port, devices: devices, warp: warp, spread: spread, gate: gate, threshold: threshold)
-        let runtime = try FleetRuntime(
-            fleet: fleet,
-            options: RunOptions(
-                dataDirectory: folder.path("data"), realDurationMillis: Int64(seconds * 1000),
-                routeFolder: folder.root,
-                maxOpenStores: FileLimit.storeBudget(openFiles: openFiles, connections: maxConnections, devices: devices),
-                maxConnections: maxConnections))
-        let cpuBefore = ProcessTimes.cpuSeconds()
-        try runtime.run(progressEverySeconds: 3600)
-        let cpu = ProcessTimes.cpuSeconds() - cpuBefore
-        let metrics = runtime.metrics
-        // Rates over the time the fleet ran, not the store preparation before nor the drain after.
-        let wall = max(metrics.realSeconds, 1e-3)
+        let result = try BenchFleetRun(options: fleet, threshold: threshold, gate: gate, seconds: seconds)
+            .run(ingest: "http://127.0.0.1:\(server.port)/ingest", in: folder.root)
+        let metrics = result.metrics
+        let wall = result.wallSeconds
+        let cpu = result.cpuSeconds
         let rss = Double(ProcessMemory.residentKiB())
         var report = BenchReport(title: "beekon-fleet bench fleet")
         report.add("devices", "devices", Double(metrics.devices), unit: "")
-        report.add("warp", "warp", warp, unit: "×")
+        report.add("warp", "warp", fleet.warp, unit: "×")
         report.add("wall_s", "wall time", wall, unit: "s")
         report.add("cpu_s", "CPU time (preparing stores included)", cpu, unit: "s")
         report.add("rss_mib", "RSS", rss / 1024, unit: "MiB")
@@ -97,52 +66,6 @@ struct BenchFleet: ParsableCommand {
         report.add("timer_lateness_ms_p99", "timer lateness p99", metrics.timerLateness.percentile(0.99), unit: "ms")
         report.note("server answered \(server.answered) uploads; store errors: \(metrics.storeErrors)")
         print(report.render(json: json))
-    }
-
-    /// The bench fleet: one 2 km walk in `folder`, `devices` precision walkers uploading to
-    /// 127.0.0.1:`ingestPort` every `threshold` fixes.
-    static func makeFleet(
-        in folder: BenchFolder, ingestPort: UInt16, devices: Int, warp: Double, spread: String, gate: BenchGate, threshold: Int
-    ) throws -> FleetFile {
-        var csv = "lat,lon\n"
-        for index in 0...40 { csv += "\(51.5 + Double(index) * 0.00045),-0.12\n" }
-        try csv.write(toFile: folder.path("walk.csv"), atomically: true, encoding: .utf8)
-        let gateOverrides =
-            gate == .everyFix ? "minTimeBetweenLocationsSeconds: 1\n      minDistanceBetweenLocationsMeters: 0" : ""
-        let yaml = """
-            name: bench
-            seed: 1
-            clock: {warp: \(warp)}
-            ingest: http://127.0.0.1:\(ingestPort)/ingest
-            groups:
-              - name: bench
-                count: \(devices)
-                platform: {ios: 0.5, android: 0.5}
-                route: walk.csv
-                pace: walk
-                startOffset: random
-                spread: \(spread)
-                config:
-                  preset: precision
-                  \(gateOverrides)
-                  whenStationary: keepTracking
-                  sync: {syncThreshold: \(threshold), batchSize: \(max(threshold, 1))}
-            """
-        do throws(FleetFileProblems) {
-            return try FleetFile.parse(yaml: yaml, file: "bench.yaml", routeFolder: folder.root)
-        } catch {
-            throw CommandFailure(error.description)
-        }
-    }
-}
-
-/// CPU seconds this process has used (user + system).
-enum ProcessTimes {
-    static func cpuSeconds() -> Double {
-        var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 }
 

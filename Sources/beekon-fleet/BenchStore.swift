@@ -83,6 +83,22 @@ struct BenchStore: ParsableCommand {
         report.add(
             "commits_per_s_1000_stores", "single-row commits/s across \(stores) stores",
             Double(rounds * stores) / fleetSeconds, unit: "commits/s")
+
+        // A 1-fix upload's store work, round-robin: store the fix, read it as a batch, and
+        // delete it as the server's 2xx acknowledges it.
+        let uploadSeconds = try withExtendedLifetime(fleet) {
+            let uploadStart = ContinuousClock.now
+            for _ in 0..<rounds {
+                for store in fleet {
+                    try store.insert(fixes.next(), sessionID: fixes.sessionID, now: fixes.now)
+                    if let batch = try store.nextBatch(limit: 1) { try store.acknowledge(batch) }
+                }
+            }
+            return (ContinuousClock.now - uploadStart).seconds
+        }
+        report.add(
+            "upload_cycles_per_s_1000_stores", "insert + nextBatch(1) + acknowledge/s across \(stores) stores",
+            Double(rounds * stores) / uploadSeconds, unit: "cycles/s")
         pool.closeAll()
 
         let single = try DeviceStore(path: folder.path("one/device.db"), retention: .syncing)
@@ -102,13 +118,7 @@ struct BenchStore: ParsableCommand {
         single.close()
 
         // Encode + gzip: one 100-fix batch, as the sync engine builds it before each POST.
-        let payload = UploadPayload(
-            batchID: fixes.nextID(), sessionID: fixes.sessionID, sentAt: fixes.now,
-            device: DeviceIdentity(
-                installID: fixes.nextID().text, platform: .android, sdkVersion: "0.1.1",
-                model: "Pixel 8"),
-            extras: ["user_id": "courier-0042", "fleet": "bench"],
-            locations: (0..<100).map { _ in fixes.next() })
+        let payload = fixes.payload(fixes: 100)
         let compressor = try GzipCompressor()
         var gzipped: [UInt8] = []
         for _ in 0..<200 {
@@ -147,6 +157,15 @@ struct FixSource {
 
     mutating func nextID() -> UUIDv7 {
         ids.next(atUnixMillis: now, using: &rng)
+    }
+
+    /// A batch of the next `count` fixes as the sync engine POSTs it, from one Android install.
+    mutating func payload(fixes count: Int) -> UploadPayload {
+        UploadPayload(
+            batchID: nextID(), sessionID: sessionID, sentAt: now,
+            device: DeviceIdentity(installID: nextID().text, platform: .android, sdkVersion: "0.1.1", model: "Pixel 8"),
+            extras: ["user_id": "courier-0042", "fleet": "bench"],
+            locations: (0..<count).map { _ in next() })
     }
 
     mutating func next() -> Location {

@@ -47,6 +47,24 @@ struct HTTPTransportTests {
         #expect(received.headers["expect"] == nil)
     }
 
+    @Test("a body marked gzipBody is sent as the compressor's bytes for it, with the given headers")
+    func gzipBodyOnTheTransportThread() async throws {
+        let server = try LoopbackServer()
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        let json = Array(#"{"schema_version":1,"locations":[{"latitude":37.7749}]}"#.utf8)
+        let request = HTTPRequest(
+            url: Self.url(server), headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")],
+            body: json, gzipBody: true, timeoutMillis: 5000, connectionKey: "device-7")
+        let result = await Self.send(transport, request)
+        #expect(result.status == 200)
+        let received = try #require(server.received.first)
+        #expect(received.body == (try GzipCompressor().compress(json)))
+        #expect(try GzipDecompressor().decompress(received.body) == json)
+        #expect(received.headers["content-encoding"] == "gzip")
+        #expect(received.headers["content-length"] == String(received.body.count))
+    }
+
     @Test("a GET and an empty POST send no body and no form content type")
     func emptyBodies() async throws {
         let server = try LoopbackServer()

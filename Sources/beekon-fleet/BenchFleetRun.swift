@@ -1,0 +1,173 @@
+import ArgumentParser
+import BeekonStore
+import FleetKit
+import Foundation
+
+/// The bench fleet's settings that every fleet benchmark shares: how many devices, how fast,
+/// how many uploads at once and how spread out their start is.
+struct BenchFleetOptions: ParsableArguments {
+    @Option(help: "How many devices.")
+    var devices = 1000
+
+    @Option(help: "Virtual seconds per real second.")
+    var warp: Double = 60
+
+    @Option(help: "Most uploads in flight at once.")
+    var maxConnections = 256
+
+    @Option(help: "Devices switch on spread over this much virtual time, e.g. 60s (phones do not all start in the same millisecond).")
+    var spread = "60s"
+
+    func validate() throws {
+        guard devices >= 1, warp > 0, maxConnections >= 1 else {
+            throw ValidationError("--devices, --warp and --max-connections must be positive.")
+        }
+        guard FleetDuration.millis(spread) != nil else {
+            throw ValidationError("--spread \"\(spread)\" is not a duration; expected e.g. 0s, 60s or 2m.")
+        }
+    }
+}
+
+/// Which gate the bench fleet's devices use.
+enum BenchGate: String, ExpressibleByArgument, CaseIterable {
+    /// Admit each OS fix (one a virtual second): the upload path gets all the load.
+    case everyFix = "every-fix"
+    /// The precision preset's own gate (10 s and 30 m), the load of a real fleet.
+    case preset
+}
+
+/// One run of the bench fleet (one 2 km walk, precision preset, high-accuracy fixes each
+/// second) against an ingest URL, stores in a folder of their own: what `bench fleet` and
+/// `bench upload` measure.
+struct BenchFleetRun {
+    var options: BenchFleetOptions
+    /// Fixes per batch: syncThreshold and batchSize.
+    var threshold: Int
+    var gate: BenchGate
+    /// Wall-clock seconds the fleet runs.
+    var seconds: Double
+
+    /// What a run measured.
+    struct Result {
+        var metrics: FleetMetrics
+        /// CPU seconds of this process over `run` (store preparation and the drain included).
+        var cpuSeconds: Double
+        /// Readings taken about four times a second while the fleet ran.
+        var samples: [Sample]
+        /// The fleet's own run time: rates are over this, not preparation nor drain.
+        var wallSeconds: Double { max(metrics.realSeconds, 1e-3) }
+
+        /// The last half of the run: the devices have all switched on and filled their first
+        /// batches, so its rates are the fleet's steady ones. Nil for a run too short to sample.
+        var steadyHalf: Window? {
+            guard let last = samples.last, let first = samples.first, last.wall > first.wall else { return nil }
+            let middle = samples.first { $0.wall >= (first.wall + last.wall) / 2 } ?? first
+            guard last.wall > middle.wall else { return nil }
+            return Window(from: middle, to: last)
+        }
+    }
+
+    /// One reading: wall clock, this process's CPU, a server's CPU, and the fleet's counters.
+    struct Sample {
+        var wall: Double
+        var cpu: Double
+        var serverCPU: Double
+        var metrics: FleetMetrics
+    }
+
+    /// What happened between two samples.
+    struct Window {
+        var seconds: Double
+        /// Uploads answered 2xx.
+        var requests: Int
+        var fixesUploaded: Int
+        var fixesStored: Int
+        var cpu: Double
+        var serverCPU: Double
+
+        init(from start: Sample, to end: Sample) {
+            func answered(_ metrics: FleetMetrics) -> Int {
+                metrics.batchesByOutcome.filter { $0.key.hasPrefix("2") }.values.reduce(0, +)
+            }
+            seconds = end.wall - start.wall
+            requests = answered(end.metrics) - answered(start.metrics)
+            fixesUploaded = end.metrics.fixesUploaded - start.metrics.fixesUploaded
+            fixesStored = end.metrics.fixesStored - start.metrics.fixesStored
+            cpu = end.cpu - start.cpu
+            serverCPU = end.serverCPU - start.serverCPU
+        }
+    }
+
+    /// The bench fleet file for devices uploading to `ingest`.
+    func yaml(ingest: String) -> String {
+        let gateOverrides =
+            gate == .everyFix ? "minTimeBetweenLocationsSeconds: 1\n      minDistanceBetweenLocationsMeters: 0" : ""
+        return """
+            name: bench
+            seed: 1
+            clock: {warp: \(options.warp)}
+            ingest: \(ingest)
+            groups:
+              - name: bench
+                count: \(options.devices)
+                platform: {ios: 0.5, android: 0.5}
+                route: walk.csv
+                pace: walk
+                startOffset: random
+                spread: \(options.spread)
+                config:
+                  preset: precision
+                  \(gateOverrides)
+                  whenStationary: keepTracking
+                  sync: {syncThreshold: \(threshold), batchSize: \(max(threshold, 1))}
+            """
+    }
+
+    /// Writes the walk under `folder` and reads the bench fleet file uploading to `ingest`.
+    func fleet(ingest: String, in folder: String) throws -> FleetFile {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var csv = "lat,lon\n"
+        for index in 0...40 { csv += "\(51.5 + Double(index) * 0.00045),-0.12\n" }
+        try csv.write(toFile: folder + "/walk.csv", atomically: true, encoding: .utf8)
+        do throws(FleetFileProblems) {
+            return try FleetFile.parse(yaml: yaml(ingest: ingest), file: "bench.yaml", routeFolder: folder)
+        } catch {
+            throw CommandFailure(error.description)
+        }
+    }
+
+    /// Writes the walk and the fleet file under `folder`, runs the fleet against `ingest` for
+    /// `seconds` of wall time with its stores in `folder/data`, and returns its figures;
+    /// `serverCPU` reads the CPU seconds of the server it uploads to, if that is measured.
+    func run(ingest: String, in folder: String, serverCPU: () -> Double = { 0 }) throws -> Result {
+        let openFiles = FileLimit.raiseToHardLimit()
+        let fleet = try fleet(ingest: ingest, in: folder)
+        let runtime = try FleetRuntime(
+            fleet: fleet,
+            options: RunOptions(
+                dataDirectory: folder + "/data", realDurationMillis: Int64(seconds * 1000),
+                routeFolder: folder,
+                maxOpenStores: FileLimit.storeBudget(
+                    openFiles: openFiles, connections: options.maxConnections, devices: options.devices),
+                maxConnections: options.maxConnections))
+        var samples: [Sample] = []
+        let cpuBefore = ProcessTimes.cpuSeconds()
+        try runtime.run(progressEverySeconds: 0.25) { metrics in
+            samples.append(
+                Sample(
+                    wall: Double(DispatchTime.now().uptimeNanoseconds) / 1e9, cpu: ProcessTimes.cpuSeconds(),
+                    serverCPU: serverCPU(), metrics: metrics))
+        }
+        return Result(metrics: runtime.metrics, cpuSeconds: ProcessTimes.cpuSeconds() - cpuBefore, samples: samples)
+    }
+}
+
+/// CPU seconds this process has used (user + system).
+enum ProcessTimes {
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+}

@@ -1,0 +1,252 @@
+import ArgumentParser
+import BeekonNet
+import FleetKit
+import Foundation
+
+/// `beekon-fleet bench upload`: the fleet's upload path side by side with wrk against nginx on
+/// the same loopback, and against the project's own receiver.
+struct BenchUpload: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "upload",
+        abstract: "Compare the fleet's uploads with wrk's against nginx, and against the reference receiver.",
+        discussion: """
+            In one run, each phase lasting --seconds: (a) wrk POSTs one pre-built 1-fix gzipped \
+            batch (the SDK's headers) to nginx answering 204: the loopback's limit on this \
+            machine; (b) the bench fleet (every-fix gate) uploads real batches of 1 fix, then \
+            of 100 fixes, to the same nginx; (c) the fleet uploads 1-fix batches to \
+            `beekon-fleet receive` run as a child process, its database in a temporary folder. \
+            Prints requests/s, fixes/s and CPU seconds of each side, and the fleet/wrk ratio. \
+            nginx is configured by this command (a temporary nginx.conf, --nginx-workers worker \
+            processes). Needs wrk and nginx (Debian packages wrk and nginx); --skip-wrk leaves \
+            out (a), and (b) too when nginx is missing. See docs/benchmarks.md.
+            """)
+
+    @Flag(help: "Print the figures as one JSON object.")
+    var json = false
+
+    @OptionGroup var fleet: BenchFleetOptions
+
+    @Option(help: "Wall-clock seconds of each phase (wrk, and each fleet run).")
+    var seconds: Double = 10
+
+    @Option(help: "wrk's threads.")
+    var wrkThreads = 1
+
+    @Option(help: "wrk's connections.")
+    var wrkConnections = 64
+
+    @Option(help: "nginx worker processes (1 leaves the other core of a 2-core machine to the client).")
+    var nginxWorkers = 1
+
+    @Flag(help: "Run without wrk: leave out (a) and the ratio; (b) still runs when nginx is installed.")
+    var skipWrk = false
+
+    /// wrk takes whole seconds.
+    var wrkSeconds: Int { Int(seconds.rounded(.up)) }
+
+    func validate() throws {
+        guard seconds > 0, wrkThreads >= 1, wrkConnections >= wrkThreads, nginxWorkers >= 1 else {
+            throw ValidationError(
+                "--seconds, --wrk-threads and --nginx-workers must be positive, --wrk-connections at least --wrk-threads.")
+        }
+    }
+
+    func run() throws {
+        // Raised before the children start, so nginx inherits the limit too.
+        FileLimit.raiseToHardLimit()
+        let wrk = skipWrk ? nil : ChildProcess.find("wrk")
+        let nginx = ChildProcess.find("nginx", extraDirectories: ["/usr/sbin", "/usr/local/sbin"])
+        if !skipWrk, wrk == nil || nginx == nil {
+            let missing = [wrk == nil ? "wrk" : nil, nginx == nil ? "nginx" : nil].compactMap { $0 }
+            throw CommandFailure(
+                "bench upload: \(missing.joined(separator: " and ")) not found on PATH (nor in /usr/sbin); "
+                    + "install the Debian packages: apt-get install -y wrk nginx. Or pass --skip-wrk to "
+                    + "measure without wrk (and without nginx, only the fleet against the receiver).")
+        }
+        let folder = try BenchFolder(nil)
+        defer { folder.remove() }
+        var report = BenchReport(title: "beekon-fleet bench upload")
+        report.add("devices", "fleet devices", Double(fleet.devices), unit: "")
+        report.add("warp", "fleet warp", fleet.warp, unit: "×")
+        var wrkRPS: Double?
+        var fleetRPS1: Double?
+        if let nginx {
+            let server = try LoopbackNginx(executable: nginx, prefix: folder.path("nginx"), workers: nginxWorkers)
+            defer { server.stop() }
+            if let wrk {
+                let result = try measureWrk(wrk, url: server.url, server: server.process, folder: folder)
+                wrkRPS = result.rps
+                report.add("wrk_rps", "(a) wrk → nginx, 1-fix batch: requests", result.rps, unit: "req/s")
+                report.add("wrk_client_cpu_s", "    CPU: wrk", result.clientCPU, unit: "s")
+                report.add("wrk_server_cpu_s", "    CPU: nginx", result.serverCPU, unit: "s")
+                report.add(
+                    "wrk_cpu_us_per_req", "    CPU per request, both sides",
+                    (result.clientCPU + result.serverCPU) / Double(max(result.requests, 1)) * 1e6, unit: "µs")
+                report.note(
+                    "(a) wrk -t\(wrkThreads) -c\(wrkConnections) -d\(wrkSeconds)s: \(result.requests) requests, "
+                        + "\(result.errors) socket errors, \(result.non2xx) non-2xx; body \(result.bodyBytes) bytes gzipped")
+            } else {
+                report.note("(a) left out: --skip-wrk")
+            }
+            for threshold in [1, 100] {
+                let phase = try measureFleet(
+                    threshold: threshold, ingest: server.url, server: server.process,
+                    folder: folder.path("fleet-nginx-\(threshold)"))
+                if threshold == 1 { fleetRPS1 = phase.rps }
+                phase.add(to: &report, key: "fleet", suffix: "\(threshold)fix", label: "(b) fleet → nginx, \(threshold)-fix batches")
+            }
+        } else {
+            report.note("(a) and (b) left out: nginx not found (Debian package nginx)")
+        }
+        let receiver = try measureReceiver(folder: folder)
+        receiver.phase.add(to: &report, key: "receiver", suffix: "1fix", label: "(c) fleet → receiver, 1-fix batches")
+        report.note("(c) \(receiver.stopped)")
+        if let wrkRPS, let fleetRPS1 {
+            report.add("ratio_fleet_wrk_1fix", "fleet / wrk, 1-fix requests/s", fleetRPS1 / wrkRPS, unit: "×")
+        }
+        report.note(
+            "nginx \(nginxWorkers) worker(s); fleet: every-fix gate, --max-connections \(fleet.maxConnections), "
+                + "--spread \(fleet.spread), \(seconds) s a phase; \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+                + String(format: "load %.2f at the end", Self.loadAverage()))
+        print(report.render(json: json))
+    }
+
+    /// What wrk measured.
+    struct WrkResult {
+        var requests: Int
+        var rps: Double
+        var errors: Int
+        var non2xx: Int
+        var bodyBytes: Int
+        var clientCPU: Double
+        var serverCPU: Double
+    }
+
+    /// (a): wrk POSTs one realistic 1-fix batch, gzipped as the SDK sends it, for --seconds.
+    func measureWrk(_ wrk: String, url: String, server: ChildProcess, folder: BenchFolder) throws -> WrkResult {
+        var fixes = FixSource(seed: 2026)
+        let body = try GzipCompressor().compress(fixes.payload(fixes: 1).encoded())
+        let bodyPath = folder.path("batch-1fix.json.gz")
+        try Data(body).write(to: URL(fileURLWithPath: bodyPath))
+        let script = folder.path("upload.lua")
+        try """
+        wrk.method = "POST"
+        wrk.headers["Content-Type"] = "application/json"
+        wrk.headers["Content-Encoding"] = "gzip"
+        local file = assert(io.open("\(bodyPath)", "rb"))
+        wrk.body = file:read("*a")
+        file:close()
+        done = function(summary, latency, requests)
+            local e = summary.errors
+            io.write(string.format("BENCH requests=%d duration_us=%d errors=%d non2xx=%d\\n",
+                summary.requests, summary.duration, e.connect + e.read + e.write + e.timeout, e.status))
+        end
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        let serverBefore = server.cpuSeconds()
+        let process = try ChildProcess(
+            wrk, ["-t\(wrkThreads)", "-c\(wrkConnections)", "-d\(wrkSeconds)s", "-s", script, url],
+            outputPath: folder.path("wrk.out"))
+        let clientCPU = process.waitForExit()
+        let serverCPU = server.cpuSeconds() - serverBefore
+        let output = process.output()
+        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("BENCH ") }) else {
+            throw CommandFailure("wrk printed no summary:\n\(output)")
+        }
+        var values: [String: Int] = [:]
+        for pair in line.dropFirst(6).split(separator: " ") {
+            let parts = pair.split(separator: "=")
+            if parts.count == 2 { values[String(parts[0])] = Int(parts[1]) }
+        }
+        let requests = values["requests"] ?? 0
+        let duration = Double(values["duration_us"] ?? 0) / 1e6
+        return WrkResult(
+            requests: requests, rps: duration > 0 ? Double(requests) / duration : 0, errors: values["errors"] ?? 0,
+            non2xx: values["non2xx"] ?? 0, bodyBytes: body.count, clientCPU: clientCPU, serverCPU: serverCPU)
+    }
+
+    /// One fleet run against a server process; its rates are those of the run's last half.
+    struct FleetPhase {
+        var result: BenchFleetRun.Result
+        var steady: BenchFleetRun.Window
+        /// The fleet's warp: with the every-fix gate each device is offered one fix a virtual second.
+        var warp: Double
+
+        /// Uploads answered 2xx per second.
+        var rps: Double { Double(steady.requests) / steady.seconds }
+
+        func add(to report: inout BenchReport, key: String, suffix: String, label: String) {
+            let metrics = result.metrics
+            let seconds = steady.seconds
+            report.add("\(key)_rps_\(suffix)", "\(label): requests", rps, unit: "req/s")
+            report.add("\(key)_fixes_per_s_\(suffix)", "    fixes acknowledged", Double(steady.fixesUploaded) / seconds, unit: "fixes/s")
+            report.add("\(key)_admitted_per_s_\(suffix)", "    fixes admitted and stored", Double(steady.fixesStored) / seconds, unit: "fixes/s")
+            report.add("\(key)_client_cpu_s_\(suffix)", "    CPU: fleet", steady.cpu, unit: "s")
+            report.add("\(key)_server_cpu_s_\(suffix)", "    CPU: server", steady.serverCPU, unit: "s")
+            report.add(
+                "\(key)_cpu_us_per_req_\(suffix)", "    CPU per request, both sides",
+                (steady.cpu + steady.serverCPU) / Double(max(steady.requests, 1)) * 1e6, unit: "µs")
+            report.add("\(key)_latency_ms_p50_\(suffix)", "    upload latency p50 (whole run)", metrics.latency.percentile(0.5), unit: "ms")
+            report.add("\(key)_latency_ms_p99_\(suffix)", "    upload latency p99 (whole run)", metrics.latency.percentile(0.99), unit: "ms")
+            report.add(
+                "\(key)_timer_lateness_ms_p99_\(suffix)", "    timer lateness p99 (whole run)",
+                metrics.timerLateness.percentile(0.99), unit: "ms")
+            // Rows piling up mean uploads were the limit; fixes admitted slower than the OS
+            // offers them (one a virtual second a device) mean the fleet's loop was.
+            let offered = Double(metrics.devices) * warp
+            let bound =
+                if metrics.pending > metrics.devices {
+                    "upload-bound (fixes wait for uploads)"
+                } else if Double(steady.fixesStored) / seconds < 0.9 * offered {
+                    "loop-bound (fixes come late; each one is uploaded as it comes)"
+                } else {
+                    "fix-supply-bound (raise --warp or --devices)"
+                }
+            let outcomes = metrics.batchesByOutcome.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+            report.note(
+                "\(label): figures over the last \(String(format: "%.1f", seconds)) s of \(String(format: "%.1f", result.wallSeconds)) s; "
+                    + "outcomes \(outcomes.joined(separator: ", ")); \(metrics.pending) fixes pending at the end: "
+                    + "\(bound); store errors \(metrics.storeErrors)")
+        }
+    }
+
+    /// (b) and (c): the bench fleet with the every-fix gate, `threshold` fixes a batch.
+    func measureFleet(threshold: Int, ingest: String, server: ChildProcess, folder: String) throws -> FleetPhase {
+        let result = try BenchFleetRun(options: fleet, threshold: threshold, gate: .everyFix, seconds: seconds)
+            .run(ingest: ingest, in: folder, serverCPU: server.cpuSeconds)
+        guard let steady = result.steadyHalf else {
+            throw CommandFailure("the fleet ran too briefly to measure (\(result.wallSeconds) s); pass a longer --seconds")
+        }
+        return FleetPhase(result: result, steady: steady, warp: fleet.warp)
+    }
+
+    /// (c): `beekon-fleet receive` as a child process (its own CPU, read like nginx's; in-process
+    /// it would share this process's getrusage and scheduler), its database in the bench folder.
+    func measureReceiver(folder: BenchFolder) throws -> (phase: FleetPhase, stopped: String) {
+        let receiverFolder = folder.path("receiver")
+        try FileManager.default.createDirectory(atPath: receiverFolder, withIntermediateDirectories: true)
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let process = try ChildProcess(
+            executable, ["receive", "--listen", "127.0.0.1:0", "--db", receiverFolder + "/ingest.db"],
+            outputPath: receiverFolder + "/receive.out")
+        var url: String?
+        for _ in 0..<500 where url == nil && !process.hasExited {
+            url = process.output().split(separator: "\n")
+                .first { $0.hasPrefix("beekon-fleet receive: listening on ") }
+                .map { String($0.dropFirst("beekon-fleet receive: listening on ".count)) }
+            if url == nil { usleep(10_000) }
+        }
+        guard let url else {
+            process.stop()
+            throw CommandFailure("beekon-fleet receive did not start:\n\(process.output())")
+        }
+        let phase = try measureFleet(threshold: 1, ingest: url, server: process, folder: folder.path("fleet-receiver"))
+        process.stop()
+        let stopped = process.output().split(separator: "\n").last { $0.contains("stopped.") }
+        return (phase, stopped.map(String.init) ?? "receiver: no summary")
+    }
+
+    private static func loadAverage() -> Double {
+        var loads = [0.0, 0.0, 0.0]
+        return getloadavg(&loads, 3) > 0 ? loads[0] : 0
+    }
+}
