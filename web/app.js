@@ -203,7 +203,7 @@ function connectEvents() {
     if (es.readyState === EventSource.CLOSED) { setConn("down", "disconnected"); scheduleReconnect(); }
     else setConn("connecting", "reconnecting…");
   };
-  const on = (name, f) => es.addEventListener(name, e => { try { f(JSON.parse(e.data)); } catch (err) { console.warn(`bad ${name} event`, err); } });
+  const on = (name, f) => es.addEventListener(name, e => { try { f(JSON.parse(e.data)); } catch (err) { console.error(`bad ${name} event`, err); } });
   on("fleet", onFleet);
   on("uploads", onUploads);
   on("devices", onDeviceChanges);

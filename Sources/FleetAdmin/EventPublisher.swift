@@ -158,6 +158,6 @@ final class EventPublisher: Sendable {
         json.key("latencyMs")
         AdminJSON.percentiles(latency, [("p50", 0.5), ("p95", 0.95), ("p99", 0.99)], max: false, to: &json)
         json.endObject()
-        return Self.event("uploads", json.bytes)
+        return json.bytes
     }
 }

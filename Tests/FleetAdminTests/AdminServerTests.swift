@@ -330,6 +330,16 @@ struct AdminServerTests {
         #expect(stream.contains("event: devices\ndata: {\"changes\":["))
         #expect(stream.contains("event: action\ndata: {\"action\":\"sync\",\"applied\":4"))
         #expect(stream.contains("event: uploads\ndata: {\"byOutcome\":"))
+        // Every event is one `event:` line and one `data:` line of JSON, as EventSource reads them.
+        let body = Self.dechunked(stream.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n"))
+        #expect(body.contains("event: uploads"))
+        for block in body.components(separatedBy: "\n\n") where block.contains("event: ") {
+            let lines = block.split(separator: "\n").filter { $0.hasPrefix("event: ") || $0.hasPrefix("data: ") }
+            #expect(lines.count == 2, "a malformed event: \(block.prefix(120))")
+            guard let data = lines.last(where: { $0.hasPrefix("data: ") }) else { continue }
+            let json = try? JSONSerialization.jsonObject(with: Data(data.dropFirst(6).utf8))
+            #expect(json is [String: Any], "an event's data is not a JSON object: \(data.prefix(120))")
+        }
     }
 
     @Test("the OpenAPI file and the page are served; a missing file or a path with .. is 404")
@@ -344,5 +354,20 @@ struct AdminServerTests {
         #expect(await harness.call("GET", "/no-such-file.js").status == 404)
         #expect(await harness.call("GET", "/../Package.swift").status == 404)
         #expect(await harness.call("GET", "/.git/config").status == 404)
+    }
+
+    /// The body of a chunked HTTP/1.1 response, up to its last whole chunk.
+    static func dechunked(_ raw: String) -> String {
+        var bytes = Array(raw.utf8)[...]
+        var body: [UInt8] = []
+        while let lineEnd = bytes.firstIndex(of: UInt8(ascii: "\r")),
+            let size = Int(String(decoding: bytes[bytes.startIndex..<lineEnd], as: UTF8.self), radix: 16), size > 0
+        {
+            let start = lineEnd + 2
+            guard start + size <= bytes.endIndex else { break }
+            body += bytes[start..<start + size]
+            bytes = bytes[min(start + size + 2, bytes.endIndex)...]
+        }
+        return String(decoding: body, as: UTF8.self)
     }
 }
