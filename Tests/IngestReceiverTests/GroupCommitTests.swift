@@ -117,13 +117,10 @@ struct GroupCommitTests {
 
     @Test("a poisoned group is retried one by one: the bad upload fails alone, the rest are stored once")
     func poisonedGroup() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-group-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/ingest.db"
+        let harness = try ReceiverHarness()  // For its payload maker and its temporary folder.
+        let path = harness.folder + "/group.db"
         let poisonID = UUIDv7("0190c1a4-0000-7000-8000-00000000beef")!
         try Self.poison(databasePath: path, locationID: poisonID.text)
-        let harness = try ReceiverHarness()  // Only for its payload maker.
         let validator = PayloadValidator(maxDepth: 32)
         let writer = IngestWriter(database: try IngestDatabase(path: path))
         let results = Mutex<[Int: Result<IngestDatabase.Outcome, SQLiteError>?]>([:])
@@ -170,11 +167,8 @@ struct GroupCommitTests {
 
     @Test("uploads queued together commit as one group, each with its own outcome")
     func oneGroup() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-group-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/ingest.db"
-        let harness = try ReceiverHarness()
+        let harness = try ReceiverHarness()  // For its payload maker and its temporary folder.
+        let path = harness.folder + "/group.db"
         let validator = PayloadValidator(maxDepth: 32)
         let writer = IngestWriter(database: try IngestDatabase(path: path))
         let done = DispatchSemaphore(value: 0)
