@@ -3,9 +3,9 @@ import BeekonStore
 /// The receiver's SQLite file: devices, sessions, batches, locations and geofence events, with
 /// UNIQUE keys on every id so replays store nothing twice.
 ///
-/// One writer connection, WAL with `synchronous=FULL`: `store` returns only after its commit
-/// is durable, and the caller answers 2xx only after that. Not thread-safe: the receiver holds
-/// it in a `Mutex`.
+/// One writer connection, WAL with `synchronous=FULL`: `store` and `storeGroup` return only
+/// after their commit is durable, and the caller answers 2xx only after that. Not thread-safe:
+/// the receiver's `IngestWriter` owns it on its one thread.
 final class IngestDatabase {
     /// What storing one batch changed.
     struct Outcome: Sendable, Hashable {
@@ -139,6 +139,26 @@ final class IngestDatabase {
             let outcome = try insert(batch, receivedAt: receivedAt)
             try commit.run()
             return outcome
+        } catch {
+            if !connection.isAutocommit { try? rollback.run() }
+            throw error
+        }
+    }
+
+    /// Stores every batch of `group`, in order, in ONE transaction with one commit (one fsync);
+    /// returns their outcomes after the commit. Each batch is offered exactly as `store` offers
+    /// it, so a batch sees the rows of the batches before it in the group as duplicates, just as
+    /// it would had they been stored one by one. On any error nothing of the group is stored.
+    func storeGroup(_ group: [(batch: IngestBatch, receivedAt: Int64)]) throws(SQLiteError) -> [Outcome] {
+        try begin.run()
+        do {
+            var outcomes: [Outcome] = []
+            outcomes.reserveCapacity(group.count)
+            for item in group {
+                outcomes.append(try insert(item.batch, receivedAt: item.receivedAt))
+            }
+            try commit.run()
+            return outcomes
         } catch {
             if !connection.isAutocommit { try? rollback.run() }
             throw error

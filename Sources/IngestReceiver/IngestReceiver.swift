@@ -65,15 +65,18 @@ public final class IngestReceiver: Sendable {
     /// What it has seen since it started.
     public func stats() -> IngestStats { core.stats() }
 
-    /// Stops listening, lets requests in progress finish their transaction and answer, then
-    /// closes the database. Idempotent.
+    /// Stops taking uploads (new ones get 503), commits every upload already queued and answers
+    /// it, sends answers held for scripted latency at once, closes the database, then stops
+    /// listening (hung connections are closed). Idempotent.
     public func stop() {
-        daemon.stop()
         core.close()
+        daemon.stop()
     }
 }
 
 /// The receiver's logic behind the daemon: routing, validation, the script, storage, stats.
+///
+/// Sendable: its state is behind `Mutex`es and the database is owned by the `IngestWriter`.
 private final class ReceiverCore: Sendable {
     struct State {
         var planner: AnswerPlanner
@@ -84,8 +87,17 @@ private final class ReceiverCore: Sendable {
     let configuration: IngestReceiverConfiguration
     let validator: PayloadValidator
     let state: Mutex<State>
-    /// The one writer connection; nil once closed.
-    let database: Mutex<IngestDatabase?>
+    /// The one writer connection's owner: group commit on a thread of its own.
+    let writer: IngestWriter
+    /// Answers held for the script's latency after their commit, by number, so `close` can send
+    /// them at once; `closed` once it has.
+    let delayed = Mutex<Delayed>(Delayed())
+
+    struct Delayed {
+        var next: UInt64 = 0
+        var replies: [UInt64: (PendingReply, OutgoingReply)] = [:]
+        var closed = false
+    }
 
     init(configuration: IngestReceiverConfiguration, database: sending IngestDatabase) {
         self.configuration = configuration
@@ -96,11 +108,18 @@ private final class ReceiverCore: Sendable {
                 tokens: TokenIssuer(
                     seed: configuration.script.seed, staticTokens: configuration.auth.tokens,
                     refreshTokens: configuration.tokenEndpoint.refreshTokens)))
-        self.database = Mutex(database)
+        writer = IngestWriter(database: database)
     }
 
+    /// Commits and answers every queued upload (later ones get 503), sends held answers now.
     func close() {
-        database.withLock { $0 = nil }
+        writer.close()
+        let held = delayed.withLock { delayed in
+            delayed.closed = true
+            defer { delayed.replies = [:] }
+            return Array(delayed.replies.values)
+        }
+        for (pending, reply) in held { pending.send(reply) }
     }
 
     func stats() -> IngestStats {
@@ -136,15 +155,20 @@ private final class ReceiverCore: Sendable {
         } else {
             disposition = .reply(Self.error(404, "no such path: \(request.path.prefix(200))"), delayMillis: 0)
         }
+        record(disposition)
+        return disposition
+    }
+
+    /// Counts an answer in the stats, when it is decided.
+    private func record(_ disposition: Disposition) {
         state.withLock { state in
             switch disposition {
             case .reply(let reply, _): state.recorder.answered(reply.status)
             case .hang: state.recorder.stats.hung += 1
             case .close: state.recorder.stats.closedWithoutAnswer += 1
-            case .later, .stream: break  // The receiver answers at once; it never defers or streams.
+            case .later, .stream: break  // A stored upload is counted by `finish`, after its commit.
             }
         }
-        return disposition
     }
 
     static func notAllowed(_ method: String) -> OutgoingReply {
@@ -170,17 +194,79 @@ private final class ReceiverCore: Sendable {
             state.withLock { $0.recorder.stats.rejectedUploads += 1 }
             return .reply(error.reply, delayMillis: 0)
         }
+        // The planner is consulted here, on arrival, so its draws follow the arrival order.
         let plan = state.withLock { $0.planner.planUpload(installID: batch.installID) }
-        let latency = configuration.script.latencyMillis
-        var stored: IngestDatabase.Outcome?
-        if plan.store {
-            do {
-                stored = try store(batch, receivedAt: now)
-            } catch {
-                return .reply(error.reply, delayMillis: latency)
+        guard plan.store else { return answer(plan.outcome, batch, nil) }
+        // Stored: the writer commits it with whatever else is queued, then `finish` answers.
+        let bytes = request.body.count
+        let timeout = configuration.script.latencyMillis + configuration.script.hangMillis + Self.commitTimeoutMillis
+        return .later(
+            timeoutMillis: timeout,
+            timeoutReply: Self.error(503, "storage did not answer in time", headers: [("Retry-After", "5")])
+        ) { [self] pending in
+            let job = IngestWriter.Job(batch: batch, receivedAt: now, bytes: bytes) { [self] result in
+                finish(pending, plan, batch, result, receivedAt: now)
             }
+            if !writer.submit(job) { finish(pending, plan, batch, nil, receivedAt: now) }
         }
-        switch plan.outcome {
+    }
+
+    /// How long a stored upload may wait for its commit before the daemon answers 503 itself
+    /// (a safety net: nothing 2xx goes out without the commit, and a late 503 is retried).
+    static let commitTimeoutMillis = 30_000
+
+    /// Answers a stored upload once the writer is done with it (runs on the writer thread):
+    /// records the stats, then sends exactly the answer the upload would get had it been
+    /// stored alone — after the commit, with the script's latency, hang or close.
+    private func finish(
+        _ pending: PendingReply, _ plan: AnswerPlanner.UploadPlan, _ batch: IngestBatch,
+        _ result: Result<IngestDatabase.Outcome, SQLiteError>?, receivedAt: Int64
+    ) {
+        let latency = configuration.script.latencyMillis
+        let disposition: Disposition
+        switch result {
+        case nil:
+            disposition = .reply(
+                Self.error(503, "the receiver is shutting down", headers: [("Retry-After", "5")]), delayMillis: latency)
+        case .failure(let error):
+            disposition = .reply(Self.error(500, "storage failed: \(error.message)"), delayMillis: latency)
+        case .success(let outcome):
+            state.withLock { $0.recorder.stored(batch, outcome, receivedAt: receivedAt) }
+            disposition = answer(plan.outcome, batch, outcome)
+        }
+        record(disposition)
+        switch disposition {
+        case .reply(let reply, let delay) where delay > 0:
+            let number = delayed.withLock { delayed -> UInt64? in
+                guard !delayed.closed else { return nil }
+                delayed.next += 1
+                delayed.replies[delayed.next] = (pending, reply)
+                return delayed.next
+            }
+            guard let number else { return pending.send(reply) }
+            // A Dispatch timer, not the cooperative pool: it only hands the answer to the daemon.
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) { [self] in
+                if let (pending, reply) = delayed.withLock({ $0.replies.removeValue(forKey: number) }) {
+                    pending.send(reply)
+                }
+            }
+        case .reply(let reply, _):
+            pending.send(reply)
+        case .hang(let millis):
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(millis)) { pending.close() }
+        case .close:
+            pending.close()
+        case .later, .stream:
+            break  // `answer` never returns these.
+        }
+    }
+
+    /// The answer the script gives an upload, with `stored` its outcome when it was stored.
+    private func answer(
+        _ outcome: ScriptedOutcome?, _ batch: IngestBatch, _ stored: IngestDatabase.Outcome?
+    ) -> Disposition {
+        let latency = configuration.script.latencyMillis
+        switch outcome {
         case .hang: return .hang(millis: configuration.script.hangMillis)
         case .close: return .close
         case .status(let status) where !(200..<300).contains(status):
@@ -227,27 +313,6 @@ private final class ReceiverCore: Sendable {
             return try validator.validate(json)
         } catch {
             throw Refusal(Self.error(400, error.description))
-        }
-    }
-
-    /// Stores a batch and records it; the refusal carries the 5xx to send (the client retries).
-    private func store(_ batch: IngestBatch, receivedAt: Int64) throws(Refusal) -> IngestDatabase.Outcome {
-        let result: Result<IngestDatabase.Outcome, SQLiteError>? = database.withLock { database -> Result<IngestDatabase.Outcome, SQLiteError>? in
-            guard let database else { return nil }
-            do throws(SQLiteError) {
-                return .success(try database.store(batch, receivedAt: receivedAt))
-            } catch {
-                return .failure(error)
-            }
-        }
-        switch result {
-        case nil:
-            throw Refusal(Self.error(503, "the receiver is shutting down", headers: [("Retry-After", "5")]))
-        case .failure(let error):
-            throw Refusal(Self.error(500, "storage failed: \(error.message)"))
-        case .success(let outcome):
-            state.withLock { $0.recorder.stored(batch, outcome, receivedAt: receivedAt) }
-            return outcome
         }
     }
 

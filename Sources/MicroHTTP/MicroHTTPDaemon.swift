@@ -147,10 +147,16 @@ public final class MicroHTTPDaemon: Sendable {
         stop()
     }
 
-    /// Stops listening: resumes held connections (a hang is closed, a delayed answer is sent),
+    /// Stops listening: first lets answers already given to `PendingReply.send` go out (up to
+    /// a second), then resumes held connections (a hang is closed, a delayed answer is sent),
     /// waits for requests in progress (their transactions finish), closes every connection.
     /// Idempotent.
     public func stop() {
+        // An answer handed over just before stop sits in `ready` until its connection's thread
+        // picks it up; clearing it below would close that connection unanswered.
+        for _ in 0..<1000 where !core.state.withLock({ $0.ready.isEmpty || $0.stopping }) {
+            usleep(1000)
+        }
         let address = core.state.withLock { state in
             state.stopping = true
             for connection in state.suspended.keys {
