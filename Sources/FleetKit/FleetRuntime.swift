@@ -136,14 +136,21 @@ public final class FleetRuntime: Sendable {
             if stopRequested { break }
             let answers = commands.map { $0.run(&state) }
             let realNow = Self.realNanos()
-            if let limit = state.options.realDurationMillis, realNow - started >= UInt64(limit) * 1_000_000 { break }
             var now = state.clock.now(realNanos: realNow)
+            var ended = false
+            if let limit = state.options.realDurationMillis, realNow - started >= UInt64(limit) * 1_000_000 { ended = true }
             // A virtual duration ends once every timer before it has fired, however far behind
             // the loop is, so what a run produces does not depend on how fast the machine is.
             if let limit = state.options.virtualDurationMillis {
                 let end = state.startMillis + limit
-                if state.metrics.virtualNow >= end { break }
+                if state.metrics.virtualNow >= end { ended = true }
                 now = min(now, end)
+            }
+            if ended {
+                // Commands that just ran are answered, after the snapshot that shows them.
+                if !answers.isEmpty { publish(state, runSeconds: runSeconds, full: true) }
+                answers.forEach { $0() }
+                break
             }
             runSeconds = Double(realNow - started) / 1e9
             state.runDue(until: now, realNanos: realNow)

@@ -32,9 +32,8 @@ final class IngestWriter: Sendable {
         var closed = false
     }
 
-    /// The database, moved to the writer thread. @unchecked Sendable: `IngestDatabase` is not
-    /// thread-safe, and only the writer thread ever touches it after `init` hands it over.
-    private final class Owned: @unchecked Sendable {
+    /// The database, moved to the writer thread.
+    private final class Owned: @unchecked Sendable {  // only the writer thread touches it after init hands it over
         var database: IngestDatabase?
         init(_ database: IngestDatabase) { self.database = database }
     }
