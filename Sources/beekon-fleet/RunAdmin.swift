@@ -20,7 +20,7 @@ enum RunAdmin {
             print("admin: \(server.url)")
             return server
         } catch {
-            throw CommandFailure(error.message)
+            throw CommandFailure(error.message + " Give another with --admin 127.0.0.1:PORT (0 picks a free one), or --admin off.")
         }
     }
 }
