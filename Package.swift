@@ -46,7 +46,7 @@ let package = Package(
         .executableTarget(
             name: "beekon-fleet",
             dependencies: [
-                "BeekonDevice", "BeekonStore", "BeekonNet", "FleetKit", "CMicroHTTPD", "IngestReceiver", "FleetAdmin",
+                "BeekonDevice", "BeekonStore", "BeekonNet", "FleetKit", "MicroHTTP", "IngestReceiver", "FleetAdmin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

@@ -148,8 +148,9 @@ extension FleetLoop {
 
     // MARK: The snapshot
 
-    /// Everything the admin API reads, copied out of the loop.
-    func fleetSnapshot(realSeconds: Double, realNanos: UInt64) -> FleetSnapshot {
+    /// Everything the admin API reads, copied out of the loop, around the metrics `published`
+    /// in the same step (so the devices are walked once for both).
+    func fleetSnapshot(metrics published: FleetMetrics, realNanos: UInt64) -> FleetSnapshot {
         var snapshot = FleetSnapshot()
         snapshot.name = fleet.name
         snapshot.virtualNow = metrics.virtualNow
@@ -157,8 +158,7 @@ extension FleetLoop {
         snapshot.paused = clock.isPaused
         snapshot.realSecond = realNanos / 1_000_000_000
         snapshot.groups = fleet.groups.map(\.name)
-        snapshot.metrics = self.snapshot()
-        snapshot.metrics.realSeconds = realSeconds
+        snapshot.metrics = published
         snapshot.uploads = uploadStats
         snapshot.actions = actionLog.elements
         snapshot.indexByID = slotsByID

@@ -247,7 +247,7 @@ public final class FleetRuntime: Sendable {
         metrics.realSeconds = runSeconds
         published.withLock { $0 = metrics }
         guard full else { return }
-        var snapshot = state.fleetSnapshot(realSeconds: runSeconds, realNanos: Self.realNanos())
+        var snapshot = state.fleetSnapshot(metrics: metrics, realNanos: Self.realNanos())
         snapshot.sequence = publishedSnapshot.withLock { $0.sequence } &+ 1
         publishedSnapshot.withLock { $0 = snapshot }
     }

@@ -1,7 +1,7 @@
 import ArgumentParser
-internal import CMicroHTTPD
 import FleetKit
 import Foundation
+import MicroHTTP
 import Synchronization
 
 /// `beekon-fleet bench fleet`: a whole fleet against a loopback server that answers 204 at once.
@@ -69,70 +69,40 @@ struct BenchFleet: ParsableCommand {
     }
 }
 
-/// A libmicrohttpd server on 127.0.0.1 that reads each request's body and answers 204: the
-/// fastest honest ingest server, so the bench measures the fleet.
+/// A server on 127.0.0.1 that reads each request's body and answers 204: the fastest honest
+/// ingest server, so the bench measures the fleet.
 final class NoContentServer: Sendable {
-    // The daemon pointer as an integer: a pointer is not Sendable, and only init/stop touch it.
-    private let daemon: Int
-    let port: UInt16
-    private let counter = Counter()
+    private let daemon: MicroHTTPDaemon
+    private let counter: Counter
 
-    /// Counts answered requests across MHD's threads.
-    final class Counter: Sendable {
+    /// Counts answered requests across the daemon's threads.
+    private final class Counter: Sendable {
         let value = Mutex(0)
     }
 
+    /// Requests answered so far.
     var answered: Int { counter.value.withLock { $0 } }
 
+    /// The port it listens on.
+    var port: UInt16 { daemon.port }
+
     init() throws {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var options = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                [
-                    MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: UnsafeMutableRawPointer(socketAddress)),
-                    MHD_OptionItem(option: .CONNECTION_LIMIT, value: 16_000, ptr_value: nil),
-                    MHD_OptionItem(option: .THREAD_POOL_SIZE, value: 2, ptr_value: nil),
-                    MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE, value: 4096, ptr_value: nil),
-                    MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
-                ]
+        let counter = Counter()
+        do throws(MicroHTTPError) {
+            daemon = try MicroHTTPDaemon(
+                host: "127.0.0.1", port: 0, threads: 2, connectionTimeoutSeconds: 60, connectionLimit: 16_000,
+                maxBodyBytes: 16 << 20
+            ) { _ in
+                counter.value.withLock { $0 += 1 }
+                return .reply(OutgoingReply(status: 204), delayMillis: 0)
             }
+        } catch {
+            throw CommandFailure("could not start the loopback 204 server: \(error)")
         }
-        // Unmanaged, unretained: the counter outlives the daemon, which stop() ends first.
-        let context = Unmanaged.passUnretained(counter).toOpaque()
-        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
-        let started = options.withUnsafeMutableBufferPointer { buffer in
-            beekon_mhd_start_daemon(UInt32(flags), 0, nil, nil, Self.handle, context, buffer.baseAddress)
-        }
-        guard let started else { throw CommandFailure("could not start the loopback 204 server") }
-        daemon = Int(bitPattern: UnsafeMutableRawPointer(started))
-        port = beekon_mhd_daemon_port(started)
-        _ = address
+        self.counter = counter
     }
 
     func stop() {
-        guard let pointer = UnsafeMutableRawPointer(bitPattern: daemon) else { return }
-        MHD_stop_daemon(OpaquePointer(pointer))
-    }
-
-    private static let handle: MHD_AccessHandlerCallback = {
-        context, connection, _, _, _, _, uploadSize, requestContext in
-        guard let requestContext, let uploadSize else { return MHD_Result.NO }
-        if requestContext.pointee == nil {
-            // The first call carries only the head; mark the request as begun.
-            requestContext.pointee = UnsafeMutableRawPointer(bitPattern: 1)
-            return MHD_Result.YES
-        }
-        if uploadSize.pointee > 0 {
-            uploadSize.pointee = 0
-            return MHD_Result.YES
-        }
-        let counter = Unmanaged<Counter>.fromOpaque(context!).takeUnretainedValue()  // Outlives the daemon.
-        counter.value.withLock { $0 += 1 }
-        let response = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
-        let queued = MHD_queue_response(connection, 204, response)
-        MHD_destroy_response(response)
-        return queued
+        daemon.stop()
     }
 }
