@@ -1,0 +1,178 @@
+/// A numeric input's documented range, and the one check every surface applies to it: the CLI,
+/// the fleet file, the admin API's bodies and query strings, the receiver's options and rules.
+///
+/// A value is accepted only when it is finite, inside `lower...upper`, and, for a whole-number
+/// range, an exact integer (read from its text, never through a `Double` that would round
+/// `2^63` or `1e16`). Each surface adds where the value came from (a flag, file:line:column, a
+/// JSON field) to the `NumberProblem` it gets back.
+public struct NumberRange: Sendable, Hashable, CustomStringConvertible {
+    /// The smallest value accepted.
+    public let lower: Double
+    /// The largest value accepted.
+    public let upper: Double
+    /// Whether only whole numbers are accepted.
+    public let isInteger: Bool
+    /// The unit, for messages (`"s"`, `"devices"`); empty for none.
+    public let unit: String
+
+    /// A range of real numbers.
+    public init(_ range: ClosedRange<Double>, unit: String = "") {
+        precondition(range.lowerBound.isFinite && range.upperBound.isFinite, "a range has finite bounds")
+        lower = range.lowerBound
+        upper = range.upperBound
+        isInteger = false
+        self.unit = unit
+    }
+
+    /// A range of whole numbers; both bounds must be exact as a `Double` (within ±2^53).
+    public static func integer(_ range: ClosedRange<Int64>, unit: String = "") -> NumberRange {
+        NumberRange(integerLower: range.lowerBound, upper: range.upperBound, unit: unit)
+    }
+
+    private init(integerLower: Int64, upper: Int64, unit: String) {
+        precondition(abs(integerLower) <= 1 << 53 && abs(upper) <= 1 << 53, "integer bounds are exact as a Double")
+        lower = Double(integerLower)
+        self.upper = Double(upper)
+        isInteger = true
+        self.unit = unit
+    }
+
+    /// What the range accepts, for messages: `a number from 0.01 to 10000`,
+    /// `a whole number from 1 to 100000 devices`.
+    public var description: String {
+        let kind = isInteger ? "a whole number" : "a number"
+        return "\(kind) from \(Self.text(lower)) to \(Self.text(upper))" + (unit.isEmpty ? "" : " \(unit)")
+    }
+
+    /// Whether `range` holds `value`.
+    public func contains(_ value: Double) -> Bool {
+        value.isFinite && value >= lower && value <= upper && (!isInteger || value.rounded(.towardZero) == value)
+    }
+
+    /// Checks a value already read as a number (a JSON or YAML number); `written` is how the
+    /// input wrote it, for the message (its `Double` text when nil).
+    public func check(_ value: Double, written: String? = nil) throws(NumberProblem) -> Double {
+        let shown = written ?? Self.text(value)
+        guard value.isFinite else { throw NumberProblem(value: shown, reason: .notFinite, expected: description) }
+        guard value >= lower, value <= upper else { throw NumberProblem(value: shown, reason: .outOfRange, expected: description) }
+        guard !isInteger || value.rounded(.towardZero) == value else {
+            throw NumberProblem(value: shown, reason: .notWhole, expected: description)
+        }
+        return value
+    }
+
+    /// Reads `text` as a number in the range: decimal notation (`12`, `0.5`, `1e3`, `1_000`);
+    /// `nan`, `inf`, hex floats and empty text are refused.
+    public func read(_ text: String) throws(NumberProblem) -> Double {
+        if isInteger {
+            return Double(try readInteger(text))
+        }
+        let trimmed = Self.trimmed(text)
+        let digits = trimmed.filter { $0 != "_" }
+        guard Self.isDecimal(digits), let value = Double(digits) else {
+            throw NumberProblem(value: trimmed, reason: .notANumber, expected: description)
+        }
+        return try check(value, written: trimmed)
+    }
+
+    /// Reads `text` as a whole number in the range, exactly: `1e3`, `1.0` and `2^63` are refused
+    /// (they are not written as whole numbers, or do not fit).
+    public func readInteger(_ text: String) throws(NumberProblem) -> Int64 {
+        let trimmed = Self.trimmed(text)
+        let digits = trimmed.filter { $0 != "_" }
+        guard Self.isDecimal(digits) else { throw NumberProblem(value: trimmed, reason: .notANumber, expected: description) }
+        guard let value = Int64(digits) else {
+            // A decimal that Int64 cannot read: a fraction, an exponent, or too many digits.
+            let isWhole = digits.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "-" || $0 == "+") }
+            throw NumberProblem(value: trimmed, reason: isWhole ? .outOfRange : .notWhole, expected: description)
+        }
+        guard Double(value) >= lower, Double(value) <= upper else {
+            throw NumberProblem(value: trimmed, reason: .outOfRange, expected: description)
+        }
+        return value
+    }
+
+    /// Whether `text` is a plain decimal number: sign, digits, one point, an exponent. This
+    /// keeps out what `Double(_:)` would also read: `nan`, `inf`, `0x1p3`.
+    private static func isDecimal(_ text: String) -> Bool {
+        var sawDigit = false
+        var sawPoint = false
+        var sawExponent = false
+        var previous: Character?
+        for character in text {
+            switch character {
+            case "0"..."9":
+                sawDigit = true
+            case "+", "-":
+                guard previous == nil || previous == "e" || previous == "E" else { return false }
+            case ".":
+                guard !sawPoint, !sawExponent else { return false }
+                sawPoint = true
+            case "e", "E":
+                guard sawDigit, !sawExponent else { return false }
+                sawExponent = true
+            default:
+                return false
+            }
+            previous = character
+        }
+        return sawDigit && previous.map { $0.isNumber || $0 == "." } == true
+    }
+
+    /// `text` without spaces and tabs around it.
+    private static func trimmed(_ text: String) -> String {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        return String(text.drop(while: isBlank).reversed().drop(while: isBlank).reversed())
+    }
+
+    /// A bound or value as people write it: `10000`, `0.01`, `1e+300`.
+    static func text(_ value: Double) -> String {
+        if value.isFinite, value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+}
+
+/// Why a number was refused: the value as written, what was wrong, and what the range accepts.
+/// Each surface says where it came from (`--warp`, `fleet.yaml:4:9`, the JSON field `warp`).
+public struct NumberProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What was wrong with the value.
+    public enum Reason: String, Sendable, Hashable {
+        /// Not a number at all (`x`, `nan`, empty).
+        case notANumber
+        /// Infinite (or a number too large to be finite).
+        case notFinite
+        /// A fraction, or an exponent, where a whole number is needed.
+        case notWhole
+        /// A number outside the range.
+        case outOfRange
+    }
+
+    /// The value as the input wrote it.
+    public var value: String
+    /// What was wrong with it.
+    public var reason: Reason
+    /// What the range accepts (`a number from 0.01 to 10000`).
+    public var expected: String
+
+    /// A problem with `value`.
+    public init(value: String, reason: Reason, expected: String) {
+        self.value = value
+        self.reason = reason
+        self.expected = expected
+    }
+
+    /// `"1e300" is out of range; expected a number from 0.01 to 10000`.
+    public var description: String {
+        "\"\(value)\" \(problem); expected \(expected)"
+    }
+
+    /// The problem alone: `is out of range`, `is not a number`.
+    public var problem: String {
+        switch reason {
+        case .notANumber: "is not a number"
+        case .notFinite: "is not finite"
+        case .notWhole: "is not a whole number"
+        case .outOfRange: "is out of range"
+        }
+    }
+}
