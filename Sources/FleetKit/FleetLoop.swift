@@ -220,14 +220,13 @@ struct FleetLoop {
     }
 
     static func writeInstallIDs(_ map: [String: String], _ directory: String) {
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try? PrivateFile.createFolder(atPath: directory)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         if let data = try? encoder.encode(map) {
-            // Written to a temporary file and renamed, so a crash never leaves half a map.
-            let path = "\(directory)/devices.json"
-            _ = FileManager.default.createFile(atPath: path + ".tmp", contents: data)
-            _ = rename(path + ".tmp", path)
+            // 0600 (it names every device's store), and renamed over the old one, so a crash
+            // never leaves half a map.
+            try? PrivateFile.write(data, toFile: "\(directory)/devices.json")
         }
     }
 

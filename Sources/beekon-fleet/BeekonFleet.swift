@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeekonDevice
+import BeekonStore
 import FleetKit
 import Foundation
 import IngestReceiver
@@ -130,7 +131,7 @@ enum EmbeddedReceiver {
     /// Starts it on a free loopback port with its database in the run's data folder.
     static func start(dataDirectory: String) throws -> IngestReceiver {
         do {
-            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+            try PrivateFile.createFolder(atPath: dataDirectory)
         } catch {
             throw CommandFailure("cannot create the data folder \(dataDirectory): \(error.localizedDescription)")
         }
