@@ -69,6 +69,7 @@ struct Run: ParsableCommand {
     var adminToken: String?
 
     func run() throws {
+        StandardOutput.flushEachLine()
         // First what can be refused without creating anything: the fleet file, the options and
         // the descriptor budget.
         let path = try fleetFile ?? DefaultFleet.locate()

@@ -90,6 +90,7 @@ struct Receive: ParsableCommand {
     var threads: Int?
 
     func run() throws {
+        StandardOutput.flushEachLine()
         let configuration: IngestReceiverConfiguration
         do throws(IngestReceiverError) {
             configuration = try makeConfiguration()

@@ -143,4 +143,54 @@ struct RunStartTests {
         #expect(try reopened.history(from: .min, to: .max) == [fix])
         reopened.close()
     }
+
+    @Test("progress lines reach a pipe while the run goes on, and every file it made is its owner's only")
+    func progressIsLineBufferedAndFilesArePrivate() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let fleet = try Self.fleetFile(devices: 10, in: workspace)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: FleetCrashTests.executable)
+        process.arguments = ["run", fleet, "--data", workspace.data, "--duration", "120s", "--admin", "127.0.0.1:0"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+        // The first progress line (printed 5 s in), read within 60 s while the run goes on.
+        var printed = ""
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        let deadline = Date().addingTimeInterval(60)
+        while !printed.contains(" | devices: "), Date() < deadline {
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 1000) >= 0 else { break }
+            guard ready.revents != 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = read(descriptor, &buffer, buffer.count)
+            if count <= 0 { break }
+            printed += String(decoding: buffer[..<count], as: UTF8.self)
+        }
+        #expect(printed.contains(" | devices: "), "no progress line before the deadline or the end: \(printed)")
+        #expect(process.isRunning, "the run ended before its first progress line was read")
+        kill(process.processIdentifier, SIGTERM)
+        _ = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+
+        let data = workspace.data
+        var checked = 0
+        for path in [""] + (FileManager.default.subpaths(atPath: data) ?? []) {
+            let full = path.isEmpty ? data : data + "/" + path
+            var info = stat()
+            guard stat(full, &info) == 0 else { continue }
+            let isFolder = info.st_mode & S_IFMT == S_IFDIR
+            #expect(info.st_mode & 0o777 == (isFolder ? 0o700 : 0o600), "\(path.isEmpty ? "the data folder" : path)")
+            checked += 1
+        }
+        let files = FileManager.default.subpaths(atPath: data) ?? []
+        #expect(files.contains("ingest.db") && files.contains("devices.json"))
+        #expect(files.filter { $0.hasSuffix("/beekon.db") }.count == 10)
+        #expect(checked > 20)
+    }
 }
