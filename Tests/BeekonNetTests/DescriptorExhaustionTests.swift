@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// A socket that cannot be made for lack of descriptors is reported as that, not as a refusal.
-/// The limit is lowered in a child process (`beekon-net-probe`): in this one it would starve
-/// every test running beside it.
+/// The descriptors are taken in a child process (`beekon-net-probe`, under `ulimit -n 256`): in
+/// this one that would starve every test running beside it.
 @Suite("Descriptor exhaustion")
 struct DescriptorExhaustionTests {
     @Test("an upload with every descriptor taken fails as too-many-open-files; the same upload with descriptors to spare as refused")
@@ -12,7 +12,8 @@ struct DescriptorExhaustionTests {
             .deletingLastPathComponent().appendingPathComponent("beekon-net-probe").path
         #expect(FileManager.default.isExecutableFile(atPath: probe), "beekon-net-probe was not built next to the tests")
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: probe)
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", "ulimit -n 256 && exec \"$0\"", probe]
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

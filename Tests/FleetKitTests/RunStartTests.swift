@@ -40,31 +40,6 @@ struct RunStartTests {
         return Outcome(status: process.terminationStatus, output: printed, errors: errors)
     }
 
-    /// A loopback port something already listens on.
-    final class BusyPort {
-        let descriptor: Int32
-        let port: UInt16
-
-        init() throws {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            self.descriptor = descriptor
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let ok = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                    bind(descriptor, socketAddress, length) == 0 && listen(descriptor, 4) == 0
-                        && getsockname(descriptor, socketAddress, &length) == 0
-                }
-            }
-            port = UInt16(bigEndian: address.sin_port)
-            guard descriptor >= 0, ok else { throw CocoaError(.fileWriteUnknown) }
-        }
-
-        deinit { close(descriptor) }
-    }
-
     /// A fleet file of `devices` walkers at warp 600, in `workspace`; its path.
     static func fleetFile(devices: Int, in workspace: FleetRuntimeTests.Workspace) throws -> String {
         let path = workspace.folder.appendingPathComponent("fleet.yaml").path
@@ -106,7 +81,9 @@ struct RunStartTests {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
         let fleet = try Self.fleetFile(devices: 5, in: workspace)
-        let busy = try BusyPort()
+        // A port something already listens on.
+        let busy = try IngestTestServer { _ in IngestTestServer.Answer(status: 204) }
+        defer { busy.stop() }
         let data = workspace.data + "/nested/data"
         let outcome = try Self.run(["run", fleet, "--data", data, "--duration", "5s", "--admin", "127.0.0.1:\(busy.port)"])
         #expect(outcome.status != 0)
@@ -135,7 +112,9 @@ struct RunStartTests {
         try Data("notes".utf8).write(to: URL(fileURLWithPath: workspace.data + "/notes.txt"))
         let before = Self.listing(workspace.data)
 
-        let busy = try BusyPort()
+        // A port something already listens on.
+        let busy = try IngestTestServer { _ in IngestTestServer.Answer(status: 204) }
+        defer { busy.stop() }
         let outcome = try Self.run(["run", fleet, "--data", workspace.data, "--duration", "5s", "--admin", "127.0.0.1:\(busy.port)"])
         #expect(outcome.status != 0)
         #expect(Self.listing(workspace.data) == before)
