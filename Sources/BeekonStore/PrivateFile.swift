@@ -66,6 +66,8 @@ public enum PrivateFile {
     private static func failure(path: String) -> CocoaError {
         CocoaError(
             .fileWriteUnknown,
-            userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "\(path): \(String(cString: strerror(errno)))"])
+            userInfo: [
+                NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "\(path): \(String(cString: strerror(errno)))",
+            ])
     }
 }

@@ -57,16 +57,21 @@ public struct DescriptorBudget: Sendable, Equatable {
         devices: Int, maxConnections: Int, idleConnections: Int, adminConnections: Int?, embeddedReceiver: Bool
     ) -> DescriptorBudget {
         let stores = min(devices, minimumOpenStores)
+        let connections = fleetConnections(
+            devices: devices, maxConnections: maxConnections, idleConnections: idleConnections)
         var parts = [
-            Part(name: "\(stores) open stores (\(descriptorsPerStore) each)", descriptors: stores * descriptorsPerStore),
-            Part(name: "upload connections", descriptors: fleetConnections(devices: devices, maxConnections: maxConnections, idleConnections: idleConnections)),
+            Part(
+                name: "\(stores) open stores (\(descriptorsPerStore) each)", descriptors: stores * descriptorsPerStore),
+            Part(name: "upload connections", descriptors: connections),
         ]
         if let adminConnections {
             parts.append(Part(name: "the admin server", descriptors: adminConnections + 1))
         }
         if embeddedReceiver {
-            let connections = receiverConnections(devices: devices, maxConnections: maxConnections, idleConnections: idleConnections)
-            parts.append(Part(name: "the in-process receiver", descriptors: connections + 1 + receiverDatabaseFiles))
+            let receiver =
+                receiverConnections(devices: devices, maxConnections: maxConnections, idleConnections: idleConnections)
+                + 1 + receiverDatabaseFiles
+            parts.append(Part(name: "the in-process receiver", descriptors: receiver))
         }
         parts.append(Part(name: "everything else", descriptors: margin))
         return DescriptorBudget(parts: parts, devices: devices)
@@ -90,7 +95,8 @@ public struct DescriptorBudget: Sendable, Equatable {
 
     /// The connection limit an in-process receiver gets: the fleet's sockets and the slack.
     public static func receiverConnections(devices: Int, maxConnections: Int, idleConnections: Int) -> Int {
-        fleetConnections(devices: devices, maxConnections: maxConnections, idleConnections: idleConnections) + receiverSlack
+        let fleet = fleetConnections(devices: devices, maxConnections: maxConnections, idleConnections: idleConnections)
+        return fleet + receiverSlack
     }
 
     /// How many stores may stay open with `limit` descriptors: the minimum, plus one for every
