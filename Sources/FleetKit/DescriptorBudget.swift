@@ -9,8 +9,9 @@
 ///   devices when 0) or kept idle for the device's next upload (the transport's idle bound), and
 ///   never more than one per device;
 /// - the admin server: its connection limit and its listening socket;
-/// - the in-process receiver: one socket per fleet connection plus `receiverSlack` (closes it has
-///   not seen yet), its listening socket, and its database (database, `-wal`, `-shm`);
+/// - the in-process receiver: one socket per fleet connection (the fleet is its only client) plus
+///   `receiverSlack` (closes it has not seen yet), its listening socket, and its database
+///   (database, `-wal`, `-shm`);
 /// - `margin` for the rest: standard streams, the epoll and event descriptors of the transport's
 ///   and the servers' threads, route files being read, SQLite's temporary files.
 public struct DescriptorBudget: Sendable, Equatable {
@@ -93,7 +94,7 @@ public struct DescriptorBudget: Sendable, Equatable {
         return min(devices, inFlight + max(0, idleConnections))
     }
 
-    /// The connection limit an in-process receiver gets: the fleet's sockets and the slack.
+    /// The connections an in-process receiver can hold at once: the fleet's sockets and the slack.
     public static func receiverConnections(devices: Int, maxConnections: Int, idleConnections: Int) -> Int {
         let fleet = fleetConnections(devices: devices, maxConnections: maxConnections, idleConnections: idleConnections)
         return fleet + receiverSlack

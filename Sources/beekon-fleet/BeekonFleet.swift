@@ -104,7 +104,7 @@ struct Run: ParsableCommand {
             if embedded {
                 receiver = try EmbeddedReceiver.start(
                     dataDirectory: data,
-                    connectionLimit: DescriptorBudget.receiverConnections(
+                    connections: DescriptorBudget.receiverConnections(
                         devices: devices, maxConnections: maxConnections, idleConnections: idle))
             }
             let options = RunOptions(
@@ -155,18 +155,21 @@ struct Run: ParsableCommand {
 
 /// The reference receiver `run` starts when the fleet has nowhere to upload.
 enum EmbeddedReceiver {
-    /// Starts it on a free loopback port with its database in the run's data folder, taking at
-    /// most `connectionLimit` connections (the fleet's, as `DescriptorBudget` counts them).
-    static func start(dataDirectory: String, connectionLimit: Int) throws -> IngestReceiver {
+    /// Starts it on a free loopback port with its database in the run's data folder, ready for
+    /// `connections` connections at once (the fleet's, as `DescriptorBudget` counts them: its
+    /// only client cannot hold more).
+    static func start(dataDirectory: String, connections: Int) throws -> IngestReceiver {
         do {
             try PrivateFile.createFolder(atPath: dataDirectory)
         } catch {
             throw CommandFailure("cannot create the data folder \(dataDirectory): \(error.localizedDescription)")
         }
+        var configuration = IngestReceiverConfiguration(host: "127.0.0.1", port: 0, databasePath: "\(dataDirectory)/ingest.db")
+        // libmicrohttpd splits its connection limit evenly between its threads, and which thread
+        // accepts a connection is a race: each gets room for all of them.
+        configuration.connectionLimit = connections * configuration.threads
         do throws(IngestReceiverError) {
-            return try IngestReceiver(
-                configuration: IngestReceiverConfiguration(
-                    host: "127.0.0.1", port: 0, databasePath: "\(dataDirectory)/ingest.db", connectionLimit: connectionLimit))
+            return try IngestReceiver(configuration: configuration)
         } catch {
             throw CommandFailure("cannot start the in-process ingest receiver: \(error)")
         }
