@@ -123,6 +123,27 @@ struct RunStartTests {
         reopened.close()
     }
 
+    @Test("receive under ulimit -n 256 refuses to start with the numbers, and a receive refused for its port leaves no database")
+    func receiveStartChecks() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let database = workspace.folder.appendingPathComponent("ingest.db").path
+        let low = try Self.run(["receive", "--listen", "127.0.0.1:0", "--db", database], openFiles: 256)
+        let needed = DescriptorBudget.receive(connectionLimit: 8192).needed
+        #expect(low.status != 0)
+        #expect(low.errors.contains("receive needs at least \(needed) file descriptors"), "\(low.errors)")
+        #expect(low.errors.contains("`ulimit -n \(needed)`"), "\(low.errors)")
+        #expect(!FileManager.default.fileExists(atPath: database))
+
+        let busy = try IngestTestServer { _ in IngestTestServer.Answer(status: 204) }
+        defer { busy.stop() }
+        let taken = try Self.run(["receive", "--listen", "127.0.0.1:\(busy.port)", "--db", database])
+        #expect(taken.status != 0)
+        #expect(taken.errors.contains("cannot listen on 127.0.0.1:\(busy.port)"), "\(taken.errors)")
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: workspace.folder.path)) ?? []
+        #expect(!left.contains { $0.hasPrefix("ingest.db") }, "left \(left)")
+    }
+
     @Test("progress lines reach a pipe while the run goes on, and every file it made is its owner's only")
     func progressIsLineBufferedAndFilesArePrivate() throws {
         let workspace = try FleetRuntimeTests.Workspace()
