@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(
             name: "BeekonStoreTests",
             dependencies: ["BeekonStore", "BeekonDevice", "beekon-store-probe"]),
-        .testTarget(name: "BeekonNetTests", dependencies: ["BeekonNet", "MicroHTTP"]),
+        .testTarget(name: "BeekonNetTests", dependencies: ["BeekonNet", "MicroHTTP", "beekon-net-probe"]),
         .testTarget(
             name: "FleetKitTests",
             dependencies: ["FleetKit", "BeekonDevice", "BeekonNet", "BeekonStore", "MicroHTTP", "beekon-fleet"]),
@@ -71,6 +71,8 @@ let package = Package(
         .executableTarget(
             name: "beekon-store-probe", dependencies: ["BeekonStore", "BeekonDevice"],
             path: "Tests/StoreProbe"),
+        // A child process for the descriptor-exhaustion test: uploads with every descriptor taken.
+        .executableTarget(name: "beekon-net-probe", dependencies: ["BeekonNet"], path: "Tests/NetProbe"),
     ],
     swiftLanguageModes: [.v6]
 )

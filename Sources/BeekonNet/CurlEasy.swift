@@ -1,4 +1,5 @@
 internal import CCurl
+import Foundation
 
 /// One libcurl easy handle: one device's transfer slot, reused for each of its requests so the
 /// device keeps its own connection (held in its own `CurlShare`) between them.
@@ -26,6 +27,9 @@ final class CurlEasy {
     private var responseBody: [UInt8] = []
     private var headerLines: [[UInt8]] = []
     private var bodyOverflowed = false
+    // The errno of a socket() that failed during the transfer: libcurl reports that as
+    // CURLE_COULDNT_CONNECT and leaves CURLINFO_OS_ERRNO at 0.
+    private var socketErrno: Int32 = 0
 
     init(connectionKey: String, options: Options) throws(CurlError) {
         let share = try CurlShare()
@@ -71,6 +75,18 @@ final class CurlEasy {
                 let easy = Unmanaged<CurlEasy>.fromOpaque(context!).takeUnretainedValue()
                 return easy.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
             })
+        // The socket libcurl would make, with the errno kept when none can be made.
+        try set(CURLOPT_OPENSOCKETDATA, pointer: context)
+        try CurlError.check(
+            beekon_curl_easy_setopt_opensocket_callback(handle, CURLOPT_OPENSOCKETFUNCTION) {
+                context, _, address in
+                guard let address else { return CURL_SOCKET_BAD }
+                let descriptor = socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
+                if descriptor < 0 {
+                    Unmanaged<CurlEasy>.fromOpaque(context!).takeUnretainedValue().socketErrno = errno
+                }
+                return descriptor
+            })
     }
 
     deinit {
@@ -85,6 +101,7 @@ final class CurlEasy {
         responseBody = []
         headerLines = []
         bodyOverflowed = false
+        socketErrno = 0
         errorBuffer[0] = 0
         try CurlError.check(beekon_curl_easy_setopt_string(handle, CURLOPT_URL, request.url))
         try set(CURLOPT_TIMEOUT_MS, request.timeoutMillis)
@@ -144,8 +161,12 @@ final class CurlEasy {
             try CurlError.check(code)
         } catch {
             let detail = String(cString: errorBuffer)
+            var osErrno = Int(socketErrno)
+            if osErrno == 0 { _ = beekon_curl_easy_getinfo_long(handle, CURLINFO_OS_ERRNO, &osErrno) }
             return .failed(
-                kind: error.networkFailure, message: detail.isEmpty ? error.message : detail,
+                kind: error.networkFailure(osErrno: Int32(truncatingIfNeeded: osErrno)),
+                message: (detail.isEmpty ? error.message : detail)
+                    + (socketErrno == 0 ? "" : " (no socket: \(String(cString: strerror(socketErrno))))"),
                 latencyMillis: latencyMillis)
         }
         var status = 0

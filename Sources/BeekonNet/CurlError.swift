@@ -1,4 +1,5 @@
 internal import CCurl
+import Foundation
 
 /// A libcurl result code that is not success, with libcurl's words for it.
 ///
@@ -78,14 +79,16 @@ public struct CurlError: Error, RawRepresentable, Sendable, Hashable, CustomStri
         guard code == CURLSHE_OK else { throw CurlError(Int32(bitPattern: code.rawValue), interface: .share) }
     }
 
-    /// The kind of network failure a finished transfer's code stands for.
-    var networkFailure: NetworkFailure {
+    /// The kind of network failure a finished transfer's code stands for, given the last
+    /// `errno` libcurl saw for it (`CURLINFO_OS_ERRNO`): a connection that failed because no
+    /// socket could be made is not a refusal.
+    func networkFailure(osErrno: Int32) -> NetworkFailure {
         guard interface == .easy else { return .other }
         switch CURLcode(UInt32(bitPattern: rawValue)) {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
             return .dns
         case CURLE_COULDNT_CONNECT:
-            return .refused
+            return osErrno == EMFILE || osErrno == ENFILE ? .tooManyOpenFiles : .refused
         case CURLE_OPERATION_TIMEDOUT:
             return .timeout
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,

@@ -29,6 +29,9 @@ public enum NetworkFailure: String, Sendable, Hashable, CaseIterable {
     case dns
     /// Nothing accepted the connection.
     case refused
+    /// No socket could be made: the process (EMFILE) or the system (ENFILE) is out of file
+    /// descriptors. The fault is the client's, not the server's: raise `ulimit -n`.
+    case tooManyOpenFiles = "too-many-open-files"
     /// The request did not finish within its timeout (or the connect timeout).
     case timeout
     /// The TLS handshake or the certificate check failed.

@@ -12,6 +12,8 @@ public final class HTTPTransport: Sendable {
     public let maxConcurrentTransfers: Int
     /// The most idle devices whose connection is kept open; the least recently used go first.
     public let maxIdleConnections: Int
+    /// `maxIdleConnections` when not told.
+    public static let defaultMaxIdleConnections = 1024
 
     private let inbox: HTTPTransportInbox
 
@@ -36,7 +38,7 @@ public final class HTTPTransport: Sendable {
     ///   - caFile: a PEM bundle to trust instead of the system's CAs.
     ///   - insecure: skip certificate and host name checks (for self-signed test servers).
     public init(
-        maxConcurrentTransfers: Int = 256, maxIdleConnections: Int = 1024,
+        maxConcurrentTransfers: Int = 256, maxIdleConnections: Int = HTTPTransport.defaultMaxIdleConnections,
         connectTimeoutMillis: Int = 10_000, maxResponseBytes: Int = 1 << 20,
         caFile: String? = nil, insecure: Bool = false
     ) throws(CurlError) {

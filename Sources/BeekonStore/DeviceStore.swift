@@ -132,8 +132,7 @@ public final class DeviceStore {
         if !folderMade {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
             do {
-                try FileManager.default.createDirectory(
-                    at: folder, withIntermediateDirectories: true)
+                try PrivateFile.createFolder(atPath: folder.path)
             } catch {
                 throw StoreError(
                     kind: .cannotOpen, path: path, operation: "create folder \(folder.path)",

@@ -9,10 +9,13 @@ public final class SQLiteConnection {
     /// The `sqlite3 *`; valid for the object's lifetime.
     let handle: OpaquePointer
 
-    /// Opens (creating if missing) the database file at `path` for reading and writing.
+    /// Opens (creating if missing, 0600) the database file at `path` for reading and writing.
     public init(path: String) throws(SQLiteError) {
         let initialised = SQLiteLibrary.initialisation
         guard initialised == SQLITE_OK else { throw SQLiteError(rawValue: initialised) }
+        // SQLite would create the file 0644 & ~umask; made 0600 here first, and its -wal, -shm
+        // and -journal files copy the database file's mode.
+        PrivateFile.createIfMissing(path)
         var db: OpaquePointer?
         let flags =
             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE

@@ -32,6 +32,11 @@ static inline CURLcode beekon_curl_easy_setopt_write_callback(CURL *handle, CURL
     return curl_easy_setopt(handle, option, callback);
 }
 
+static inline CURLcode beekon_curl_easy_setopt_opensocket_callback(
+    CURL *handle, CURLoption option, curl_opensocket_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
 static inline CURLcode beekon_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

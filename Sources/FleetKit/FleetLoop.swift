@@ -220,14 +220,13 @@ struct FleetLoop {
     }
 
     static func writeInstallIDs(_ map: [String: String], _ directory: String) {
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try? PrivateFile.createFolder(atPath: directory)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         if let data = try? encoder.encode(map) {
-            // Written to a temporary file and renamed, so a crash never leaves half a map.
-            let path = "\(directory)/devices.json"
-            _ = FileManager.default.createFile(atPath: path + ".tmp", contents: data)
-            _ = rename(path + ".tmp", path)
+            // 0600 (it names every device's store), and renamed over the old one, so a crash
+            // never leaves half a map.
+            try? PrivateFile.write(data, toFile: "\(directory)/devices.json")
         }
     }
 
@@ -436,10 +435,14 @@ struct FleetLoop {
         }
     }
 
+    /// What the device makes of a transport failure. The fleet counts each `NetworkFailure`
+    /// under its own label; the SDK only needs to know no answer came, so a socket the process
+    /// could not make (`tooManyOpenFiles`) is, to the device, a connection that failed: it keeps
+    /// the rows and backs off, as for a refusal.
     static func networkErrorKind(_ failure: NetworkFailure) -> NetworkErrorKind {
         switch failure {
         case .dns: .dns
-        case .refused: .refused
+        case .refused, .tooManyOpenFiles: .refused
         case .timeout: .timeout
         case .tls: .tls
         case .reset, .other: .reset

@@ -1,5 +1,8 @@
 import ArgumentParser
 import BeekonDevice
+import BeekonNet
+import BeekonStore
+import FleetAdmin
 import FleetKit
 import Foundation
 import IngestReceiver
@@ -66,6 +69,9 @@ struct Run: ParsableCommand {
     var adminToken: String?
 
     func run() throws {
+        StandardOutput.flushEachLine()
+        // First what can be refused without creating anything: the fleet file, the options and
+        // the descriptor budget.
         let path = try fleetFile ?? DefaultFleet.locate()
         let fleet: FleetFile
         do throws(FleetFileProblems) {
@@ -80,22 +86,44 @@ struct Run: ParsableCommand {
             }
             realDuration = millis
         }
-        let openFiles = FileLimit.raiseToHardLimit()
         let devices = fleet.groups.reduce(0) { $0 + $1.count }
-        let receiver = try fleet.needsIngestURL && ingest == nil ? EmbeddedReceiver.start(dataDirectory: data) : nil
-        defer { receiver?.stop() }
-        let options = RunOptions(
-            dataDirectory: data, ingest: ingest ?? receiver?.url, warp: warp, seed: seed, realDurationMillis: realDuration,
-            routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path,
-            maxOpenStores: FileLimit.storeBudget(openFiles: openFiles, connections: maxConnections, devices: devices),
-            maxConnections: maxConnections, caFile: caFile, insecure: insecure)
+        let embedded = fleet.needsIngestURL && ingest == nil
+        let idle = HTTPTransport.defaultMaxIdleConnections
+        let budget = DescriptorBudget.run(
+            devices: devices, maxConnections: maxConnections, idleConnections: idle,
+            adminConnections: admin.lowercased() == "off" ? nil : AdminServer.connectionLimit, embeddedReceiver: embedded)
+        let openFiles = try FileLimit.ensure(
+            budget, for: "run", alternatives: " Or make the run need fewer: a lower --max-connections, or --admin off.")
+        // Then what creates files (the receiver's database) and binds ports; a start that fails
+        // here removes what it created, and nothing that was there before.
+        let footprint = StartFootprint(dataDirectory: data)
+        var receiver: IngestReceiver?
         let runtime: FleetRuntime
+        let adminServer: AdminServer?
         do {
-            runtime = try FleetRuntime(fleet: fleet, options: options)
+            if embedded {
+                receiver = try EmbeddedReceiver.start(
+                    dataDirectory: data,
+                    connections: DescriptorBudget.receiverConnections(
+                        devices: devices, maxConnections: maxConnections, idleConnections: idle))
+            }
+            let options = RunOptions(
+                dataDirectory: data, ingest: ingest ?? receiver?.url, warp: warp, seed: seed, realDurationMillis: realDuration,
+                routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path,
+                maxOpenStores: budget.openStores(limit: openFiles), maxConnections: maxConnections, caFile: caFile,
+                insecure: insecure)
+            do {
+                runtime = try FleetRuntime(fleet: fleet, options: options)
+            } catch {
+                throw CommandFailure("\(error)")
+            }
+            adminServer = try RunAdmin.start(admin, token: adminToken, runtime: runtime)
         } catch {
-            throw CommandFailure("\(error)")
+            receiver?.stop()
+            footprint.removeWhatThisStartCreated()
+            throw error
         }
-        let adminServer = try RunAdmin.start(admin, token: adminToken, runtime: runtime)
+        defer { receiver?.stop() }
         defer { adminServer?.stop() }
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
@@ -127,17 +155,21 @@ struct Run: ParsableCommand {
 
 /// The reference receiver `run` starts when the fleet has nowhere to upload.
 enum EmbeddedReceiver {
-    /// Starts it on a free loopback port with its database in the run's data folder.
-    static func start(dataDirectory: String) throws -> IngestReceiver {
+    /// Starts it on a free loopback port with its database in the run's data folder, ready for
+    /// `connections` connections at once (the fleet's, as `DescriptorBudget` counts them: its
+    /// only client cannot hold more).
+    static func start(dataDirectory: String, connections: Int) throws -> IngestReceiver {
         do {
-            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+            try PrivateFile.createFolder(atPath: dataDirectory)
         } catch {
             throw CommandFailure("cannot create the data folder \(dataDirectory): \(error.localizedDescription)")
         }
+        var configuration = IngestReceiverConfiguration(host: "127.0.0.1", port: 0, databasePath: "\(dataDirectory)/ingest.db")
+        // libmicrohttpd splits its connection limit evenly between its threads, and which thread
+        // accepts a connection is a race: each gets room for all of them.
+        configuration.connectionLimit = connections * configuration.threads
         do throws(IngestReceiverError) {
-            return try IngestReceiver(
-                configuration: IngestReceiverConfiguration(
-                    host: "127.0.0.1", port: 0, databasePath: "\(dataDirectory)/ingest.db"))
+            return try IngestReceiver(configuration: configuration)
         } catch {
             throw CommandFailure("cannot start the in-process ingest receiver: \(error)")
         }

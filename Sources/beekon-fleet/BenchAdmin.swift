@@ -45,7 +45,11 @@ struct BenchAdmin: ParsableCommand {
             fleet: benchFleet,
             options: RunOptions(
                 dataDirectory: folder.path("data"), routeFolder: folder.root,
-                maxOpenStores: FileLimit.storeBudget(openFiles: openFiles, connections: fleet.maxConnections, devices: devices),
+                maxOpenStores: DescriptorBudget.run(
+                    devices: devices, maxConnections: fleet.maxConnections,
+                    idleConnections: HTTPTransport.defaultMaxIdleConnections,
+                    adminConnections: AdminServer.connectionLimit, embeddedReceiver: true
+                ).openStores(limit: openFiles),
                 maxConnections: fleet.maxConnections))
         let admin: AdminServer
         do throws(AdminError) {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeekonNet
 import BeekonStore
 import FleetKit
 import Foundation
@@ -147,8 +148,11 @@ struct BenchFleetRun {
             options: RunOptions(
                 dataDirectory: folder + "/data", realDurationMillis: Int64(seconds * 1000),
                 routeFolder: folder,
-                maxOpenStores: FileLimit.storeBudget(
-                    openFiles: openFiles, connections: options.maxConnections, devices: options.devices),
+                maxOpenStores: DescriptorBudget.run(
+                    devices: options.devices, maxConnections: options.maxConnections,
+                    idleConnections: HTTPTransport.defaultMaxIdleConnections, adminConnections: nil,
+                    embeddedReceiver: true  // the 204 server: a socket per connection, as a receiver
+                ).openStores(limit: openFiles),
                 maxConnections: options.maxConnections))
         var samples: [Sample] = []
         let cpuBefore = ProcessTimes.cpuSeconds()

@@ -78,36 +78,3 @@ enum ProcessMemory {
         return 0
     }
 }
-
-/// The process's open-file limit, which a fleet of stores and sockets needs raised.
-enum FileLimit {
-    /// Raises the soft limit on open files to the hard limit; returns the limit now in force.
-    @discardableResult
-    static func raiseToHardLimit() -> Int {
-        var limit = rlimit()
-        #if canImport(Glibc)
-            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-        #else
-            let resource = RLIMIT_NOFILE
-        #endif
-        guard getrlimit(resource, &limit) == 0 else { return 0 }
-        if limit.rlim_cur < limit.rlim_max {
-            limit.rlim_cur = limit.rlim_max
-            _ = setrlimit(resource, &limit)
-            _ = getrlimit(resource, &limit)
-        }
-        return Int(clamping: limit.rlim_cur)
-    }
-}
-
-extension FileLimit {
-    /// How many device stores may stay open: two descriptors each (database and `-wal`), after
-    /// room for `connections` sockets and the transport's 1024 idle ones, an in-process
-    /// server's sockets as many again, and 256 for everything else; and at most 4096, as an
-    /// open store holds about 70 KiB (its WAL index and page cache) while a closed one holds
-    /// almost nothing, and a pool of 4096 already keeps a 10,000-device fleet on time at warp 1.
-    static func storeBudget(openFiles: Int, connections: Int, devices: Int) -> Int {
-        let spare = openFiles - 2 * (max(connections, 256) + 1024) - 256
-        return max(16, min(devices, spare / 2, 4096))
-    }
-}

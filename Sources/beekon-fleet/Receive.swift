@@ -1,4 +1,5 @@
 import ArgumentParser
+import FleetKit
 import Foundation
 import IngestReceiver
 
@@ -89,16 +90,23 @@ struct Receive: ParsableCommand {
     var threads: Int?
 
     func run() throws {
+        StandardOutput.flushEachLine()
         let configuration: IngestReceiverConfiguration
         do throws(IngestReceiverError) {
             configuration = try makeConfiguration()
         } catch {
             throw ValidationError(error.message)
         }
+        try FileLimit.ensure(.receive(connectionLimit: configuration.connectionLimit), for: "receive")
+        // A start that fails (the port in use) leaves no database it created.
+        let databaseExisted = FileManager.default.fileExists(atPath: configuration.databasePath)
         let receiver: IngestReceiver
         do throws(IngestReceiverError) {
             receiver = try IngestReceiver(configuration: configuration)
         } catch {
+            if !databaseExisted {
+                for suffix in ["", "-wal", "-shm", "-journal"] { unlink(configuration.databasePath + suffix) }
+            }
             throw CommandFailure("beekon-fleet receive: \(error.message)")
         }
         signal(SIGINT, SIG_IGN)

@@ -389,22 +389,24 @@ struct HTTPTransportTests {
         #expect(headers.map(\.value) == ["application/json", ""])
     }
 
-    @Test("curl codes map to the SDK's failure kinds")
-    func failureKinds() {
-        #expect(CurlError(rawValue: 6).networkFailure == .dns)
-        #expect(CurlError(rawValue: 7).networkFailure == .refused)
-        #expect(CurlError(rawValue: 28).networkFailure == .timeout)
-        #expect(CurlError(rawValue: 60).networkFailure == .tls)
-        #expect(CurlError(rawValue: 35).networkFailure == .tls)
-        #expect(CurlError(rawValue: 52).networkFailure == .reset)
-        #expect(CurlError(rawValue: 56).networkFailure == .reset)
-        #expect(CurlError(rawValue: 18).networkFailure == .reset)
-        #expect(CurlError(rawValue: 3).networkFailure == .other)
-        // The named constants are the codes curl.h defines.
+    @Test(
+        "curl codes, with the errno libcurl saw, map to the transport's failure kinds",
+        arguments: [
+            (6, 0, NetworkFailure.dns), (7, 0, .refused), (7, ECONNREFUSED, .refused), (7, EMFILE, .tooManyOpenFiles),
+            (7, ENFILE, .tooManyOpenFiles), (6, EMFILE, .dns), (28, 0, .timeout), (60, 0, .tls), (35, 0, .tls),
+            (52, 0, .reset), (56, 0, .reset), (18, 0, .reset), (3, 0, .other),
+        ] as [(Int32, Int32, NetworkFailure)])
+    func failureKinds(code: Int32, osErrno: Int32, kind: NetworkFailure) {
+        #expect(CurlError(rawValue: code).networkFailure(osErrno: osErrno) == kind)
+    }
+
+    @Test("the named curl constants are the codes curl.h defines, and the failure kinds are the documented labels")
+    func namedCodes() {
         #expect(CurlError.couldNotResolveHost.message == "Couldn't resolve host name")
-        #expect(CurlError.gotNothing.networkFailure == .reset)
-        #expect(CurlError.peerFailedVerification.networkFailure == .tls)
+        #expect(CurlError.gotNothing.networkFailure(osErrno: 0) == .reset)
+        #expect(CurlError.peerFailedVerification.networkFailure(osErrno: 0) == .tls)
         #expect(
-            NetworkFailure.allCases.map(\.rawValue) == ["dns", "refused", "timeout", "tls", "reset", "other"])
+            NetworkFailure.allCases.map(\.rawValue)
+                == ["dns", "refused", "too-many-open-files", "timeout", "tls", "reset", "other"])
     }
 }
