@@ -150,19 +150,14 @@ extension DeviceStore {
                 // One DELETE is a transaction of its own: a 1-row batch (the usual 1-fix upload)
                 // needs no BEGIN and COMMIT around it.
                 try transaction(on: connection, needed: rows.count > 1) { () throws(SQLiteError) in
-                    let deleteFix = try statement(.deleteFixRow, on: connection)
-                    for row in rows.fixes {
-                        try deleteFix.bind(row.seq, at: 1)
-                        try deleteFix.bind(row.id, at: 2)
-                        try deleteFix.run()
-                        tallies.fixes.remove(connection.changes)
-                    }
-                    let deleteEvent = try statement(.deleteEventRow, on: connection)
-                    for row in rows.events {
-                        try deleteEvent.bind(row.seq, at: 1)
-                        try deleteEvent.bind(row.id, at: 2)
-                        try deleteEvent.run()
-                        tallies.events.remove(connection.changes)
+                    for (table, tableRows) in [(StoreTable.fixes, rows.fixes), (.events, rows.events)] {
+                        let delete = try statement(table.deleteRow, on: connection)
+                        for row in tableRows {
+                            try delete.bind(row.seq, at: 1)
+                            try delete.bind(row.id, at: 2)
+                            try delete.run()
+                            tallies[table].remove(connection.changes)
+                        }
                     }
                 }
                 let deleted =

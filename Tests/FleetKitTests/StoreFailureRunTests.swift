@@ -124,3 +124,47 @@ struct StoreFailureRunTests {
         #expect(recovered.metrics.storeErrors > logged.count)
     }
 }
+
+@Suite("Store error log and retry")
+struct StoreErrorLogTests {
+    static func error(_ kind: StoreError.Kind) -> StoreError {
+        StoreError(kind: kind, code: 13, path: "/data/beekon.db", operation: "insert fix", message: "database or disk is full")
+    }
+
+    @Test("one line per cause per real minute, the next one counting what was held back")
+    func rateLimited() {
+        let lines = Mutex<[String]>([])
+        var log = StoreErrorLog { line in lines.withLock { $0.append(line) } }
+        let second: UInt64 = 1_000_000_000
+        for index in 0..<4_212 {
+            log.report(Self.error(.full), device: "d-\(index)", realNanos: 5 * second + UInt64(index) * 1_000)
+        }
+        log.report(Self.error(.ioError), device: "d-io", realNanos: 6 * second)
+        log.report(Self.error(.full), device: "d-late", realNanos: 65 * second)
+        log.report(Self.error(.full), device: "d-later", realNanos: 66 * second)
+        log.flush()
+        #expect(
+            lines.withLock { $0 } == [
+                "beekon-fleet: device d-0: \(Self.error(.full))\n",
+                "beekon-fleet: device d-io: \(Self.error(.ioError))\n",
+                "beekon-fleet: device d-late: \(Self.error(.full)); and 4,211 more store errors (full) in the last minute\n",
+                "beekon-fleet: and 1 more store errors (full) in the last minute\n",
+            ])
+    }
+
+    @Test(
+        "numbers are grouped by thousands",
+        arguments: [(0, "0"), (999, "999"), (1_000, "1,000"), (4_211, "4,211"), (1_234_567, "1,234,567")])
+    func grouped(value: Int, text: String) {
+        #expect(StoreErrorLog.grouped(value) == text)
+    }
+
+    @Test(
+        "a store is retried after 10 s, doubling to at most 5 min",
+        arguments: [(0, 10_000), (1, 20_000), (2, 40_000), (4, 160_000), (5, 300_000), (40, 300_000)] as [(Int, Int64)])
+    func retryDelay(failed: Int, millis: Int64) {
+        var problem = StoreProblem(cause: .full, message: "", since: 0)
+        problem.failedRetries = failed
+        #expect(problem.retryDelayMillis == millis)
+    }
+}
