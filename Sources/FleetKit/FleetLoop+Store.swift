@@ -114,7 +114,7 @@ extension FleetLoop {
     /// on success the device resumes (and spawns or relaunches if the failure stopped that),
     /// otherwise the next retry waits longer.
     mutating func retryStore(_ slot: Int, at time: Int64) {
-        guard var problem = slots[slot].storeProblem else { return }
+        guard var problem = slots[slot].storeProblem, !slots[slot].removed else { return }
         do throws(StoreError) {
             try slots[slot].store.checkWritable()
         } catch {
