@@ -98,7 +98,7 @@ extension FleetLoop {
     }
 
     /// A store failure while carrying out `action`: reported (see `reportStoreError`), a row
-    /// that was not stored counted as lost by cause, and a batch that could not be read ends
+    /// that was not stored counted as lost by cause (and taken off the SDK's pending count), and a batch that could not be read ends
     /// the drain as an empty one does (the SDK's pending count kept), so the next interval or
     /// trigger tries again.
     private mutating func storeFailed(
@@ -108,6 +108,9 @@ extension FleetLoop {
         switch action {
         case .persistFix:
             metrics.fixesLostByCause[error.kind.rawValue, default: 0] += 1
+            // The SDK counted the fix as pending when it asked for the insert; it is not in the
+            // store, as if deleted, so its count (and the fleet's `pending`) stays true.
+            return handled(.locationsDeleted(count: 1), by: slot, at: time)
         case .persistGeofenceEvent:
             metrics.geofenceEventsLostByCause[error.kind.rawValue, default: 0] += 1
         case .loadBatch:
