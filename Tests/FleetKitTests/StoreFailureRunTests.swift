@@ -87,6 +87,8 @@ struct StoreFailureRunTests {
         #expect(full.metrics.fixesLostByCause["full", default: 0] > 0)
         #expect(full.metrics.storeErrorsByCause.keys.sorted() == ["full"])
         #expect(full.metrics.storeErrors >= full.metrics.fixesLostByCause["full", default: 0])
+        // A lost fix is not pending: the backlog is what was stored and not yet acknowledged.
+        #expect(full.metrics.pending <= full.metrics.fixesStored - full.metrics.fixesUploaded)
 
         // Acknowledged while full: held, and (below) never sent again.
         let held = try Self.onLoop(runtime) { loop in
