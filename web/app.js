@@ -31,12 +31,15 @@ const STATE_LABELS = {
   "paused(permissionRevoked)": "Paused · permission revoked",
   "paused(locationDisabled)": "Paused · location services off",
   "paused(unknown)": "Paused · OS error",
+  storeError: "Store error",
 };
 const stateLabel = s => STATE_LABELS[s] || (s ? s[0].toUpperCase() + s.slice(1) : "–");
 const stateKind = s => (s || "").replace(/\(.*$/, "");
-function stateBadge(s) {
-  return el("span", { class: "badge", "data-state": s, dataset: { kind: stateKind(s) }, title: s, text: stateLabel(s) });
+// `why` (a store error's message) becomes the tooltip.
+function stateBadge(s, why) {
+  return el("span", { class: "badge", "data-state": s, dataset: { kind: stateKind(s) }, title: why || s, text: stateLabel(s) });
 }
+const storeErrorText = e => (e ? `${e.cause}: ${e.message} (since ${longTime(e.since)})` : "ok");
 
 /* ---------- status and errors ---------- */
 function say(msg) {
@@ -340,7 +343,7 @@ function fillRow(tr, d) {
   const st = c[4];
   if (st.firstChild?.dataset?.state !== d.state) {
     if (st.firstChild) { st.classList.remove("flash"); void st.offsetWidth; st.classList.add("flash"); }
-    st.replaceChildren(stateBadge(d.state));
+    st.replaceChildren(stateBadge(d.state, d.storeError?.message));
   }
   if (d.permission !== undefined) setText(c[5], d.permission ?? "");
   if (d.network !== undefined) setText(c[6], d.network ?? "");
@@ -520,7 +523,8 @@ async function refreshDetail(first) {
     el("dl", {}, ...pairs.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", {}, v instanceof Node ? v : String(v ?? "–"))])));
   const s = d.sync || {}, a = d.auth || {};
   $("#d-summary").replaceChildren(
-    kv("Device", [["State", stateBadge(d.state)], ["Group", d.group], ["Platform", `${d.platform} · ${d.model}`], ["Install id", d.installId], ["Alive", d.alive ? "yes" : "no"]]),
+    kv("Device", [["State", stateBadge(d.state, d.storeError?.message)], ["Store", storeErrorText(d.storeError)], ["Group", d.group],
+      ["Platform", `${d.platform} · ${d.model}`], ["Install id", d.installId], ["Alive", d.alive ? "yes" : "no"]]),
     kv("OS", [["Permission", d.permission], ["Location services", d.locationServices ? "on" : "off"], ["Network", d.network],
       ["Position", d.latitude == null ? "–" : `${d.latitude.toFixed(5)}, ${d.longitude.toFixed(5)}`]]),
     kv("Sync", [["Status", s.status], ["Pending fixes", num(d.pending)], ["Consecutive failures", s.consecutiveFailures], ["Next attempt", longTime(s.nextAttemptAt)],
@@ -546,7 +550,7 @@ function renderTimeline(hist) {
   const t = hist.map(h => Date.parse(h.at));
   const end = Math.max(fleet ? fleet.virtualTimeMillis : 0, t[t.length - 1] + 1);
   const span = Math.max(1, end - t[0]);
-  const colors = { tracking: "#2b8a3e", starting: "#1f5fbf", paused: "#e67700", dead: "#c92a2a", stopped: "#495057", idle: "#adb5bd" };
+  const colors = { tracking: "#2b8a3e", starting: "#1f5fbf", paused: "#e67700", dead: "#c92a2a", stopped: "#495057", idle: "#adb5bd", storeError: "#862e9c" };
   const bar = el("div", { class: "timeline", "aria-hidden": "true" },
     ...hist.map((h, i) => el("span", { title: `${h.state} from ${longTime(h.at)}`,
       style: `flex:${Math.max(0.002, ((t[i + 1] ?? end) - t[i]) / span)};background:${colors[stateKind(h.state)] || "#868e96"}` })));

@@ -30,6 +30,13 @@ enum StoreTable: CaseIterable {
         case .events: .countEvents
         }
     }
+
+    var deleteRow: StoreQuery {
+        switch self {
+        case .fixes: .deleteFixRow
+        case .events: .deleteEventRow
+        }
+    }
 }
 
 /// What a store knows about one table without asking SQLite.

@@ -1,28 +1,42 @@
 import BeekonDevice
 
 extension DeviceStore {
-    /// Stored fixes not yet acknowledged (uploaded fixes are deleted), from the cached count.
+    /// Stored fixes not yet acknowledged (uploaded fixes are deleted), from the cached count;
+    /// acknowledged fixes whose delete failed are not counted.
     public func pendingCount() throws(StoreError) -> Int {
-        try loadedTallies().fixes.count
+        max(0, try loadedTallies().fixes.count - heldDeletes.fixes.count)
     }
 
     /// Stored geofence events not yet acknowledged, from the cached count.
     public func pendingEventCount() throws(StoreError) -> Int {
-        try loadedTallies().events.count
+        max(0, try loadedTallies().events.count - heldDeletes.events.count)
     }
+
+    /// Rows the server acknowledged (or refused for good) that are still in the file because
+    /// their delete failed: never handed out again, deleted by a later retry.
+    public var heldDeleteCount: Int { heldDeletes.fixes.count + heldDeletes.events.count }
 
     /// The next upload: the session of the oldest pending row (fixes and geofence events
     /// together, by timestamp, a fix before an event at the same instant), up to `limit` of that
     /// session's oldest fixes, and all of its geofence events. Nil when nothing is pending.
     ///
-    /// A batch never mixes sessions. `limit` below 1 is taken as 1.
+    /// A batch never mixes sessions, and never holds a row that was acknowledged or dropped,
+    /// even when its delete failed: those are deleted first (see `retryHeldDeletes()`), and
+    /// left out while that still fails. `limit` below 1 is taken as 1.
     public func nextBatch(limit: Int) throws(StoreError) -> PendingBatch? {
+        // Best effort: while the delete still fails its rows stay out of the batch.
+        _ = try? retryHeldDeletes()
         let tallies = try loadedTallies()
         guard tallies.fixes.count > 0 || tallies.events.count > 0 else { return nil }
+        let held = heldDeletes
         return try perform("read next batch") { connection throws(SQLiteError) in
             // The cached tallies say which tables hold anything: an empty one is not queried.
-            let oldestFix = tallies.fixes.count > 0 ? try oldestPending(.oldestPendingFix, on: connection) : nil
-            let oldestEvent = tallies.events.count > 0 ? try oldestPending(.oldestPendingEvent, on: connection) : nil
+            let oldestFix =
+                tallies.fixes.count > 0
+                ? try oldestPending(.oldestPendingFix, excluding: held.fixes, on: connection) : nil
+            let oldestEvent =
+                tallies.events.count > 0
+                ? try oldestPending(.oldestPendingEvent, excluding: held.events, on: connection) : nil
             let sessionID: String
             switch (oldestFix, oldestEvent) {
             case (nil, nil):
@@ -35,10 +49,13 @@ extension DeviceStore {
                 sessionID = fix.timestamp <= event.timestamp ? fix.sessionID : event.sessionID
             }
 
-            let fixQuery = try statement(.sessionFixes, on: connection)
+            let fixQuery = try statement(held.fixes.isEmpty ? .sessionFixes : .sessionFixesExcluding, on: connection)
             defer { fixQuery.reset() }
             try fixQuery.bind(sessionID, at: 1)
             try fixQuery.bind(max(limit, 1), at: 2)
+            if !held.fixes.isEmpty {
+                try fixQuery.bind(HeldDeletes.jsonArray(held.fixes), at: 3)
+            }
             var locations: [Location] = []
             var fixSeqs: [Int64] = []
             while oldestFix != nil, try fixQuery.step() {
@@ -47,9 +64,13 @@ extension DeviceStore {
                 fixSeqs.append(row.seq)
             }
 
-            let eventQuery = try statement(.sessionEvents, on: connection)
+            let eventQuery = try statement(
+                held.events.isEmpty ? .sessionEvents : .sessionEventsExcluding, on: connection)
             defer { eventQuery.reset() }
             try eventQuery.bind(sessionID, at: 1)
+            if !held.events.isEmpty {
+                try eventQuery.bind(HeldDeletes.jsonArray(held.events), at: 2)
+            }
             var events: [GeofenceEvent] = []
             var eventSeqs: [Int64] = []
             while oldestEvent != nil, try eventQuery.step() {
@@ -64,58 +85,105 @@ extension DeviceStore {
     }
 
     /// Deletes the rows of a batch the server accepted (2xx), and nothing else; returns how many
-    /// rows were deleted (fewer than the batch holds if some were deleted meanwhile).
+    /// rows were deleted (fewer than the batch holds if some were deleted meanwhile; more when
+    /// held rows of earlier batches were deleted with it).
+    ///
+    /// When the delete fails the batch's rows are held (see `retryHeldDeletes()`): the error is
+    /// thrown, but no later `nextBatch` hands them out, so an acknowledged fix is not sent twice.
     @discardableResult
     public func acknowledge(_ batch: PendingBatch) throws(StoreError) -> Int {
         try delete(batch, operation: "acknowledge batch")
     }
 
     /// Deletes the rows of a batch the server rejected for good (400/422), and nothing else;
-    /// returns how many rows were deleted.
+    /// returns how many rows were deleted. A failed delete holds the rows, as `acknowledge` does.
     @discardableResult
     public func drop(_ batch: PendingBatch) throws(StoreError) -> Int {
         try delete(batch, operation: "drop batch")
     }
 
-    /// Deletes each of the batch's rows that still has the seq and id it had when read, in one
-    /// transaction: a row deleted meanwhile whose seq was reused by a newer row is left alone.
-    private func delete(_ batch: PendingBatch, operation: String) throws(StoreError) -> Int {
-        guard !batch.isEmpty else { return 0 }
-        return try perform(operation) { connection throws(SQLiteError) in
-            var tallies = self.tallies
-            // One DELETE is a transaction of its own: a 1-row batch (the usual 1-fix upload)
-            // needs no BEGIN and COMMIT around it.
-            let rows = batch.fixRows.count + batch.eventRows.count
-            try transaction(on: connection, needed: rows > 1) { () throws(SQLiteError) in
-                let deleteFix = try statement(.deleteFixRow, on: connection)
-                for (seq, fix) in zip(batch.fixRows, batch.locations) {
-                    try deleteFix.bind(seq, at: 1)
-                    try deleteFix.bind(fix.id.text, at: 2)
-                    try deleteFix.run()
-                    tallies.fixes.remove(connection.changes)
-                }
-                let deleteEvent = try statement(.deleteEventRow, on: connection)
-                for (seq, event) in zip(batch.eventRows, batch.geofenceEvents) {
-                    try deleteEvent.bind(seq, at: 1)
-                    try deleteEvent.bind(event.id.text, at: 2)
-                    try deleteEvent.run()
-                    tallies.events.remove(connection.changes)
-                }
+    /// Whether the store can write again after a failure: deletes the held rows (see
+    /// `retryHeldDeletes()`), then commits a page-sized write and its removal, which fails with
+    /// the same error as long as the disk is full (or the file cannot be opened).
+    ///
+    /// For a caller that stopped writing after a failure and polls for the disk to have room.
+    public func checkWritable() throws(StoreError) {
+        try retryHeldDeletes()
+        try perform("check the store can write") { connection throws(SQLiteError) in
+            try transaction(on: connection) { () throws(SQLiteError) in
+                try connection.execute(
+                    """
+                    INSERT OR REPLACE INTO device_state (key, value)
+                    VALUES ('beekon.writeProbe', hex(zeroblob(\(StoreTuning.pageSize))));
+                    DELETE FROM device_state WHERE key = 'beekon.writeProbe';
+                    """)
             }
-            let deleted =
-                (self.tallies.fixes.count - tallies.fixes.count)
-                + (self.tallies.events.count - tallies.events.count)
-            self.tallies = tallies
-            return deleted
         }
     }
 
-    /// The session and timestamp of the oldest row a query of `oldestPending*` finds.
+    /// Deletes the held rows of batches whose delete failed; returns how many were deleted.
+    ///
+    /// Runs by itself before each `nextBatch` and with each `acknowledge` and `drop`; the fleet
+    /// also calls it on its store-retry timer. Throws (keeping the rows held) while it fails.
+    @discardableResult
+    public func retryHeldDeletes() throws(StoreError) -> Int {
+        guard !heldDeletes.isEmpty else { return 0 }
+        return try delete(HeldDeletes(), operation: "delete acknowledged rows")
+    }
+
+    private func delete(_ batch: PendingBatch, operation: String) throws(StoreError) -> Int {
+        var rows = HeldDeletes()
+        rows.add(batch)
+        return try delete(rows, operation: operation)
+    }
+
+    /// Deletes `rows` and the held rows, each only if it still has the seq and id it had when
+    /// read, in one transaction: a row deleted meanwhile whose seq was reused by a newer row is
+    /// left alone. On failure all of them are held.
+    private func delete(_ batch: HeldDeletes, operation: String) throws(StoreError) -> Int {
+        var rows = heldDeletes
+        rows.add(batch)
+        guard !rows.isEmpty else { return 0 }
+        do throws(StoreError) {
+            let deleted = try perform(operation) { connection throws(SQLiteError) in
+                var tallies = self.tallies
+                // One DELETE is a transaction of its own: a 1-row batch (the usual 1-fix upload)
+                // needs no BEGIN and COMMIT around it.
+                try transaction(on: connection, needed: rows.count > 1) { () throws(SQLiteError) in
+                    for (table, tableRows) in [(StoreTable.fixes, rows.fixes), (.events, rows.events)] {
+                        let delete = try statement(table.deleteRow, on: connection)
+                        for row in tableRows {
+                            try delete.bind(row.seq, at: 1)
+                            try delete.bind(row.id, at: 2)
+                            try delete.run()
+                            tallies[table].remove(connection.changes)
+                        }
+                    }
+                }
+                let deleted =
+                    (self.tallies.fixes.count - tallies.fixes.count)
+                    + (self.tallies.events.count - tallies.events.count)
+                self.tallies = tallies
+                return deleted
+            }
+            heldDeletes = HeldDeletes()
+            return deleted
+        } catch {
+            heldDeletes = rows
+            throw error
+        }
+    }
+
+    /// `excluding` holds rows to pass over; the query's `Excluding` form is used
+    /// only when it holds any.
     private func oldestPending(
-        _ query: StoreQuery, on connection: SQLiteConnection
+        _ query: StoreQuery, excluding held: [HeldDeletes.Row], on connection: SQLiteConnection
     ) throws(SQLiteError) -> (sessionID: String, timestamp: Int64)? {
-        let oldest = try statement(query, on: connection)
+        let oldest = try statement(held.isEmpty ? query : query.excluding, on: connection)
         defer { oldest.reset() }
+        if !held.isEmpty {
+            try oldest.bind(HeldDeletes.jsonArray(held), at: 1)
+        }
         guard try oldest.step() else { return nil }
         return (oldest.string(at: 0), oldest.int64(at: 1))
     }
@@ -136,5 +204,40 @@ extension DeviceStore {
         let event = GeofenceEvent(
             id: id, geofenceID: row.string(at: 2), type: type, timestamp: row.int64(at: 4))
         return (seq, event)
+    }
+}
+
+/// The rows (seq → id, by table) of batches acknowledged or dropped whose delete failed.
+///
+/// Kept on the `DeviceStore` object, not its connection, so a pool closing and reopening the
+/// file keeps them. A process killed while rows are held forgets them and uploads those rows
+/// again after its relaunch: the ingest server dedupes by fix id, so such a re-send after a
+/// crash is harmless, while a re-send in a live process is what holding them prevents.
+struct HeldDeletes {
+    typealias Row = (seq: Int64, id: String)
+
+    var fixes: [Row] = []
+    var events: [Row] = []
+
+    var isEmpty: Bool { fixes.isEmpty && events.isEmpty }
+    var count: Int { fixes.count + events.count }
+
+    mutating func add(_ batch: PendingBatch) {
+        for (seq, fix) in zip(batch.fixRows, batch.locations) {
+            fixes.append((seq, fix.id.text))
+        }
+        for (seq, event) in zip(batch.eventRows, batch.geofenceEvents) {
+            events.append((seq, event.id.text))
+        }
+    }
+
+    mutating func add(_ other: HeldDeletes) {
+        fixes += other.fixes
+        events += other.events
+    }
+
+    /// The seqs as a JSON array, for the `Excluding` queries' `json_each` parameter.
+    static func jsonArray(_ rows: [Row]) -> String {
+        "[" + rows.map { String($0.seq) }.joined(separator: ",") + "]"
     }
 }

@@ -28,6 +28,10 @@ public final class DeviceStore {
     private var talliesLoaded = false
     /// Whether the file's folder has been created.
     private var folderMade = false
+    /// Acknowledged or dropped rows whose delete failed (see `HeldDeletes`).
+    var heldDeletes = HeldDeletes()
+    /// Testing: the page limit set by `limitPagesForTesting(_:)`, applied on every open.
+    private var pageLimitForTesting: Int?
 
     /// Where the pool keeps this store among its open ones; -1 while closed.
     var indexInPool = -1
@@ -170,7 +174,46 @@ public final class DeviceStore {
                 try Self.migrate(connection, to: next + 1)
             }
         }
+        if let pages = pageLimitForTesting {
+            try attempt("limit pages for testing") { () throws(SQLiteError) in
+                try Self.limitPages(pages, on: connection)
+            }
+        }
         return connection
+    }
+
+    /// Testing: makes the file behave as if its disk were full once it holds `pages` pages (at
+    /// least its size now), or lifts the limit when nil. Kept across closes and reopens.
+    ///
+    /// `PRAGMA max_page_count` makes a write that needs one more page fail with SQLITE_FULL. A
+    /// DELETE needs no new page, but on a full disk it fails too (its WAL frames cannot be
+    /// written), so while limited a temporary trigger makes every DELETE of a fix or event first
+    /// write 64 KiB into a temporary table that is itself at its page limit: SQLITE_FULL again.
+    /// Lifting the limit closes the file; it reopens without either.
+    package func limitPagesForTesting(_ pages: Int?) throws(StoreError) {
+        pageLimitForTesting = pages
+        guard let pages else {
+            close()
+            return
+        }
+        if let connection {
+            try attempt("limit pages for testing") { () throws(SQLiteError) in
+                try Self.limitPages(pages, on: connection)
+            }
+        }
+    }
+
+    private static func limitPages(_ pages: Int, on connection: SQLiteConnection) throws(SQLiteError) {
+        try connection.execute(
+            """
+            PRAGMA max_page_count = \(max(1, pages));
+            CREATE TEMP TABLE IF NOT EXISTS full_disk_ballast (b BLOB);
+            PRAGMA temp.max_page_count = 1;
+            CREATE TEMP TRIGGER IF NOT EXISTS full_disk_locations BEFORE DELETE ON main.locations
+            BEGIN INSERT INTO full_disk_ballast VALUES (zeroblob(65536)); END;
+            CREATE TEMP TRIGGER IF NOT EXISTS full_disk_events BEFORE DELETE ON main.geofence_events
+            BEGIN INSERT INTO full_disk_ballast VALUES (zeroblob(65536)); END;
+            """)
     }
 
     /// Runs `body`, naming this file and `operation` in any error.

@@ -23,8 +23,10 @@ public final class SQLiteConnection {
         guard code == SQLITE_OK, let db else {
             // On failure SQLite usually still allocates a handle, which holds the message.
             let message = db.map { String(cString: sqlite3_errmsg($0)) }
+            let systemErrno = db.map { sqlite3_system_errno($0) } ?? 0
             sqlite3_close_v2(db)
-            throw message.map { SQLiteError(code, message: $0) } ?? SQLiteError(rawValue: code)
+            throw SQLiteError(
+                code, message: message ?? String(cString: sqlite3_errstr(code)), systemErrno: systemErrno)
         }
         handle = db
         // Off process-wide already; repeated per connection in case SQLite was initialised by
@@ -44,9 +46,10 @@ public final class SQLiteConnection {
         guard code == SQLITE_OK else { throw error(code) }
     }
 
-    /// The error for a failed call's `code`, with the connection's current message.
+    /// The error for a failed call's `code`, with the connection's current message and `errno`.
     func error(_ code: Int32) -> SQLiteError {
-        SQLiteError(code, message: String(cString: sqlite3_errmsg(handle)))
+        SQLiteError(
+            code, message: String(cString: sqlite3_errmsg(handle)), systemErrno: sqlite3_system_errno(handle))
     }
 
     /// Runs one or more SQL statements that return no rows the caller needs.

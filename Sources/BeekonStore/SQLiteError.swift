@@ -10,15 +10,20 @@ public struct SQLiteError: Error, RawRepresentable, Sendable, CustomStringConver
     public let rawValue: Int32
     /// `sqlite3_errmsg` when a connection had one, otherwise `sqlite3_errstr` of the code.
     public let message: String
+    /// The operating system's `errno` behind the failure (`sqlite3_system_errno`), 0 when
+    /// unknown: it tells "too many open files" (EMFILE) from a missing folder, both of which
+    /// SQLite reports as `SQLITE_CANTOPEN`.
+    public let systemErrno: Int32
 
     /// The error for `rawValue`, with SQLite's text for that code.
     public init(rawValue: Int32) {
         self.init(rawValue, message: String(cString: sqlite3_errstr(rawValue)))
     }
 
-    init(_ rawValue: Int32, message: String) {
+    init(_ rawValue: Int32, message: String, systemErrno: Int32 = 0) {
         self.rawValue = rawValue
         self.message = message
+        self.systemErrno = systemErrno
     }
 
     /// The primary result code: the low 8 bits, which name the family

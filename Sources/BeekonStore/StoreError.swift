@@ -1,32 +1,59 @@
 internal import CSQLite
+import Foundation
 
 /// A device store operation that failed: which file, which operation, and what went wrong.
 ///
 /// The SDK reports storage failures as one error type; `kind` says what the caller can do about
-/// it, `code` keeps SQLite's exact result code for the log.
+/// it (and is the cause the fleet counts failures and lost rows by), `code` keeps SQLite's exact
+/// result code for the log.
 public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What went wrong, in terms of what can be done about it.
-    public enum Kind: String, Sendable, Hashable {
-        /// The file or its folder could not be created or opened (path, permissions).
-        case cannotOpen
-        /// The file exists but is not a SQLite database.
-        case notADatabase
-        /// The database is damaged, or holds a row this build cannot read.
+    /// What went wrong, in terms of what can be done about it: the one vocabulary of store-failure
+    /// causes (the raw value labels counts in the admin API, `/metrics` and the progress line).
+    ///
+    /// Read from SQLite's own result code (see `init(code:systemErrno:)`), or set by the store
+    /// for failures that are not SQLite's (a newer schema, an undecodable state value).
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// The disk (or the file system's quota, or the file's page limit) is full: SQLITE_FULL.
+        case full
+        /// The process or the system ran out of file descriptors (SQLITE_CANTOPEN with errno
+        /// EMFILE or ENFILE): raise `ulimit -n`.
+        case tooManyOpenFiles
+        /// The operating system reported an I/O error: SQLITE_IOERR.
+        case ioError
+        /// The file or its folder is read-only, or access is denied: SQLITE_READONLY,
+        /// SQLITE_PERM, SQLITE_AUTH.
+        case readOnly
+        /// The database is damaged, or holds a row this build cannot read: SQLITE_CORRUPT.
         case corrupt
+        /// Another connection holds a lock on the file: SQLITE_BUSY, SQLITE_LOCKED.
+        case busy
+        /// The file or its folder could not be created or opened (path, permissions):
+        /// SQLITE_CANTOPEN for any other reason.
+        case cannotOpen
+        /// The file exists but is not a SQLite database: SQLITE_NOTADB.
+        case notADatabase
         /// The file was written by a newer build, with a schema this build does not know.
         case newerSchema
-        /// The disk (or the file system's quota) is full.
-        case diskFull
-        /// The operating system reported an I/O error.
-        case ioError
-        /// Another connection holds a lock on the file.
-        case busy
-        /// The file or its folder is read-only.
-        case readOnly
         /// A device-state value could not be encoded or decoded as its key's type.
         case invalidValue
         /// Any other SQLite failure.
-        case sqlite
+        case other
+
+        /// The cause of a SQLite failure: its extended result `code` and, for a file that could
+        /// not be opened, the `systemErrno` behind it.
+        public init(code: Int32, systemErrno: Int32) {
+            switch code & 0xFF {
+            case SQLITE_FULL: self = .full
+            case SQLITE_CANTOPEN:
+                self = systemErrno == EMFILE || systemErrno == ENFILE ? .tooManyOpenFiles : .cannotOpen
+            case SQLITE_IOERR: self = .ioError
+            case SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH: self = .readOnly
+            case SQLITE_CORRUPT: self = .corrupt
+            case SQLITE_BUSY, SQLITE_LOCKED: self = .busy
+            case SQLITE_NOTADB: self = .notADatabase
+            default: self = .other
+            }
+        }
     }
 
     /// What went wrong.
@@ -50,20 +77,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     init(_ error: SQLiteError, path: String, operation: String) {
-        let kind: Kind =
-            switch error {
-            case .cannotOpen: .cannotOpen
-            case .notADatabase: .notADatabase
-            case .corrupt: .corrupt
-            case .full: .diskFull
-            case .ioError: .ioError
-            case .busy, .locked: .busy
-            case .readOnly, .permission, .auth: .readOnly
-            default: .sqlite
-            }
         self.init(
-            kind: kind, code: error.rawValue, path: path, operation: operation,
-            message: error.message)
+            kind: Kind(code: error.rawValue, systemErrno: error.systemErrno), code: error.rawValue, path: path,
+            operation: operation, message: error.message)
     }
 
     /// "device store at PATH: OPERATION failed: MESSAGE", then what to do about it.
@@ -81,13 +97,15 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             text += "; the file is damaged: move it away to start the device afresh"
         case .newerSchema:
             text += "; use the build that wrote it, or move the file away"
-        case .diskFull:
+        case .full:
             text += "; free some disk space"
+        case .tooManyOpenFiles:
+            text += "; raise the open-file limit (ulimit -n), or run fewer devices"
         case .readOnly:
             text += "; make the file and its folder writable"
         case .busy:
             text += "; another store or process is writing the file"
-        case .ioError, .invalidValue, .sqlite:
+        case .ioError, .invalidValue, .other:
             break
         }
         return text

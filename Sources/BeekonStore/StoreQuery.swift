@@ -24,12 +24,27 @@ enum StoreQuery: Int, CaseIterable {
     case oldestPendingEvent
     case sessionFixes
     case sessionEvents
+    // The same four, passing over the rows whose seq is in a JSON array parameter (held
+    // deletes, see `HeldDeletes`); used only while some are held.
+    case oldestPendingFixExcluding
+    case oldestPendingEventExcluding
+    case sessionFixesExcluding
+    case sessionEventsExcluding
     case deleteFixRow
     case deleteEventRow
 
     case readState
     case writeState
     case clearState
+
+    /// The form of an `oldestPending*` query that passes over held rows.
+    var excluding: StoreQuery {
+        switch self {
+        case .oldestPendingFix: .oldestPendingFixExcluding
+        case .oldestPendingEvent: .oldestPendingEventExcluding
+        default: self
+        }
+    }
 
     /// The columns `DeviceStore.readFix` reads, in its order.
     static let fixColumns =
@@ -91,6 +106,26 @@ enum StoreQuery: Int, CaseIterable {
             """
             SELECT \(Self.eventColumns) FROM geofence_events WHERE session_id = ?1
             ORDER BY ts, seq
+            """
+        case .oldestPendingFixExcluding:
+            """
+            SELECT session_id, ts FROM locations WHERE seq NOT IN (SELECT value FROM json_each(?1))
+            ORDER BY ts, seq LIMIT 1
+            """
+        case .oldestPendingEventExcluding:
+            """
+            SELECT session_id, ts FROM geofence_events
+            WHERE seq NOT IN (SELECT value FROM json_each(?1)) ORDER BY ts, seq LIMIT 1
+            """
+        case .sessionFixesExcluding:
+            """
+            SELECT \(Self.fixColumns) FROM locations
+            WHERE session_id = ?1 AND seq NOT IN (SELECT value FROM json_each(?3)) ORDER BY ts, seq LIMIT ?2
+            """
+        case .sessionEventsExcluding:
+            """
+            SELECT \(Self.eventColumns) FROM geofence_events
+            WHERE session_id = ?1 AND seq NOT IN (SELECT value FROM json_each(?2)) ORDER BY ts, seq
             """
         case .deleteFixRow: "DELETE FROM locations WHERE seq = ?1 AND id = ?2"
         case .deleteEventRow: "DELETE FROM geofence_events WHERE seq = ?1 AND id = ?2"

@@ -52,6 +52,15 @@ enum AdminJSON {
         json.key("byOutcome")
         counts(metrics.batchesByOutcome, to: &json)
         json.endObject()
+        json.key("store")
+        json.beginObject()
+        json.key("errors")
+        counts(metrics.storeErrorsByCause, to: &json)
+        json.key("fixesLost")
+        counts(metrics.fixesLostByCause, to: &json)
+        json.key("geofenceEventsLost")
+        counts(metrics.geofenceEventsLostByCause, to: &json)
+        json.endObject()
         json.endObject()
     }
 
@@ -119,6 +128,19 @@ enum AdminJSON {
         optionalNumber(device.latitude, to: &json)
         json.key("longitude")
         optionalNumber(device.longitude, to: &json)
+        json.key("storeError")
+        if let problem = device.storeError {
+            json.beginObject()
+            json.key("cause")
+            json.string(problem.cause)
+            json.key("message")
+            json.string(problem.message)
+            json.key("since")
+            json.timestamp(unixMillis: problem.since)
+            json.endObject()
+        } else {
+            json.null()
+        }
     }
 
     /// `GET /api/v1/devices`.

@@ -12,19 +12,21 @@ enum PrometheusText {
             text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
         }
         family("beekon_fleet_devices", "gauge", "Devices by tracking state (dead: the app's process is gone).")
-        for (state, count) in metrics.devicesByState.sorted(by: { $0.key < $1.key }) {
-            text += "beekon_fleet_devices{state=\"\(escaped(state))\"} \(count)\n"
-        }
+        labelled("beekon_fleet_devices", "state", metrics.devicesByState, to: &text)
         family("beekon_fleet_fixes_admitted_total", "counter", "Fixes admitted by the gate and stored.")
         text += "beekon_fleet_fixes_admitted_total \(metrics.fixesStored)\n"
         family("beekon_fleet_fixes_uploaded_total", "counter", "Fixes in batches the ingest server acknowledged.")
         text += "beekon_fleet_fixes_uploaded_total \(metrics.fixesUploaded)\n"
+        family("beekon_fleet_store_errors_total", "counter", "Device store failures by cause (full, tooManyOpenFiles, ioError, ...).")
+        labelled("beekon_fleet_store_errors_total", "cause", metrics.storeErrorsByCause, to: &text)
+        family("beekon_fleet_fixes_lost_total", "counter", "Admitted fixes whose insert failed, by the store error's cause.")
+        labelled("beekon_fleet_fixes_lost_total", "cause", metrics.fixesLostByCause, to: &text)
+        family("beekon_fleet_geofence_events_lost_total", "counter", "Geofence events whose insert failed, by cause.")
+        labelled("beekon_fleet_geofence_events_lost_total", "cause", metrics.geofenceEventsLostByCause, to: &text)
         family("beekon_fleet_pending_fixes", "gauge", "Fixes stored and not yet acknowledged.")
         text += "beekon_fleet_pending_fixes \(metrics.pending)\n"
         family("beekon_fleet_uploads_total", "counter", "Upload POSTs by outcome (status code or network failure).")
-        for (outcome, count) in metrics.batchesByOutcome.sorted(by: { $0.key < $1.key }) {
-            text += "beekon_fleet_uploads_total{outcome=\"\(escaped(outcome))\"} \(count)\n"
-        }
+        labelled("beekon_fleet_uploads_total", "outcome", metrics.batchesByOutcome, to: &text)
         family("beekon_fleet_upload_latency_seconds", "histogram", "Upload latency, send to answer.")
         let latency = metrics.latency
         for bound in latencyBounds {
@@ -36,6 +38,13 @@ enum PrometheusText {
         family("beekon_fleet_warp", "gauge", "Virtual seconds per real second, as set (virtual time stands still while paused).")
         text += "beekon_fleet_warp \(snapshot.warp)\n"
         return text
+    }
+
+    /// One sample per entry of `counts`, labelled `label`, in label order.
+    static func labelled(_ name: String, _ label: String, _ counts: [String: Int], to text: inout String) {
+        for (value, count) in counts.sorted(by: { $0.key < $1.key }) {
+            text += "\(name){\(label)=\"\(escaped(value))\"} \(count)\n"
+        }
     }
 
     /// A label value with `\`, `"` and newlines escaped.

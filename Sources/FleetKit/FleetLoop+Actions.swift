@@ -19,12 +19,15 @@ extension FleetLoop {
     /// One action; returns actions that its answer led to.
     private mutating func carryOut(_ action: DeviceAction, slot: Int, at time: Int64) -> [DeviceAction] {
         let store = slots[slot].store
-        do {
+        do throws(StoreError) {
             switch action {
             case .persistFix(let fix, let session):
                 try store.insert(fix, sessionID: session, now: time)
                 metrics.fixesStored += 1
                 slots[slot].lastPosition = (fix.latitude, fix.longitude)
+                if slots[slot].storeProblem != nil {
+                    storeRecovered(slot, at: time)
+                }
             case .persistGeofenceEvent(let event, let session):
                 try store.insert(event, sessionID: session, now: time)
                 metrics.geofenceEvents += 1
@@ -42,8 +45,10 @@ extension FleetLoop {
                 let batch = try store.nextBatch(limit: limit)
                 return handled(.batchLoaded(batch), by: slot, at: time)
             case .acknowledgeBatch(let batch):
-                try store.acknowledge(batch)
+                // Uploaded whether or not the delete works: the store holds back rows it could
+                // not delete, so they are not sent again.
                 metrics.fixesUploaded += batch.locations.count
+                try store.acknowledge(batch)
             case .dropBatch(let batch):
                 try store.drop(batch)
             case .sendBatch(let request):
@@ -87,8 +92,32 @@ extension FleetLoop {
                 FileHandle.standardError.write(Data("beekon-fleet: device \(slots[slot].id): \(call) refused: \(reason)\n".utf8))
             }
         } catch {
-            // Only the store throws here now that bodies are gzipped on the transport's thread.
-            reportStoreError(error, slot: slot)
+            return storeFailed(error, doing: action, slot: slot, at: time)
+        }
+        return []
+    }
+
+    /// A store failure while carrying out `action`: reported (see `reportStoreError`), a row
+    /// that was not stored counted as lost by cause (and taken off the SDK's pending count), and a batch that could not be read ends
+    /// the drain as an empty one does (the SDK's pending count kept), so the next interval or
+    /// trigger tries again.
+    private mutating func storeFailed(
+        _ error: StoreError, doing action: DeviceAction, slot: Int, at time: Int64
+    ) -> [DeviceAction] {
+        reportStoreError(error, slot: slot, at: time)
+        switch action {
+        case .persistFix:
+            metrics.fixesLostByCause[error.kind.rawValue, default: 0] += 1
+            // The SDK counted the fix as pending when it asked for the insert; it is not in the
+            // store, as if deleted, so its count (and the fleet's `pending`) stays true.
+            return handled(.locationsDeleted(count: 1), by: slot, at: time)
+        case .persistGeofenceEvent:
+            metrics.geofenceEventsLostByCause[error.kind.rawValue, default: 0] += 1
+        case .loadBatch:
+            let nothing = PendingBatch(sessionID: "", locations: [], fixRows: [], geofenceEvents: [], eventRows: [])
+            return handled(.batchLoaded(nothing), by: slot, at: time)
+        default:
+            break
         }
         return []
     }

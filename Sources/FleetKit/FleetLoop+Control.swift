@@ -177,7 +177,10 @@ extension FleetLoop {
                     latitude: slot.lastPosition?.latitude, longitude: slot.lastPosition?.longitude,
                     config: device?.config, sync: Self.syncStatus(device?.sync),
                     auth: Self.authStatus(device?.sync.auth, lastRefresh: slot.lastRefreshOutcome, now: now),
-                    stateHistory: slot.stateHistory.elements, uploads: slot.uploads.elements))
+                    stateHistory: slot.stateHistory.elements, uploads: slot.uploads.elements,
+                    storeError: slot.storeProblem.map {
+                        DeviceStoreError(cause: $0.cause.rawValue, message: $0.message, since: $0.since)
+                    }))
         }
         return snapshot
     }

@@ -119,7 +119,9 @@ extension FleetLoop {
             if !slots[slot].locationServicesOn { feed(.locationServicesChanged(on: false), to: slot, at: time) }
             if !slots[slot].online { feed(.networkChanged(online: false), to: slot, at: time) }
         } catch {
-            reportStoreError(error, slot: slot)
+            // Relaunched when the store writes again.
+            slots[slot].processAlive = false
+            reportStoreError(error, slot: slot, at: time, resume: .relaunch(cause))
         }
     }
 }

@@ -19,6 +19,8 @@ enum LoopTimer: Hashable, Sendable {
     case relaunch(Int)
     /// A transfer's outcome, held back by a `latency` or `timeouts` fault, reaches the device.
     case delivery(Int)
+    /// A device in `storeError` tries its store again.
+    case storeRetry(Int)
 }
 
 /// One emulated phone in the loop: its SDK state machine, store, OS and world.
@@ -60,9 +62,15 @@ struct DeviceSlot {
     var uploads = RecentRing<UploadRecord>(capacity: 50)
     /// The most recent state changes, oldest first.
     var stateHistory = RecentRing<StateChange>(capacity: 50)
+    /// The store's failure while it lasts (the device is listed as `storeError`).
+    var storeProblem: StoreProblem?
 
-    /// The state as listed: the SDK's state, or `dead` while the app's process is gone.
-    var listedState: String { processAlive ? state : "dead" }
+    /// The state as listed: `storeError` while its store fails, `dead` while the app's process
+    /// is gone, otherwise the SDK's state (which runs on throughout a store failure).
+    var listedState: String {
+        if storeProblem != nil { return StoreProblem.listedState }
+        return processAlive ? state : "dead"
+    }
 }
 
 /// The event loop's state: devices, stores, timers and metrics. Confined to the run's thread.
@@ -96,6 +104,8 @@ struct FleetLoop {
     var heldDeliveries: [Int: (slot: Int, kind: FleetRuntime.TransferKind, outcome: HTTPOutcome)] = [:]
     var nextDelivery = 0
     var installIDs: [String: String]
+    /// Store errors on standard error, rate-limited.
+    var storeLog: StoreErrorLog
 
     init(fleet: FleetFile, options: RunOptions) throws {
         self.fleet = fleet
@@ -115,6 +125,7 @@ struct FleetLoop {
             }
         }
         self.routes = routes
+        storeLog = StoreErrorLog(write: options.storeLogSink)
         installIDs = Self.readInstallIDs(options.dataDirectory)
         if fleet.needsIngestURL, options.ingest == nil,
             let group = fleet.groups.first(where: { $0.config.sync?.url.isEmpty == true })
@@ -147,7 +158,7 @@ struct FleetLoop {
             do {
                 _ = try slots[slot].store.pendingCount()
             } catch {
-                reportStoreError(error, slot: slot)
+                reportStoreError(error, slot: slot, at: startMillis)
             }
         }
         clock = FleetClock(startMillis: startMillis, warp: options.warp ?? fleet.clock.warp, realNanos: FleetRuntime.realNanos())
@@ -200,6 +211,7 @@ struct FleetLoop {
 
     mutating func finish() {
         pool.closeAll()
+        storeLog.flush()
     }
 
     /// The install id of device `id`: kept from an earlier run on the same data directory, or
@@ -289,6 +301,8 @@ struct FleetLoop {
         case .delivery(let number):
             guard let held = heldDeliveries.removeValue(forKey: number) else { return }
             deliver(held.outcome, kind: held.kind, to: held.slot, at: time)
+        case .storeRetry(let slot):
+            retryStore(slot, at: time)
         }
     }
 
@@ -300,7 +314,7 @@ struct FleetLoop {
             restored = try slots[slot].store.readDeviceState()
             pending = try slots[slot].store.pendingCount()
         } catch {
-            reportStoreError(error, slot: slot)
+            reportStoreError(error, slot: slot, at: time, resume: .spawn)
             return
         }
         var state = restored
@@ -463,10 +477,5 @@ struct FleetLoop {
         copy.devicesByState = states
         copy.pending = pending
         return copy
-    }
-
-    mutating func reportStoreError(_ error: StoreError, slot: Int) {
-        metrics.storeErrors += 1
-        FileHandle.standardError.write(Data("beekon-fleet: device \(slots[slot].id): \(error)\n".utf8))
     }
 }

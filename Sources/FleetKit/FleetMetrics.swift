@@ -25,8 +25,15 @@ public struct FleetMetrics: Sendable, Hashable {
     public var refreshesSent = 0
     /// Token refresh outcomes, labelled as upload outcomes are.
     public var refreshesByOutcome: [String: Int] = [:]
-    /// Store errors (reported on standard error as they happen).
-    public var storeErrors = 0
+    /// Store errors by cause (`StoreError.Kind`'s raw value: `full`, `tooManyOpenFiles`, …);
+    /// logged on standard error at most once a minute per cause.
+    public var storeErrorsByCause: [String: Int] = [:]
+    /// Fixes admitted whose insert failed, by the store error's cause: never stored, never sent.
+    public var fixesLostByCause: [String: Int] = [:]
+    /// Geofence events whose insert failed, by cause.
+    public var geofenceEventsLostByCause: [String: Int] = [:]
+    /// Store errors of every cause.
+    public var storeErrors: Int { storeErrorsByCause.values.reduce(0, +) }
     /// Upload latency, ms.
     public var latency = LatencyHistogram()
     /// How late timers fired, in real ms.

@@ -28,6 +28,8 @@ public struct RunOptions: Sendable {
     public var caFile: String?
     /// Skip TLS verification (test servers only).
     public var insecure: Bool
+    /// Tests: where store-error lines go instead of standard error.
+    var storeLogSink: (@Sendable (String) -> Void)?
 
     /// Options with the defaults of `beekon-fleet run`.
     public init(

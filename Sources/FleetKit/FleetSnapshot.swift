@@ -53,7 +53,8 @@ public struct DeviceSnapshot: Sendable {
     public var model: String
     /// The install id (UUIDv7 text).
     public var installID: String
-    /// The SDK's state text (`tracking`, `paused(permissionRevoked)`), or `dead`.
+    /// The SDK's state text (`tracking`, `paused(permissionRevoked)`), `dead`, or `storeError`
+    /// (see `storeError`).
     public var state: String
     /// Whether the app's process is alive.
     public var alive: Bool
@@ -87,6 +88,19 @@ public struct DeviceSnapshot: Sendable {
     public var stateHistory: [StateChange]
     /// Recent uploads, oldest first.
     public var uploads: [UploadRecord]
+    /// Why its store fails, while it is in `storeError`.
+    public var storeError: DeviceStoreError?
+}
+
+/// Why a device's store fails, as the admin API shows it.
+public struct DeviceStoreError: Sendable, Hashable {
+    /// The cause: `full`, `tooManyOpenFiles`, `ioError`, `readOnly`, `corrupt`, `busy`, … (the
+    /// raw values of `StoreError.Kind`).
+    public var cause: String
+    /// SQLite's own message (`database or disk is full`).
+    public var message: String
+    /// When the device entered `storeError`, virtual Unix ms.
+    public var since: Int64
 }
 
 /// Where a device's sync engine is.

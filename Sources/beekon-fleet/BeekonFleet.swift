@@ -178,6 +178,22 @@ enum EmbeddedReceiver {
 
 /// The compact line `run` prints every few seconds.
 enum ProgressLine {
+    /// ` | store errors full:12 | fixes lost full:40` (geofence events lost too), or nothing
+    /// while the stores have not failed.
+    static func storePart(_ metrics: FleetMetrics) -> String {
+        func causes(_ counts: [String: Int]) -> String {
+            counts.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
+        }
+        var text = ""
+        for (name, counts) in [
+            ("store errors", metrics.storeErrorsByCause), ("fixes lost", metrics.fixesLostByCause),
+            ("geofence events lost", metrics.geofenceEventsLostByCause),
+        ] where !counts.isEmpty {
+            text += " | \(name) \(causes(counts))"
+        }
+        return text
+    }
+
     static func text(_ metrics: FleetMetrics) -> String {
         let states = metrics.devicesByState.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         let outcomes = metrics.batchesByOutcome.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
@@ -185,7 +201,7 @@ enum ProgressLine {
         let latency = metrics.latency
         return "\(Timestamp.text(unixMillis: metrics.virtualNow)) | devices: \(states) | fixes \(metrics.fixesStored)"
             + " | batches \(outcomes.isEmpty ? "0" : outcomes)" + (refreshes.isEmpty ? "" : " | token refreshes \(refreshes)")
-            + " | pending \(metrics.pending)"
+            + " | pending \(metrics.pending)" + storePart(metrics)
             + String(format: " | latency p50 %.1f p95 %.1f p99 %.1f ms", latency.percentile(0.5), latency.percentile(0.95), latency.percentile(0.99))
     }
 }

@@ -1,4 +1,4 @@
-// beekon-store-probe PATH COUNT
+// beekon-store-probe PATH COUNT (or --out-of-descriptors PATH, below)
 //
 // A child process for the crash-durability test: opens the device store at PATH, stores COUNT
 // fixes one by one (each its own commit), printing `committed N` after each, then waits to be
@@ -9,6 +9,30 @@ import BeekonStore
 import Foundation
 
 let arguments = CommandLine.arguments
+
+// beekon-store-probe --out-of-descriptors PATH
+//
+// For the classification test: lowers the open-file limit, takes every descriptor left, then
+// opens the store at PATH and prints `kind=KIND` and the error (or `opened`), exit status 0.
+if arguments.count == 3, arguments[1] == "--out-of-descriptors" {
+    var limit = rlimit()
+    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    limit.rlim_cur = min(limit.rlim_max, 64)
+    guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
+        FileHandle.standardError.write(Data("beekon-store-probe: setrlimit failed\n".utf8))
+        exit(1)
+    }
+    // Bounded by the limit just set: open fails with EMFILE once every descriptor is taken.
+    for _ in 0..<64 where open("/dev/null", O_RDONLY) >= 0 {}
+    do {
+        _ = try DeviceStore(path: arguments[2], retention: .syncing)
+        print("opened")
+    } catch {
+        print("kind=\(error.kind.rawValue) \(error)")
+    }
+    exit(0)
+}
+
 guard arguments.count == 3, let count = Int(arguments[2]), count >= 0 else {
     FileHandle.standardError.write(Data("usage: beekon-store-probe PATH COUNT\n".utf8))
     exit(2)
