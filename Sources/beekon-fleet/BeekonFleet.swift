@@ -41,16 +41,16 @@ struct Run: ParsableCommand {
     @Option(help: "The ingest URL (overrides the fleet file's `ingest`); without one, a receiver starts in-process.")
     var ingest: String?
 
-    @Option(help: "Virtual seconds per real second (overrides the fleet file).")
+    @Option(help: "Virtual seconds per real second, 0.01 to 10000 (overrides the fleet file).", transform: FlagNumber.real(FleetClock.warpRange))
     var warp: Double?
 
-    @Option(help: "The run seed (overrides the fleet file).")
+    @Option(help: "The run seed, 0 to 999999999999999 (overrides the fleet file).", transform: FlagNumber.unsigned(FleetFile.seedRange))
     var seed: UInt64?
 
-    @Option(help: "Stop after this much wall-clock time, e.g. 90s or 10m.")
-    var duration: String?
+    @Option(help: "Stop after this much wall-clock time, e.g. 90s or 10m (at most 366d).", transform: FlagNumber.duration)
+    var duration: Int64?
 
-    @Option(help: "Most uploads in flight at once (0 = unlimited).")
+    @Option(help: "Most uploads in flight at once, 0 (unlimited) to 65536.", transform: FlagNumber.integer(RunOptions.maxConnectionsRange))
     var maxConnections = 256
 
     @Option(help: "A CA bundle for an HTTPS ingest server.")
@@ -73,13 +73,7 @@ struct Run: ParsableCommand {
         } catch {
             throw CommandFailure(error.description)
         }
-        var realDuration: Int64?
-        if let duration {
-            guard let millis = FleetDuration.millis(duration) else {
-                throw ValidationError("--duration \"\(duration)\" is not a duration; expected e.g. 90s or 10m.")
-            }
-            realDuration = millis
-        }
+        let realDuration = duration
         let openFiles = FileLimit.raiseToHardLimit()
         let devices = fleet.groups.reduce(0) { $0 + $1.count }
         let receiver = try fleet.needsIngestURL && ingest == nil ? EmbeddedReceiver.start(dataDirectory: data) : nil
