@@ -85,6 +85,9 @@ struct FleetFileReader {
                 return nil
             }
             return composed
+        } catch YamlError.duplicatedKeysInMapping(let names, let context) {
+            reportDuplicate(names.first ?? "", first: context.mark, in: yaml)
+            return nil
         } catch let error as YamlError {
             reportSyntax(error)
             return nil
@@ -200,7 +203,7 @@ struct FleetFileReader {
             checkKeys(dwellMap, ["every", "for"], in: "dwell")
             let every = dwellMap["every"].flatMap { number($0, "dwell.every", DeviceGroup.dwellEveryRange) }
             let length = dwellMap["for"].flatMap { duration($0, "dwell.for") }
-            if let every, let length { dwell = (every, Double(length) / 1000) } else if every == nil || length == nil {
+            if let every, let length { dwell = (every, Double(length) / 1000) } else if dwellMap["every"] == nil || dwellMap["for"] == nil {
                 report(dwellNode, "dwell needs both `every` (metres) and `for` (a duration)", expected: "e.g. `dwell: {every: 800, for: 2m}`")
             }
         }
@@ -443,6 +446,44 @@ struct FleetFileReader {
     mutating func report(_ node: Node?, _ problem: String, expected: String) {
         problems.append(
             FleetFileProblem(file: file, line: node?.mark?.line ?? 0, column: node?.mark?.column ?? 0, problem: problem, expected: expected))
+    }
+
+    /// Reports a key given twice in one mapping at its second place (YAML readers differ on
+    /// which value wins, so neither does). Yams marks only the first: the second is the next
+    /// place after it where the same key starts an entry of a mapping.
+    private mutating func reportDuplicate(_ name: String, first: Mark, in yaml: String) {
+        let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0) }
+        let key = Array(name)
+        var line = first.line - 1
+        var column = first.column - 1 + key.count
+        while line >= 0, line < lines.count {
+            let text = lines[line]
+            while column < text.count {
+                let before = column == 0 ? " " : text[column - 1]
+                var end = column
+                if text[column] == "\"" || text[column] == "'" { end += 1 }
+                if " \t{,\"'".contains(before), text.count >= end + key.count, Array(text[end..<end + key.count]) == key {
+                    var after = end + key.count
+                    if after < text.count, text[after] == "\"" || text[after] == "'" { after += 1 }
+                    while after < text.count, text[after] == " " { after += 1 }
+                    if after < text.count, text[after] == ":" {
+                        problems.append(
+                            FleetFileProblem(
+                                file: file, line: line + 1, column: column + 1,
+                                problem: "key \"\(name)\" is given twice in this mapping (first at line \(first.line), column \(first.column))",
+                                expected: "each key once"))
+                        return
+                    }
+                }
+                column += 1
+            }
+            line += 1
+            column = 0
+        }
+        problems.append(
+            FleetFileProblem(
+                file: file, line: first.line, column: first.column, problem: "key \"\(name)\" is given twice in this mapping",
+                expected: "each key once"))
     }
 
     private mutating func reportSyntax(_ error: YamlError) {

@@ -178,6 +178,28 @@ struct FleetFileTests {
         }
     }
 
+    @Test(
+        "a key given twice is reported at the second one, with where the first is",
+        arguments: [
+            ("name: a\nname: b\ngroups: []\n", "f.yaml:2:1: error: key \"name\" is given twice in this mapping (first at line 1, column 1); expected each key once"),
+            (
+                "clock: {warp: 2, warp: 3}\ngroups:\n  - {name: a, count: 1, route: r.csv}\n",
+                "f.yaml:1:18: error: key \"warp\" is given twice in this mapping (first at line 1, column 9); expected each key once"
+            ),
+            (
+                "groups:\n  - name: a\n    count: 1\n    route: r.csv\n    config:\n      preset: saver\n      preset: precision\n",
+                "f.yaml:7:7: error: key \"preset\" is given twice in this mapping (first at line 6, column 7); expected each key once"
+            ),
+        ])
+    func duplicateKeys(yaml: String, problem: String) {
+        #expect(throws: FleetFileProblems.self) { try FleetFile.parse(yaml: yaml, file: "f.yaml") }
+        do throws(FleetFileProblems) {
+            _ = try FleetFile.parse(yaml: yaml, file: "f.yaml")
+        } catch {
+            #expect(error.problems.map(\.description).contains(problem), "\(error)")
+        }
+    }
+
     @Test("durations: 90s, 10m, 1h30m, 500ms, 2d and bare seconds, from 0 to 366 days", arguments: [
         ("90s", Int64?(90_000)), ("10m", 600_000), ("1h30m", 5_400_000), ("500ms", 500), ("2d", 172_800_000),
         ("45", 45_000), ("1.5h", 5_400_000), ("0", 0), ("366d", 31_622_400_000), ("1e3", 1_000_000),
