@@ -612,6 +612,7 @@ struct FleetFileReader {
         let expected = words.map { problem.reason == .notANumber ? "\($0), or \(problem.expected)" : problem.expected } ?? problem.expected
         let text = problem.reason == .notANumber ? "is not \(what)" : problem.problem
         report(node, "`\(field)` \"\(problem.value)\" \(text)", expected: expected)
+        problems[problems.count - 1].numberField = field
     }
 
     mutating func bool(_ node: Node, _ field: String) -> Bool? {
