@@ -569,7 +569,7 @@ struct FleetFileReader {
         _ node: Node, _ field: String, _ range: NumberRange, orWords words: String? = nil, what: String = "a number"
     ) -> Double? {
         do throws(NumberProblem) {
-            return try range.read(scalarText(node))
+            return try range.read(try numberText(node, range))
         } catch {
             reportNumber(node, field, error, orWords: words, what: what)
             return nil
@@ -579,7 +579,7 @@ struct FleetFileReader {
     /// A whole number for `field` in `range`, read exactly from the scalar's text.
     mutating func integer(_ node: Node, _ field: String, _ range: NumberRange) -> Int64? {
         do throws(NumberProblem) {
-            return try range.readInteger(scalarText(node))
+            return try range.readInteger(try numberText(node, range))
         } catch {
             reportNumber(node, field, error)
             return nil
@@ -605,6 +605,16 @@ struct FleetFileReader {
         node.scalar?.string ?? "…"
     }
 
+    /// The text of a plain scalar, for a number reader; a quoted one (`"5"`, the JSON string of
+    /// an admin API spec) is text, not a number, and is refused.
+    private func numberText(_ node: Node, _ range: NumberRange) throws(NumberProblem) -> String {
+        let text = scalarText(node)
+        if let style = node.scalar?.style, style == .singleQuoted || style == .doubleQuoted {
+            throw NumberProblem(value: text, reason: .notANumber, expected: range.description)
+        }
+        return text
+    }
+
     /// Reports `problem` at `node`, naming `field`; text that is no number `is not <what>`.
     private mutating func reportNumber(
         _ node: Node, _ field: String, _ problem: NumberProblem, orWords words: String? = nil, what: String = "a number"
@@ -626,9 +636,9 @@ struct FleetFileReader {
     /// Milliseconds in `range`: a bare number counts as milliseconds, or a duration with its unit.
     mutating func millis(_ node: Node, _ field: String, _ range: NumberRange) -> Int64? {
         let text = scalarText(node)
-        if let bare = try? FleetDuration.anyNumber.read(text) {
+        if (try? FleetDuration.anyNumber.read(text)) != nil {
             do throws(NumberProblem) {
-                return Int64(try range.check(bare.rounded(), written: text))
+                return try range.readInteger(try numberText(node, range))
             } catch {
                 reportNumber(node, field, error)
                 return nil

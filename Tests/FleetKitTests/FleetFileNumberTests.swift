@@ -19,7 +19,11 @@ struct FleetFileNumberTests {
             case .real(let range): (try? range.read(text)) != nil
             case .integer(let range): (try? range.readInteger(text)) != nil
             case .duration: (try? FleetDuration.read(text)) != nil
-            case .millis(let range): (try? range.readInteger(text)) != nil || (try? FleetDuration.read(text)).map { range.contains(Double($0)) } == true
+            case .millis(let range):
+                // A bare number is whole milliseconds; anything else a duration.
+                (try? FleetDuration.anyNumber.read(text)) != nil
+                    ? (try? range.readInteger(text)) != nil
+                    : (try? FleetDuration.read(text)).map { range.contains(Double($0)) } == true
             }
         }
     }
@@ -129,5 +133,19 @@ struct FleetFileNumberTests {
                     + "; expected `now` or an ISO-8601 UTC time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, such as 2026-06-15T08:00:00Z"
             ])
         }
+    }
+
+    @Test("a quoted number is text, not a number (an admin spec's JSON string too); a quoted duration is a duration")
+    func quotedNumbers() throws {
+        do throws(FleetFileProblems) {
+            _ = try FleetFile.parse(yaml: Self.fleet().replacingOccurrences(of: "count: 2", with: "count: \"2\""), file: "f.yaml")
+            Issue.record("a quoted count was taken")
+        } catch {
+            #expect(error.problems.map(\.description) == [
+                "f.yaml:5:12: error: `count` \"2\" is not a number; expected a whole number from 1 to 100000 devices"
+            ])
+        }
+        let fleet = try FleetFile.parse(yaml: Self.fleet(group: "    spread: \"90s\""), file: "f.yaml")
+        #expect(fleet.groups[0].spreadMillis == 90_000)
     }
 }
