@@ -14,18 +14,21 @@ struct CommandNumberTests {
         return testBinary.deletingLastPathComponent().appendingPathComponent("beekon-fleet").path
     }
 
-    /// Runs the binary to its end: the exit status and what it wrote to stderr.
-    static func runToExit(_ arguments: [String]) throws -> (status: Int32, errors: String) {
+    /// Runs the binary to its end: the exit status and what it wrote to stderr and stdout.
+    static func runToExit(_ arguments: [String]) throws -> (status: Int32, errors: String, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let errors = Pipe()
+        let output = Pipe()
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = output
         try process.run()
+        // Small outputs: each fits its pipe, so reading one after the other cannot block.
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        return (process.terminationStatus, text)
+        return (process.terminationStatus, text, printed)
     }
 
     /// How a flag reads its value, to tell which hostile values its range takes.
@@ -75,7 +78,7 @@ struct CommandNumberTests {
 
     @Test("every numeric flag refuses what its range refuses: exit 64 naming the flag, the value and the range", arguments: cases)
     func hostileFlag(command: [String], flag: String, value: String) throws {
-        let (status, errors) = try Self.runToExit(command + ["\(flag)=\(value)"])
+        let (status, errors, _) = try Self.runToExit(command + ["\(flag)=\(value)"])
         #expect(status == 64, "\(errors)")
         #expect(errors.contains("The value '\(value)' is invalid for '\(flag) <"), "\(errors)")
         #expect(errors.contains("\"\(value)\" is") && errors.contains("; expected "), "\(errors)")
@@ -96,16 +99,8 @@ struct CommandNumberTests {
             route: r.csv
             spread: .nan
         """.write(toFile: path, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["validate", path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
+        let (status, _, text) = try Self.runToExit(["validate", path])
+        #expect(status == 1)
         #expect(text.contains("\(path):1:15: error: `clock.warp` \"1e300\" is out of range; expected a number from 0.01 to 10000"), "\(text)")
         #expect(text.contains("\(path):4:12: error: `count` \"9223372036854775808\" is out of range"), "\(text)")
         #expect(text.contains("\(path):6:13: error: `spread` \".nan\" is not a duration"), "\(text)")
