@@ -64,6 +64,9 @@ struct BenchFleet: ParsableCommand {
         report.add("latency_ms_p50", "upload latency p50", metrics.latency.percentile(0.5), unit: "ms")
         report.add("latency_ms_p99", "upload latency p99", metrics.latency.percentile(0.99), unit: "ms")
         report.add("timer_lateness_ms_p99", "timer lateness p99", metrics.timerLateness.percentile(0.99), unit: "ms")
+        report.add(
+            "clock_lag_dropped_s", "virtual time dropped (the loop behind its warp)", Double(metrics.clockLagDroppedMillis) / 1000,
+            unit: "s")
         report.note("server answered \(server.answered) uploads; store errors: \(metrics.storeErrors)")
         print(report.render(json: json))
     }
