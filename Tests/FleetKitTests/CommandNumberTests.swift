@@ -6,7 +6,7 @@ import Testing
 
 /// Hostile numbers on every numeric flag of `run` and `bench *`, given to the real binary: each
 /// refused with exit code 64 naming the flag, the value and the range, before anything starts.
-@Suite("Command-line numbers")
+@Suite("Command-line numbers", .serialized)
 struct CommandNumberTests {
     /// The `beekon-fleet` executable, built next to the test bundle.
     static var executable: String {

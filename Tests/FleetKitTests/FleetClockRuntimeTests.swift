@@ -15,7 +15,7 @@ struct FleetClockRuntimeTests {
         clock: {start: 2026-06-15T08:00:00Z, warp: 10000}
         groups:
           - name: walkers
-            count: 300
+            count: 100
             route: walk.csv
             pace: walk
             startOffset: random
@@ -49,7 +49,7 @@ struct FleetClockRuntimeTests {
         let runner = Thread { try? runtime.run(progressEverySeconds: 3600) }
         runner.start()
         defer { runtime.stop() }
-        // Let a backlog build: 300 devices ticking each virtual second at warp 10 000 are more
+        // Let a backlog build: 100 devices ticking each virtual second at warp 10 000 are more
         // timers than any machine fires, so the clock drops lag.
         var polls = 0
         while runtime.metrics.clockLagDroppedMillis == 0 && polls < 400 {
