@@ -8,16 +8,10 @@ import Testing
 /// refused with exit code 64 naming the flag, the value and the range, before anything starts.
 @Suite("Command-line numbers", .serialized)
 struct CommandNumberTests {
-    /// The `beekon-fleet` executable, built next to the test bundle.
-    static var executable: String {
-        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        return testBinary.deletingLastPathComponent().appendingPathComponent("beekon-fleet").path
-    }
-
     /// Runs the binary to its end: the exit status and what it wrote to stderr and stdout.
     static func runToExit(_ arguments: [String]) throws -> (status: Int32, errors: String, output: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
+        process.executableURL = URL(fileURLWithPath: FleetCrashTests.executable)
         process.arguments = arguments
         let errors = Pipe()
         let output = Pipe()
