@@ -9,6 +9,10 @@ public struct AuthConfig: Sendable, Hashable, Codable, CustomStringConvertible {
     public var refreshToken: String?
     /// Seed expiry, epoch seconds; nil means no proactive refresh (reactive only).
     public var expiresAt: Double?
+    /// `expiresAt`: epoch seconds from 1970 to the end of year 9999 (what `Timestamp` writes).
+    public static let expiresAtRange = NumberRange(0...253_402_300_799, unit: "s")
+    /// `skewMarginSeconds`: 0 to a day.
+    public static let skewMarginRange = NumberRange(0...86_400, unit: "s")
     /// How the token attaches to an upload.
     public var strategy: AuthStrategy
     /// The token endpoint; nil means seed-only, no refresh.

@@ -19,6 +19,13 @@ public struct BeekonConfig: Sendable, Hashable, Codable {
     /// Upload settings; nil means local-only mode: nothing ever leaves the device.
     public var sync: SyncConfig?
 
+    /// `minTimeBetweenLocationsSeconds`: 0 (off) to a day.
+    public static let minTimeRange = NumberRange(0...86_400, unit: "s")
+    /// `minDistanceBetweenLocationsMeters`: 0 (off) to 100 km.
+    public static let minDistanceRange = NumberRange(0...100_000, unit: "m")
+    /// `stationaryRadiusMeters`: what the SDK clamps to (spec §2), refused outside rather than clamped.
+    public static let stationaryRadiusRange = NumberRange(5...1000, unit: "m")
+
     private var storedStationaryRadius: Double
 
     private enum CodingKeys: String, CodingKey {

@@ -9,6 +9,13 @@ public struct Geofence: Sendable, Hashable, Codable {
     /// Radius in metres, > 0.
     public var radiusMeters: Double
 
+    /// `latitude`, degrees.
+    public static let latitudeRange = NumberRange(-90...90, unit: "°")
+    /// `longitude`, degrees.
+    public static let longitudeRange = NumberRange(-180...180, unit: "°")
+    /// `radius`: 1 m to 100 km (the SDK needs it above 0; a fleet file's geofences stay in this).
+    public static let radiusRange = NumberRange(1...100_000, unit: "m")
+
     /// A geofence from its parts (validated when added, not here).
     public init(id: String, latitude: Double, longitude: Double, radiusMeters: Double) {
         self.id = id

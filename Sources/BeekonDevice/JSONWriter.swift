@@ -86,6 +86,14 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    /// Writes a number as a JSON reader read it (its digits kept exactly); `text` must be a
+    /// JSON number.
+    public mutating func number(text: String) {
+        prepareValue()
+        bytes.append(contentsOf: text.utf8)
+        afterValue = true
+    }
+
     /// Writes an integer.
     public mutating func integer(_ value: Int64) {
         prepareValue()

@@ -10,6 +10,13 @@ public struct SyncConfig: Sendable, Hashable, Codable, CustomStringConvertible {
     public var syncThreshold: Int
     /// Declarative token refresh; nil when only static headers (or nothing) authenticate.
     public var auth: AuthConfig?
+    /// `intervalSeconds`: up to a day (the platform floors of spec §5 still apply above 0).
+    public static let intervalRange = NumberRange.integer(0...86_400, unit: "s")
+    /// `batchSize`: what the SDK clamps to (spec §2), refused outside rather than clamped.
+    public static let batchSizeRange = NumberRange.integer(1...1000, unit: "fixes")
+    /// `syncThreshold`: 0 (upload on the interval only) to 100 000 pending fixes.
+    public static let syncThresholdRange = NumberRange.integer(0...100_000, unit: "fixes")
+
     /// Most locations per POST, clamped to 1…1000.
     public var batchSize: Int {
         get { storedBatchSize }

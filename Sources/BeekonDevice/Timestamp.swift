@@ -3,7 +3,17 @@
 /// Written from Unix milliseconds by civil-calendar arithmetic, with no date formatter, because
 /// every fix in every upload passes through here.
 public enum Timestamp {
-    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for `unixMillis` (years 0000–9999).
+    /// The instants every input accepts (`clock.start`, query times, Unix ms): years 1970 to
+    /// 9999, so every instant a run reaches is written in four-digit years.
+    public static let inputRange = NumberRange.integer(0...maxWritable, unit: "ms (1970 to 9999)")
+    /// 0000-01-01T00:00:00.000Z, the first instant with a four-digit year.
+    public static let minWritable: Int64 = -62_167_219_200_000
+    /// 9999-12-31T23:59:59.999Z, the last instant with a four-digit year.
+    public static let maxWritable: Int64 = 253_402_300_799_999
+
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for `unixMillis`. Years 0000–9999 only: an instant outside
+    /// `minWritable...maxWritable` is written as the nearest of them (inputs are kept to
+    /// `inputRange`, so a run never gets there), never as a wrong date or a longer text.
     public static func text(unixMillis: Int64) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(24)
@@ -11,9 +21,10 @@ public enum Timestamp {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends the 24 bytes of `YYYY-MM-DDTHH:MM:SS.mmmZ` for `unixMillis` to `bytes`.
+    /// Appends the 24 bytes of `YYYY-MM-DDTHH:MM:SS.mmmZ` for `unixMillis` to `bytes` (clamped
+    /// to `minWritable...maxWritable`, as `text(unixMillis:)`).
     public static func append(unixMillis: Int64, to bytes: inout [UInt8]) {
-        let (days, millisOfDay) = floorDivision(unixMillis, 86_400_000)
+        let (days, millisOfDay) = floorDivision(min(max(unixMillis, minWritable), maxWritable), 86_400_000)
         let (year, month, day) = civilDate(daysSinceEpoch: days)
         let secondsOfDay = millisOfDay / 1000
         appendDigits(year, count: 4, to: &bytes)

@@ -18,6 +18,19 @@ struct APIError: Error, Sendable {
         APIError(status: 400, code: "bad_type", message: "`\(field)` must be \(expected), not \(value.kindName)", field: field)
     }
 
+    /// A number its field's range refuses: `\`warp\` "1e300" is out of range; expected a number
+    /// from 0.01 to 10000`.
+    static func badNumber(_ field: String, _ problem: NumberProblem) -> APIError {
+        .badRequest("`\(field)` \(problem)", field: field)
+    }
+
+    /// Not a JSON number where one is expected (NaN or infinity sent as a string, say).
+    static func badType(_ field: String, range: NumberRange, got value: JSONValue) -> APIError {
+        var got = value.kindName
+        if case .string(let text) = value { got += " (\"\(text.prefix(40))\")" }
+        return APIError(status: 400, code: "bad_type", message: "`\(field)` must be \(range), not \(got)", field: field)
+    }
+
     static func unknownField(_ field: String, allowed: [String]) -> APIError {
         APIError(
             status: 400, code: "unknown_field",
@@ -120,18 +133,27 @@ struct BodyObject {
         return text
     }
 
-    mutating func number(_ key: String) throws(APIError) -> Double? {
+    /// A number in `range` (its field's one range): anything else is refused naming the
+    /// field, the value and the range.
+    mutating func number(_ key: String, in range: NumberRange) throws(APIError) -> Double? {
         guard let value = value(key) else { return nil }
-        guard case .number(let number) = value else { throw .badType(path + key, expected: "a number", got: value) }
-        return number
+        guard case .number(_, let text) = value else { throw .badType(path + key, range: range, got: value) }
+        do throws(NumberProblem) {
+            return try range.read(text)
+        } catch {
+            throw .badNumber(path + key, error)
+        }
     }
 
-    mutating func integer(_ key: String) throws(APIError) -> Int? {
+    /// A whole number in `range`, read exactly from its text (`1e3`, `2.0` and `2^63` refused).
+    mutating func integer(_ key: String, in range: NumberRange) throws(APIError) -> Int64? {
         guard let value = value(key) else { return nil }
-        guard case .number(let number) = value, number.rounded() == number, abs(number) < 1e15 else {
-            throw .badType(path + key, expected: "a whole number", got: value)
+        guard case .number(_, let text) = value else { throw .badType(path + key, range: range, got: value) }
+        do throws(NumberProblem) {
+            return try range.readInteger(text)
+        } catch {
+            throw .badNumber(path + key, error)
         }
-        return Int(number)
     }
 
     mutating func bool(_ key: String) throws(APIError) -> Bool? {

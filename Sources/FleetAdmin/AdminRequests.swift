@@ -7,32 +7,24 @@ enum AdminRequests {
     /// `PATCH /api/v1/fleet`.
     static func clock(_ body: [UInt8]) throws(APIError) -> (warp: Double?, paused: Bool?) {
         var object = try BodyObject(body: body)
-        let warp = try object.number("warp")
+        let warp = try object.number("warp", in: FleetClock.warpRange)
         let paused = try object.bool("paused")
         try object.finish()
-        if let warp, !(warp > 0) { throw .badRequest("warp \(warp) is not above 0", field: "warp") }
         return (warp, paused)
     }
-
-    /// The most devices one spawn request may add.
-    static let maxSpawn = 10_000
 
     /// `POST /api/v1/devices`.
     static func spawn(_ body: [UInt8]) throws(APIError) -> SpawnRequest {
         var object = try BodyObject(body: body)
         let group = try object.string("group")
-        let count = try object.integer("count")
-        let rate = try object.number("ratePerSecond")
+        let count = try object.integer("count", in: SpawnRequest.countRange)
+        let rate = try object.number("ratePerSecond", in: SpawnRequest.rateRange)
         let specValue = object.value("spec")
         try object.finish()
-        if let rate, !(rate > 0) { throw .badRequest("ratePerSecond \(rate) is not above 0", field: "ratePerSecond") }
         switch (group, specValue) {
         case (let name?, nil):
             guard let count else { throw .badRequest("`count` is required with `group`", field: "count") }
-            guard (1...maxSpawn).contains(count) else {
-                throw .badRequest("count \(count) is out of range; expected 1 to \(maxSpawn)", field: "count")
-            }
-            return SpawnRequest(template: .group(name), count: count, ratePerSecond: rate)
+            return SpawnRequest(template: .group(name), count: Int(count), ratePerSecond: rate)
         case (nil, let spec?):
             guard case .object = spec else { throw .badType("spec", expected: "an object (one fleet-file group)", got: spec) }
             if count != nil { throw .badRequest("with `spec`, the count goes in the spec", field: "count") }
@@ -42,8 +34,10 @@ enum AdminRequests {
             } catch {
                 throw problem(error, prefix: "spec")
             }
-            guard parsed.count <= maxSpawn else {
-                throw .badRequest("spec.count \(parsed.count) is out of range; expected 1 to \(maxSpawn)", field: "spec.count")
+            do throws(NumberProblem) {
+                _ = try SpawnRequest.countRange.check(Double(parsed.count))
+            } catch {
+                throw .badNumber("spec.count", error)
             }
             return SpawnRequest(template: .spec(parsed), count: parsed.count, ratePerSecond: rate)
         case (nil, nil):
@@ -53,12 +47,17 @@ enum AdminRequests {
         }
     }
 
-    /// A fleet-file problem as an API error: an unknown key is `unknown_field`.
+    /// A fleet-file problem as an API error: an unknown key is `unknown_field`; a number its
+    /// range refuses names its field (`spec.count`, `params.ms`).
     static func problem(_ problems: FleetFileProblems, prefix: String) -> APIError {
         if let unknown = problems.problems.first(where: { $0.unknownField != nil }), let field = unknown.unknownField {
             return APIError(
                 status: 400, code: "unknown_field", message: "unknown field `\(prefix).\(field)`; \(unknown.expected)",
                 field: "\(prefix).\(field)")
+        }
+        if let number = problems.problems.first(where: { $0.numberField != nil }), let field = number.numberField {
+            let path = field.hasPrefix(prefix + ".") ? field : "\(prefix).\(field)"
+            return .badRequest("\(prefix): \(number.problem); expected \(number.expected)", field: path)
         }
         let text = problems.problems.map { $0.expected.isEmpty ? $0.problem : "\($0.problem); expected \($0.expected)" }
         return .badRequest("\(prefix): " + text.joined(separator: "; "), field: prefix)
@@ -99,10 +98,7 @@ enum AdminRequests {
                 throw .unknownField("params.\(key)", allowed: allowed)
             }
             if allowed == ["relaunchAfterSeconds"] {
-                relaunch = try paramsObject.number("relaunchAfterSeconds")
-                if let relaunch, !(relaunch >= 0) {
-                    throw .badRequest("relaunchAfterSeconds \(relaunch) is negative", field: "params.relaunchAfterSeconds")
-                }
+                relaunch = try paramsObject.number("relaunchAfterSeconds", in: FaultParams.relaunchAfterRange)
             } else {
                 rest = paramsObject.members
             }
@@ -117,7 +113,8 @@ enum AdminRequests {
             switch (key, value) {
             case ("ms", .number), ("fraction", .number), ("config", .object), ("extras", .object), ("geofences", .array), ("ids", .array):
                 break
-            case ("ms", _), ("fraction", _): throw .badType("params.\(key)", expected: "a number", got: value)
+            case ("ms", _): throw .badType("params.ms", range: FaultParams.latencyRange, got: value)
+            case ("fraction", _): throw .badType("params.fraction", range: FaultParams.timeoutFractionRange, got: value)
             case ("config", _), ("extras", _): throw .badType("params.\(key)", expected: "an object", got: value)
             default: throw .badType("params.\(key)", expected: "an array", got: value)
             }
@@ -155,8 +152,8 @@ enum AdminRequests {
     static func selector(_ object: inout BodyObject) throws(APIError) -> FaultSelector {
         let all = try object.bool("all")
         let group = try object.string("group")
-        let fraction = try object.number("fraction")
-        let seedValue = object.value("seed")
+        let fraction = try object.number("fraction", in: FaultSelector.fractionRange)
+        let seed = try object.integer("seed", in: FleetFile.seedRange).map { UInt64($0) }
         let ids = try object.strings("ids")
         let state = try object.string("state")
         try object.finish()
@@ -165,25 +162,13 @@ enum AdminRequests {
             throw .badRequest(
                 "a selector takes exactly one of all, group, fraction, ids, state (got \(given))", field: "selector")
         }
-        var seed: UInt64?
-        if let seedValue {
-            guard fraction != nil else { throw .badRequest("`seed` goes with `fraction` only", field: "selector.seed") }
-            guard case .number(let number) = seedValue, number >= 0, number.rounded() == number, number < 9.007e15 else {
-                throw .badType("selector.seed", expected: "a whole number 0 or more", got: seedValue)
-            }
-            seed = UInt64(number)
-        }
+        if seed != nil, fraction == nil { throw .badRequest("`seed` goes with `fraction` only", field: "selector.seed") }
         if let all {
             guard all else { throw .badRequest("`all` must be true", field: "selector.all") }
             return .all
         }
         if let group { return .group(group) }
-        if let fraction {
-            guard (0...1).contains(fraction) else {
-                throw .badRequest("fraction \(fraction) is not from 0 to 1", field: "selector.fraction")
-            }
-            return .fraction(fraction, seed: seed)
-        }
+        if let fraction { return .fraction(fraction, seed: seed) }
         if let ids {
             guard !ids.isEmpty else { throw .badRequest("`ids` is empty", field: "selector.ids") }
             return .ids(ids)

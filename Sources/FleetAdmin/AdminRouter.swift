@@ -108,14 +108,7 @@ final class AdminRouter: Sendable {
             try only(["GET", "HEAD"], request)
             let from = try Self.instant(request.query["from"], field: "from") ?? Int64.min
             let to = try Self.instant(request.query["to"], field: "to") ?? Int64.max
-            var limit = 500
-            if let text = request.query["limit"], !text.isEmpty {
-                guard let value = Int(text), (1...5000).contains(value) else {
-                    throw .badRequest("limit \"\(text.prefix(40))\" is not a whole number from 1 to 5000", field: "limit")
-                }
-                limit = value
-            }
-            let most = limit
+            let most = Int(try DeviceQuery.integer(request.query, "limit", Self.locationsLimitRange) ?? 500)
             return command(status: 200) { reply in
                 self.runtime.locations(of: id, from: from, to: to, limit: most) { result in reply(result.map(AdminJSON.locations)) }
             }
@@ -143,14 +136,27 @@ final class AdminRouter: Sendable {
         }
     }
 
-    /// `from`/`to`: ISO 8601 UTC or Unix ms.
+    /// `limit` of a device's locations.
+    static let locationsLimitRange = NumberRange.integer(1...5000, unit: "fixes")
+
+    /// `from`/`to`: ISO 8601 UTC or Unix ms, from 1970 to 9999 (`Timestamp.inputRange`).
     static func instant(_ text: String?, field: String) throws(APIError) -> Int64? {
         guard let text, !text.isEmpty else { return nil }
-        if let millis = Int64(text) { return millis }
-        if let millis = Timestamp.unixMillis(parsing: text) { return millis }
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-        throw .badRequest("\(field) \"\(text.prefix(40))\" is not an ISO 8601 UTC time or Unix milliseconds", field: field)
+        let shown = String(text.prefix(40))
+        let expected = "an ISO 8601 UTC time or Unix milliseconds from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z"
+        var millis = Timestamp.unixMillis(parsing: text).map(Double.init)
+        if millis == nil, let date = ISO8601DateFormatter().date(from: text) { millis = (date.timeIntervalSince1970 * 1000).rounded() }
+        if let millis {
+            guard Timestamp.inputRange.contains(millis) else {
+                throw .badNumber(field, NumberProblem(value: shown, reason: .outOfRange, expected: expected))
+            }
+            return Int64(millis)
+        }
+        do throws(NumberProblem) {
+            return try Timestamp.inputRange.readInteger(text)
+        } catch {
+            throw .badNumber(field, NumberProblem(value: shown, reason: error.reason, expected: expected))
+        }
     }
 
     /// Suspends the connection until the loop answers (or 10 s pass).

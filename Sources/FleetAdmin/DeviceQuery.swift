@@ -1,3 +1,4 @@
+import BeekonDevice
 import FleetKit
 import Foundation
 
@@ -16,6 +17,11 @@ struct DeviceQuery {
     var limit = 50
     var offset = 0
 
+    /// `limit`: devices a page.
+    static let limitRange = NumberRange.integer(1...1000, unit: "devices")
+    /// The offset a `cursor` carries: as many devices as a fleet can hold, and then some.
+    static let offsetRange = NumberRange.integer(0...100_000_000)
+
     /// Reads and checks the query arguments.
     init(_ query: [String: String]) throws(APIError) {
         group = query["group"].flatMap { $0.isEmpty ? nil : $0 }
@@ -32,12 +38,7 @@ struct DeviceQuery {
             }
             sort = key
         }
-        if let limitText = query["limit"], !limitText.isEmpty {
-            guard let value = Int(limitText), (1...1000).contains(value) else {
-                throw .badRequest("limit \"\(limitText)\" is not a whole number from 1 to 1000", field: "limit")
-            }
-            limit = value
-        }
+        if let value = try Self.integer(query, "limit", Self.limitRange) { limit = Int(value) }
         if let cursor = query["cursor"], !cursor.isEmpty {
             guard let offset = Self.offset(cursor: cursor) else {
                 throw .badRequest("cursor \"\(cursor)\" is not one this server gave", field: "cursor")
@@ -74,8 +75,18 @@ struct DeviceQuery {
 
     static func offset(cursor: String) -> Int? {
         guard let data = Data(base64Encoded: cursor), let text = String(data: data, encoding: .utf8), text.hasPrefix("o:"),
-            let offset = Int(text.dropFirst(2)), offset >= 0
+            let offset = try? offsetRange.readInteger(String(text.dropFirst(2)))
         else { return nil }
-        return offset
+        return Int(offset)
+    }
+
+    /// The query argument `name` as a whole number in `range`; nil when absent or empty.
+    static func integer(_ query: [String: String], _ name: String, _ range: NumberRange) throws(APIError) -> Int64? {
+        guard let text = query[name], !text.isEmpty else { return nil }
+        do throws(NumberProblem) {
+            return try range.readInteger(text)
+        } catch {
+            throw .badNumber(name, NumberProblem(value: String(error.value.prefix(40)), reason: error.reason, expected: error.expected))
+        }
     }
 }

@@ -6,7 +6,9 @@ import BeekonDevice
 indirect enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
-    case number(Double)
+    /// A number and its text as written, so whole numbers are checked exactly (never through
+    /// a `Double` that rounds `2^63` or `1e16`) and written back unchanged.
+    case number(Double, text: String)
     case string(String)
     case array([JSONValue])
     case object([(key: String, value: JSONValue)])
@@ -48,7 +50,7 @@ indirect enum JSONValue: Sendable, Hashable {
         switch self {
         case .null: writer.null()
         case .bool(let value): writer.bool(value)
-        case .number(let value): writer.number(value)
+        case .number(_, let text): writer.number(text: text)
         case .string(let value): writer.string(value)
         case .array(let items):
             writer.beginArray()
@@ -243,10 +245,11 @@ indirect enum JSONValue: Sendable, Hashable {
                 while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
                 guard index > exponent else { throw error("expected exponent digits") }
             }
-            guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite else {
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            guard let value = Double(text), value.isFinite else {
                 throw error("number out of range")
             }
-            return .number(value)
+            return .number(value, text: text)
         }
     }
 }

@@ -1,3 +1,5 @@
+import BeekonDevice
+
 /// Why a fleet control command was refused: a kind the admin API turns into a status, a
 /// message that says what to do, and the request field at fault.
 public struct FleetControlError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -46,6 +48,11 @@ public struct SpawnRequest: Sendable {
     public var count: Int
     /// At most this many spawn each real second; nil spawns them all at once.
     public var ratePerSecond: Double?
+
+    /// `count` of one request (a spec's count too).
+    public static let countRange = NumberRange.integer(1...10_000, unit: "devices")
+    /// `ratePerSecond`.
+    public static let rateRange = NumberRange(0.01...10_000, unit: "devices a second")
 
     /// A spawn request.
     public init(template: Template, count: Int, ratePerSecond: Double? = nil) {

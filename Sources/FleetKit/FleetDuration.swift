@@ -1,50 +1,68 @@
-import Foundation
+import BeekonDevice
 
 /// Durations as fleet files and the CLI write them: `90s`, `10m`, `1h30m`, `500ms`, `2d`, or
-/// a bare number of seconds.
+/// a bare number of seconds; from 0 to 366 days (a year of virtual time, leap day included).
 public enum FleetDuration {
-    /// Milliseconds for `text`; nil when it is not a duration.
-    public static func millis(_ text: String) -> Int64? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty else { return nil }
-        if let seconds = Double(trimmed), seconds.isFinite, seconds >= 0 {
-            return Int64((seconds * 1000).rounded())
+    /// The durations every surface accepts, in ms: 0 to 366 days.
+    public static let range = NumberRange.integer(0...31_622_400_000, unit: "ms")
+    /// Any finite number: each part of a duration, whose total is then checked against `range`.
+    static let anyNumber = NumberRange(-Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude)
+    /// What a duration looks like, for messages.
+    public static let expected = "a duration from 0s to 366d, such as 90s, 10m, 1h30m or 500ms"
+
+    /// Milliseconds for `text`, rounded to the ms; refused when it is not a duration, or is
+    /// outside `range` (the problem's `expected` is `FleetDuration.expected`).
+    public static func read(_ text: String) throws(NumberProblem) -> Int64 {
+        let trimmed = String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        func refused(_ reason: NumberProblem.Reason) -> NumberProblem {
+            NumberProblem(value: trimmed, reason: reason, expected: expected)
+        }
+        var parts: [(number: String, unit: String)] = []
+        if let first = trimmed.first, first.isASCII, first.isNumber || first == "." || first == "-" || first == "+",
+            trimmed.allSatisfy({ $0.isASCII && !$0.isLetter || $0 == "e" || $0 == "E" })
+        {
+            parts = [(trimmed, "s")]  // a bare number of seconds (`90`, `1.5`, `1e3`)
+        } else {
+            var number = ""
+            var unit = ""
+            for character in trimmed {
+                guard character.isASCII, character.isNumber || character == "." || character.isLetter else {
+                    throw refused(.notANumber)
+                }
+                if character.isLetter {
+                    guard !number.isEmpty else { throw refused(.notANumber) }
+                    unit.append(character)
+                } else {
+                    if !unit.isEmpty {
+                        parts.append((number, unit))
+                        (number, unit) = ("", "")
+                    }
+                    number.append(character)
+                }
+            }
+            guard !number.isEmpty, !unit.isEmpty else { throw refused(.notANumber) }
+            parts.append((number, unit))
         }
         var total = 0.0
-        var number = ""
-        var unit = ""
-        var parts: [(Double, String)] = []
-        func flush() -> Bool {
-            guard !number.isEmpty, let value = Double(number), !unit.isEmpty else { return false }
-            parts.append((value, unit))
-            number = ""
-            unit = ""
-            return true
-        }
-        for character in trimmed {
-            if character.isNumber || character == "." {
-                if !unit.isEmpty, !flush() { return nil }
-                number.append(character)
-            } else if character.isLetter {
-                guard !number.isEmpty else { return nil }
-                unit.append(character)
-            } else {
-                return nil
-            }
-        }
-        guard flush() else { return nil }
-        for (value, unit) in parts {
+        for part in parts {
             let scale: Double
-            switch unit {
+            switch part.unit {
             case "ms": scale = 1
             case "s": scale = 1000
             case "m", "min": scale = 60_000
             case "h": scale = 3_600_000
             case "d": scale = 86_400_000
-            default: return nil
+            default: throw refused(.notANumber)
             }
-            total += value * scale
+            do throws(NumberProblem) {
+                // Each part is a plain decimal; its size is checked on the total below.
+                total += try anyNumber.read(part.number) * scale
+            } catch {
+                throw refused(error.reason)
+            }
         }
-        return total.isFinite ? Int64(total.rounded()) : nil
+        guard total.isFinite else { throw refused(.notFinite) }
+        guard total >= range.lower, total.rounded() <= range.upper else { throw refused(.outOfRange) }
+        return Int64(total.rounded())
     }
 }

@@ -85,6 +85,9 @@ struct FleetFileReader {
                 return nil
             }
             return composed
+        } catch YamlError.duplicatedKeysInMapping(let names, let context) {
+            reportDuplicate(names.first ?? "", first: context.mark, in: yaml)
+            return nil
         } catch let error as YamlError {
             reportSyntax(error)
             return nil
@@ -99,20 +102,14 @@ struct FleetFileReader {
         guard let top = mapping(root, "the fleet file") else { return nil }
         checkKeys(top, ["name", "seed", "clock", "ingest", "groups", "faults"], in: "the fleet file")
         let name = string(top["name"], "name") ?? "fleet"
-        let seed = top["seed"].flatMap { unsigned($0, "seed") } ?? 1
+        let seed = top["seed"].flatMap { integer($0, "seed", FleetFile.seedRange) }.map { UInt64($0) } ?? 1
         var clock = FleetFile.ClockSpec()
         if let clockNode = top["clock"], let clockMap = mapping(clockNode, "clock") {
             checkKeys(clockMap, ["start", "warp"], in: "clock")
             if let startNode = clockMap["start"], let text = string(startNode, "clock.start"), text != "now" {
-                if let millis = RouteTime.unixMillis(parsingISO: text) {
-                    clock.start = millis
-                } else {
-                    report(startNode, "\"\(text)\" is not an instant", expected: "`now` or an ISO-8601 UTC time such as 2026-06-15T08:00:00Z")
-                }
+                clock.start = instant(startNode, text, "clock.start")
             }
-            if let warpNode = clockMap["warp"], let warp = number(warpNode, "clock.warp") {
-                if warp > 0 { clock.warp = warp } else { report(warpNode, "warp \(warp) is not positive", expected: "a warp factor above 0 (1 is real time)") }
-            }
+            if let warpNode = clockMap["warp"], let warp = number(warpNode, "clock.warp", FleetClock.warpRange) { clock.warp = warp }
         }
         let ingest = top["ingest"].flatMap { url($0, "ingest") }
         var groups: [DeviceGroup] = []
@@ -155,9 +152,7 @@ struct FleetFileReader {
         let name = string(nameNode, "name") ?? ""
         var count = 0
         if let countNode = map["count"] {
-            if let value = unsigned(countNode, "count") {
-                if value >= 1 && value <= 100_000 { count = Int(value) } else { report(countNode, "count \(value) is out of range", expected: "1 to 100000 devices") }
-            }
+            if let value = integer(countNode, "count", DeviceGroup.countRange) { count = Int(value) }
         } else {
             report(node, "group \"\(name)\" has no `count`", expected: "how many devices, e.g. `count: 50`")
         }
@@ -174,8 +169,8 @@ struct FleetFileReader {
                         report(key, "unknown platform \"\(key.string ?? "")\"", expected: "`ios` or `android`")
                         continue
                     }
-                    if let weight = number(value, "platform.\(platform.rawValue)") {
-                        if weight >= 0 { weights.append((platform, weight)) } else { report(value, "weight \(weight) is negative", expected: "a share of 0 or more") }
+                    if let weight = number(value, "platform.\(platform.rawValue)", DeviceGroup.platformWeightRange) {
+                        weights.append((platform, weight))
                     }
                 }
                 if weights.contains(where: { $0.weight > 0 }) { platforms = weights } else { report(platformNode, "the platform mix has no positive share", expected: "at least one platform with a share above 0") }
@@ -191,35 +186,33 @@ struct FleetFileReader {
         } else {
             report(node, "group \"\(name)\" has no `route`", expected: "a route file such as `routes/london-walk.gpx`")
         }
-        let factor = map["speedFactor"].flatMap { positive($0, "speedFactor") } ?? 1
+        let factor = map["speedFactor"].flatMap { number($0, "speedFactor", DeviceGroup.speedFactorRange) } ?? 1
         var pace = DeviceGroup.PaceSpec.routeTimes(factor: factor)
         if let paceNode = map["pace"] {
             if let text = paceNode.scalar?.string, let named = Pace(rawValue: text) {
                 pace = .pace(named, factor: factor)
             } else if paceNode.scalar?.string == "route" {
                 pace = .routeTimes(factor: factor)
-            } else if let speed = paceNode.float, speed > 0 {
+            } else if let speed = number(paceNode, "pace", DeviceGroup.speedRange, orWords: "`route`, `walk`, `run`, `cycle`, `drive`", what: "a pace") {
                 pace = .metersPerSecond(speed * factor)
-            } else {
-                report(paceNode, "\"\(paceNode.scalar?.string ?? "")\" is not a pace", expected: "`route`, `walk`, `run`, `cycle`, `drive`, or a speed in m/s")
             }
         }
         let loops = map["loop"].flatMap { bool($0, "loop") } ?? true
         var dwell: (everyMeters: Double, seconds: Double)?
         if let dwellNode = map["dwell"], let dwellMap = mapping(dwellNode, "dwell") {
             checkKeys(dwellMap, ["every", "for"], in: "dwell")
-            let every = dwellMap["every"].flatMap { positive($0, "dwell.every") }
+            let every = dwellMap["every"].flatMap { number($0, "dwell.every", DeviceGroup.dwellEveryRange) }
             let length = dwellMap["for"].flatMap { duration($0, "dwell.for") }
-            if let every, let length { dwell = (every, Double(length) / 1000) } else if every == nil || length == nil {
+            if let every, let length { dwell = (every, Double(length) / 1000) } else if dwellMap["every"] == nil || dwellMap["for"] == nil {
                 report(dwellNode, "dwell needs both `every` (metres) and `for` (a duration)", expected: "e.g. `dwell: {every: 800, for: 2m}`")
             }
         }
         var startOffset = DeviceGroup.StartOffset.fraction(0)
         if let offsetNode = map["startOffset"] {
-            if offsetNode.scalar?.string == "random" { startOffset = .random } else if let value = offsetNode.float, (0...1).contains(value) {
+            if offsetNode.scalar?.string == "random" {
+                startOffset = .random
+            } else if let value = number(offsetNode, "startOffset", DeviceGroup.startOffsetRange, orWords: "`random`", what: "a start offset") {
                 startOffset = .fraction(value)
-            } else {
-                report(offsetNode, "\"\(offsetNode.scalar?.string ?? "")\" is not a start offset", expected: "`random` or a fraction of the route from 0 to 1")
             }
         }
         let start = map["start"].flatMap { duration($0, "start") } ?? 0
@@ -232,11 +225,13 @@ struct FleetFileReader {
         var provider = ProviderProfile()
         if let providerNode = map["provider"], let providerMap = mapping(providerNode, "provider") {
             checkKeys(providerMap, ["gapsPerHour", "outlierProbability", "mock"], in: "provider")
-            if let node = providerMap["gapsPerHour"], let value = number(node, "provider.gapsPerHour") {
-                if value >= 0 { provider.gapsPerHour = value } else { report(node, "a negative rate", expected: "tunnels per hour, 0 or more") }
+            if let node = providerMap["gapsPerHour"], let value = number(node, "provider.gapsPerHour", ProviderProfile.gapsPerHourRange) {
+                provider.gapsPerHour = value
             }
-            if let node = providerMap["outlierProbability"], let value = number(node, "provider.outlierProbability") {
-                if (0...1).contains(value) { provider.outlierProbability = value } else { report(node, "\(value) is not a probability", expected: "a share from 0 to 1") }
+            if let node = providerMap["outlierProbability"],
+                let value = number(node, "provider.outlierProbability", ProviderProfile.outlierProbabilityRange)
+            {
+                provider.outlierProbability = value
             }
             if let node = providerMap["mock"], let value = bool(node, "provider.mock") { provider.isMock = value }
         }
@@ -255,11 +250,15 @@ struct FleetFileReader {
         ], in: "config")
         var config = BeekonConfig()
         if let node = map["preset"] { config.preset = enumValue(node, "preset", Preset.self) ?? config.preset }
-        if let node = map["minTimeBetweenLocationsSeconds"] { config.minTimeBetweenLocationsSeconds = nonNegative(node, "minTimeBetweenLocationsSeconds") }
-        if let node = map["minDistanceBetweenLocationsMeters"] { config.minDistanceBetweenLocationsMeters = nonNegative(node, "minDistanceBetweenLocationsMeters") }
+        if let node = map["minTimeBetweenLocationsSeconds"] {
+            config.minTimeBetweenLocationsSeconds = number(node, "minTimeBetweenLocationsSeconds", BeekonConfig.minTimeRange)
+        }
+        if let node = map["minDistanceBetweenLocationsMeters"] {
+            config.minDistanceBetweenLocationsMeters = number(node, "minDistanceBetweenLocationsMeters", BeekonConfig.minDistanceRange)
+        }
         if let node = map["whenStationary"] { config.whenStationary = enumValue(node, "whenStationary", StationaryMode.self) ?? config.whenStationary }
-        if let node = map["stationaryRadiusMeters"], let value = number(node, "stationaryRadiusMeters") {
-            if (5...1000).contains(value) { config.stationaryRadiusMeters = value } else { report(node, "radius \(value) m is out of range", expected: "5 to 1000 metres") }
+        if let node = map["stationaryRadiusMeters"], let value = number(node, "stationaryRadiusMeters", BeekonConfig.stationaryRadiusRange) {
+            config.stationaryRadiusMeters = value
         }
         if let node = map["detectActivity"] { config.detectActivity = bool(node, "detectActivity") ?? false }
         if let syncNode = map["sync"] {
@@ -281,11 +280,13 @@ struct FleetFileReader {
         let urlText = map["url"].flatMap { url($0, "sync.url") } ?? ingest ?? ""
         var sync = SyncConfig(url: urlText)
         if let node = map["headers"] { sync.headers = stringMap(node, "sync.headers") ?? [:] }
-        if let node = map["intervalSeconds"], let value = unsigned(node, "sync.intervalSeconds") { sync.intervalSeconds = Int(value) }
-        if let node = map["batchSize"], let value = unsigned(node, "sync.batchSize") {
-            if (1...1000).contains(value) { sync.batchSize = Int(value) } else { report(node, "batchSize \(value) is out of range", expected: "1 to 1000 (the SDK clamps to this)") }
+        if let node = map["intervalSeconds"], let value = integer(node, "sync.intervalSeconds", SyncConfig.intervalRange) {
+            sync.intervalSeconds = Int(value)
         }
-        if let node = map["syncThreshold"], let value = unsigned(node, "sync.syncThreshold") { sync.syncThreshold = Int(value) }
+        if let node = map["batchSize"], let value = integer(node, "sync.batchSize", SyncConfig.batchSizeRange) { sync.batchSize = Int(value) }
+        if let node = map["syncThreshold"], let value = integer(node, "sync.syncThreshold", SyncConfig.syncThresholdRange) {
+            sync.syncThreshold = Int(value)
+        }
         if let authNode = map["auth"], let authMap = mapping(authNode, "sync.auth") {
             checkKeys(authMap, [
                 "accessToken", "refreshToken", "expiresAt", "strategy", "refreshUrl", "refreshPayload", "refreshHeaders",
@@ -294,7 +295,7 @@ struct FleetFileReader {
             var auth = AuthConfig()
             auth.accessToken = authMap["accessToken"].flatMap { string($0, "auth.accessToken") }
             auth.refreshToken = authMap["refreshToken"].flatMap { string($0, "auth.refreshToken") }
-            auth.expiresAt = authMap["expiresAt"].flatMap { number($0, "auth.expiresAt") }
+            auth.expiresAt = authMap["expiresAt"].flatMap { number($0, "auth.expiresAt", AuthConfig.expiresAtRange) }
             if let node = authMap["strategy"] { auth.strategy = enumValue(node, "auth.strategy", AuthStrategy.self) ?? .bearer }
             auth.refreshURL = authMap["refreshUrl"].flatMap { url($0, "auth.refreshUrl") }
             if let node = authMap["refreshPayload"] { auth.refreshPayload = stringMap(node, "auth.refreshPayload") ?? [:] }
@@ -308,7 +309,9 @@ struct FleetFileReader {
                     expiresAt: mappingMap["expiresAt"].flatMap { string($0, "responseMapping.expiresAt") },
                     expiresIn: mappingMap["expiresIn"].flatMap { string($0, "responseMapping.expiresIn") })
             }
-            if let node = authMap["skewMarginSeconds"] { auth.skewMarginSeconds = nonNegative(node, "auth.skewMarginSeconds") ?? 60 }
+            if let node = authMap["skewMarginSeconds"] {
+                auth.skewMarginSeconds = number(node, "auth.skewMarginSeconds", AuthConfig.skewMarginRange) ?? 60
+            }
             sync.auth = auth
         }
         return sync
@@ -320,14 +323,17 @@ struct FleetFileReader {
         for item in list {
             guard let map = mapping(item, "a geofence") else { continue }
             checkKeys(map, ["id", "latitude", "longitude", "radius"], in: "a geofence")
-            guard let id = map["id"].flatMap({ string($0, "geofence.id") }),
-                let latitude = map["latitude"].flatMap({ number($0, "geofence.latitude") }),
-                let longitude = map["longitude"].flatMap({ number($0, "geofence.longitude") }),
-                let radius = map["radius"].flatMap({ number($0, "geofence.radius") })
+            guard let idNode = map["id"], let latitudeNode = map["latitude"], let longitudeNode = map["longitude"],
+                let radiusNode = map["radius"]
             else {
                 report(item, "a geofence needs `id`, `latitude`, `longitude` and `radius`", expected: "e.g. `{id: depot, latitude: 51.5, longitude: -0.12, radius: 150}`")
                 continue
             }
+            let id = string(idNode, "geofence.id")
+            let latitude = number(latitudeNode, "geofence.latitude", Geofence.latitudeRange)
+            let longitude = number(longitudeNode, "geofence.longitude", Geofence.longitudeRange)
+            let radius = number(radiusNode, "geofence.radius", Geofence.radiusRange)
+            guard let id, let latitude, let longitude, let radius else { continue }
             let geofence = Geofence(id: id, latitude: latitude, longitude: longitude, radiusMeters: radius)
             if let reason = GeofenceMonitor.problem(with: geofence) {
                 report(item, "geofence \"\(id)\": \(reason.rawValue)", expected: "a geofence the SDK accepts")
@@ -394,8 +400,8 @@ struct FleetFileReader {
                         report(groupNode, "no group is named \"\(group)\"", expected: "one of the file's groups: \(Set(groups.map(\.name)).sorted().joined(separator: ", "))")
                     }
                     selector = .group(group)
-                } else if let fractionNode = selectMap["fraction"], let fraction = number(fractionNode, "select.fraction") {
-                    if (0...1).contains(fraction) { selector = .fraction(fraction) } else { report(fractionNode, "\(fraction) is not a fraction", expected: "a share of devices from 0 to 1") }
+                } else if let fractionNode = selectMap["fraction"] {
+                    if let fraction = number(fractionNode, "select.fraction", FaultSelector.fractionRange) { selector = .fraction(fraction) }
                 } else if let idsNode = selectMap["ids"] {
                     selector = .ids(stringList(idsNode, "select.ids"))
                 } else {
@@ -414,10 +420,12 @@ struct FleetFileReader {
         func param(_ name: String) -> Node? { paramsMap?[name] }
         switch action {
         case .latency:
-            if let node = param("ms") { params.latencyMillis = millis(node, "params.ms") } else { report(node, "`latency` needs `params.ms`", expected: "the added delay, e.g. `params: {ms: 800}`") }
+            if let node = param("ms") { params.latencyMillis = millis(node, "params.ms", FaultParams.latencyRange) } else { report(node, "`latency` needs `params.ms`", expected: "the added delay, e.g. `params: {ms: 800}`") }
         case .timeouts:
-            if let node = param("fraction"), let value = number(node, "params.fraction"), (0...1).contains(value) { params.timeoutFraction = value } else {
-                report(param("fraction") ?? node, "`timeouts` needs `params.fraction` from 0 to 1", expected: "e.g. `params: {fraction: 0.3}`")
+            if let node = param("fraction") {
+                params.timeoutFraction = number(node, "params.fraction", FaultParams.timeoutFractionRange)
+            } else {
+                report(node, "`timeouts` needs `params.fraction` from 0 to 1", expected: "e.g. `params: {fraction: 0.3}`")
             }
         case .configure:
             if let node = param("config") { params.config = readConfig(node, ingest: nil) } else { report(node, "`configure` needs `params.config`", expected: "a config block like a group's") }
@@ -438,6 +446,44 @@ struct FleetFileReader {
     mutating func report(_ node: Node?, _ problem: String, expected: String) {
         problems.append(
             FleetFileProblem(file: file, line: node?.mark?.line ?? 0, column: node?.mark?.column ?? 0, problem: problem, expected: expected))
+    }
+
+    /// Reports a key given twice in one mapping at its second place (YAML readers differ on
+    /// which value wins, so neither does). Yams marks only the first: the second is the next
+    /// place after it where the same key starts an entry of a mapping.
+    private mutating func reportDuplicate(_ name: String, first: Mark, in yaml: String) {
+        let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0) }
+        let key = Array(name)
+        var line = first.line - 1
+        var column = first.column - 1 + key.count
+        while line >= 0, line < lines.count {
+            let text = lines[line]
+            while column < text.count {
+                let before = column == 0 ? " " : text[column - 1]
+                var end = column
+                if text[column] == "\"" || text[column] == "'" { end += 1 }
+                if " \t{,\"'".contains(before), text.count >= end + key.count, Array(text[end..<end + key.count]) == key {
+                    var after = end + key.count
+                    if after < text.count, text[after] == "\"" || text[after] == "'" { after += 1 }
+                    while after < text.count, text[after] == " " { after += 1 }
+                    if after < text.count, text[after] == ":" {
+                        problems.append(
+                            FleetFileProblem(
+                                file: file, line: line + 1, column: column + 1,
+                                problem: "key \"\(name)\" is given twice in this mapping (first at line \(first.line), column \(first.column))",
+                                expected: "each key once"))
+                        return
+                    }
+                }
+                column += 1
+            }
+            line += 1
+            column = 0
+        }
+        problems.append(
+            FleetFileProblem(
+                file: file, line: first.line, column: first.column, problem: "key \"\(name)\" is given twice in this mapping",
+                expected: "each key once"))
     }
 
     private mutating func reportSyntax(_ error: YamlError) {
@@ -516,38 +562,67 @@ struct FleetFileReader {
         return text
     }
 
-    mutating func number(_ node: Node, _ field: String) -> Double? {
-        guard let value = node.float, value.isFinite, node.scalar != nil else {
-            report(node, "\"\(node.scalar?.string ?? "…")\" is not a number", expected: "a number for `\(field)`")
+    /// A number for `field` in `range`, read from the scalar's text by `NumberRange` (so `.nan`,
+    /// `.inf`, `1e300` and `2^63` are refused as every other surface refuses them). With
+    /// `orWords`, the field also takes those words, and text that is no number names them.
+    mutating func number(
+        _ node: Node, _ field: String, _ range: NumberRange, orWords words: String? = nil, what: String = "a number"
+    ) -> Double? {
+        do throws(NumberProblem) {
+            return try range.read(try numberText(node, range))
+        } catch {
+            reportNumber(node, field, error, orWords: words, what: what)
             return nil
         }
-        return value
     }
 
-    mutating func positive(_ node: Node, _ field: String) -> Double? {
-        guard let value = number(node, field) else { return nil }
-        guard value > 0 else {
-            report(node, "\(value) is not above 0", expected: "a positive number for `\(field)`")
+    /// A whole number for `field` in `range`, read exactly from the scalar's text.
+    mutating func integer(_ node: Node, _ field: String, _ range: NumberRange) -> Int64? {
+        do throws(NumberProblem) {
+            return try range.readInteger(try numberText(node, range))
+        } catch {
+            reportNumber(node, field, error)
             return nil
         }
-        return value
     }
 
-    mutating func nonNegative(_ node: Node, _ field: String) -> Double? {
-        guard let value = number(node, field) else { return nil }
-        guard value >= 0 else {
-            report(node, "\(value) is negative", expected: "0 or more for `\(field)`")
+    /// An ISO-8601 UTC instant from 1970 to 9999 (`Timestamp.inputRange`), Unix ms.
+    mutating func instant(_ node: Node, _ text: String, _ field: String) -> Int64? {
+        let expected = "`now` or an ISO-8601 UTC time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, such as 2026-06-15T08:00:00Z"
+        guard let millis = RouteTime.unixMillis(parsingISO: text) else {
+            report(node, "`\(field)` \"\(text)\" is not an instant", expected: expected)
             return nil
         }
-        return value
+        guard Timestamp.inputRange.contains(Double(millis)) else {
+            report(node, "`\(field)` \"\(text)\" is out of range", expected: expected)
+            return nil
+        }
+        return millis
     }
 
-    mutating func unsigned(_ node: Node, _ field: String) -> UInt64? {
-        guard let text = node.scalar?.string, let value = UInt64(text.replacingOccurrences(of: "_", with: "")) else {
-            report(node, "\"\(node.scalar?.string ?? "…")\" is not a whole number", expected: "a whole number 0 or more for `\(field)`")
-            return nil
+    /// The text of a scalar node; a mapping or a list reads as `…`, which no number reader takes.
+    private func scalarText(_ node: Node) -> String {
+        node.scalar?.string ?? "…"
+    }
+
+    /// The text of a plain scalar, for a number reader; a quoted one (`"5"`, the JSON string of
+    /// an admin API spec) is text, not a number, and is refused.
+    private func numberText(_ node: Node, _ range: NumberRange) throws(NumberProblem) -> String {
+        let text = scalarText(node)
+        if let style = node.scalar?.style, style == .singleQuoted || style == .doubleQuoted {
+            throw NumberProblem(value: text, reason: .notANumber, expected: range.description)
         }
-        return value
+        return text
+    }
+
+    /// Reports `problem` at `node`, naming `field`; text that is no number `is not <what>`.
+    private mutating func reportNumber(
+        _ node: Node, _ field: String, _ problem: NumberProblem, orWords words: String? = nil, what: String = "a number"
+    ) {
+        let expected = words.map { problem.reason == .notANumber ? "\($0), or \(problem.expected)" : problem.expected } ?? problem.expected
+        let text = problem.reason == .notANumber ? "is not \(what)" : problem.problem
+        report(node, "`\(field)` \"\(problem.value)\" \(text)", expected: expected)
+        problems[problems.count - 1].numberField = field
     }
 
     mutating func bool(_ node: Node, _ field: String) -> Bool? {
@@ -558,20 +633,34 @@ struct FleetFileReader {
         return value
     }
 
-    /// Milliseconds: a bare number counts as milliseconds, or a duration with its unit.
-    mutating func millis(_ node: Node, _ field: String) -> Int64? {
-        if let text = node.scalar?.string, let value = Double(text), value.isFinite, value >= 0 {
-            return Int64(value.rounded())
+    /// Milliseconds in `range`: a bare number counts as milliseconds, or a duration with its unit.
+    mutating func millis(_ node: Node, _ field: String, _ range: NumberRange) -> Int64? {
+        let text = scalarText(node)
+        if (try? FleetDuration.anyNumber.read(text)) != nil {
+            do throws(NumberProblem) {
+                return try range.readInteger(try numberText(node, range))
+            } catch {
+                reportNumber(node, field, error)
+                return nil
+            }
         }
-        return duration(node, field)
-    }
-
-    mutating func duration(_ node: Node, _ field: String) -> Int64? {
-        guard let text = node.scalar?.string, let millis = FleetDuration.millis(text) else {
-            report(node, "\"\(node.scalar?.string ?? "…")\" is not a duration", expected: "a duration such as 90s, 10m, 1h30m or 500ms for `\(field)`")
+        guard let value = duration(node, field) else { return nil }
+        do throws(NumberProblem) {
+            return Int64(try range.check(Double(value), written: text))
+        } catch {
+            reportNumber(node, field, error)
             return nil
         }
-        return millis
+    }
+
+    /// A duration for `field` (`FleetDuration`: 0 to 366 days), ms.
+    mutating func duration(_ node: Node, _ field: String) -> Int64? {
+        do throws(NumberProblem) {
+            return try FleetDuration.read(scalarText(node))
+        } catch {
+            reportNumber(node, field, error, what: "a duration")
+            return nil
+        }
     }
 
     mutating func enumValue<Value: RawRepresentable & CaseIterable>(_ node: Node, _ field: String, _ type: Value.Type) -> Value?

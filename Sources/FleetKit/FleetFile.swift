@@ -22,6 +22,10 @@ public struct FleetFile: Sendable, Hashable {
     /// The fault timeline, in file order.
     public var faults: [FaultEntry]
 
+    /// `seed` (`--seed`, a selector's `seed`): whole numbers of up to 15 digits, exact in every
+    /// JSON reader (below 2^53).
+    public static let seedRange = NumberRange.integer(0...999_999_999_999_999)
+
     /// The virtual clock's start and warp.
     public struct ClockSpec: Sendable, Hashable {
         /// Unix ms; nil means the wall-clock time when the run starts.
@@ -73,6 +77,19 @@ public struct DeviceGroup: Sendable, Hashable {
     public var geofences: [Geofence]
     /// The emulated OS provider's behaviour.
     public var provider: ProviderProfile
+
+    /// `count`: devices in a group.
+    public static let countRange = NumberRange.integer(1...100_000, unit: "devices")
+    /// `speedFactor`: how much faster than the route's times or the named pace.
+    public static let speedFactorRange = NumberRange(0.01...1000)
+    /// `pace` given as a speed: a crawl to an airliner.
+    public static let speedRange = NumberRange(0.01...300, unit: "m/s")
+    /// `dwell.every`: metres between stops.
+    public static let dwellEveryRange = NumberRange(1...1_000_000, unit: "m")
+    /// `startOffset` given as a fraction of the route.
+    public static let startOffsetRange = NumberRange(0...1)
+    /// A share in a `platform` mix.
+    public static let platformWeightRange = NumberRange(0...1_000_000)
 
     /// How fast a route is travelled.
     public enum PaceSpec: Sendable, Hashable {
@@ -143,6 +160,9 @@ public enum FaultSelector: Sendable, Hashable {
     /// or starts with it when it ends in `*` (`paused*`).
     case state(String)
 
+    /// `fraction`: a share of the devices.
+    public static let fractionRange = NumberRange(0...1)
+
     /// Whether a device's state text matches a `state` pattern (exact, or a prefix before `*`).
     public static func state(_ state: String, matches pattern: String) -> Bool {
         if pattern.hasSuffix("*") { return state.hasPrefix(pattern.dropLast()) }
@@ -176,4 +196,11 @@ public struct FaultParams: Sendable, Hashable {
 
     /// No parameters.
     public init() {}
+
+    /// `latency`'s `ms`: up to 10 minutes added to each request.
+    public static let latencyRange = NumberRange.integer(0...600_000, unit: "ms")
+    /// `timeouts`' `fraction`: the share of requests that time out.
+    public static let timeoutFractionRange = NumberRange(0...1)
+    /// `kill`'s and `reboot`'s `relaunchAfterSeconds` (admin API): up to 366 days.
+    public static let relaunchAfterRange = NumberRange(0...31_622_400, unit: "s")
 }

@@ -130,10 +130,12 @@ extension FleetLoop {
         actionLog.append(numbered)
     }
 
-    /// Changes the warp and/or pauses or resumes virtual time from now on.
+    /// Changes the warp and/or pauses or resumes virtual time from the time reached on: a clock
+    /// that ran ahead of the loop drops the lag, so no timer past the time reached fires after a
+    /// pause, and a lower warp slows the fleet at once.
     mutating func setClock(warp: Double?, paused: Bool?, realNanos: UInt64) {
-        if let warp { clock.setWarp(warp, realNanos: realNanos) }
-        if let paused { clock.setPaused(paused, realNanos: realNanos) }
+        if let warp { metrics.clockLagDroppedMillis += clock.setWarp(warp, realNanos: realNanos, reached: metrics.virtualNow) }
+        if let paused { metrics.clockLagDroppedMillis += clock.setPaused(paused, realNanos: realNanos, reached: metrics.virtualNow) }
     }
 
     /// A device's stored fixes with `from <= timestamp <= to`, oldest first, at most `limit`.

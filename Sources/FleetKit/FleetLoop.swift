@@ -111,6 +111,13 @@ struct FleetLoop {
         self.fleet = fleet
         self.options = options
         seed = options.seed ?? fleet.seed
+        if let warp = options.warp {
+            do throws(NumberProblem) {
+                _ = try FleetClock.warpRange.check(warp)
+            } catch {
+                throw RunError(description: "warp \(error)")
+            }
+        }
         clock = FleetClock(startMillis: 0, warp: options.warp ?? fleet.clock.warp, realNanos: 0)
         pool = StorePool(maxOpen: options.maxOpenStores)
         var routes: [String: Route] = [:]
@@ -282,6 +289,9 @@ struct FleetLoop {
         // Device time never runs backwards: completions handled before the remaining timers
         // are stamped with the last deadline reached, not with a `now` the loop has not caught up to.
         metrics.virtualNow = caughtUp ? max(reached, now) : reached
+        // A loop that cannot keep up at this warp drops the lag rather than racing to catch up,
+        // so a pause or a lower warp takes effect within a turn whatever the backlog.
+        if !caughtUp { metrics.clockLagDroppedMillis += clock.dropLag(reached: reached, realNanos: realNanos) }
     }
 
     private mutating func fire(_ timer: LoopTimer, at time: Int64) {

@@ -38,6 +38,10 @@ public struct FleetMetrics: Sendable, Hashable {
     public var latency = LatencyHistogram()
     /// How late timers fired, in real ms.
     public var timerLateness = LatencyHistogram()
+    /// Virtual ms the clock dropped because the loop fell behind it (more timers than the
+    /// machine fires at this warp), or ran ahead of a pause or a warp change: the fleet ran
+    /// slower than its warp by this much.
+    public var clockLagDroppedMillis: Int64 = 0
 
     /// Fixes stored and not yet acknowledged, summed over devices.
     public var pending = 0

@@ -28,12 +28,16 @@ extension FleetRuntime {
         command(reply) { loop throws(FleetControlError) in try loop.act(action, params: params, on: selector) }
     }
 
-    /// Sets the warp (virtual seconds per real second, above 0) and/or pauses or resumes
+    /// Sets the warp (virtual seconds per real second, in `FleetClock.warpRange`) and/or pauses or resumes
     /// virtual time; nil leaves that one as it is.
     public func setClock(warp: Double?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void) {
         command(reply) { loop throws(FleetControlError) in
-            if let warp, !(warp > 0) || !warp.isFinite {
-                throw FleetControlError(.badRequest, "warp \(warp) is not above 0", field: "warp")
+            if let warp {
+                do throws(NumberProblem) {
+                    _ = try FleetClock.warpRange.check(warp)
+                } catch {
+                    throw FleetControlError(.badRequest, "warp \(error)", field: "warp")
+                }
             }
             loop.setClock(warp: warp, paused: paused, realNanos: FleetRuntime.realNanos())
         }

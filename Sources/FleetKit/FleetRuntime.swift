@@ -24,6 +24,8 @@ public struct RunOptions: Sendable {
     public var maxOpenStores: Int
     /// Most uploads in flight at once (0 = unlimited).
     public var maxConnections: Int
+    /// `maxConnections` (`--max-connections`): 0 (unlimited) to 65 536.
+    public static let maxConnectionsRange = NumberRange.integer(0...65_536, unit: "connections")
     /// CA bundle for HTTPS ingest servers.
     public var caFile: String?
     /// Skip TLS verification (test servers only).

@@ -36,6 +36,11 @@ public struct ProviderProfile: Sendable, Hashable {
     /// Whether the OS flags fixes as mock (a developer's mock-location app).
     public var isMock = false
 
+    /// `gapsPerHour`: 0 to one a second.
+    public static let gapsPerHourRange = NumberRange(0...3600, unit: "per hour")
+    /// `outlierProbability`: a share of fixes.
+    public static let outlierProbabilityRange = NumberRange(0...1)
+
     /// The realistic defaults.
     public init() {}
 

@@ -44,16 +44,16 @@ struct Run: ParsableCommand {
     @Option(help: "The ingest URL (overrides the fleet file's `ingest`); without one, a receiver starts in-process.")
     var ingest: String?
 
-    @Option(help: "Virtual seconds per real second (overrides the fleet file).")
+    @Option(help: "Virtual seconds per real second, 0.01 to 10000 (overrides the fleet file).", transform: FlagNumber.real(FleetClock.warpRange))
     var warp: Double?
 
-    @Option(help: "The run seed (overrides the fleet file).")
+    @Option(help: "The run seed, 0 to 999999999999999 (overrides the fleet file).", transform: FlagNumber.unsigned(FleetFile.seedRange))
     var seed: UInt64?
 
-    @Option(help: "Stop after this much wall-clock time, e.g. 90s or 10m.")
-    var duration: String?
+    @Option(help: "Stop after this much wall-clock time, e.g. 90s or 10m (at most 366d).", transform: FlagNumber.duration)
+    var duration: Int64?
 
-    @Option(help: "Most uploads in flight at once (0 = unlimited).")
+    @Option(help: "Most uploads in flight at once, 0 (unlimited) to 65536.", transform: FlagNumber.integer(RunOptions.maxConnectionsRange))
     var maxConnections = 256
 
     @Option(help: "A CA bundle for an HTTPS ingest server.")
@@ -79,13 +79,6 @@ struct Run: ParsableCommand {
         } catch {
             throw CommandFailure(error.description)
         }
-        var realDuration: Int64?
-        if let duration {
-            guard let millis = FleetDuration.millis(duration) else {
-                throw ValidationError("--duration \"\(duration)\" is not a duration; expected e.g. 90s or 10m.")
-            }
-            realDuration = millis
-        }
         let devices = fleet.groups.reduce(0) { $0 + $1.count }
         let embedded = fleet.needsIngestURL && ingest == nil
         let idle = HTTPTransport.defaultMaxIdleConnections
@@ -108,7 +101,7 @@ struct Run: ParsableCommand {
                         devices: devices, maxConnections: maxConnections, idleConnections: idle))
             }
             let options = RunOptions(
-                dataDirectory: data, ingest: ingest ?? receiver?.url, warp: warp, seed: seed, realDurationMillis: realDuration,
+                dataDirectory: data, ingest: ingest ?? receiver?.url, warp: warp, seed: seed, realDurationMillis: duration,
                 routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path,
                 maxOpenStores: budget.openStores(limit: openFiles), maxConnections: maxConnections, caFile: caFile,
                 insecure: insecure)
@@ -202,6 +195,7 @@ enum ProgressLine {
         return "\(Timestamp.text(unixMillis: metrics.virtualNow)) | devices: \(states) | fixes \(metrics.fixesStored)"
             + " | batches \(outcomes.isEmpty ? "0" : outcomes)" + (refreshes.isEmpty ? "" : " | token refreshes \(refreshes)")
             + " | pending \(metrics.pending)" + storePart(metrics)
+            + (metrics.clockLagDroppedMillis > 0 ? " | clock lag dropped \(metrics.clockLagDroppedMillis) ms" : "")
             + String(format: " | latency p50 %.1f p95 %.1f p99 %.1f ms", latency.percentile(0.5), latency.percentile(0.95), latency.percentile(0.99))
     }
 }

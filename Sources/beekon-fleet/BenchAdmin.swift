@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeekonDevice
 import BeekonNet
 import FleetAdmin
 import FleetKit
@@ -23,14 +24,11 @@ struct BenchAdmin: ParsableCommand {
 
     @OptionGroup var fleet: BenchFleetOptions
 
-    @Option(help: "Requests per endpoint.")
-    var requests = 300
+    /// `--requests`.
+    static let requestsRange = NumberRange.integer(1...1_000_000, unit: "requests")
 
-    func validate() throws {
-        guard requests >= 1 else {
-            throw ValidationError("--requests must be positive.")
-        }
-    }
+    @Option(help: "Requests per endpoint, 1 to 1000000.", transform: FlagNumber.integer(requestsRange))
+    var requests = 300
 
     func run() throws {
         let openFiles = FileLimit.raiseToHardLimit()

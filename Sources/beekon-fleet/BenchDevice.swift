@@ -16,12 +16,11 @@ struct BenchDevice: ParsableCommand {
     @Flag(help: "Print the figures as one JSON object.")
     var json = false
 
-    @Option(help: "How many OS fixes to feed.")
-    var fixes = 2_000_000
+    /// `--fixes`.
+    static let fixesRange = NumberRange.integer(1000...100_000_000, unit: "fixes")
 
-    func validate() throws {
-        guard fixes >= 1000 else { throw ValidationError("--fixes must be at least 1000.") }
-    }
+    @Option(help: "How many OS fixes to feed, 1000 to 100000000.", transform: FlagNumber.integer(fixesRange))
+    var fixes = 2_000_000
 
     func run() throws {
         let start: Int64 = 1_781_526_896_789

@@ -7,26 +7,19 @@ import Foundation
 /// The bench fleet's settings that every fleet benchmark shares: how many devices, how fast,
 /// how many uploads at once and how spread out their start is.
 struct BenchFleetOptions: ParsableArguments {
-    @Option(help: "How many devices.")
+    @Option(help: "How many devices, 1 to 100000.", transform: FlagNumber.integer(DeviceGroup.countRange))
     var devices = 1000
 
-    @Option(help: "Virtual seconds per real second.")
+    @Option(help: "Virtual seconds per real second, 0.01 to 10000.", transform: FlagNumber.real(FleetClock.warpRange))
     var warp: Double = 60
 
-    @Option(help: "Most uploads in flight at once.")
+    @Option(help: "Most uploads in flight at once, 0 (unlimited) to 65536.", transform: FlagNumber.integer(RunOptions.maxConnectionsRange))
     var maxConnections = 256
 
-    @Option(help: "Devices switch on spread over this much virtual time, e.g. 60s (phones do not all start in the same millisecond).")
+    @Option(
+        help: "Devices switch on spread over this much virtual time, e.g. 60s (phones do not all start in the same millisecond).",
+        transform: FlagNumber.durationText)
     var spread = "60s"
-
-    func validate() throws {
-        guard devices >= 1, warp > 0, maxConnections >= 1 else {
-            throw ValidationError("--devices, --warp and --max-connections must be positive.")
-        }
-        guard FleetDuration.millis(spread) != nil else {
-            throw ValidationError("--spread \"\(spread)\" is not a duration; expected e.g. 0s, 60s or 2m.")
-        }
-    }
 }
 
 /// Which gate the bench fleet's devices use.

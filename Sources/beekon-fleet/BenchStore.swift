@@ -2,6 +2,7 @@ import ArgumentParser
 import BeekonDevice
 import BeekonNet
 import BeekonStore
+import FleetKit
 import Foundation
 
 /// `beekon-fleet bench store`: the device store's and the payload's hot paths.
@@ -17,26 +18,25 @@ struct BenchStore: ParsableCommand {
     @Flag(help: "Print the figures as one JSON object.")
     var json = false
 
-    @Option(help: "How many stores to open for the fleet-wide figures.")
+    /// `--stores`: as many as a fleet has devices.
+    static let storesRange = DeviceGroup.countRange
+    /// `--commits`, `--rounds` and `--encode-iterations`.
+    static let repeatsRange = NumberRange.integer(1...10_000_000)
+
+    @Option(help: "How many stores to open for the fleet-wide figures, 1 to 100000.", transform: FlagNumber.integer(storesRange))
     var stores = 1000
 
-    @Option(help: "Commits into the single store.")
+    @Option(help: "Commits into the single store, 1 to 10000000.", transform: FlagNumber.integer(repeatsRange))
     var commits = 20_000
 
-    @Option(help: "Rounds of one commit per store across all the stores.")
+    @Option(help: "Rounds of one commit per store across all the stores, 1 to 10000000.", transform: FlagNumber.integer(repeatsRange))
     var rounds = 40
 
-    @Option(help: "Encode+gzip iterations of the 100-fix batch.")
+    @Option(help: "Encode+gzip iterations of the 100-fix batch, 1 to 10000000.", transform: FlagNumber.integer(repeatsRange))
     var encodeIterations = 3000
 
     @Option(help: "Where to put the stores (a new temporary folder by default; removed after).")
     var directory: String?
-
-    func validate() throws {
-        guard stores >= 1, commits >= 1, rounds >= 1, encodeIterations >= 1 else {
-            throw ValidationError("--stores, --commits, --rounds and --encode-iterations must be at least 1.")
-        }
-    }
 
     func run() throws {
         // Three descriptors a store: 1,000 stores need more than the common default of 1,024.

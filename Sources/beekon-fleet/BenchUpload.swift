@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeekonDevice
 import BeekonNet
 import FleetKit
 import Foundation
@@ -26,16 +27,23 @@ struct BenchUpload: ParsableCommand {
 
     @OptionGroup var fleet: BenchFleetOptions
 
-    @Option(help: "Wall-clock seconds of each phase (wrk, and each fleet run).")
+    /// `--wrk-threads` and `--nginx-workers`.
+    static let workersRange = NumberRange.integer(1...256, unit: "threads")
+    /// `--wrk-connections`.
+    static let connectionsRange = NumberRange.integer(1...100_000, unit: "connections")
+
+    @Option(help: "Wall-clock seconds of each phase (wrk, and each fleet run), 0.1 to 86400.", transform: FlagNumber.real(BenchFleet.secondsRange))
     var seconds: Double = 10
 
-    @Option(help: "wrk's threads.")
+    @Option(help: "wrk's threads, 1 to 256.", transform: FlagNumber.integer(workersRange))
     var wrkThreads = 1
 
-    @Option(help: "wrk's connections.")
+    @Option(help: "wrk's connections, 1 to 100000 and at least --wrk-threads.", transform: FlagNumber.integer(connectionsRange))
     var wrkConnections = 64
 
-    @Option(help: "nginx worker processes (1 leaves the other core of a 2-core machine to the client).")
+    @Option(
+        help: "nginx worker processes, 1 to 256 (1 leaves the other core of a 2-core machine to the client).",
+        transform: FlagNumber.integer(workersRange))
     var nginxWorkers = 1
 
     @Flag(help: "Run without wrk: leave out (a) and the ratio; (b) still runs when nginx is installed.")
@@ -45,9 +53,8 @@ struct BenchUpload: ParsableCommand {
     var wrkSeconds: Int { Int(seconds.rounded(.up)) }
 
     func validate() throws {
-        guard seconds > 0, wrkThreads >= 1, wrkConnections >= wrkThreads, nginxWorkers >= 1 else {
-            throw ValidationError(
-                "--seconds, --wrk-threads and --nginx-workers must be positive, --wrk-connections at least --wrk-threads.")
+        guard wrkConnections >= wrkThreads else {
+            throw ValidationError("--wrk-connections \(wrkConnections) is below --wrk-threads \(wrkThreads); expected at least as many connections as threads.")
         }
     }
 

@@ -44,4 +44,27 @@ struct TimestampTests {
     func rejects(text: String) {
         #expect(Timestamp.unixMillis(parsing: text) == nil)
     }
+
+    @Test(
+        "instants outside years 0000 to 9999 are written as the nearest writable one, never as a wrong date",
+        arguments: [
+            (253_402_300_799_999 as Int64, "9999-12-31T23:59:59.999Z"),
+            (253_402_300_800_000, "9999-12-31T23:59:59.999Z"),  // 10000-01-01
+            (Int64.max, "9999-12-31T23:59:59.999Z"),
+            (-62_167_219_200_000, "0000-01-01T00:00:00.000Z"),
+            (-62_167_219_200_001, "0000-01-01T00:00:00.000Z"),
+            (Int64.min, "0000-01-01T00:00:00.000Z"),
+        ])
+    func clampsToFourDigitYears(millis: Int64, text: String) {
+        #expect(Timestamp.text(unixMillis: millis) == text)
+    }
+
+    @Test("inputs take instants from 1970 to the end of 9999 only")
+    func inputRange() {
+        #expect(Timestamp.inputRange.contains(0))
+        #expect(Timestamp.inputRange.contains(Double(Timestamp.maxWritable)))
+        #expect(!Timestamp.inputRange.contains(Double(Timestamp.maxWritable + 1)))
+        #expect(!Timestamp.inputRange.contains(-1))
+        #expect(Timestamp.unixMillis(parsing: Timestamp.text(unixMillis: Timestamp.maxWritable)) == Timestamp.maxWritable)
+    }
 }

@@ -1,0 +1,31 @@
+import BeekonDevice
+import FleetKit
+
+/// Reads numeric flags through their field's `NumberRange`: a bad value stops the command
+/// with exit code 64 and `The value 'nan' is invalid for '--warp <warp>': "nan" is not a
+/// number; expected a number from 0.01 to 10000` (ArgumentParser names the flag and the value).
+enum FlagNumber {
+    /// A real number in `range`.
+    static func real(_ range: NumberRange) -> @Sendable (String) throws -> Double {
+        { text in try range.read(text) }
+    }
+
+    /// A whole number in `range`, read exactly.
+    static func integer(_ range: NumberRange) -> @Sendable (String) throws -> Int {
+        { text in Int(try range.readInteger(text)) }
+    }
+
+    /// A whole number in `range` that may exceed `Int` on no platform we build for, as `UInt64`.
+    static func unsigned(_ range: NumberRange) -> @Sendable (String) throws -> UInt64 {
+        { text in UInt64(try range.readInteger(text)) }
+    }
+
+    /// A duration (`FleetDuration`), ms.
+    static let duration: @Sendable (String) throws -> Int64 = { text in try FleetDuration.read(text) }
+
+    /// A duration (`FleetDuration`) kept as written, for a fleet file made from the flags.
+    static let durationText: @Sendable (String) throws -> String = { text in
+        _ = try FleetDuration.read(text)
+        return text
+    }
+}
