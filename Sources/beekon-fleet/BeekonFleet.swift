@@ -185,7 +185,9 @@ struct Validate: ParsableCommand {
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure the fleet's hot paths and print the figures.",
-        subcommands: [BenchStore.self, BenchDevice.self, BenchFleet.self, BenchUpload.self, BenchAdmin.self])
+        subcommands: [
+            BenchStore.self, BenchDevice.self, BenchFleet.self, BenchUpload.self, BenchAdmin.self, BenchHostile.self,
+        ])
 }
 
 /// A command that could not do its job; the message says why and what to do.
