@@ -71,8 +71,8 @@ public final class AdminServer: Sendable {
         do throws(MicroHTTPError) {
             daemon = try MicroHTTPDaemon(
                 host: configuration.host, port: configuration.port, threads: configuration.threads,
-                connectionTimeoutSeconds: 120, connectionLimit: 1024, maxBodyBytes: Self.maxBodyBytes,
-                respond: { router.respond(to: $0) })
+                connectionTimeoutSeconds: 120, connectionLimit: 1024, perIPConnectionLimit: 256,
+                maxBodyBytes: Self.maxBodyBytes, respond: { router.respond(to: $0) })
         } catch {
             publisher.stop()
             throw AdminError(message: "admin: \(error.message)")

@@ -48,7 +48,7 @@ public struct IngestReceiverConfiguration: Sendable, Hashable {
         maxInflatedBytes: Int = 4 << 20, maxJSONDepth: Int = 32, maxJSONElements: Int = 100_000,
         memoryBudgetBytes: Int = 64 << 20, connectionTimeoutSeconds: Int = 10,
         threads: Int = ProcessInfo.processInfo.activeProcessorCount, connectionLimit: Int = 16_384,
-        perIPConnectionLimit: Int = 1024, script: AnswerScript = AnswerScript(), auth: AuthScript = AuthScript(),
+        perIPConnectionLimit: Int = 4096, script: AnswerScript = AnswerScript(), auth: AuthScript = AuthScript(),
         tokenEndpoint: TokenScript = TokenScript()
     ) {
         self.host = host

@@ -135,7 +135,7 @@ public final class MicroHTTPDaemon: Sendable {
     /// `bodyOverBudget` set and no bytes.
     public init(
         host: String, port: UInt16, threads: Int, connectionTimeoutSeconds: Int = 10,
-        connectionLimit: Int = 16_384, perIPConnectionLimit: Int = 1024, maxBodyBytes: Int,
+        connectionLimit: Int = 16_384, perIPConnectionLimit: Int = 4096, maxBodyBytes: Int,
         memoryBudget: MemoryBudget? = nil, respond: @escaping Responder
     ) throws(MicroHTTPError) {
         core = Core(respond: respond, maxBodyBytes: maxBodyBytes, memoryBudget: memoryBudget)

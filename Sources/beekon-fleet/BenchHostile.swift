@@ -126,6 +126,9 @@ struct BenchHostile: ParsableCommand {
         report.add("idle_connections", "(b) idle connections opened", Double(sockets.count), unit: "")
         report.add("idle_valid_status", "    valid upload meanwhile: status", Double(upload.status), unit: "")
         report.add("idle_valid_latency_ms", "    valid upload meanwhile: latency", upload.seconds * 1000, unit: "ms")
+        report.add(
+            "idle_receiver_peak_rss_mib", "    receiver peak RSS (VmHWM)", Double(receiver.process.peakResidentKiB()) / 1024,
+            unit: "MiB")
         report.note(
             "(b) \(idle) idle connections, \(perAddress) from each of 127.0.0.2…127.0.0.\(1 + (idle + perAddress - 1) / perAddress)")
     }

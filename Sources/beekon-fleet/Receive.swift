@@ -101,7 +101,7 @@ struct Receive: ParsableCommand {
     @Option(help: "The most connections open at once (1…1000000, default 16384).")
     var connectionLimit: String?
 
-    @Option(help: "The most connections from one client address (0 = no cap, default 1024).")
+    @Option(help: "The most connections from one client address (0 = no cap, default 4096).")
     var perIpConnectionLimit: String?
 
     @Option(help: "Daemon threads (1…256, default: one per core).")
