@@ -218,14 +218,15 @@ struct HostileInputTests {
         let harness = try ReceiverHarness {
             $0.perIPConnectionLimit = 2
             $0.threads = 1
+            $0.connectionTimeoutSeconds = 600  // The idle pair must outlive a slow run.
         }
         let idle = (0..<2).map { _ in RawSocket.connect(port: harness.receiver.port) }
         defer { idle.forEach { close($0) } }
         try #require(idle.allSatisfy { $0 >= 0 })
         // Let the daemon accept both before the third arrives.
-        let probe = RawSocket.exchange(port: harness.receiver.port, Array("GET /stats HTTP/1.1\r\nHost: x\r\n\r\n".utf8), from: "127.0.0.2")
+        let probe = RawSocket.exchange(port: harness.receiver.port, Array("GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8), from: "127.0.0.2")
         #expect(probe.hasPrefix("HTTP/1.1 200 "), "\(probe)")
-        let third = RawSocket.exchange(port: harness.receiver.port, Array("GET /stats HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        let third = RawSocket.exchange(port: harness.receiver.port, Array("GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
         #expect(third == "", "a third connection from 127.0.0.1 was served: \(third)")
         let body = try GzipCompressor().compress(harness.payload().json)
         let head =
