@@ -66,7 +66,8 @@ struct BoundedJSONParser {
             throw JSONProblem(offset: 0, reason: "starts with a UTF-8 byte order mark; expected UTF-8 without one")
         }
         if let zero = bytes.firstIndex(of: 0) {
-            throw JSONProblem(offset: zero, reason: "a NUL byte: UTF-16 or UTF-32 without a byte order mark?; expected UTF-8")
+            throw JSONProblem(
+                offset: zero, reason: "a NUL byte: UTF-16 or UTF-32 without a byte order mark?; expected UTF-8")
         }
     }
 
@@ -119,7 +120,9 @@ struct BoundedJSONParser {
         func unexpected(_ expected: String) -> JSONProblem {
             guard offset < bytes.count else { return fail("not valid JSON: ends early; expected \(expected)") }
             let byte = bytes[offset]
-            let shown = byte >= 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
+            let shown =
+                byte >= 0x20 && byte < 0x7F
+                ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
             return fail("not valid JSON: \(shown); expected \(expected)")
         }
 
@@ -201,7 +204,9 @@ struct BoundedJSONParser {
         /// `"name":`, leaving the cursor at the value.
         mutating func key() throws(JSONProblem) -> String {
             skipSpace()
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw unexpected("a key (a string)") }
+            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
+                throw unexpected("a key (a string)")
+            }
             let name = try string()
             try expect(UInt8(ascii: ":"), "':'")
             return name
@@ -280,7 +285,9 @@ struct BoundedJSONParser {
                 if byte == UInt8(ascii: "\"") {
                     scalars.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<offset]))
                     offset += 1
-                    return try scalars.withUnsafeBufferPointer { buffer throws(JSONProblem) in try text(buffer, at: start) }
+                    return try scalars.withUnsafeBufferPointer { buffer throws(JSONProblem) in
+                        try text(buffer, at: start)
+                    }
                 }
                 if byte < 0x20 {
                     throw fail("not valid JSON: a control character (0x\(String(byte, radix: 16))) inside a string")
@@ -304,7 +311,8 @@ struct BoundedJSONParser {
                 case UInt8(ascii: "u"):
                     var code = try hex4()
                     if (0xD800..<0xDC00).contains(code) {
-                        guard offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u")
+                        guard offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"),
+                            bytes[offset + 1] == UInt8(ascii: "u")
                         else { throw fail("not valid JSON: a lone UTF-16 surrogate \\u\(String(code, radix: 16))") }
                         offset += 2
                         let low = try hex4()
@@ -317,7 +325,8 @@ struct BoundedJSONParser {
                     }
                     scalars.append(contentsOf: Array(String(Character(Unicode.Scalar(code)!)).utf8))
                 default:
-                    throw fail("not valid JSON: an unknown escape \\\(Character(Unicode.Scalar(escape)))", at: offset - 2)
+                    let shown = Character(Unicode.Scalar(escape))
+                    throw fail("not valid JSON: an unknown escape \\\(shown)", at: offset - 2)
                 }
                 run = offset
             }

@@ -34,8 +34,9 @@ public final class IngestReceiver: Sendable {
             daemon = try MicroHTTPDaemon(
                 host: configuration.host, port: configuration.port, threads: configuration.threads,
                 connectionTimeoutSeconds: configuration.connectionTimeoutSeconds,
-                connectionLimit: configuration.connectionLimit, perIPConnectionLimit: configuration.perIPConnectionLimit,
-                maxBodyBytes: configuration.maxBodyBytes, memoryBudget: budget, respond: { core.respond(to: $0) })
+                connectionLimit: configuration.connectionLimit,
+                perIPConnectionLimit: configuration.perIPConnectionLimit, maxBodyBytes: configuration.maxBodyBytes,
+                memoryBudget: budget, respond: { core.respond(to: $0) })
         } catch {
             throw IngestReceiverError(.listen, error.message)
         }
@@ -330,7 +331,8 @@ private final class ReceiverCore: Sendable {
             } catch where error.code == GzipError.outputTooLarge {
                 throw Refusal(
                     Self.error(
-                        413, "body: inflates to more than \(configuration.maxInflatedBytes) bytes (--max-inflated-bytes)"))
+                        413,
+                        "body: inflates to more than \(configuration.maxInflatedBytes) bytes (--max-inflated-bytes)"))
             } catch where error.code == GzipError.outputRefused {
                 throw Refusal(Self.busy())
             } catch {

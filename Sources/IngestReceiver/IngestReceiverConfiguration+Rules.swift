@@ -31,7 +31,9 @@ extension IngestReceiverConfiguration {
         try reader.refuseUnknown(root, allowed: Self.rootFields, at: "")
         if let seed = try reader.integer(root, "seed", Ranges.seed) { script.seed = UInt64(seed) }
         if let mix = root["mix"] {
-            guard case .array(let items) = mix else { throw reader.fail("mix", "an array of {\"answer\", \"percent\"}", mix) }
+            guard case .array(let items) = mix else {
+                throw reader.fail("mix", "an array of {\"answer\", \"percent\"}", mix)
+            }
             script.mix = []
             for (index, item) in items.enumerated() {
                 let field = "mix[\(index)]"
@@ -57,7 +59,9 @@ extension IngestReceiverConfiguration {
                 throw reader.fail("fail_first", "an object {\"count\", \"status\"}", failFirst)
             }
             try reader.refuseUnknown(object, allowed: ["count", "status"], at: "fail_first")
-            if let count = try reader.integer(object, "count", Ranges.count, at: "fail_first") { script.failFirst = count }
+            if let count = try reader.integer(object, "count", Ranges.count, at: "fail_first") {
+                script.failFirst = count
+            }
             if let status = try reader.integer(object, "status", Ranges.status, at: "fail_first") {
                 script.failFirstStatus = status
             }
@@ -91,7 +95,9 @@ extension IngestReceiverConfiguration {
             if let status = try reader.integer(object, "fail_status", Ranges.status, at: field) {
                 tokenEndpoint.failStatus = status
             }
-            if let count = try reader.integer(object, "fail_first", Ranges.count, at: field) { tokenEndpoint.failFirst = count }
+            if let count = try reader.integer(object, "fail_first", Ranges.count, at: field) {
+                tokenEndpoint.failFirst = count
+            }
             if let omit = try reader.bool(object, "omit_token", at: field) { tokenEndpoint.omitToken = omit }
             if let refresh = try reader.strings(object, "refresh_tokens", at: field) { tokenEndpoint.refreshTokens = refresh }
         }
@@ -129,7 +135,9 @@ private struct RulesReader {
         return IngestReceiverError(.rules, "\(file): \(field): expected \(expected), got \(shown)")
     }
 
-    func refuseUnknown(_ object: [String: JSONNode], allowed: Set<String>, at place: String) throws(IngestReceiverError) {
+    func refuseUnknown(
+        _ object: [String: JSONNode], allowed: Set<String>, at place: String
+    ) throws(IngestReceiverError) {
         if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
             let name = place.isEmpty ? unknown : "\(place).\(unknown)"
             throw IngestReceiverError(
@@ -171,7 +179,9 @@ private struct RulesReader {
         return flag
     }
 
-    func strings(_ object: [String: JSONNode], _ key: String, at place: String = "") throws(IngestReceiverError) -> [String]? {
+    func strings(
+        _ object: [String: JSONNode], _ key: String, at place: String = ""
+    ) throws(IngestReceiverError) -> [String]? {
         guard let value = object[key] else { return nil }
         guard case .array(let items) = value else { throw fail(name(key, place), "an array of strings", value) }
         var strings: [String] = []

@@ -108,7 +108,9 @@ struct PayloadValidator {
 
     private static func location(_ fields: Fields) throws(PayloadProblem) -> IngestBatch.Location {
         let bearing = try fields.optionalNumber("bearing", Ranges.bearing)
-        if bearing == 360 { throw fields.problem("bearing", "\"360\" is out of range; expected 0 up to 360 (excluded)") }
+        if bearing == 360 {
+            throw fields.problem("bearing", "\"360\" is out of range; expected 0 up to 360 (excluded)")
+        }
         return IngestBatch.Location(
             id: try fields.uuid("id"), timestamp: try fields.timestamp("timestamp"),
             trigger: try fields.choice("trigger", triggers), motion: try fields.choice("motion", motions),
@@ -157,7 +159,9 @@ private struct Fields {
     /// The value when present; a null is refused (optionals are omitted, never null).
     private func optional(_ key: String, _ expected: String) throws(PayloadProblem) -> JSONNode? {
         guard let value = members[key] else { return nil }
-        if value == .null { throw problem(key, "is null; optional fields are omitted, never null (expected \(expected))") }
+        if value == .null {
+            throw problem(key, "is null; optional fields are omitted, never null (expected \(expected))")
+        }
         return value
     }
 
@@ -238,7 +242,8 @@ private struct Fields {
             throw problem(key, error.description)
         }
         if number.rounded(.towardZero) == number, abs(number) < 9.0e15, text.contains(where: { ".eE".contains($0) }) {
-            throw problem(key, "the integral value \(Int64(number)) must be written without a decimal point or exponent")
+            throw problem(
+                key, "the integral value \(Int64(number)) must be written without a decimal point or exponent")
         }
         return number
     }

@@ -259,7 +259,8 @@ public final class MicroHTTPDaemon: Sendable {
         let box = Unmanaged<RequestBox>.fromOpaque(boxPointer).takeUnretainedValue()  // Retained until completion.
         if uploadSize.pointee > 0 {
             if case .receiving = box.phase {
-                box.append(UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee), maxBodyBytes: core.maxBodyBytes)
+                let chunk = UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee)
+                box.append(chunk, maxBodyBytes: core.maxBodyBytes)
             }
             uploadSize.pointee = 0
             return MHD_Result.YES
@@ -291,7 +292,8 @@ public final class MicroHTTPDaemon: Sendable {
         let request = IncomingRequest(
             method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "",
             query: box.query, headers: box.headers, body: box.body, bodyTooLarge: box.tooLarge,
-            bodyOverBudget: box.overBudget, conflictingContentLengths: box.conflictingLengths, clientPort: box.clientPort)
+            bodyOverBudget: box.overBudget, conflictingContentLengths: box.conflictingLengths,
+            clientPort: box.clientPort)
         box.body = []
         let disposition = core.respond(request)
         box.reservation.release()  // The responder has taken what it keeps into its own budget.

@@ -8,7 +8,7 @@ import Synchronization
 struct BenchHostile: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hostile",
-        abstract: "Gzip bombs and idle connections against `beekon-fleet receive`: its peak memory, a valid upload's latency.",
+        abstract: "Gzip bombs and idle connections against the receiver: its memory, a valid upload's latency.",
         discussion: """
             Runs `beekon-fleet receive` as a child process (its database in a temporary folder), \
             twice: (a) --bombs clients each POST a gzip body (about 61 KB) that inflates to \
@@ -127,10 +127,10 @@ struct BenchHostile: ParsableCommand {
         report.add("idle_valid_status", "    valid upload meanwhile: status", Double(upload.status), unit: "")
         report.add("idle_valid_latency_ms", "    valid upload meanwhile: latency", upload.seconds * 1000, unit: "ms")
         report.add(
-            "idle_receiver_peak_rss_mib", "    receiver peak RSS (VmHWM)", Double(receiver.process.peakResidentKiB()) / 1024,
-            unit: "MiB")
-        report.note(
-            "(b) \(idle) idle connections, \(perAddress) from each of 127.0.0.2…127.0.0.\(1 + (idle + perAddress - 1) / perAddress)")
+            "idle_receiver_peak_rss_mib", "    receiver peak RSS (VmHWM)",
+            Double(receiver.process.peakResidentKiB()) / 1024, unit: "MiB")
+        let last = 1 + (idle + perAddress - 1) / perAddress
+        report.note("(b) \(idle) idle connections, \(perAddress) from each of 127.0.0.2…127.0.0.\(last)")
     }
 }
 
@@ -184,7 +184,9 @@ enum LoopbackHTTP {
         var local = address(source, port: 0)
         var remote = address("127.0.0.1", port: port)
         let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         if !blocking { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
         let connected = withUnsafePointer(to: &remote) {

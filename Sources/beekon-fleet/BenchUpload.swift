@@ -224,7 +224,8 @@ struct BenchUpload: ParsableCommand {
     func measureReceiver(folder: BenchFolder) throws -> (phase: FleetPhase, stopped: String) {
         let receiver = try ReceiverChild(folder: folder.path("receiver"))
         let process = receiver.process
-        let phase = try measureFleet(threshold: 1, ingest: receiver.url, server: process, folder: folder.path("fleet-receiver"))
+        let phase = try measureFleet(
+            threshold: 1, ingest: receiver.url, server: process, folder: folder.path("fleet-receiver"))
         process.stop()
         let stopped = process.output().split(separator: "\n").last { $0.contains("stopped.") }
         return (phase, stopped.map(String.init) ?? "receiver: no summary")

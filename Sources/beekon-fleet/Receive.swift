@@ -170,9 +170,13 @@ struct Receive: ParsableCommand {
         if let seed { configuration.script.seed = seed }
         if let mix { configuration.script.mix = try AnswerScript.parseMix(mix) }
         if let value = try Self.read("fail-first", failFirst, Ranges.count) { configuration.script.failFirst = value }
-        if let value = try Self.read("fail-status", failStatus, Ranges.status) { configuration.script.failFirstStatus = value }
+        if let value = try Self.read("fail-status", failStatus, Ranges.status) {
+            configuration.script.failFirstStatus = value
+        }
         if let retryAfter { configuration.script.retryAfter = retryAfter }
-        if let value = try Self.read("latency-ms", latencyMs, Ranges.latencyMillis) { configuration.script.latencyMillis = value }
+        if let value = try Self.read("latency-ms", latencyMs, Ranges.latencyMillis) {
+            configuration.script.latencyMillis = value
+        }
         if let value = try Self.read("hang-ms", hangMs, Ranges.hangMillis) { configuration.script.hangMillis = value }
         if storeBeforeFault { configuration.script.storeBeforeFault = true }
         if requireToken { configuration.auth.requireToken = true }
