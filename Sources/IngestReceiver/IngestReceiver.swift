@@ -149,7 +149,10 @@ private final class ReceiverCore: Sendable {
     /// Decides the answer to one request; runs on a daemon thread.
     func respond(to request: IncomingRequest) -> Disposition {
         let disposition: Disposition
-        if request.path == configuration.ingestPath {
+        if let refusal = Self.framingRefusal(request) {
+            if request.path == configuration.ingestPath { state.withLock { $0.recorder.stats.rejectedUploads += 1 } }
+            disposition = .reply(refusal, delayMillis: 0)
+        } else if request.path == configuration.ingestPath {
             disposition = request.method == "POST" ? ingest(request) : .reply(Self.notAllowed("POST"), delayMillis: 0)
         } else if let tokenPath = configuration.tokenEndpoint.path, request.path == tokenPath {
             disposition = .reply(request.method == "POST" ? token(request) : Self.notAllowed("POST"), delayMillis: 0)
@@ -301,20 +304,24 @@ private final class ReceiverCore: Sendable {
             headers: [("Retry-After", "1"), ("Connection", "close")])
     }
 
+    /// The answer to a request whose body cannot be used, on any path: conflicting
+    /// `Content-Length`s (400: where the body ends is ambiguous), or the memory budget spent (503).
+    static func framingRefusal(_ request: IncomingRequest) -> OutgoingReply? {
+        if !request.conflictingContentLengths.isEmpty {
+            let values = request.conflictingContentLengths.map { "\"\($0.prefix(20))\"" }.joined(separator: ", ")
+            return error(
+                400, "Content-Length: the request has several that disagree (\(values)); expected one",
+                headers: [("Connection", "close")])
+        }
+        return request.bodyOverBudget ? busy() : nil
+    }
+
     /// Gunzips (taking the inflated bytes from `reservation`) and validates; the refusal carries
     /// the 4xx or 503 to send.
     private func decode(_ request: IncomingRequest, reservation: MemoryReservation) throws(Refusal) -> IngestBatch {
-        if !request.conflictingContentLengths.isEmpty {
-            let values = request.conflictingContentLengths.map { "\"\($0.prefix(20))\"" }.joined(separator: ", ")
-            throw Refusal(
-                Self.error(
-                    400, "Content-Length: the request has several that disagree (\(values)); expected one",
-                    headers: [("Connection", "close")]))
-        }
         if request.bodyTooLarge {
             throw Refusal(Self.error(413, "body: larger than the limit of \(configuration.maxBodyBytes) bytes"))
         }
-        if request.bodyOverBudget { throw Refusal(Self.busy()) }
         let type = request.headers["content-type"]?.lowercased() ?? ""
         guard type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) == "application/json" else {
             throw Refusal(Self.error(415, "Content-Type: expected application/json, got \"\(type.prefix(80))\""))

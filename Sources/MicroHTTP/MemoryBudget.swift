@@ -1,8 +1,8 @@
 import Synchronization
 
 /// Bytes of request data held in memory at once, shared by every connection of a server: the
-/// daemon takes a body's bytes as they arrive (or its whole `Content-Length` up front), the
-/// responder takes what it makes from them (an inflated body). What would pass the limit is
+/// daemon takes a body's bytes as they arrive, the responder takes what it makes from them (an
+/// inflated body). What would pass the limit is
 /// refused, so the server answers 503 instead of running out of memory.
 public final class MemoryBudget: Sendable {
     /// The most bytes held at once.

@@ -131,8 +131,8 @@ public final class MicroHTTPDaemon: Sendable {
     /// `connectionTimeoutSeconds` is closed; past `connectionLimit` connections (shared by the
     /// threads) new ones wait in the listen queue; past `perIPConnectionLimit` from one address
     /// (0: no cap) new ones from it are closed at once. With a `memoryBudget`, bodies take their
-    /// bytes from it as they arrive and a body that would pass it reaches the responder with
-    /// `bodyOverBudget` set and no bytes.
+    /// bytes from it as they arrive (given back once the responder has run) and a body that would
+    /// pass it reaches the responder with `bodyOverBudget` set and no bytes.
     public init(
         host: String, port: UInt16, threads: Int, connectionTimeoutSeconds: Int = 10,
         connectionLimit: Int = 16_384, perIPConnectionLimit: Int = 4096, maxBodyBytes: Int,
@@ -243,15 +243,13 @@ public final class MicroHTTPDaemon: Sendable {
             }
             box.clientPort = clientPort(of: connection)
             requestContext.pointee = Unmanaged.passRetained(box).toOpaque()  // Released by the completion callback.
-            if let length = box.headers["content-length"].flatMap({ Int($0) }), length > 0 {
-                // Refused before reading the body; MHD closes the connection after this answer.
-                if length > core.maxBodyBytes {
-                    box.tooLarge = true
-                } else if !box.reservation.grow(length) {
-                    box.overBudget = true
-                }
+            // Refused before reading the body; MHD closes the connection after this answer. The
+            // budget is taken as bytes arrive, not as declared: a client that declares much and
+            // sends nothing holds nothing.
+            if let length = box.headers["content-length"].flatMap({ Int($0) }), length > core.maxBodyBytes {
+                box.tooLarge = true
             }
-            if box.tooLarge || box.overBudget || !box.conflictingLengths.isEmpty {
+            if box.tooLarge || !box.conflictingLengths.isEmpty {
                 return finish(box, core: core, connection: connection, url: url, method: method)
             }
             return MHD_Result.YES

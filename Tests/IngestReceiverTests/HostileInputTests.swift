@@ -244,16 +244,17 @@ struct HostileInputTests {
             $0.memoryBudgetBytes = 48 << 10
             $0.maxBodyBytes = 40 << 10
         }
-        // A slow client holds 40 KiB of the budget: it declared that much and sends it slowly.
+        // A slow client holds 40 KiB of the budget: it has sent all of its body but the last byte.
         let holder = RawSocket.connect(port: harness.receiver.port)
         try #require(holder >= 0)
-        let head = "POST /ingest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40960\r\n\r\n{"
-        _ = head.withCString { send(holder, $0, strlen($0), 0) }
+        let head = "POST /ingest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40960\r\n\r\n"
+        let partial = Array(head.utf8) + [UInt8](repeating: 0x20, count: 40959)
+        _ = partial.withUnsafeBytes { send(holder, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         // 100 fixes: about 30 KB of JSON (about 6 KB gzipped), more than the 8 KiB left.
         let json = harness.payload(fixes: 100).json
         #expect(json.count > 16 << 10)
         var refused = try await harness.upload(json, gzip: gzip)
-        for _ in 0..<50 where refused.status == 200 {
+        for _ in 0..<250 where refused.status == 200 {
             // The holder's head had not arrived yet; it has by now.
             try await Task.sleep(for: .milliseconds(20))
             refused = try await harness.upload(harness.payload(fixes: 100).json, gzip: gzip)
@@ -261,6 +262,10 @@ struct HostileInputTests {
         #expect(refused.status == 503)
         #expect(refused.header("Retry-After") == "1")
         #expect(refused.reason.contains("memory budget"), "\(refused.reason)")
+        // Declaring a body holds nothing until its bytes arrive.
+        let declarer = RawSocket.connect(port: harness.receiver.port)
+        defer { close(declarer) }
+        _ = "POST /ingest HTTP/1.1\r\nHost: x\r\nContent-Length: 40000\r\n\r\n".withCString { send(declarer, $0, strlen($0), 0) }
         close(holder)
         var served = try await harness.upload(json, gzip: gzip)
         for _ in 0..<250 where served.status == 503 {
