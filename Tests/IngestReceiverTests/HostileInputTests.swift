@@ -98,6 +98,20 @@ struct HostileInputTests {
         try await Self.stillServes(harness)
     }
 
+    @Test("the SDK's largest batch (batchSize 1000, with geofence events) fits every default budget")
+    func largestBatch() async throws {
+        let harness = try ReceiverHarness()
+        let defaults = IngestReceiverConfiguration()
+        let json = harness.payload(fixes: 1000, events: 100).json
+        // Ten times under the inflate limit, and well under the element limit (about 14 values a fix).
+        #expect(json.count * 10 < defaults.maxInflatedBytes, "\(json.count) bytes")
+        #expect(1100 * 14 * 5 < defaults.maxJSONElements)
+        let result = try await harness.upload(json)
+        #expect(result.status == 200)
+        #expect(result.json["stored_locations"] as? Int == 1000)
+        #expect(try harness.count("SELECT count(*) FROM locations") == 1000)
+    }
+
     @Test(
         "more JSON values than the element limit are refused 400 naming the limit",
         arguments: [
