@@ -109,12 +109,21 @@ struct Receive: ParsableCommand {
 
     func run() throws {
         // Every connection is a descriptor: the connection limit needs the soft limit raised.
-        FileLimit.raiseToHardLimit()
-        let configuration: IngestReceiverConfiguration
+        let openFiles = FileLimit.raiseToHardLimit()
+        var configuration: IngestReceiverConfiguration
         do throws(IngestReceiverError) {
             configuration = try makeConfiguration()
         } catch {
             throw ValidationError(error.message)
+        }
+        // A limit the descriptors cannot reach would make libmicrohttpd fail accepts instead of
+        // queueing; 64 are left for the database, the listen socket and the rest.
+        var lowered: String?
+        if openFiles > 128, configuration.connectionLimit > openFiles - 64 {
+            lowered =
+                "beekon-fleet receive: connection limit lowered from \(configuration.connectionLimit) to "
+                + "\(openFiles - 64) (open-file limit \(openFiles); raise it with ulimit -n)\n"
+            configuration.connectionLimit = openFiles - 64
         }
         let receiver: IngestReceiver
         do throws(IngestReceiverError) {
@@ -135,6 +144,7 @@ struct Receive: ParsableCommand {
         banner += "beekon-fleet receive: stats at \(receiver.statsURL)\n"
         if let tokenURL = receiver.tokenURL { banner += "beekon-fleet receive: token endpoint at \(tokenURL)\n" }
         banner += "beekon-fleet receive: database \(configuration.databasePath)\n"
+        banner += lowered ?? ""
         // Written unbuffered, so a parent process reading a pipe sees the port at once.
         FileHandle.standardOutput.write(Data(banner.utf8))
         done.wait()
