@@ -29,9 +29,13 @@ public final class GzipDecompressor {
     }
 
     /// The data inside the gzip body `input`; concatenated members are joined, as `gzip -d` does.
-    public func decompress(_ input: [UInt8]) throws(GzipError) -> [UInt8] {
+    ///
+    /// Inflating stops as soon as the output would pass `maxOutputBytes` (`outputTooLarge`) or
+    /// `admit` refuses the next chunk's byte count (`outputRefused`): a caller's memory budget
+    /// is asked before the output grows, so at most one 64 KiB chunk is made past what it allows.
+    public func decompress(_ input: [UInt8], admit: (Int) -> Bool = { _ in true }) throws(GzipError) -> [UInt8] {
         var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: max(16_384, min(input.count * 8, 1 << 20)))
+        var chunk = [UInt8](repeating: 0, count: max(16_384, min(input.count * 4, 64 << 10)))
         let outcome: Result<Void, GzipError> = input.withUnsafeBufferPointer { inputBuffer in
             guard inflateReset(stream) == Z_OK else {
                 return .failure(GzipCompressor.error(Z_STREAM_ERROR, stream: stream, doing: "inflateReset"))
@@ -54,6 +58,10 @@ public final class GzipDecompressor {
                         GzipError(
                             code: GzipError.outputTooLarge,
                             message: "inflated data exceeds the limit of \(maxOutputBytes) bytes"))
+                }
+                guard admit(produced) else {
+                    return .failure(
+                        GzipError(code: GzipError.outputRefused, message: "the caller refused more inflated data"))
                 }
                 output.append(contentsOf: chunk[0..<produced])
                 switch result {

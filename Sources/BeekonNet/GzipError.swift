@@ -23,6 +23,8 @@ public struct GzipError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let truncated: Int32 = -100
     /// The inflated data would exceed the caller's limit.
     public static let outputTooLarge: Int32 = -101
+    /// The caller refused more output (its memory budget is spent).
+    public static let outputRefused: Int32 = -102
 
     public var description: String { "gzip: \(message) (code \(code))" }
 }

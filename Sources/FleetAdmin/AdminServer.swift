@@ -54,8 +54,9 @@ public final class AdminServer: Sendable {
 
     /// The most bytes a request body may have.
     public static let maxBodyBytes = 64 * 1024
-    /// The most connections open at once; `run` counts them in its descriptor budget.
-    public static let connectionLimit = 1024
+    /// The most connections open at once (a few pages, their event streams, scripts and a
+    /// Prometheus scraper need far fewer); `run` counts them in its descriptor budget.
+    public static let connectionLimit = 256
 
     /// Starts listening; refuses a non-loopback address without a token.
     public init(runtime: FleetRuntime, configuration: AdminConfiguration) throws(AdminError) {
@@ -73,8 +74,8 @@ public final class AdminServer: Sendable {
         do throws(MicroHTTPError) {
             daemon = try MicroHTTPDaemon(
                 host: configuration.host, port: configuration.port, threads: configuration.threads,
-                connectionTimeoutSeconds: 120, connectionLimit: Self.connectionLimit, maxBodyBytes: Self.maxBodyBytes,
-                respond: { router.respond(to: $0) })
+                connectionTimeoutSeconds: 120, connectionLimit: Self.connectionLimit, perIPConnectionLimit: 256,
+                maxBodyBytes: Self.maxBodyBytes, respond: { router.respond(to: $0) })
         } catch {
             publisher.stop()
             throw AdminError(message: "admin: \(error.message)")

@@ -1,3 +1,5 @@
+import BeekonDevice
+
 /// How the receiver answers well-formed uploads: scripted failures, latency and hangs, for
 /// testing what a client does with each answer.
 ///
@@ -48,16 +50,15 @@ public struct AnswerScript: Sendable, Hashable {
         guard mix.allSatisfy({ $0.percent >= 0 && $0.percent.isFinite }), total <= 100 + 1e-9 else {
             throw fail("the status mix must have non-negative percentages adding up to at most 100 (got \(total))")
         }
+        typealias Ranges = IngestReceiverConfiguration.Ranges
+        var values: [(String, Int, NumberRange)] = [
+            ("fail-first", failFirst, Ranges.count), ("fail-status", failFirstStatus, Ranges.status),
+            ("latency-ms", latencyMillis, Ranges.latencyMillis), ("hang-ms", hangMillis, Ranges.hangMillis),
+        ]
         for entry in mix {
-            if case .status(let status) = entry.outcome, !(100...599).contains(status) {
-                throw fail("the status mix has status \(status); expected 100...599")
-            }
+            if case .status(let status) = entry.outcome { values.append(("mix", status, Ranges.status)) }
         }
-        guard failFirst >= 0 else { throw fail("fail-first must be 0 or more (got \(failFirst))") }
-        guard (100...599).contains(failFirstStatus) else {
-            throw fail("the fail-first status must be in 100...599 (got \(failFirstStatus))")
-        }
-        guard latencyMillis >= 0, hangMillis >= 0 else { throw fail("latency and hang times must be 0 or more") }
+        try IngestReceiverConfiguration.check(values)
         if let retryAfter, retryAfter.isEmpty || retryAfter.contains(where: \.isNewline) {
             throw fail("Retry-After must be a non-empty single-line value")
         }
@@ -170,15 +171,11 @@ public struct TokenScript: Sendable, Hashable {
     }
 
     func validate() throws(IngestReceiverError) {
-        guard expiresIn > 0 else {
-            throw IngestReceiverError(.configuration, "the token expires_in must be positive (got \(expiresIn))")
-        }
-        if let failStatus, !(100...599).contains(failStatus) {
-            throw IngestReceiverError(.configuration, "the token fail status must be in 100...599 (got \(failStatus))")
-        }
-        if let failFirst, failFirst < 0 {
-            throw IngestReceiverError(.configuration, "the token fail-first count must be 0 or more (got \(failFirst))")
-        }
+        typealias Ranges = IngestReceiverConfiguration.Ranges
+        var values: [(String, Int, NumberRange)] = [("token-expires-in", expiresIn, Ranges.expiresIn)]
+        if let failStatus { values.append(("token-fail-status", failStatus, Ranges.status)) }
+        if let failFirst { values.append(("token-fail-first", failFirst, Ranges.count)) }
+        try IngestReceiverConfiguration.check(values)
     }
 }
 

@@ -27,14 +27,16 @@ public final class IngestReceiver: Sendable {
         } catch {
             throw IngestReceiverError(.database, "\(configuration.databasePath): \(error.message)")
         }
-        let core = ReceiverCore(configuration: configuration, database: database)
+        let budget = MemoryBudget(limit: configuration.memoryBudgetBytes)
+        let core = ReceiverCore(configuration: configuration, database: database, budget: budget)
         self.core = core
         do throws(MicroHTTPError) {
             daemon = try MicroHTTPDaemon(
                 host: configuration.host, port: configuration.port, threads: configuration.threads,
                 connectionTimeoutSeconds: configuration.connectionTimeoutSeconds,
-                connectionLimit: configuration.connectionLimit, maxBodyBytes: configuration.maxBodyBytes,
-                respond: { core.respond(to: $0) })
+                connectionLimit: configuration.connectionLimit,
+                perIPConnectionLimit: configuration.perIPConnectionLimit, maxBodyBytes: configuration.maxBodyBytes,
+                memoryBudget: budget, respond: { core.respond(to: $0) })
         } catch {
             throw IngestReceiverError(.listen, error.message)
         }
@@ -86,6 +88,9 @@ private final class ReceiverCore: Sendable {
 
     let configuration: IngestReceiverConfiguration
     let validator: PayloadValidator
+    /// Request bytes held at once, shared with the daemon: it holds bodies being received, this
+    /// holds inflated bodies until they are stored or refused.
+    let budget: MemoryBudget
     let state: Mutex<State>
     /// The one writer connection's owner: group commit on a thread of its own.
     let writer: IngestWriter
@@ -99,9 +104,10 @@ private final class ReceiverCore: Sendable {
         var closed = false
     }
 
-    init(configuration: IngestReceiverConfiguration, database: sending IngestDatabase) {
+    init(configuration: IngestReceiverConfiguration, database: sending IngestDatabase, budget: MemoryBudget) {
         self.configuration = configuration
-        validator = PayloadValidator(maxDepth: configuration.maxJSONDepth)
+        self.budget = budget
+        validator = PayloadValidator(maxDepth: configuration.maxJSONDepth, maxElements: configuration.maxJSONElements)
         state = Mutex(
             State(
                 planner: AnswerPlanner(script: configuration.script, tokens: configuration.tokenEndpoint),
@@ -143,7 +149,10 @@ private final class ReceiverCore: Sendable {
     /// Decides the answer to one request; runs on a daemon thread.
     func respond(to request: IncomingRequest) -> Disposition {
         let disposition: Disposition
-        if request.path == configuration.ingestPath {
+        if let refusal = Self.framingRefusal(request) {
+            if request.path == configuration.ingestPath { state.withLock { $0.recorder.stats.rejectedUploads += 1 } }
+            disposition = .reply(refusal, delayMillis: 0)
+        } else if request.path == configuration.ingestPath {
             disposition = request.method == "POST" ? ingest(request) : .reply(Self.notAllowed("POST"), delayMillis: 0)
         } else if let tokenPath = configuration.tokenEndpoint.path, request.path == tokenPath {
             disposition = .reply(request.method == "POST" ? token(request) : Self.notAllowed("POST"), delayMillis: 0)
@@ -188,8 +197,10 @@ private final class ReceiverCore: Sendable {
             }
         }
         let batch: IngestBatch
+        // The inflated body's bytes, held until the batch made from it is stored or refused.
+        let reservation = MemoryReservation(budget)
         do {
-            batch = try decode(request)
+            batch = try decode(request, reservation: reservation)
         } catch {
             state.withLock { $0.recorder.stats.rejectedUploads += 1 }
             return .reply(error.reply, delayMillis: 0)
@@ -205,6 +216,7 @@ private final class ReceiverCore: Sendable {
             timeoutReply: Self.error(503, "storage did not answer in time", headers: [("Retry-After", "5")])
         ) { [self] pending in
             let job = IngestWriter.Job(batch: batch, receivedAt: now, bytes: bytes) { [self] result in
+                reservation.release()
                 finish(pending, plan, batch, result, receivedAt: now)
             }
             if !writer.submit(job) { finish(pending, plan, batch, nil, receivedAt: now) }
@@ -286,8 +298,27 @@ private final class ReceiverCore: Sendable {
         init(_ reply: OutgoingReply) { self.reply = reply }
     }
 
-    /// Gunzips and validates; the refusal carries the 4xx to send.
-    private func decode(_ request: IncomingRequest) throws(Refusal) -> IngestBatch {
+    /// The answer when the memory budget is spent: the SDK retries after `Retry-After`.
+    static func busy() -> OutgoingReply {
+        error(503, "busy: the receiver's memory budget for request bodies is spent; retry later",
+            headers: [("Retry-After", "1"), ("Connection", "close")])
+    }
+
+    /// The answer to a request whose body cannot be used, on any path: conflicting
+    /// `Content-Length`s (400: where the body ends is ambiguous), or the memory budget spent (503).
+    static func framingRefusal(_ request: IncomingRequest) -> OutgoingReply? {
+        if !request.conflictingContentLengths.isEmpty {
+            let values = request.conflictingContentLengths.map { "\"\($0.prefix(20))\"" }.joined(separator: ", ")
+            return error(
+                400, "Content-Length: the request has several that disagree (\(values)); expected one",
+                headers: [("Connection", "close")])
+        }
+        return request.bodyOverBudget ? busy() : nil
+    }
+
+    /// Gunzips (taking the inflated bytes from `reservation`) and validates; the refusal carries
+    /// the 4xx or 503 to send.
+    private func decode(_ request: IncomingRequest, reservation: MemoryReservation) throws(Refusal) -> IngestBatch {
         if request.bodyTooLarge {
             throw Refusal(Self.error(413, "body: larger than the limit of \(configuration.maxBodyBytes) bytes"))
         }
@@ -297,12 +328,20 @@ private final class ReceiverCore: Sendable {
         }
         var json = request.body
         switch request.headers["content-encoding"]?.trimmingCharacters(in: .whitespaces).lowercased() {
-        case nil, "", "identity": break
+        case nil, "", "identity":
+            // Held past the daemon's own hold on the body, until the batch is stored.
+            guard reservation.grow(json.count) else { throw Refusal(Self.busy()) }
         case "gzip":
             do {
-                json = try GzipDecompressor(maxOutputBytes: configuration.maxInflatedBytes).decompress(request.body)
+                json = try GzipDecompressor(maxOutputBytes: configuration.maxInflatedBytes).decompress(
+                    request.body, admit: reservation.grow)
             } catch where error.code == GzipError.outputTooLarge {
-                throw Refusal(Self.error(413, "body: inflates to more than \(configuration.maxInflatedBytes) bytes"))
+                throw Refusal(
+                    Self.error(
+                        413,
+                        "body: inflates to more than \(configuration.maxInflatedBytes) bytes (--max-inflated-bytes)"))
+            } catch where error.code == GzipError.outputRefused {
+                throw Refusal(Self.busy())
             } catch {
                 throw Refusal(Self.error(400, "body: not valid gzip (\(error.message))"))
             }

@@ -1,3 +1,4 @@
+import BeekonDevice
 import Foundation
 
 /// Everything an `IngestReceiver` needs to start: where it listens, where it stores, its limits,
@@ -15,16 +16,24 @@ public struct IngestReceiverConfiguration: Sendable, Hashable {
     public var statsPath: String
     /// The most bytes a request body may have as received (before gunzip); more is answered 413.
     public var maxBodyBytes: Int
-    /// The most bytes a body may inflate to; more is answered 413.
+    /// The most bytes a body may inflate to; more is answered 413 (inflating stops there).
     public var maxInflatedBytes: Int
     /// The deepest JSON nesting accepted (the payload needs 3); deeper is answered 400.
     public var maxJSONDepth: Int
+    /// The most JSON values one body may hold; more is answered 400 (parsing stops there).
+    public var maxJSONElements: Int
+    /// Request bytes held in memory at once across all connections: bodies being received plus
+    /// bodies inflated and waiting to be stored. A request that would pass it is answered 503
+    /// with `Retry-After`.
+    public var memoryBudgetBytes: Int
     /// Seconds a connection may stay idle (a slow or stalled client) before it is closed.
     public var connectionTimeoutSeconds: Int
     /// Threads in the daemon's pool, each with its own epoll loop.
     public var threads: Int
     /// The most connections open at once.
     public var connectionLimit: Int
+    /// The most connections open at once from one client address; 0 for no cap.
+    public var perIPConnectionLimit: Int
     /// How uploads are answered: scripted failures, latency, hangs.
     public var script: AnswerScript
     /// Bearer-token checking on the ingest path.
@@ -35,10 +44,11 @@ public struct IngestReceiverConfiguration: Sendable, Hashable {
     /// A configuration; every argument has the default the `receive` command uses.
     public init(
         host: String = "127.0.0.1", port: UInt16 = 8081, databasePath: String = "beekon-ingest.db",
-        ingestPath: String = "/ingest", statsPath: String = "/stats", maxBodyBytes: Int = 12 << 20,
-        maxInflatedBytes: Int = 64 << 20, maxJSONDepth: Int = 32, connectionTimeoutSeconds: Int = 30,
-        threads: Int = ProcessInfo.processInfo.activeProcessorCount, connectionLimit: Int = 8192,
-        script: AnswerScript = AnswerScript(), auth: AuthScript = AuthScript(),
+        ingestPath: String = "/ingest", statsPath: String = "/stats", maxBodyBytes: Int = 4 << 20,
+        maxInflatedBytes: Int = 4 << 20, maxJSONDepth: Int = 32, maxJSONElements: Int = 100_000,
+        memoryBudgetBytes: Int = 64 << 20, connectionTimeoutSeconds: Int = 10,
+        threads: Int = ProcessInfo.processInfo.activeProcessorCount, connectionLimit: Int = 16_384,
+        perIPConnectionLimit: Int = 4096, script: AnswerScript = AnswerScript(), auth: AuthScript = AuthScript(),
         tokenEndpoint: TokenScript = TokenScript()
     ) {
         self.host = host
@@ -49,9 +59,12 @@ public struct IngestReceiverConfiguration: Sendable, Hashable {
         self.maxBodyBytes = maxBodyBytes
         self.maxInflatedBytes = maxInflatedBytes
         self.maxJSONDepth = maxJSONDepth
+        self.maxJSONElements = maxJSONElements
+        self.memoryBudgetBytes = memoryBudgetBytes
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.threads = threads
         self.connectionLimit = connectionLimit
+        self.perIPConnectionLimit = perIPConnectionLimit
         self.script = script
         self.auth = auth
         self.tokenEndpoint = tokenEndpoint
@@ -92,12 +105,32 @@ public struct IngestReceiverConfiguration: Sendable, Hashable {
         guard Set(paths).count == paths.count else {
             throw fail("the ingest, stats and token paths must differ (got \(paths.joined(separator: ", ")))")
         }
-        guard maxBodyBytes > 0, maxInflatedBytes > 0 else { throw fail("body limits must be positive") }
-        guard maxJSONDepth >= 3 else { throw fail("the JSON depth limit must be at least 3 (the payload needs 3)") }
-        guard connectionTimeoutSeconds > 0 else { throw fail("the connection timeout must be positive") }
-        guard threads >= 1, connectionLimit >= 1 else { throw fail("threads and the connection limit must be at least 1") }
+        let limits: [(String, Int, NumberRange)] = [
+            ("max-body-bytes", maxBodyBytes, Ranges.maxBodyBytes),
+            ("max-inflated-bytes", maxInflatedBytes, Ranges.maxInflatedBytes),
+            ("max-json-depth", maxJSONDepth, Ranges.maxJSONDepth),
+            ("max-json-elements", maxJSONElements, Ranges.maxJSONElements),
+            ("memory-budget-bytes", memoryBudgetBytes, Ranges.memoryBudgetBytes),
+            ("connection-timeout", connectionTimeoutSeconds, Ranges.connectionTimeoutSeconds),
+            ("connection-limit", connectionLimit, Ranges.connectionLimit),
+            ("per-ip-connection-limit", perIPConnectionLimit, Ranges.perIPConnectionLimit),
+            ("threads", threads, Ranges.threads),
+        ]
+        try Self.check(limits)
         try script.validate()
         try tokenEndpoint.validate()
         return self
+    }
+
+    /// Checks each (flag, value, range), naming the first value out of its range:
+    /// `--latency-ms "-1" is out of range; expected a whole number from 0 to 3600000 ms`.
+    static func check(_ values: [(flag: String, value: Int, range: NumberRange)]) throws(IngestReceiverError) {
+        for (flag, value, range) in values {
+            do {
+                _ = try range.check(Double(value), written: String(value))
+            } catch {
+                throw IngestReceiverError(.configuration, "--\(flag) \(error)")
+            }
+        }
     }
 }

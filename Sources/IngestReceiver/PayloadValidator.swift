@@ -1,5 +1,4 @@
 import BeekonDevice
-import Foundation
 
 /// Why a payload is permanently bad: the field (a JSON path like `locations[2].latitude`) and
 /// what is wrong with it. Answered 400 with `{"error": "<field>: <reason>"}`.
@@ -14,8 +13,8 @@ struct PayloadProblem: Error, Sendable, Hashable, CustomStringConvertible {
 /// `IngestBatch`. Fields it does not know are ignored (the format only grows by must-ignore
 /// additions); fields it knows must have the documented type, shape and range.
 struct PayloadValidator {
-    /// The deepest nesting accepted; checked before parsing so hostile input cannot recurse deep.
-    var maxDepth: Int
+    /// Reads the body within the depth and element limits.
+    var parser: BoundedJSONParser
 
     static let triggers: Set<String> = ["interval", "motion", "check_in", "geofence", "manual"]
     static let motions: Set<String> = ["moving", "stationary", "unknown"]
@@ -24,25 +23,37 @@ struct PayloadValidator {
     static let platforms: Set<String> = ["android", "ios"]
     static let geofenceTypes: Set<String> = ["enter", "exit"]
 
+    /// The numeric fields' ranges, from seed 05's format and the SDK's rules (spec §4: non-finite,
+    /// negative accuracy or speed and a bearing outside [0, 360) never leave the device).
+    enum Ranges {
+        static let schemaVersion = NumberRange.integer(1...1)
+        static let latitude = NumberRange(-90...90, unit: "degrees")
+        static let longitude = NumberRange(-180...180, unit: "degrees")
+        static let accuracy = NumberRange(0...Double.greatestFiniteMagnitude, unit: "m")
+        static let speed = NumberRange(0...Double.greatestFiniteMagnitude, unit: "m/s")
+        /// 360 itself is refused separately: the SDK's bearing is in [0, 360).
+        static let bearing = NumberRange(0...360, unit: "degrees")
+        static let altitude = NumberRange(-Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude, unit: "m")
+    }
+
+    /// A validator whose parser refuses nesting deeper than `maxDepth` and more than `maxElements` values.
+    init(maxDepth: Int, maxElements: Int) {
+        parser = BoundedJSONParser(maxDepth: maxDepth, maxElements: maxElements)
+    }
+
     /// The batch in `json` (UTF-8 bytes, already gunzipped), or the first problem found.
     func validate(_ json: [UInt8]) throws(PayloadProblem) -> IngestBatch {
-        if let depth = Self.depthBeyond(maxDepth, in: json) {
-            throw PayloadProblem(field: "body", reason: "JSON nested deeper than \(maxDepth) levels (at byte \(depth))")
-        }
-        let object: Any
+        let object: JSONNode
         do {
-            object = try JSONSerialization.jsonObject(with: Data(json))
+            object = try parser.parse(json)
         } catch {
-            throw PayloadProblem(field: "body", reason: "not valid JSON: \(IngestReceiverConfiguration.reason(error))")
+            throw PayloadProblem(field: "body", reason: error.description)
         }
-        guard let root = object as? [String: Any] else {
+        guard case .object(let root) = object else {
             throw PayloadProblem(field: "body", reason: "expected a JSON object at the top level")
         }
         let top = Fields(root, path: "")
-        let version = try top.integer("schema_version")
-        guard version == 1 else {
-            throw PayloadProblem(field: "schema_version", reason: "expected 1, got \(version)")
-        }
+        _ = try top.integer("schema_version", Ranges.schemaVersion)
         let batchID = try top.uuid("batch_id")
         let sessionID = try top.string("session_id")
         if !sessionID.isEmpty { try Fields.checkUUID(sessionID, field: "session_id", orEmpty: true) }
@@ -96,64 +107,38 @@ struct PayloadValidator {
     }
 
     private static func location(_ fields: Fields) throws(PayloadProblem) -> IngestBatch.Location {
-        IngestBatch.Location(
+        let bearing = try fields.optionalNumber("bearing", Ranges.bearing)
+        if bearing == 360 {
+            throw fields.problem("bearing", "\"360\" is out of range; expected 0 up to 360 (excluded)")
+        }
+        return IngestBatch.Location(
             id: try fields.uuid("id"), timestamp: try fields.timestamp("timestamp"),
             trigger: try fields.choice("trigger", triggers), motion: try fields.choice("motion", motions),
             isMock: try fields.bool("is_mock"),
-            latitude: try fields.number("latitude", in: -90...90, range: "-90...90"),
-            longitude: try fields.number("longitude", in: -180...180, range: "-180...180"),
-            accuracy: try fields.optionalNumber("accuracy", in: 0...Double.greatestFiniteMagnitude, range: "0 or more"),
-            speed: try fields.optionalNumber("speed", in: 0...Double.greatestFiniteMagnitude, range: "0 or more"),
-            bearing: try fields.optionalNumber("bearing", in: 0..<360, range: "0 up to 360 (excluded)"),
-            altitude: try fields.optionalNumber(
-                "altitude", in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude, range: "finite"),
+            latitude: try fields.number("latitude", Ranges.latitude),
+            longitude: try fields.number("longitude", Ranges.longitude),
+            accuracy: try fields.optionalNumber("accuracy", Ranges.accuracy),
+            speed: try fields.optionalNumber("speed", Ranges.speed),
+            bearing: bearing,
+            altitude: try fields.optionalNumber("altitude", Ranges.altitude),
             activity: try fields.optionalChoice("activity", activities),
             quality: try fields.optionalChoice("quality", qualities))
-    }
-
-    /// The byte offset where nesting first goes deeper than `limit`, or nil. Brackets inside
-    /// strings do not count.
-    static func depthBeyond(_ limit: Int, in bytes: [UInt8]) -> Int? {
-        var depth = 0
-        var inString = false
-        var escaped = false
-        for (offset, byte) in bytes.enumerated() {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
-                depth += 1
-                if depth > limit { return offset }
-            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
-            default: break
-            }
-        }
-        return nil
     }
 }
 
 /// Typed, checked reads from one JSON object, each failure naming the field's full path.
 private struct Fields {
-    let members: [String: Any]
+    let members: [String: JSONNode]
     let path: String
 
-    init(_ members: [String: Any], path: String) {
+    init(_ members: [String: JSONNode], path: String) {
         self.members = members
         self.path = path
     }
 
-    static func element(_ value: Any, path: String) throws(PayloadProblem) -> Fields {
-        guard let object = value as? [String: Any] else {
-            throw PayloadProblem(field: path, reason: "expected an object, got \(kind(value))")
+    static func element(_ value: JSONNode, path: String) throws(PayloadProblem) -> Fields {
+        guard case .object(let object) = value else {
+            throw PayloadProblem(field: path, reason: "expected an object, got \(value.kind)")
         }
         return Fields(object, path: path)
     }
@@ -165,41 +150,30 @@ private struct Fields {
     }
 
     /// A present, non-null value.
-    private func required(_ key: String, _ expected: String) throws(PayloadProblem) -> Any {
+    private func required(_ key: String, _ expected: String) throws(PayloadProblem) -> JSONNode {
         guard let value = members[key] else { throw problem(key, "missing (required \(expected))") }
-        if value is NSNull { throw problem(key, "is null; expected \(expected)") }
+        if value == .null { throw problem(key, "is null; expected \(expected)") }
         return value
     }
 
     /// The value when present; a null is refused (optionals are omitted, never null).
-    private func optional(_ key: String, _ expected: String) throws(PayloadProblem) -> Any? {
+    private func optional(_ key: String, _ expected: String) throws(PayloadProblem) -> JSONNode? {
         guard let value = members[key] else { return nil }
-        if value is NSNull { throw problem(key, "is null; optional fields are omitted, never null (expected \(expected))") }
+        if value == .null {
+            throw problem(key, "is null; optional fields are omitted, never null (expected \(expected))")
+        }
         return value
     }
 
-    static func kind(_ value: Any) -> String {
-        switch value {
-        case is NSNull: return "null"
-        case let number as NSNumber: return isBool(number) ? "a boolean" : "the number \(number)"
-        case let text as String: return "the string \"\(text.prefix(40))\""
-        case is [Any]: return "an array"
-        case is [String: Any]: return "an object"
-        default: return "\(type(of: value))"
-        }
-    }
-
-    static func isBool(_ number: NSNumber) -> Bool { String(cString: number.objCType) == "c" }
-
     func string(_ key: String) throws(PayloadProblem) -> String {
         let value = try required(key, "string")
-        guard let text = value as? String else { throw problem(key, "expected a string, got \(Self.kind(value))") }
+        guard case .string(let text) = value else { throw problem(key, "expected a string, got \(value.kind)") }
         return text
     }
 
     func optionalString(_ key: String) throws(PayloadProblem) -> String? {
         guard let value = try optional(key, "string") else { return nil }
-        guard let text = value as? String else { throw problem(key, "expected a string, got \(Self.kind(value))") }
+        guard case .string(let text) = value else { throw problem(key, "expected a string, got \(value.kind)") }
         return text
     }
 
@@ -243,65 +217,61 @@ private struct Fields {
 
     func bool(_ key: String) throws(PayloadProblem) -> Bool {
         let value = try required(key, "boolean")
-        guard let number = value as? NSNumber, Self.isBool(number) else {
-            throw problem(key, "expected true or false, got \(Self.kind(value))")
-        }
-        return number.boolValue
+        guard case .bool(let flag) = value else { throw problem(key, "expected true or false, got \(value.kind)") }
+        return flag
     }
 
-    /// A JSON number (not a boolean), with seed 05's rule that an integral value has no decimal point.
-    private func numeric(_ key: String, _ value: Any) throws(PayloadProblem) -> Double {
-        guard let number = value as? NSNumber, !Self.isBool(number) else {
-            throw problem(key, "expected a number, got \(Self.kind(value))")
-        }
-        let double = number.doubleValue
-        guard double.isFinite else { throw problem(key, "must be finite") }
-        // JSONSerialization reads a literal with a fraction or exponent as a double ("d").
-        if String(cString: number.objCType) == "d", double.rounded(.towardZero) == double, abs(double) < 9.0e15 {
-            throw problem(key, "the integral value \(Int64(double)) must be written without a decimal point or exponent")
-        }
-        return double
-    }
-
-    func integer(_ key: String) throws(PayloadProblem) -> Int64 {
+    /// A whole number read exactly from its text: `1e16`, `1.0` and `9223372036854775808` are refused.
+    func integer(_ key: String, _ range: NumberRange) throws(PayloadProblem) -> Int64 {
         let value = try required(key, "integer")
-        let double = try numeric(key, value)
-        guard double.rounded(.towardZero) == double, abs(double) < 9.0e15 else {
-            throw problem(key, "expected an integer, got \(double)")
+        guard case .number(let text) = value else { throw problem(key, "expected an integer, got \(value.kind)") }
+        do {
+            return try range.readInteger(text)
+        } catch {
+            throw problem(key, error.description)
         }
-        return Int64(double)
     }
 
-    func number<R: RangeExpression<Double>>(_ key: String, in range: R, range text: String) throws(PayloadProblem) -> Double {
-        let double = try numeric(key, try required(key, "number"))
-        guard range.contains(double) else { throw problem(key, "expected a number in \(text), got \(double)") }
-        return double
+    /// A number in `range`, with seed 05's rule that an integral value has no decimal point or exponent.
+    private func numeric(_ key: String, _ value: JSONNode, _ range: NumberRange) throws(PayloadProblem) -> Double {
+        guard case .number(let text) = value else { throw problem(key, "expected a number, got \(value.kind)") }
+        let number: Double
+        do {
+            number = try range.read(text)
+        } catch {
+            throw problem(key, error.description)
+        }
+        if number.rounded(.towardZero) == number, abs(number) < 9.0e15, text.contains(where: { ".eE".contains($0) }) {
+            throw problem(
+                key, "the integral value \(Int64(number)) must be written without a decimal point or exponent")
+        }
+        return number
     }
 
-    func optionalNumber<R: RangeExpression<Double>>(
-        _ key: String, in range: R, range text: String
-    ) throws(PayloadProblem) -> Double? {
+    func number(_ key: String, _ range: NumberRange) throws(PayloadProblem) -> Double {
+        try numeric(key, try required(key, "number"), range)
+    }
+
+    func optionalNumber(_ key: String, _ range: NumberRange) throws(PayloadProblem) -> Double? {
         guard let value = try optional(key, "number") else { return nil }
-        let double = try numeric(key, value)
-        guard range.contains(double) else { throw problem(key, "expected a number in \(text), got \(double)") }
-        return double
+        return try numeric(key, value, range)
     }
 
     func object(_ key: String) throws(PayloadProblem) -> Fields {
         let value = try required(key, "object")
-        guard let object = value as? [String: Any] else { throw problem(key, "expected an object, got \(Self.kind(value))") }
+        guard case .object(let object) = value else { throw problem(key, "expected an object, got \(value.kind)") }
         return Fields(object, path: name(key))
     }
 
     func optionalObject(_ key: String) throws(PayloadProblem) -> Fields? {
         guard let value = try optional(key, "object") else { return nil }
-        guard let object = value as? [String: Any] else { throw problem(key, "expected an object, got \(Self.kind(value))") }
+        guard case .object(let object) = value else { throw problem(key, "expected an object, got \(value.kind)") }
         return Fields(object, path: name(key))
     }
 
-    func array(_ key: String) throws(PayloadProblem) -> [Any] {
+    func array(_ key: String) throws(PayloadProblem) -> [JSONNode] {
         let value = try required(key, "array")
-        guard let array = value as? [Any] else { throw problem(key, "expected an array, got \(Self.kind(value))") }
+        guard case .array(let array) = value else { throw problem(key, "expected an array, got \(value.kind)") }
         return array
     }
 }

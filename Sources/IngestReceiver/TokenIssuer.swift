@@ -82,12 +82,11 @@ struct TokenIssuer {
         let type = contentType?.lowercased() ?? ""
         let first = body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
         if type.contains("json") || first == UInt8(ascii: "{") {
-            guard PayloadValidator.depthBeyond(8, in: body) == nil,
-                let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+            guard case .object(let object)? = try? BoundedJSONParser(maxDepth: 8, maxElements: 1000).parse(body)
             else { return nil }
             var fields: [String: String] = [:]
             for (key, value) in object {
-                if let text = value as? String { fields[key] = text }
+                if case .string(let text) = value { fields[key] = text }
             }
             return fields
         }

@@ -12,13 +12,20 @@ public struct IncomingRequest: Sendable {
     public var body: [UInt8]
     /// The body went over the daemon's limit; `body` is empty then.
     public var bodyTooLarge: Bool
+    /// The body would have passed the daemon's memory budget (busy: answer 503 with
+    /// `Retry-After`); `body` is empty then.
+    public var bodyOverBudget: Bool
+    /// The values of `Content-Length` headers that disagree (empty when they agree): the body's
+    /// end is ambiguous, so the request must be refused (400) and the connection closed.
+    public var conflictingContentLengths: [String]
     /// The client's TCP port (0 when unknown): requests with the same port came over one connection.
     public var clientPort: UInt16
 
     /// A request, as a test or the daemon builds it.
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-        body: [UInt8] = [], bodyTooLarge: Bool = false, clientPort: UInt16 = 0
+        body: [UInt8] = [], bodyTooLarge: Bool = false, bodyOverBudget: Bool = false,
+        conflictingContentLengths: [String] = [], clientPort: UInt16 = 0
     ) {
         self.method = method
         self.path = path
@@ -26,6 +33,8 @@ public struct IncomingRequest: Sendable {
         self.headers = headers
         self.body = body
         self.bodyTooLarge = bodyTooLarge
+        self.bodyOverBudget = bodyOverBudget
+        self.conflictingContentLengths = conflictingContentLengths
         self.clientPort = clientPort
     }
 }

@@ -30,10 +30,12 @@ public final class MicroHTTPDaemon: Sendable {
         let state = Mutex(State())
         let respond: Responder
         let maxBodyBytes: Int
+        let memoryBudget: MemoryBudget?
 
-        init(respond: @escaping Responder, maxBodyBytes: Int) {
+        init(respond: @escaping Responder, maxBodyBytes: Int, memoryBudget: MemoryBudget?) {
             self.respond = respond
             self.maxBodyBytes = maxBodyBytes
+            self.memoryBudget = memoryBudget
         }
 
         /// Resumes a suspended connection if that suspension is still the current one.
@@ -87,8 +89,35 @@ public final class MicroHTTPDaemon: Sendable {
         var query: [String: String] = [:]
         var body: [UInt8] = []
         var tooLarge = false
+        /// The body's bytes in the daemon's memory budget; given back after the responder ran.
+        let reservation: MemoryReservation
+        var overBudget = false
+        /// Two `Content-Length` headers that disagree, as received.
+        var conflictingLengths: [String] = []
         var clientPort: UInt16 = 0
         var phase = Phase.receiving
+
+        init(budget: MemoryBudget?) {
+            reservation = MemoryReservation(budget)
+        }
+
+        /// Adds a chunk of body, within the size limit and the memory budget; drops the body
+        /// once either is passed.
+        func append(_ chunk: UnsafeRawBufferPointer, maxBodyBytes: Int) {
+            guard !tooLarge, !overBudget else { return }
+            if body.count + chunk.count > maxBodyBytes {
+                tooLarge = true
+            } else if body.count + chunk.count > reservation.bytes,
+                !reservation.grow(body.count + chunk.count - reservation.bytes)
+            {
+                overBudget = true
+            } else {
+                body.append(contentsOf: chunk)
+                return
+            }
+            body = []
+            reservation.release()
+        }
     }
 
     private let core: Core
@@ -97,11 +126,19 @@ public final class MicroHTTPDaemon: Sendable {
     public var port: UInt16 { core.state.withLock { $0.port } }
 
     /// Starts listening on `host:port` (IPv4; port 0 picks one).
+    ///
+    /// The connection budgets cut slow and idle clients: a connection silent for
+    /// `connectionTimeoutSeconds` is closed; past `connectionLimit` connections (shared by the
+    /// threads) new ones wait in the listen queue; past `perIPConnectionLimit` from one address
+    /// (0: no cap) new ones from it are closed at once. With a `memoryBudget`, bodies take their
+    /// bytes from it as they arrive (given back once the responder has run) and a body that would
+    /// pass it reaches the responder with `bodyOverBudget` set and no bytes.
     public init(
-        host: String, port: UInt16, threads: Int, connectionTimeoutSeconds: Int, connectionLimit: Int,
-        maxBodyBytes: Int, respond: @escaping Responder
+        host: String, port: UInt16, threads: Int, connectionTimeoutSeconds: Int = 10,
+        connectionLimit: Int = 16_384, perIPConnectionLimit: Int = 4096, maxBodyBytes: Int,
+        memoryBudget: MemoryBudget? = nil, respond: @escaping Responder
     ) throws(MicroHTTPError) {
-        core = Core(respond: respond, maxBodyBytes: maxBodyBytes)
+        core = Core(respond: respond, maxBodyBytes: maxBodyBytes, memoryBudget: memoryBudget)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -122,6 +159,7 @@ public final class MicroHTTPDaemon: Sendable {
                 MHD_OptionItem(option: .THREAD_POOL_SIZE, value: max(1, threads), ptr_value: nil),
                 MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: connectionTimeoutSeconds, ptr_value: nil),
                 MHD_OptionItem(option: .CONNECTION_LIMIT, value: connectionLimit, ptr_value: nil),
+                MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: perIPConnectionLimit, ptr_value: nil),
                 MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE, value: 4096, ptr_value: nil),
                 MHD_OptionItem(
                     option: .NOTIFY_COMPLETED, value: unsafeBitCast(completed, to: Int.self), ptr_value: nil),
@@ -178,17 +216,21 @@ public final class MicroHTTPDaemon: Sendable {
         guard let connection, let requestContext, let uploadSize else { return MHD_Result.NO }
         guard let boxPointer = requestContext.pointee else {
             // The first call carries only the head.
-            let box = RequestBox()
-            withUnsafeMutablePointer(to: &box.headers) { headers in
+            let box = RequestBox(budget: core.memoryBudget)
+            var fields: [(String, String)] = []
+            withUnsafeMutablePointer(to: &fields) { fields in
                 _ = MHD_get_connection_values(
                     connection, .HEADER_KIND,
-                    { headers, _, key, value in
+                    { fields, _, key, value in
                         guard let key else { return MHD_Result.YES }
-                        headers!.assumingMemoryBound(to: [String: String].self).pointee[String(cString: key).lowercased()] =
-                            value.map { String(cString: $0) } ?? ""
+                        fields!.assumingMemoryBound(to: [(String, String)].self).pointee.append(
+                            (String(cString: key).lowercased(), value.map { String(cString: $0) } ?? ""))
                         return MHD_Result.YES
-                    }, headers)
+                    }, fields)
             }
+            for (name, value) in fields { box.headers[name] = value }
+            let lengths = Set(fields.filter { $0.0 == "content-length" }.map { $0.1 })
+            if lengths.count > 1 { box.conflictingLengths = lengths.sorted() }
             withUnsafeMutablePointer(to: &box.query) { query in
                 _ = MHD_get_connection_values(
                     connection, .GET_ARGUMENT_KIND,
@@ -201,22 +243,22 @@ public final class MicroHTTPDaemon: Sendable {
             }
             box.clientPort = clientPort(of: connection)
             requestContext.pointee = Unmanaged.passRetained(box).toOpaque()  // Released by the completion callback.
+            // Refused before reading the body; MHD closes the connection after this answer. The
+            // budget is taken as bytes arrive, not as declared: a client that declares much and
+            // sends nothing holds nothing.
             if let length = box.headers["content-length"].flatMap({ Int($0) }), length > core.maxBodyBytes {
-                // Refuse before reading the body; MHD closes the connection after this answer.
                 box.tooLarge = true
+            }
+            if box.tooLarge || !box.conflictingLengths.isEmpty {
                 return finish(box, core: core, connection: connection, url: url, method: method)
             }
             return MHD_Result.YES
         }
         let box = Unmanaged<RequestBox>.fromOpaque(boxPointer).takeUnretainedValue()  // Retained until completion.
         if uploadSize.pointee > 0 {
-            if case .receiving = box.phase, !box.tooLarge {
-                if box.body.count + uploadSize.pointee > core.maxBodyBytes {
-                    box.tooLarge = true
-                    box.body = []
-                } else {
-                    box.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee))
-                }
+            if case .receiving = box.phase {
+                let chunk = UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee)
+                box.append(chunk, maxBodyBytes: core.maxBodyBytes)
             }
             uploadSize.pointee = 0
             return MHD_Result.YES
@@ -248,9 +290,12 @@ public final class MicroHTTPDaemon: Sendable {
         let request = IncomingRequest(
             method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "",
             query: box.query, headers: box.headers, body: box.body, bodyTooLarge: box.tooLarge,
+            bodyOverBudget: box.overBudget, conflictingContentLengths: box.conflictingLengths,
             clientPort: box.clientPort)
         box.body = []
-        switch core.respond(request) {
+        let disposition = core.respond(request)
+        box.reservation.release()  // The responder has taken what it keeps into its own budget.
+        switch disposition {
         case .reply(let reply, let delay) where delay > 0:
             box.phase = .delayed(reply)
             if suspend(connection, core: core, millis: delay) { return MHD_Result.YES }

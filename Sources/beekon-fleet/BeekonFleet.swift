@@ -161,6 +161,8 @@ enum EmbeddedReceiver {
         // libmicrohttpd splits its connection limit evenly between its threads, and which thread
         // accepts a connection is a race: each gets room for all of them.
         configuration.connectionLimit = connections * configuration.threads
+        // Every connection comes from the fleet on 127.0.0.1: no per-address cap.
+        configuration.perIPConnectionLimit = 0
         do throws(IngestReceiverError) {
             return try IngestReceiver(configuration: configuration)
         } catch {
@@ -227,7 +229,9 @@ struct Validate: ParsableCommand {
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure the fleet's hot paths and print the figures.",
-        subcommands: [BenchStore.self, BenchDevice.self, BenchFleet.self, BenchUpload.self, BenchAdmin.self])
+        subcommands: [
+            BenchStore.self, BenchDevice.self, BenchFleet.self, BenchUpload.self, BenchAdmin.self, BenchHostile.self,
+        ])
 }
 
 /// A command that could not do its job; the message says why and what to do.

@@ -94,7 +94,7 @@ final class NoContentServer: Sendable {
         do throws(MicroHTTPError) {
             daemon = try MicroHTTPDaemon(
                 host: "127.0.0.1", port: 0, threads: 2, connectionTimeoutSeconds: 60, connectionLimit: 16_000,
-                maxBodyBytes: 16 << 20
+                perIPConnectionLimit: 0, maxBodyBytes: 16 << 20
             ) { _ in
                 counter.value.withLock { $0 += 1 }
                 return .reply(OutgoingReply(status: 204), delayMillis: 0)

@@ -229,24 +229,10 @@ struct BenchUpload: ParsableCommand {
     /// (c): `beekon-fleet receive` as a child process (its own CPU, read like nginx's; in-process
     /// it would share this process's getrusage and scheduler), its database in the bench folder.
     func measureReceiver(folder: BenchFolder) throws -> (phase: FleetPhase, stopped: String) {
-        let receiverFolder = folder.path("receiver")
-        try FileManager.default.createDirectory(atPath: receiverFolder, withIntermediateDirectories: true)
-        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let process = try ChildProcess(
-            executable, ["receive", "--listen", "127.0.0.1:0", "--db", receiverFolder + "/ingest.db"],
-            outputPath: receiverFolder + "/receive.out")
-        var url: String?
-        for _ in 0..<500 where url == nil && !process.hasExited {
-            url = process.output().split(separator: "\n")
-                .first { $0.hasPrefix("beekon-fleet receive: listening on ") }
-                .map { String($0.dropFirst("beekon-fleet receive: listening on ".count)) }
-            if url == nil { usleep(10_000) }
-        }
-        guard let url else {
-            process.stop()
-            throw CommandFailure("beekon-fleet receive did not start:\n\(process.output())")
-        }
-        let phase = try measureFleet(threshold: 1, ingest: url, server: process, folder: folder.path("fleet-receiver"))
+        let receiver = try ReceiverChild(folder: folder.path("receiver"))
+        let process = receiver.process
+        let phase = try measureFleet(
+            threshold: 1, ingest: receiver.url, server: process, folder: folder.path("fleet-receiver"))
         process.stop()
         let stopped = process.output().split(separator: "\n").last { $0.contains("stopped.") }
         return (phase, stopped.map(String.init) ?? "receiver: no summary")

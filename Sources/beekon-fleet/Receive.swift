@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeekonDevice
 import FleetKit
 import Foundation
 import IngestReceiver
@@ -35,20 +36,20 @@ struct Receive: ParsableCommand {
     @Option(help: "Status mix, ANSWER:PERCENT,…, where ANSWER is a status, hang or close (e.g. 503:10,hang:1).")
     var mix: String?
 
-    @Option(help: "Answer the first N uploads of each device with --fail-status.")
-    var failFirst: Int?
+    @Option(help: "Answer the first N uploads of each device with --fail-status (0…1000000000).")
+    var failFirst: String?
 
-    @Option(help: "The status for --fail-first (default 503).")
-    var failStatus: Int?
+    @Option(help: "The status for --fail-first (100…599, default 503).")
+    var failStatus: String?
 
     @Option(help: "A Retry-After value added to scripted non-2xx answers.")
     var retryAfter: String?
 
-    @Option(help: "Milliseconds added before every ingest answer.")
-    var latencyMs: Int?
+    @Option(help: "Milliseconds added before every ingest answer (0…3600000).")
+    var latencyMs: String?
 
-    @Option(help: "How long a hung upload is held before its connection is closed, ms (default 120000).")
-    var hangMs: Int?
+    @Option(help: "How long a hung upload is held before its connection is closed, ms (0…86400000, default 120000).")
+    var hangMs: String?
 
     @Flag(help: "Store uploads before a scripted failure, hang or close (a lost 2xx).")
     var storeBeforeFault = false
@@ -65,14 +66,14 @@ struct Receive: ParsableCommand {
     @Flag(help: "Turn the token endpoint off.")
     var noTokenEndpoint = false
 
-    @Option(help: "expires_in of issued tokens, seconds (default 3600).")
-    var tokenExpiresIn: Int?
+    @Option(help: "expires_in of issued tokens, seconds (1…31536000, default 3600).")
+    var tokenExpiresIn: String?
 
-    @Option(help: "Answer token requests with this status instead of a token.")
-    var tokenFailStatus: Int?
+    @Option(help: "Answer token requests with this status instead of a token (100…599).")
+    var tokenFailStatus: String?
 
-    @Option(help: "With --token-fail-status: only the first N token requests fail.")
-    var tokenFailFirst: Int?
+    @Option(help: "With --token-fail-status: only the first N token requests fail (0…1000000000).")
+    var tokenFailFirst: String?
 
     @Flag(help: "Answer token requests 200 without an access_token.")
     var tokenOmit = false
@@ -80,24 +81,60 @@ struct Receive: ParsableCommand {
     @Option(help: "A refresh token accepted as a seed (repeatable; none = accept any).")
     var refreshToken: [String] = []
 
-    @Option(help: "The largest request body accepted, bytes (before gunzip).")
-    var maxBodyBytes = 12 << 20
+    @Option(help: "The largest request body accepted, bytes, before gunzip (1024…2^30, default 4 MiB).")
+    var maxBodyBytes: String?
 
-    @Option(help: "Seconds an idle or slow connection is kept.")
-    var connectionTimeout = 30
+    @Option(help: "The most bytes a body may inflate to (1024…2^30, default 4 MiB).")
+    var maxInflatedBytes: String?
 
-    @Option(help: "Daemon threads (default: one per core).")
-    var threads: Int?
+    @Option(help: "The deepest JSON nesting accepted (3…1000, default 32).")
+    var maxJsonDepth: String?
+
+    @Option(help: "The most JSON values in one body (16…100000000, default 100000).")
+    var maxJsonElements: String?
+
+    @Option(help: "Request bytes held in memory at once, all connections together; past it, 503 (default 64 MiB).")
+    var memoryBudgetBytes: String?
+
+    @Option(help: "Seconds an idle or slow connection is kept (1…3600, default 10).")
+    var connectionTimeout: String?
+
+    @Option(help: "The most connections open at once (1…1000000, default 16384).")
+    var connectionLimit: String?
+
+    @Option(help: "The most connections from one client address (0 = no cap, default 4096).")
+    var perIpConnectionLimit: String?
+
+    @Option(help: "Daemon threads (1…256, default: one per core).")
+    var threads: String?
 
     func run() throws {
         StandardOutput.flushEachLine()
-        let configuration: IngestReceiverConfiguration
+        var configuration: IngestReceiverConfiguration
         do throws(IngestReceiverError) {
             configuration = try makeConfiguration()
         } catch {
             throw ValidationError(error.message)
         }
-        try FileLimit.ensure(.receive(connectionLimit: configuration.connectionLimit), for: "receive")
+        // Every connection is a descriptor. The default connection limit is lowered to what the
+        // open-file limit allows (a limit libmicrohttpd cannot reach makes it fail accepts instead
+        // of queueing them), saying so; one given with --connection-limit must fit, or the start
+        // is refused with the numbers.
+        let openFiles = FileLimit.raiseToHardLimit()
+        var lowered: String?
+        let fixedPart = DescriptorBudget.receive(connectionLimit: 0).needed
+        if connectionLimit == nil, openFiles > 0,
+            DescriptorBudget.receive(connectionLimit: configuration.connectionLimit).needed > openFiles,
+            openFiles - fixedPart >= 64
+        {
+            lowered =
+                "beekon-fleet receive: connection limit lowered from \(configuration.connectionLimit) to "
+                + "\(openFiles - fixedPart) (open-file limit \(openFiles); raise it with ulimit -n)\n"
+            configuration.connectionLimit = openFiles - fixedPart
+        }
+        try FileLimit.ensure(
+            .receive(connectionLimit: configuration.connectionLimit), for: "receive",
+            alternatives: " Or give a lower --connection-limit.")
         // A start that fails (the port in use) leaves no database it created.
         let databaseExisted = FileManager.default.fileExists(atPath: configuration.databasePath)
         let receiver: IngestReceiver
@@ -122,6 +159,7 @@ struct Receive: ParsableCommand {
         banner += "beekon-fleet receive: stats at \(receiver.statsURL)\n"
         if let tokenURL = receiver.tokenURL { banner += "beekon-fleet receive: token endpoint at \(tokenURL)\n" }
         banner += "beekon-fleet receive: database \(configuration.databasePath)\n"
+        banner += lowered ?? ""
         // Written unbuffered, so a parent process reading a pipe sees the port at once.
         FileHandle.standardOutput.write(Data(banner.utf8))
         done.wait()
@@ -137,27 +175,60 @@ struct Receive: ParsableCommand {
     func makeConfiguration() throws(IngestReceiverError) -> IngestReceiverConfiguration {
         let (host, port) = try IngestReceiverConfiguration.parseListen(listen)
         var configuration = IngestReceiverConfiguration(
-            host: host, port: port, databasePath: db, ingestPath: path, statsPath: statsPath,
-            maxBodyBytes: maxBodyBytes, connectionTimeoutSeconds: connectionTimeout)
-        if let threads { configuration.threads = threads }
+            host: host, port: port, databasePath: db, ingestPath: path, statsPath: statsPath)
+        typealias Ranges = IngestReceiverConfiguration.Ranges
+        let limits: [(String, String?, NumberRange, WritableKeyPath<IngestReceiverConfiguration, Int>)] = [
+            ("max-body-bytes", maxBodyBytes, Ranges.maxBodyBytes, \.maxBodyBytes),
+            ("max-inflated-bytes", maxInflatedBytes, Ranges.maxInflatedBytes, \.maxInflatedBytes),
+            ("max-json-depth", maxJsonDepth, Ranges.maxJSONDepth, \.maxJSONDepth),
+            ("max-json-elements", maxJsonElements, Ranges.maxJSONElements, \.maxJSONElements),
+            ("memory-budget-bytes", memoryBudgetBytes, Ranges.memoryBudgetBytes, \.memoryBudgetBytes),
+            ("connection-timeout", connectionTimeout, Ranges.connectionTimeoutSeconds, \.connectionTimeoutSeconds),
+            ("connection-limit", connectionLimit, Ranges.connectionLimit, \.connectionLimit),
+            ("per-ip-connection-limit", perIpConnectionLimit, Ranges.perIPConnectionLimit, \.perIPConnectionLimit),
+            ("threads", threads, Ranges.threads, \.threads),
+        ]
+        for (flag, text, range, field) in limits {
+            if let value = try Self.read(flag, text, range) { configuration[keyPath: field] = value }
+        }
         if let rules { try configuration.applyRules(fromFile: rules) }
         if let seed { configuration.script.seed = seed }
         if let mix { configuration.script.mix = try AnswerScript.parseMix(mix) }
-        if let failFirst { configuration.script.failFirst = failFirst }
-        if let failStatus { configuration.script.failFirstStatus = failStatus }
+        if let value = try Self.read("fail-first", failFirst, Ranges.count) { configuration.script.failFirst = value }
+        if let value = try Self.read("fail-status", failStatus, Ranges.status) {
+            configuration.script.failFirstStatus = value
+        }
         if let retryAfter { configuration.script.retryAfter = retryAfter }
-        if let latencyMs { configuration.script.latencyMillis = latencyMs }
-        if let hangMs { configuration.script.hangMillis = hangMs }
+        if let value = try Self.read("latency-ms", latencyMs, Ranges.latencyMillis) {
+            configuration.script.latencyMillis = value
+        }
+        if let value = try Self.read("hang-ms", hangMs, Ranges.hangMillis) { configuration.script.hangMillis = value }
         if storeBeforeFault { configuration.script.storeBeforeFault = true }
         if requireToken { configuration.auth.requireToken = true }
         if !token.isEmpty { configuration.auth.tokens = token }
         if let tokenPath { configuration.tokenEndpoint.path = tokenPath }
         if noTokenEndpoint { configuration.tokenEndpoint.path = nil }
-        if let tokenExpiresIn { configuration.tokenEndpoint.expiresIn = tokenExpiresIn }
-        if let tokenFailStatus { configuration.tokenEndpoint.failStatus = tokenFailStatus }
-        if let tokenFailFirst { configuration.tokenEndpoint.failFirst = tokenFailFirst }
+        if let value = try Self.read("token-expires-in", tokenExpiresIn, Ranges.expiresIn) {
+            configuration.tokenEndpoint.expiresIn = value
+        }
+        if let value = try Self.read("token-fail-status", tokenFailStatus, Ranges.status) {
+            configuration.tokenEndpoint.failStatus = value
+        }
+        if let value = try Self.read("token-fail-first", tokenFailFirst, Ranges.count) {
+            configuration.tokenEndpoint.failFirst = value
+        }
         if tokenOmit { configuration.tokenEndpoint.omitToken = true }
         if !refreshToken.isEmpty { configuration.tokenEndpoint.refreshTokens = refreshToken }
         return try configuration.checked()
+    }
+
+    /// A numeric flag's value read through its range; nil when the flag was not given.
+    static func read(_ flag: String, _ text: String?, _ range: NumberRange) throws(IngestReceiverError) -> Int? {
+        guard let text else { return nil }
+        do {
+            return Int(try range.readInteger(text))
+        } catch {
+            throw IngestReceiverError(.configuration, "--\(flag) \(error)")
+        }
     }
 }

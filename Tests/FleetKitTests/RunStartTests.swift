@@ -66,7 +66,7 @@ struct RunStartTests {
         let fleet = try Self.fleetFile(devices: 2000, in: workspace)
         let outcome = try Self.run(["run", fleet, "--data", workspace.data, "--duration", "5s", "--admin", "127.0.0.1:0"], openFiles: 256)
         let needed = DescriptorBudget.run(
-            devices: 2000, maxConnections: 256, idleConnections: 1024, adminConnections: 1024, embeddedReceiver: true
+            devices: 2000, maxConnections: 256, idleConnections: 1024, adminConnections: 256, embeddedReceiver: true
         ).needed
         #expect(outcome.status != 0)
         #expect(outcome.errors.contains("run of 2000 devices needs at least \(needed) file descriptors"), "\(outcome.errors)")
@@ -128,7 +128,8 @@ struct RunStartTests {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
         let database = workspace.folder.appendingPathComponent("ingest.db").path
-        let low = try Self.run(["receive", "--listen", "127.0.0.1:0", "--db", database], openFiles: 256)
+        let low = try Self.run(
+            ["receive", "--listen", "127.0.0.1:0", "--db", database, "--connection-limit", "8192"], openFiles: 256)
         let needed = DescriptorBudget.receive(connectionLimit: 8192).needed
         #expect(low.status != 0)
         #expect(low.errors.contains("receive needs at least \(needed) file descriptors"), "\(low.errors)")

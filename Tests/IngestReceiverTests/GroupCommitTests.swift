@@ -121,7 +121,7 @@ struct GroupCommitTests {
         let path = harness.folder + "/group.db"
         let poisonID = UUIDv7("0190c1a4-0000-7000-8000-00000000beef")!
         try Self.poison(databasePath: path, locationID: poisonID.text)
-        let validator = PayloadValidator(maxDepth: 32)
+        let validator = PayloadValidator(maxDepth: 32, maxElements: 100_000)
         let writer = IngestWriter(database: try IngestDatabase(path: path))
         let results = Mutex<[Int: Result<IngestDatabase.Outcome, SQLiteError>?]>([:])
         let done = DispatchSemaphore(value: 0)
@@ -169,7 +169,7 @@ struct GroupCommitTests {
     func oneGroup() throws {
         let harness = try ReceiverHarness()  // For its payload maker and its temporary folder.
         let path = harness.folder + "/group.db"
-        let validator = PayloadValidator(maxDepth: 32)
+        let validator = PayloadValidator(maxDepth: 32, maxElements: 100_000)
         let writer = IngestWriter(database: try IngestDatabase(path: path))
         let done = DispatchSemaphore(value: 0)
         let gate = DispatchSemaphore(value: 0)

@@ -100,7 +100,7 @@ struct Mutation: Sendable, CustomTestStringConvertible {
 /// Seed 05's payload rules, checked without a server.
 @Suite("Payload validator")
 struct PayloadValidatorTests {
-    let validator = PayloadValidator(maxDepth: 32)
+    let validator = PayloadValidator(maxDepth: 32, maxElements: 100_000)
 
     @Test("seed 05's example payload is accepted as printed")
     func seedExampleAccepted() throws {
@@ -141,12 +141,17 @@ struct PayloadValidatorTests {
         }
     }
 
-    @Test("nesting deeper than the limit is refused before parsing; brackets in strings do not count")
-    func depth() {
-        #expect(PayloadValidator.depthBeyond(3, in: Array(#"{"a":[{"b":"[[[[[["}]}"#.utf8)) == nil)
-        #expect(PayloadValidator.depthBeyond(3, in: Array(#"{"a":[{"b":[1]}]}"#.utf8)) == 11)
+    @Test("nesting deeper than the limit is refused as it is passed; brackets in strings do not count")
+    func depth() throws {
+        let parser = BoundedJSONParser(maxDepth: 3, maxElements: 100)
+        _ = try parser.parse(Array(#"{"a":[{"b":"[[[[[["}]}"#.utf8))
+        #expect(throws: JSONProblem(offset: 11, reason: "JSON nested deeper than 3 levels (the depth limit)")) {
+            try parser.parse(Array(#"{"a":[{"b":[1]}]}"#.utf8))
+        }
         let deep = Array(repeating: UInt8(ascii: "["), count: 1_000_000)
-        #expect(throws: PayloadProblem(field: "body", reason: "JSON nested deeper than 32 levels (at byte 32)")) {
+        #expect(
+            throws: PayloadProblem(field: "body", reason: "JSON nested deeper than 32 levels (the depth limit) (at byte 32)")
+        ) {
             try validator.validate(deep)
         }
     }

@@ -122,13 +122,18 @@ struct ReceiveCommandTests {
         arguments: [
             (["--listen", "nowhere"], "ADDR:PORT"),
             (["--mix", "503=10"], "ANSWER:PERCENT"),
-            (["--fail-status", "999"], "100...599"),
+            (["--fail-status", "999"], "--fail-status \"999\" is out of range; expected a whole number from 100 to 599"),
+            (["--latency-ms", "1e16"], "--latency-ms \"1e16\" is not a whole number; expected a whole number from 0 to 3600000 ms"),
+            (["--connection-timeout", "0"], "--connection-timeout \"0\" is out of range; expected a whole number from 1 to 3600 s"),
+            (["--max-inflated-bytes", "1.0"], "--max-inflated-bytes \"1.0\" is not a whole number"),
+            (["--memory-budget-bytes", "9223372036854775808"], "--memory-budget-bytes \"9223372036854775808\" is out of range"),
+            (["--per-ip-connection-limit", "x"], "--per-ip-connection-limit \"x\" is not a number"),
             (["--path", "ingest"], "must start with /"),
             (["--rules", "/nonexistent/rules.json"], "/nonexistent/rules.json: cannot read"),
         ])
     func badFlags(arguments: [String], expected: String) throws {
         let (status, text) = try Self.runToExit(["--listen", "127.0.0.1:0", "--db", "/nonexistent/never.db"] + arguments)
-        #expect(status != 0)
+        #expect(status == 64)
         #expect(text.contains(expected), "\(text)")
     }
 
@@ -139,6 +144,6 @@ struct ReceiveCommandTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (status, text) = try Self.runToExit(["--rules", path, "--db", "/nonexistent/never.db"])
         #expect(status != 0)
-        #expect(text.contains("\(path): mix[0].percent: expected a number"), "\(text)")
+        #expect(text.contains("\(path): mix[0].percent: expected a number from 0 to 100 %"), "\(text)")
     }
 }

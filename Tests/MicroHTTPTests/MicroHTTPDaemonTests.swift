@@ -69,3 +69,34 @@ struct MicroHTTPDaemonTests {
         #expect(reset, "expected a reset, got \(closed)")
     }
 }
+
+/// The daemon's memory budget: bodies take their bytes as they arrive and give them back.
+@Suite("MicroHTTP memory budget")
+struct MicroHTTPBudgetTests {
+    @Test(
+        "a body that fits the budget reaches the responder; one that does not arrives flagged and empty",
+        arguments: [(512, false, false), (4096, false, true), (512, true, false), (4096, true, true)])
+    func budget(size: Int, chunked: Bool, over: Bool) async throws {
+        let budget = MemoryBudget(limit: 2048)
+        let seen = Mutex<[(Int, Bool)]>([])
+        let daemon = try MicroHTTPDaemon(
+            host: "127.0.0.1", port: 0, threads: 1, maxBodyBytes: 1 << 20, memoryBudget: budget
+        ) { request in
+            seen.withLock { $0.append((request.body.count, request.bodyOverBudget)) }
+            return .reply(OutgoingReply(status: request.bodyOverBudget ? 503 : 204), delayMillis: 0)
+        }
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        let headers: [(name: String, value: String)] = chunked ? [("Transfer-Encoding", "chunked")] : []
+        let result = await MicroHTTPDaemonTests.send(
+            transport,
+            HTTPRequest(
+                url: "http://127.0.0.1:\(daemon.port)/", headers: headers, body: [UInt8](repeating: 7, count: size),
+                timeoutMillis: 5000, connectionKey: "a"))
+        #expect(result.status == (over ? 503 : 204))
+        let (count, flagged) = try #require(seen.withLock { $0.first })
+        #expect(flagged == over)
+        #expect(count == (over ? 0 : size))
+        #expect(budget.inUse == 0)
+    }
+}
