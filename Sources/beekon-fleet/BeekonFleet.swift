@@ -65,6 +65,12 @@ struct Run: ParsableCommand {
     @Option(help: "The admin API's bearer token (default: env BEEKON_ADMIN_TOKEN).")
     var adminToken: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A host name the admin answers to besides loopback and its bind host (repeatable or comma-separated; also env BEEKON_ADMIN_ALLOWED_HOSTS).",
+            valueName: "name"))
+    var adminAllowedHost: [String] = []
+
     func run() throws {
         let path = try fleetFile ?? DefaultFleet.locate()
         let fleet: FleetFile
@@ -95,7 +101,7 @@ struct Run: ParsableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
-        let adminServer = try RunAdmin.start(admin, token: adminToken, runtime: runtime)
+        let adminServer = try RunAdmin.start(admin, token: adminToken, allowedHosts: adminAllowedHost, runtime: runtime)
         defer { adminServer?.stop() }
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)

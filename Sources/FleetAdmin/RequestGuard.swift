@@ -1,0 +1,124 @@
+import Foundation
+import MicroHTTP
+
+/// The checks every admin request passes before it is routed, because loopback is not a
+/// security boundary: any page the user's browser opens can send requests to 127.0.0.1.
+///
+/// - `Host` must name this admin (a loopback literal, `localhost`, the bind host or an allowed
+///   name), else 421: a DNS-rebinding page reaches the admin under its own name.
+/// - A state-changing request (POST, PUT, PATCH, DELETE) that carries `Origin` must come from
+///   the admin's own origin, and none may say `Sec-Fetch-Site: cross-site`/`same-site`, else
+///   403: a page on another origin may send, even if it may not read.
+/// - A body, and every POST, PUT and PATCH, must be `application/json`, else 415: an HTML form
+///   or a CORS-simple `fetch` (`text/plain`) cannot produce it without the browser asking first.
+///
+/// Pure: reads the request's method and headers only.
+struct RequestGuard: Sendable {
+    /// Host names (lower case, without port) answered besides loopback literals and `localhost`.
+    let allowedNames: Set<String>
+
+    /// A guard allowing the bind host and `allowed` (names as `AdminConfiguration` checked them).
+    init(bindHost: String, allowed: [String]) {
+        var names = Set(allowed.map { $0.lowercased() })
+        names.insert(Self.bracketed(bindHost.lowercased()))
+        allowedNames = names
+    }
+
+    private static let stateChanging: Set<String> = ["POST", "PUT", "PATCH", "DELETE"]
+    private static let needsJSON: Set<String> = ["POST", "PUT", "PATCH"]
+
+    /// Throws the answer for a request that fails a check: 421, 403 or 415.
+    func check(_ request: IncomingRequest) throws(APIError) {
+        let host = request.headers["host"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        guard let name = Self.hostName(host), allows(name) else {
+            throw APIError(
+                status: 421, code: "misdirected_request",
+                message: (host.isEmpty ? "the request has no Host header" : "Host \"\(host.prefix(100))\" is not a name of this admin server")
+                    + "; it answers to loopback addresses, localhost and its bind host: allow another name with "
+                    + "--admin-allowed-host NAME (or BEEKON_ADMIN_ALLOWED_HOSTS=NAME,…)",
+                field: "Host")
+        }
+        guard Self.stateChanging.contains(request.method) else { return }
+        if let site = request.headers["sec-fetch-site"]?.trimmingCharacters(in: .whitespaces).lowercased(), site == "cross-site" || site == "same-site" {
+            throw APIError(
+                status: 403, code: "forbidden",
+                message: "Sec-Fetch-Site \"\(site)\": a page on another origin may not change the fleet; use the admin page itself, or a client that is not a browser",
+                field: "Sec-Fetch-Site")
+        }
+        if let origin = request.headers["origin"]?.trimmingCharacters(in: .whitespaces) {
+            let own = ["http://" + host.lowercased(), "https://" + host.lowercased()]
+            guard own.contains(origin.lowercased()) else {
+                throw APIError(
+                    status: 403, code: "forbidden",
+                    message: "Origin \"\(origin.prefix(100))\" is not this admin's own (http://\(host.prefix(100))): "
+                        + "a page on another origin may not change the fleet",
+                    field: "Origin")
+            }
+        }
+        if Self.needsJSON.contains(request.method) || !request.body.isEmpty {
+            let contentType = request.headers["content-type"]?.trimmingCharacters(in: .whitespaces) ?? ""
+            let mediaType = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first.map {
+                String($0).trimmingCharacters(in: .whitespaces).lowercased()
+            }
+            guard mediaType == "application/json" else {
+                throw APIError(
+                    status: 415, code: "unsupported_media_type",
+                    message: (contentType.isEmpty ? "the request has no Content-Type" : "Content-Type \"\(contentType.prefix(100))\" is not JSON")
+                        + "; send the body as JSON with `Content-Type: application/json`",
+                    field: "Content-Type")
+            }
+        }
+    }
+
+    private func allows(_ name: String) -> Bool {
+        name == "localhost" || name == "[::1]" || Self.isLoopbackIPv4(name) || allowedNames.contains(name)
+    }
+
+    /// The name part of a `Host` value, lower case, without its port (`[::1]` keeps its brackets);
+    /// nil when it is empty or malformed.
+    static func hostName(_ host: String) -> String? {
+        var name = Substring(host.lowercased())
+        var port: Substring = ""
+        if name.hasPrefix("[") {
+            guard let close = name.firstIndex(of: "]") else { return nil }
+            port = name[name.index(after: close)...]
+            name = name[...close]
+        } else if let colon = name.firstIndex(of: ":") {
+            port = name[colon...]
+            name = name[..<colon]
+        }
+        if !port.isEmpty {
+            let digits = port.dropFirst()
+            guard port.first == ":", !digits.isEmpty, digits.count <= 5, digits.allSatisfy(\.isASCIIDigit) else { return nil }
+        }
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCIIHostCharacter }) else { return nil }
+        return String(name)
+    }
+
+    /// Whether `name` is a dotted-decimal address in 127.0.0.0/8 (`127.0.0.1.nip.io` is not).
+    static func isLoopbackIPv4(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "127" else { return false }
+        return parts.allSatisfy { part in
+            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCIIDigit) && Int(part)! <= 255
+        }
+    }
+
+    /// An IPv6 literal in brackets, as it appears in `Host`; other names unchanged.
+    static func bracketed(_ host: String) -> String {
+        host.filter { $0 == ":" }.count > 1 && !host.hasPrefix("[") ? "[\(host)]" : host
+    }
+
+    /// A name given to `--admin-allowed-host` as `Host` carries it (lower case, IPv6 in
+    /// brackets); nil when it is not a bare host name (a scheme, a port, a path, spaces).
+    static func allowedName(_ text: String) -> String? {
+        let name = bracketed(text.trimmingCharacters(in: .whitespaces).lowercased())
+        return hostName(name) == name ? name : nil
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+    /// Letters, digits, `-`, `.`, and what IPv6 literals use (`[`, `]`, `:`).
+    fileprivate var isASCIIHostCharacter: Bool { isASCII && (isLetter || isNumber || "-.[]:_".contains(self)) }
+}
