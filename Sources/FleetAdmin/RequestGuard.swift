@@ -9,8 +9,9 @@ import MicroHTTP
 /// - A state-changing request (POST, PUT, PATCH, DELETE) that carries `Origin` must come from
 ///   the admin's own origin, and none may say `Sec-Fetch-Site: cross-site`/`same-site`, else
 ///   403: a page on another origin may send, even if it may not read.
-/// - A body, and every POST, PUT and PATCH, must be `application/json`, else 415: an HTML form
-///   or a CORS-simple `fetch` (`text/plain`) cannot produce it without the browser asking first.
+/// - A body must be `application/json`, else 415: an HTML form or a CORS-simple `fetch`
+///   (`text/plain`) cannot send that type without the browser asking first, and every command
+///   needs a body.
 ///
 /// Pure: reads the request's method and headers only.
 struct RequestGuard: Sendable {
@@ -25,7 +26,6 @@ struct RequestGuard: Sendable {
     }
 
     private static let stateChanging: Set<String> = ["POST", "PUT", "PATCH", "DELETE"]
-    private static let needsJSON: Set<String> = ["POST", "PUT", "PATCH"]
 
     /// Throws the answer for a request that fails a check: 421, 403 or 415.
     func check(_ request: IncomingRequest) throws(APIError) {
@@ -55,7 +55,7 @@ struct RequestGuard: Sendable {
                     field: "Origin")
             }
         }
-        if Self.needsJSON.contains(request.method) || !request.body.isEmpty {
+        if !request.body.isEmpty || request.bodyTooLarge {
             let contentType = request.headers["content-type"]?.trimmingCharacters(in: .whitespaces) ?? ""
             let mediaType = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first.map {
                 String($0).trimmingCharacters(in: .whitespaces).lowercased()
