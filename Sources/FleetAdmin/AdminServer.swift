@@ -43,6 +43,9 @@ public struct AdminConfiguration: Sendable {
 public struct AdminError: Error, Sendable, CustomStringConvertible {
     /// What went wrong and what to do.
     public var message: String
+    /// Whether the address could not be listened on (in use, not local), so another address may do;
+    /// false when the configuration itself is refused (no token off loopback, a bad allowed host).
+    public var cannotListen = false
 
     public var description: String { message }
 }
@@ -93,7 +96,7 @@ public final class AdminServer: Sendable {
                 respond: { router.respond(to: $0) })
         } catch {
             publisher.stop()
-            throw AdminError(message: "admin: \(error.message)")
+            throw AdminError(message: "admin: \(error.message)", cannotListen: true)
         }
     }
 

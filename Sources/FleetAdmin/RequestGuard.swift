@@ -30,12 +30,14 @@ struct RequestGuard: Sendable {
     /// Throws the answer for a request that fails a check: 421, 403 or 415.
     func check(_ request: IncomingRequest) throws(APIError) {
         let host = request.headers["host"]?.trimmingCharacters(in: .whitespaces) ?? ""
-        guard let name = Self.hostName(host), allows(name) else {
+        let name = Self.hostName(host)
+        guard let name, allows(name) else {
+            let option = name.map { "--admin-allowed-host \($0.prefix(100)) (or BEEKON_ADMIN_ALLOWED_HOSTS=\($0.prefix(100)))" }
             throw APIError(
                 status: 421, code: "misdirected_request",
                 message: (host.isEmpty ? "the request has no Host header" : "Host \"\(host.prefix(100))\" is not a name of this admin server")
-                    + "; it answers to loopback addresses, localhost and its bind host: allow another name with "
-                    + "--admin-allowed-host NAME (or BEEKON_ADMIN_ALLOWED_HOSTS=NAME,…)",
+                    + "; it answers to loopback addresses, localhost, its bind host and the names allowed with "
+                    + (option.map { "--admin-allowed-host: to allow this one, start it with \($0)" } ?? "--admin-allowed-host NAME"),
                 field: "Host")
         }
         guard Self.stateChanging.contains(request.method) else { return }

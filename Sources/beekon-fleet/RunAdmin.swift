@@ -30,6 +30,7 @@ enum RunAdmin {
             print("admin: \(server.url)")
             return server
         } catch {
+            guard error.cannotListen else { throw CommandFailure(error.message) }
             throw CommandFailure(error.message + " Give another with --admin 127.0.0.1:PORT (0 picks a free one), or --admin off.")
         }
     }

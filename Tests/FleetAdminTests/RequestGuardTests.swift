@@ -43,6 +43,20 @@ struct RequestGuardTests {
         #expect(RequestGuard.allowedName(text) == name)
     }
 
+    @Test("an allowed host that is not a bare name stops the server from starting, saying what is expected")
+    func refusesBadAllowedHost() throws {
+        let harness = try AdminHarness()
+        do {
+            let server = try AdminServer(
+                runtime: harness.runtime, configuration: AdminConfiguration(port: 0, allowedHosts: ["fleet", "http://fleet:8080"]))
+            server.stop()
+            Issue.record("an allowed host with a scheme and a port was taken")
+        } catch {
+            #expect(!error.cannotListen)
+            #expect(error.message.contains("\"http://fleet:8080\"") && error.message.contains("no scheme, port or path"))
+        }
+    }
+
     @Test(
         "the token comparison accepts the token only",
         arguments: [
@@ -75,7 +89,8 @@ struct RequestGuardTests {
             } else {
                 for answer in [read, spawn, warp, page] {
                     #expect(answer.status == 421 && answer.errorCode == "misdirected_request" && answer.errorField == "Host", "Host \(host)")
-                    #expect(answer.text.contains(host) && answer.text.contains("--admin-allowed-host"), "Host \(host): \(answer.text)")
+                    let name = host.split(separator: ":").first.map(String.init) ?? host
+                    #expect(answer.text.contains(host) && answer.text.contains("--admin-allowed-host \(name)"), "Host \(host): \(answer.text)")
                 }
             }
         }
