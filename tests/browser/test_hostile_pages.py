@@ -10,40 +10,23 @@ nothing changed: the same device count and warp.
 BEEKON_ADMIN_URL / BEEKON_ADMIN_TOKEN / BEEKON_CHROMIUM as in test_admin_page.py; run with
 tests/browser/run.sh.
 """
-import json
 import os
 import threading
-import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import sync_playwright
 
-BASE = os.environ.get("BEEKON_ADMIN_URL", "")
-TOKEN = os.environ.get("BEEKON_ADMIN_TOKEN", "")
+from test_admin_page import BASE, api, base  # the same admin URL and API client as the page test
+
 GROUP = "walkers-london"  # a group of fleets/demo.yaml
 
 pytestmark = pytest.mark.skipif(not BASE, reason="set BEEKON_ADMIN_URL to the admin server's base URL (or use tests/browser/run.sh)")
 
 
-def base():
-    return BASE if BASE.endswith("/") else BASE + "/"
-
-
 def admin_port():
     return urlsplit(base()).port
-
-
-def api(method, path, body=None):
-    req = urllib.request.Request(base() + path, method=method, data=None if body is None else json.dumps(body).encode())
-    if body is not None:
-        req.add_header("Content-Type", "application/json")
-    if TOKEN:
-        req.add_header("Authorization", "Bearer " + TOKEN)
-    with urllib.request.urlopen(req, timeout=15) as r:
-        raw = r.read()
-        return json.loads(raw) if raw else None
 
 
 # The attacks, run in the attacker's page (ADMIN is the admin's base URL as the page sees it).
