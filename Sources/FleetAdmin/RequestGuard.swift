@@ -19,11 +19,16 @@ struct RequestGuard: Sendable {
     let allowedNames: Set<String>
 
     /// A guard allowing the bind host and `allowed` (names as `AdminConfiguration` checked them).
+    /// A wildcard bind host (`0.0.0.0`, `::`) is not a name: pages reach local servers through
+    /// `http://0.0.0.0:PORT/`, so it is not allowed.
     init(bindHost: String, allowed: [String]) {
         var names = Set(allowed.map { $0.lowercased() })
-        names.insert(Self.bracketed(bindHost.lowercased()))
+        let bind = Self.bracketed(bindHost.lowercased())
+        if !Self.wildcards.contains(bind) { names.insert(bind) }
         allowedNames = names
     }
+
+    private static let wildcards: Set<String> = ["0.0.0.0", "*", "[::]", "[0:0:0:0:0:0:0:0]"]
 
     private static let stateChanging: Set<String> = ["POST", "PUT", "PATCH", "DELETE"]
 

@@ -34,6 +34,18 @@ struct RequestGuardTests {
     }
 
     @Test(
+        "the bind host is allowed, but a wildcard bind host is not a name",
+        arguments: [
+            ("10.0.0.5", "10.0.0.5:8080", true), ("fleet.local", "FLEET.local", true), ("::1", "[::1]:8080", true),
+            ("0.0.0.0", "0.0.0.0:8080", false), ("::", "[::]:8080", false), ("0.0.0.0", "10.0.0.5", false),
+            ("0.0.0.0", "localhost:8080", true),
+        ])
+    func bindHostRule(bind: String, host: String, allowed: Bool) {
+        let request = IncomingRequest(method: "GET", path: "/", headers: ["host": host])
+        #expect(Result { () throws(APIError) in try RequestGuard(bindHost: bind, allowed: []).check(request) }.isSuccess == allowed)
+    }
+
+    @Test(
         "an allowed host is a bare name or address, stored as Host carries it; anything else is refused",
         arguments: [
             ("fleet", "fleet"), ("Fleet.Example.org", "fleet.example.org"), ("10.0.0.5", "10.0.0.5"), ("::1", "[::1]"),
@@ -196,5 +208,12 @@ struct RequestGuardTests {
         #expect(await harness.call("GET", "/api/v1/fleet").object["warp"] as? Double == 120)
         let next = await harness.call("POST", "/api/v1/devices", body: spawnBody)
         #expect(next.object["ids"] as? [String] == [String(format: "walkers-%04d", 4 + spawned + 1)], "\(next.text)")
+    }
+}
+
+extension Result {
+    fileprivate var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
     }
 }
