@@ -34,47 +34,48 @@ struct RequestGuard: Sendable {
 
     /// Throws the answer for a request that fails a check: 421, 403 or 415.
     func check(_ request: IncomingRequest) throws(APIError) {
-        let host = request.headers["host"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        let host = header("host", of: request)
         let name = Self.hostName(host)
         guard let name, allows(name) else {
-            let option = name.map { "--admin-allowed-host \($0.prefix(100)) (or BEEKON_ADMIN_ALLOWED_HOSTS=\($0.prefix(100)))" }
+            let what = host.isEmpty ? "the request has no Host header" : "Host \"\(host.prefix(100))\" is not a name of this admin"
+            let allow = name.map { "--admin-allowed-host \($0.prefix(100)) (or BEEKON_ADMIN_ALLOWED_HOSTS)" } ?? "--admin-allowed-host NAME"
             throw APIError(
                 status: 421, code: "misdirected_request",
-                message: (host.isEmpty ? "the request has no Host header" : "Host \"\(host.prefix(100))\" is not a name of this admin server")
-                    + "; it answers to loopback addresses, localhost, its bind host and the names allowed with "
-                    + (option.map { "--admin-allowed-host: to allow this one, start it with \($0)" } ?? "--admin-allowed-host NAME"),
+                message: "\(what); it answers to loopback addresses, localhost and its bind host, and to names allowed with \(allow)",
                 field: "Host")
         }
         guard Self.stateChanging.contains(request.method) else { return }
-        if let site = request.headers["sec-fetch-site"]?.trimmingCharacters(in: .whitespaces).lowercased(), site == "cross-site" || site == "same-site" {
+        let site = header("sec-fetch-site", of: request).lowercased()
+        if site == "cross-site" || site == "same-site" {
             throw APIError(
                 status: 403, code: "forbidden",
-                message: "Sec-Fetch-Site \"\(site)\": a page on another origin may not change the fleet; use the admin page itself, or a client that is not a browser",
+                message: "Sec-Fetch-Site \"\(site)\": a page on another origin may not change the fleet; "
+                    + "use the admin page itself, or a client that is not a browser",
                 field: "Sec-Fetch-Site")
         }
-        if let origin = request.headers["origin"]?.trimmingCharacters(in: .whitespaces) {
-            let own = ["http://" + host.lowercased(), "https://" + host.lowercased()]
-            guard own.contains(origin.lowercased()) else {
-                throw APIError(
-                    status: 403, code: "forbidden",
-                    message: "Origin \"\(origin.prefix(100))\" is not this admin's own (http://\(host.prefix(100))): "
-                        + "a page on another origin may not change the fleet",
-                    field: "Origin")
-            }
+        let origin = header("origin", of: request)
+        if !origin.isEmpty, !["http://" + host.lowercased(), "https://" + host.lowercased()].contains(origin.lowercased()) {
+            throw APIError(
+                status: 403, code: "forbidden",
+                message: "Origin \"\(origin.prefix(100))\" is not this admin's own (http://\(host.prefix(100))): "
+                    + "a page on another origin may not change the fleet",
+                field: "Origin")
         }
         if !request.body.isEmpty || request.bodyTooLarge {
-            let contentType = request.headers["content-type"]?.trimmingCharacters(in: .whitespaces) ?? ""
-            let mediaType = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first.map {
-                String($0).trimmingCharacters(in: .whitespaces).lowercased()
-            }
-            guard mediaType == "application/json" else {
+            let contentType = header("content-type", of: request)
+            let mediaType = contentType.split(separator: ";", omittingEmptySubsequences: false).first ?? ""
+            guard mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "application/json" else {
+                let what = contentType.isEmpty ? "the request has no Content-Type" : "Content-Type \"\(contentType.prefix(100))\" is not JSON"
                 throw APIError(
                     status: 415, code: "unsupported_media_type",
-                    message: (contentType.isEmpty ? "the request has no Content-Type" : "Content-Type \"\(contentType.prefix(100))\" is not JSON")
-                        + "; send the body as JSON with `Content-Type: application/json`",
-                    field: "Content-Type")
+                    message: "\(what); send the body as JSON with `Content-Type: application/json`", field: "Content-Type")
             }
         }
+    }
+
+    /// A header's value without surrounding spaces; empty when absent.
+    private func header(_ name: String, of request: IncomingRequest) -> String {
+        request.headers[name]?.trimmingCharacters(in: .whitespaces) ?? ""
     }
 
     private func allows(_ name: String) -> Bool {
@@ -96,7 +97,7 @@ struct RequestGuard: Sendable {
         }
         if !port.isEmpty {
             let digits = port.dropFirst()
-            guard port.first == ":", !digits.isEmpty, digits.count <= 5, digits.allSatisfy(\.isASCIIDigit) else { return nil }
+            guard port.first == ":", (1...5).contains(digits.count), digits.allSatisfy(\.isASCIIDigit) else { return nil }
         }
         guard !name.isEmpty, name.allSatisfy({ $0.isASCIIHostCharacter }) else { return nil }
         return String(name)
