@@ -3,7 +3,8 @@ import FleetKit
 import Foundation
 import MicroHTTP
 
-/// Routes one request to its handler: auth first, then the body limit, then the endpoint.
+/// Routes one request to its handler: the Host, Origin and Content-Type checks first, then
+/// auth, then the body limit, then the endpoint.
 /// Runs on the daemon's threads; reads the snapshot, and hands commands to the runtime with
 /// the connection suspended until the loop answers.
 final class AdminRouter: Sendable {
@@ -11,19 +12,22 @@ final class AdminRouter: Sendable {
     let token: String?
     let files: WebFiles
     let publisher: EventPublisher
+    let requestGuard: RequestGuard
 
     /// How long a request waits for the loop before it is answered 409.
     static let commandTimeoutMillis = 10_000
 
-    init(runtime: FleetRuntime, token: String?, files: WebFiles, publisher: EventPublisher) {
+    init(runtime: FleetRuntime, token: String?, files: WebFiles, publisher: EventPublisher, guard requestGuard: RequestGuard) {
         self.runtime = runtime
         self.token = token
         self.files = files
         self.publisher = publisher
+        self.requestGuard = requestGuard
     }
 
     func respond(to request: IncomingRequest) -> Disposition {
         do throws(APIError) {
+            try requestGuard.check(request)
             return try route(request)
         } catch {
             return .reply(error.reply, delayMillis: 0)
@@ -192,12 +196,14 @@ final class AdminRouter: Sendable {
         guard let given, Self.same(given, token) else { throw .unauthorized }
     }
 
-    /// Compares without stopping at the first difference.
-    static func same(_ lhs: String, _ rhs: String) -> Bool {
-        let a = Array(lhs.utf8)
-        let b = Array(rhs.utf8)
-        var difference = a.count ^ b.count
-        for index in 0..<min(a.count, b.count) { difference |= Int(a[index] ^ b[index]) }
+    /// Compares in constant time: every byte of `given` is looked at whatever differs, so the
+    /// time depends on the given length only, never on how much of the token it got right.
+    static func same(_ given: String, _ token: String) -> Bool {
+        let a = Array(given.utf8)
+        let b = Array(token.utf8)
+        guard !b.isEmpty else { return a.isEmpty }
+        var difference = UInt(bitPattern: a.count ^ b.count)
+        for index in a.indices { difference |= UInt(a[index] ^ b[index % b.count]) }
         return difference == 0
     }
 

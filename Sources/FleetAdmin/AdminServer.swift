@@ -16,14 +16,21 @@ public struct AdminConfiguration: Sendable {
     public var webDirectory: String?
     /// Threads answering requests.
     public var threads: Int
+    /// Host names the admin answers to besides loopback addresses, `localhost` and `host`
+    /// (e.g. a container's service name); any other `Host` is refused with 421.
+    public var allowedHosts: [String]
 
     /// A configuration; defaults listen on 127.0.0.1:8080 without a token.
-    public init(host: String = "127.0.0.1", port: UInt16 = 8080, token: String? = nil, webDirectory: String? = nil, threads: Int = 2) {
+    public init(
+        host: String = "127.0.0.1", port: UInt16 = 8080, token: String? = nil, webDirectory: String? = nil, threads: Int = 2,
+        allowedHosts: [String] = []
+    ) {
         self.host = host
         self.port = port
         self.token = token
         self.webDirectory = webDirectory
         self.threads = threads
+        self.allowedHosts = allowedHosts
     }
 
     /// Whether `host` is a loopback address (127.0.0.0/8, `localhost`).
@@ -36,6 +43,9 @@ public struct AdminConfiguration: Sendable {
 public struct AdminError: Error, Sendable, CustomStringConvertible {
     /// What went wrong and what to do.
     public var message: String
+    /// Whether the address could not be listened on (in use, not local), so another address may do;
+    /// false when the configuration itself is refused (no token off loopback, a bad allowed host).
+    public var cannotListen = false
 
     public var description: String { message }
 }
@@ -58,7 +68,8 @@ public final class AdminServer: Sendable {
     /// Prometheus scraper need far fewer); `run` counts them in its descriptor budget.
     public static let connectionLimit = 256
 
-    /// Starts listening; refuses a non-loopback address without a token.
+    /// Starts listening; refuses a non-loopback address without a token, and an allowed host
+    /// that is not a bare host name.
     public init(runtime: FleetRuntime, configuration: AdminConfiguration) throws(AdminError) {
         let token = configuration.token.flatMap { $0.isEmpty ? nil : $0 }
         guard token != nil || AdminConfiguration.isLoopback(configuration.host) else {
@@ -66,11 +77,21 @@ public final class AdminServer: Sendable {
                 message: "refusing to serve the admin API on \(configuration.host) without a token: "
                     + "give --admin-token TOKEN (or set BEEKON_ADMIN_TOKEN), or bind 127.0.0.1")
         }
+        var allowed: [String] = []
+        for text in configuration.allowedHosts {
+            guard let name = RequestGuard.allowedName(text) else {
+                throw AdminError(
+                    message: "allowed admin host \"\(text.prefix(100))\" is not a host name; expected a bare name or address "
+                        + "such as fleet, fleet.example.org or 10.0.0.5 (no scheme, port or path)")
+            }
+            allowed.append(name)
+        }
         self.configuration = configuration
         let publisher = EventPublisher(runtime: runtime)
         self.publisher = publisher
         let router = AdminRouter(
-            runtime: runtime, token: token, files: WebFiles.locate(web: configuration.webDirectory), publisher: publisher)
+            runtime: runtime, token: token, files: WebFiles.locate(web: configuration.webDirectory), publisher: publisher,
+            guard: RequestGuard(bindHost: configuration.host, allowed: allowed))
         do throws(MicroHTTPError) {
             daemon = try MicroHTTPDaemon(
                 host: configuration.host, port: configuration.port, threads: configuration.threads,
@@ -78,7 +99,7 @@ public final class AdminServer: Sendable {
                 maxBodyBytes: Self.maxBodyBytes, respond: { router.respond(to: $0) })
         } catch {
             publisher.stop()
-            throw AdminError(message: "admin: \(error.message)")
+            throw AdminError(message: "admin: \(error.message)", cannotListen: true)
         }
     }
 

@@ -68,6 +68,12 @@ struct Run: ParsableCommand {
     @Option(help: "The admin API's bearer token (default: env BEEKON_ADMIN_TOKEN).")
     var adminToken: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A host name the admin answers to besides loopback and its bind host (repeatable or comma-separated; also env BEEKON_ADMIN_ALLOWED_HOSTS).",
+            valueName: "name"))
+    var adminAllowedHost: [String] = []
+
     func run() throws {
         StandardOutput.flushEachLine()
         // First what can be refused without creating anything: the fleet file, the options and
@@ -110,7 +116,7 @@ struct Run: ParsableCommand {
             } catch {
                 throw CommandFailure("\(error)")
             }
-            adminServer = try RunAdmin.start(admin, token: adminToken, runtime: runtime)
+            adminServer = try RunAdmin.start(admin, token: adminToken, allowedHosts: adminAllowedHost, runtime: runtime)
         } catch {
             receiver?.stop()
             footprint.removeWhatThisStartCreated()

@@ -43,7 +43,7 @@ final class AdminHarness: Sendable {
         """
     }
 
-    init(devices: Int = 4, warp: Int = 120, token: String? = nil) throws {
+    init(devices: Int = 4, warp: Int = 120, token: String? = nil, allowedHosts: [String] = []) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-admin-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var csv = "lat,lon\n"
@@ -56,7 +56,7 @@ final class AdminHarness: Sendable {
         runtime = try FleetRuntime(
             fleet: fleet, options: RunOptions(dataDirectory: folder + "/data", realDurationMillis: 120_000, routeFolder: folder))
         self.token = token
-        admin = try AdminServer(runtime: runtime, configuration: AdminConfiguration(port: 0, token: token))
+        admin = try AdminServer(runtime: runtime, configuration: AdminConfiguration(port: 0, token: token, allowedHosts: allowedHosts))
         transport = try HTTPTransport()
         let runtime = runtime
         let finished = finished
@@ -95,10 +95,15 @@ final class AdminHarness: Sendable {
     }
 
     /// Sends a request; the harness's token goes along unless `token` says otherwise ("" for none).
-    func call(_ method: String, _ path: String, body: String? = nil, token: String? = nil) async -> Answer {
+    /// `headers` replace the defaults of the same name (`Content-Type: application/json` with a body).
+    func call(
+        _ method: String, _ path: String, body: String? = nil, token: String? = nil, headers extra: [(name: String, value: String)] = []
+    ) async -> Answer {
         var headers: [(name: String, value: String)] = []
         if let bearer = token ?? self.token, !bearer.isEmpty { headers.append(("Authorization", "Bearer \(bearer)")) }
         if body != nil { headers.append(("Content-Type", "application/json")) }
+        headers.removeAll { header in extra.contains { $0.name.lowercased() == header.name.lowercased() } }
+        headers += extra
         let request = HTTPRequest(
             url: base + path, method: method, headers: headers, body: Array((body ?? "").utf8), timeoutMillis: 15_000,
             connectionKey: UUID().uuidString)
@@ -133,6 +138,12 @@ final class AdminHarness: Sendable {
 
     /// Reads a raw HTTP stream (SSE) for `seconds` and returns what arrived.
     func readStream(_ path: String, headers: [String] = [], seconds: Double) -> String {
+        exchange("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n", seconds: seconds)
+    }
+
+    /// Sends `request` as it is over one new connection (any header, or none, e.g. no `Host`) and
+    /// returns what arrived until the server closed it or `seconds` passed.
+    func exchange(_ request: String, seconds: Double) -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return "" }
         defer { close(fd) }
@@ -146,7 +157,6 @@ final class AdminHarness: Sendable {
         guard connected == 0 else { return "" }
         var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
         _ = request.withCString { send(fd, $0, strlen($0), 0) }
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
