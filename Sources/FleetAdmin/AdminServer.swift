@@ -93,9 +93,11 @@ public final class AdminServer: Sendable {
             runtime: runtime, token: token, files: WebFiles.locate(web: configuration.webDirectory), publisher: publisher,
             guard: RequestGuard(bindHost: configuration.host, allowed: allowed))
         do throws(MicroHTTPError) {
+            // An idle connection is cut after 30 s; event streams are never idle (a `fleet`
+            // event a second), so only slow or silent clients are.
             daemon = try MicroHTTPDaemon(
                 host: configuration.host, port: configuration.port, threads: configuration.threads,
-                connectionTimeoutSeconds: 120, connectionLimit: Self.connectionLimit, perIPConnectionLimit: 256,
+                connectionTimeoutSeconds: 30, connectionLimit: Self.connectionLimit, perIPConnectionLimit: 256,
                 maxBodyBytes: Self.maxBodyBytes, respond: { router.respond(to: $0) })
         } catch {
             publisher.stop()
