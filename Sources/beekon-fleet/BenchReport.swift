@@ -56,10 +56,11 @@ struct BenchReport {
     }
 
     private static func format(_ value: Double) -> String {
-        switch abs(value) {
+        // A count (bombs answered, connections opened) prints whole, not as 4.0.
+        if value.rounded() == value { return String(format: "%.0f", value) }
+        return switch abs(value) {
         case 100...: String(format: "%.0f", value)
         case 1...: String(format: "%.1f", value)
-        case 0: "0"
         default: String(format: "%.3f", value)
         }
     }
