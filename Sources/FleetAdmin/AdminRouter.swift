@@ -38,6 +38,7 @@ final class AdminRouter: Sendable {
 
     private func route(_ request: IncomingRequest) throws(APIError) -> Disposition {
         let path = request.path
+        if path == "/healthz" { return try health(request) }
         let isAPI = path.hasPrefix("/api/") || path == "/api"
         guard isAPI || path == "/metrics" else { return try page(request) }
         try authorize(request, queryToken: path == "/api/v1/events")
@@ -129,6 +130,20 @@ final class AdminRouter: Sendable {
         default:
             throw .notFound("no such path: \(request.path.prefix(200))")
         }
+    }
+
+    /// `GET /healthz`: 200 while the fleet's loop runs, 503 before it starts and once it stops;
+    /// no token, and nothing in it but the phase, so a container or Kubernetes probe needs no
+    /// secret.
+    private func health(_ request: IncomingRequest) throws(APIError) -> Disposition {
+        try only(["GET", "HEAD"], request)
+        let phase = runtime.phase
+        var json = JSONWriter(capacity: 32)
+        json.beginObject()
+        json.key("status")
+        json.string(phase.rawValue)
+        json.endObject()
+        return self.json(phase == .running ? 200 : 503, json.bytes)
     }
 
     private func patchFleet(_ request: IncomingRequest) throws(APIError) -> Disposition {

@@ -59,6 +59,16 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
     public let description: String
 }
 
+/// Where a run is, as `FleetRuntime.phase` and the admin's `GET /healthz` report it.
+public enum RunPhase: String, Sendable, CaseIterable {
+    /// Prepared; its loop has not started.
+    case starting
+    /// Its loop runs and takes commands.
+    case running
+    /// Asked to stop, or its duration is over: it drains uploads and closes its stores.
+    case stopping
+}
+
 /// Runs a fleet: one event loop owns every device, its store, its emulated OS and its timers,
 /// on the thread that calls `run()`; HTTP runs on the transport's own thread and comes back
 /// through an inbox. Virtual time comes from one `FleetClock`.
@@ -103,6 +113,13 @@ public final class FleetRuntime: Sendable {
     /// The latest snapshot of the fleet (devices, stats, clock), safe from any thread; published
     /// a few times a second and after every control command.
     public var snapshot: FleetSnapshot { publishedSnapshot.withLock { $0 } }
+
+    /// Where the run is: `starting` until `run()` is called, `running` while its loop takes
+    /// commands, `stopping` once it has been asked to stop or its duration is over.
+    public var phase: RunPhase {
+        guard running.withLock({ $0 }) else { return .starting }
+        return inbox.withLock { $0.finished || $0.stopRequested } ? .stopping : .running
+    }
 
     /// Asks the run to stop at its next step; safe from any thread and from a signal handler's
     /// dispatch source.

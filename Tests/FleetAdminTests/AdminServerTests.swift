@@ -306,6 +306,31 @@ struct AdminServerTests {
         #expect(refused.hasPrefix("HTTP/1.1 401"))
     }
 
+    @Test("GET /healthz needs no token: 200 running while the loop runs, 503 stopping once it is asked to stop")
+    func health() async throws {
+        let harness = try AdminHarness(token: "s3cret")
+        let running = await harness.call("GET", "/healthz", token: "")
+        #expect(running.status == 200)
+        #expect(running.text == #"{"status":"running"}"#)
+        #expect(await harness.call("POST", "/healthz", body: "{}", token: "").status == 405)
+        #expect(await harness.call("GET", "/healthz", token: "", headers: [("Host", "evil.example")]).status == 421)
+        harness.runtime.stop()
+        #expect(await harness.eventually { await harness.call("GET", "/healthz", token: "").status == 503 })
+        #expect(await harness.call("GET", "/healthz", token: "").text == #"{"status":"stopping"}"#)
+    }
+
+    @Test("a fleet whose loop has not started is starting, not running")
+    func healthBeforeRun() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-phase-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try "lat,lon\n51.5,-0.12\n51.501,-0.12\n".write(toFile: folder + "/walk.csv", atomically: true, encoding: .utf8)
+        let fleet = try FleetFile.parse(
+            yaml: AdminHarness.yaml(devices: 1, ingest: "http://127.0.0.1:9/ingest", warp: 1), file: "fleet.yaml", routeFolder: folder)
+        let runtime = try FleetRuntime(fleet: fleet, options: RunOptions(dataDirectory: folder + "/data", routeFolder: folder))
+        #expect(runtime.phase == .starting)
+    }
+
     @Test("binding anything but loopback without a token is refused at startup")
     func refusesOpenBind() throws {
         let harness = try AdminHarness()
