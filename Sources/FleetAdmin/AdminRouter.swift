@@ -27,6 +27,9 @@ final class AdminRouter: Sendable {
 
     func respond(to request: IncomingRequest) -> Disposition {
         do throws(APIError) {
+            // Before the Host check: a Kubernetes probe sends the pod's address as Host, and the
+            // answer tells a rebinding page nothing but whether the fleet runs.
+            if request.path == "/healthz" { return try health(request) }
             try requestGuard.check(request)
             return try route(request)
         } catch {
@@ -38,7 +41,6 @@ final class AdminRouter: Sendable {
 
     private func route(_ request: IncomingRequest) throws(APIError) -> Disposition {
         let path = request.path
-        if path == "/healthz" { return try health(request) }
         let isAPI = path.hasPrefix("/api/") || path == "/api"
         guard isAPI || path == "/metrics" else { return try page(request) }
         try authorize(request, queryToken: path == "/api/v1/events")
@@ -133,8 +135,8 @@ final class AdminRouter: Sendable {
     }
 
     /// `GET /healthz`: 200 while the fleet's loop runs, 503 before it starts and once it stops;
-    /// no token, and nothing in it but the phase, so a container or Kubernetes probe needs no
-    /// secret.
+    /// no token and any Host, and nothing in it but the phase, so a container or Kubernetes probe
+    /// needs no secret and no allowed name.
     private func health(_ request: IncomingRequest) throws(APIError) -> Disposition {
         try only(["GET", "HEAD"], request)
         let phase = runtime.phase

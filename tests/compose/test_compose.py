@@ -10,6 +10,7 @@ import os
 import re
 import sqlite3
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -181,10 +182,13 @@ def test_the_compose_file_has_health_checks_waits_for_a_healthy_receiver_and_tak
     fleet = yaml.safe_load(config.stdout)["services"]["fleet"]
     assert "https://ingest.example.com/v1/locations" in fleet["command"]
     assert fleet["environment"]["BEEKON_ADMIN_TOKEN"] == "t0ken"
+    # With no token anywhere, compose refuses to start and says which variable to set.
     unset = {k: v for k, v in env.items() if k != "BEEKON_ADMIN_TOKEN"}
-    refused = subprocess.run(["docker-compose", "-f", "docker-compose.yml", "--env-file", "/dev/null", "config"],
-                             cwd=ROOT, env=unset, capture_output=True, text=True)
-    assert refused.returncode != 0 and "BEEKON_ADMIN_TOKEN" in refused.stderr, "an unset token must be refused"
+    with tempfile.NamedTemporaryFile("w", suffix=".env") as empty:
+        refused = subprocess.run(["docker-compose", "--env-file", empty.name, "-f", "docker-compose.yml", "config"],
+                                 cwd=ROOT, env=unset, capture_output=True, text=True)
+    assert refused.returncode != 0, "an unset token must be refused"
+    assert "set BEEKON_ADMIN_TOKEN in .env" in refused.stderr, refused.stderr
 
 
 def test_both_services_become_healthy(run):
