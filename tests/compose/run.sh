@@ -64,6 +64,9 @@ if [ -n "${CI:-}" ] || ! podman image exists "$base"; then
     say "making $base with debootstrap from $mirror"
     debootstrap --variant=minbase "$suite" "$WORK/rootfs" "$mirror" >"$WORK/debootstrap.log" 2>&1 \
         || { tail -n 20 "$WORK/debootstrap.log" >&2; fail "debootstrap failed"; }
+    # As the slim image has them: no downloaded packages, no package lists (the Dockerfile's
+    # `apt-get update` fetches them).
+    rm -rf "$WORK/rootfs/var/cache/apt/archives/"*.deb "$WORK/rootfs/var/lib/apt/lists/"*
     tar -C "$WORK/rootfs" -c . | podman import --quiet - "$base" >/dev/null
     rm -rf "$WORK/rootfs"
 fi
