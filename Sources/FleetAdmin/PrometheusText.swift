@@ -27,17 +27,29 @@ enum PrometheusText {
         text += "beekon_fleet_pending_fixes \(metrics.pending)\n"
         family("beekon_fleet_uploads_total", "counter", "Upload POSTs by outcome (status code or network failure).")
         labelled("beekon_fleet_uploads_total", "outcome", metrics.batchesByOutcome, to: &text)
-        family("beekon_fleet_upload_latency_seconds", "histogram", "Upload latency, send to answer.")
-        let latency = metrics.latency
-        for bound in latencyBounds {
-            text += "beekon_fleet_upload_latency_seconds_bucket{le=\"\(bound)\"} \(latency.count(atOrBelow: bound * 1000))\n"
-        }
-        text += "beekon_fleet_upload_latency_seconds_bucket{le=\"+Inf\"} \(latency.count)\n"
-        text += "beekon_fleet_upload_latency_seconds_sum \(latency.sum / 1000)\n"
-        text += "beekon_fleet_upload_latency_seconds_count \(latency.count)\n"
+        histogram(
+            "beekon_fleet_upload_latency_seconds",
+            "Upload latency as the devices lived it: virtual time from send to the outcome heard (injected latency and timeouts included).",
+            metrics.latency, to: &text)
+        histogram(
+            "beekon_fleet_upload_server_latency_seconds", "How long the server took to answer uploads, wall-clock time.",
+            metrics.serverLatency, to: &text)
+        family("beekon_fleet_answers_after_timeout_total", "counter", "Server answers that came after the device's timeout had ended the transfer.")
+        text += "beekon_fleet_answers_after_timeout_total \(metrics.answersAfterTimeout)\n"
         family("beekon_fleet_warp", "gauge", "Virtual seconds per real second, as set (virtual time stands still while paused).")
         text += "beekon_fleet_warp \(snapshot.warp)\n"
         return text
+    }
+
+    /// A histogram family of latencies kept in ms, with `latencyBounds` as its buckets.
+    static func histogram(_ name: String, _ help: String, _ latency: LatencyHistogram, to text: inout String) {
+        text += "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+        for bound in latencyBounds {
+            text += "\(name)_bucket{le=\"\(bound)\"} \(latency.count(atOrBelow: bound * 1000))\n"
+        }
+        text += "\(name)_bucket{le=\"+Inf\"} \(latency.count)\n"
+        text += "\(name)_sum \(latency.sum / 1000)\n"
+        text += "\(name)_count \(latency.count)\n"
     }
 
     /// One sample per entry of `counts`, labelled `label`, in label order.

@@ -53,24 +53,22 @@ extension FleetLoop {
                 try store.drop(batch)
             case .sendBatch(let request):
                 metrics.batchesSent += 1
-                slots[slot].sendingFixes = request.payload.locations.count
                 // Gzipped on the transport's thread: deflate is a sixth of a 1-fix upload's cost
                 // on this one, which every device shares.
-                outgoing.append(
-                    OutgoingTransfer(
-                        slot: slot, kind: .upload(request.payload.batchID),
-                        http: HTTPRequest(
-                            url: request.url, headers: request.headers.map { ($0.name, $0.value) },
-                            body: request.payload.encoded(), gzipBody: true,
-                            timeoutMillis: Int(UploadRequest.timeoutMillis), connectionKey: slots[slot].id)))
+                startTransfer(
+                    slot: slot, kind: .upload(request.payload.batchID),
+                    request: HTTPRequest(
+                        url: request.url, headers: request.headers.map { ($0.name, $0.value) },
+                        body: request.payload.encoded(), gzipBody: true, connectionKey: slots[slot].id),
+                    fixes: request.payload.locations.count, at: time)
             case .sendRefresh(let request):
                 metrics.refreshesSent += 1
-                outgoing.append(
-                    OutgoingTransfer(
-                        slot: slot, kind: .refresh,
-                        http: HTTPRequest(
-                            url: request.url, headers: request.headers.map { ($0.name, $0.value) }, body: request.body,
-                            timeoutMillis: Int(RefreshRequest.timeoutMillis), connectionKey: slots[slot].id)))
+                startTransfer(
+                    slot: slot, kind: .refresh,
+                    request: HTTPRequest(
+                        url: request.url, headers: request.headers.map { ($0.name, $0.value) }, body: request.body,
+                        connectionKey: slots[slot].id),
+                    fixes: 0, at: time)
             case .emitState(let state):
                 slots[slot].state = state.description
                 slots[slot].stateHistory.append(StateChange(at: time, state: slots[slot].state))

@@ -17,8 +17,10 @@ enum LoopTimer: Hashable, Sendable {
     case faultEnd(Int)
     /// A killed device's app relaunches.
     case relaunch(Int)
-    /// A transfer's outcome, held back by a `latency` or `timeouts` fault, reaches the device.
+    /// A transfer's answer, held back by a `latency` fault, reaches the device (by transfer number).
     case delivery(Int)
+    /// The SDK's timeout of a transfer (by transfer number), on the virtual clock.
+    case transferTimeout(Int)
     /// A device in `storeError` tries its store again.
     case storeRetry(Int)
 }
@@ -55,7 +57,6 @@ struct DeviceSlot {
     /// The last admitted fix's position.
     var lastPosition: (latitude: Double, longitude: Double)?
     /// Fixes in the upload in flight (one at most per device).
-    var sendingFixes = 0
     /// The last token refresh's outcome (`200`, `timeout`).
     var lastRefreshOutcome: String?
     /// The most recent uploads, oldest first.
@@ -100,9 +101,12 @@ struct FleetLoop {
     var adminActions: UInt64 = 0
     /// The real clock at the start of this turn, ns.
     var realNow: UInt64 = 0
-    /// Outcomes held back by network faults, by delivery number.
-    var heldDeliveries: [Int: (slot: Int, kind: FleetRuntime.TransferKind, outcome: HTTPOutcome)] = [:]
-    var nextDelivery = 0
+    /// Uploads and refreshes the devices have sent and not yet heard the end of, by number.
+    var transfers: [Int: TransferInFlight] = [:]
+    var nextTransfer = 0
+    /// The last virtual ms this turn may reach: just before the answer instant of a modelled
+    /// transfer sent during it.
+    var answerLimit: Int64 = .max
     var installIDs: [String: String]
     /// Store errors on standard error, rate-limited.
     var storeLog: StoreErrorLog
@@ -275,7 +279,10 @@ struct FleetLoop {
         var fired = 0
         var caughtUp = true
         var reached = metrics.virtualNow
-        while let due = timers.popDue(atOrBefore: now) {
+        var now = now
+        answerLimit = .max
+        // A modelled transfer sent during this turn stops it short of its answer instant.
+        while let due = timers.popDue(atOrBefore: min(now, answerLimit)) {
             let lateness = Double(now - due.deadline) / max(clock.warp, 1e-9)
             metrics.timerLateness.record(lateness)
             reached = max(reached, due.deadline)
@@ -286,6 +293,7 @@ struct FleetLoop {
                 break
             }
         }
+        now = min(now, answerLimit)
         // Device time never runs backwards: completions handled before the remaining timers
         // are stamped with the last deadline reached, not with a `now` the loop has not caught up to.
         metrics.virtualNow = caughtUp ? max(reached, now) : reached
@@ -309,8 +317,9 @@ struct FleetLoop {
         case .relaunch(let slot):
             relaunch(slot, cause: slots[slot].platform == .ios ? .significantLocationChange : .workManager, at: time)
         case .delivery(let number):
-            guard let held = heldDeliveries.removeValue(forKey: number) else { return }
-            deliver(held.outcome, kind: held.kind, to: held.slot, at: time)
+            deliverHeld(number, at: time)
+        case .transferTimeout(let number):
+            transferTimedOut(number, at: time)
         case .storeRetry(let slot):
             retryStore(slot, at: time)
         }
@@ -401,76 +410,6 @@ struct FleetLoop {
         guard slots[slot].device != nil else { return [] }
         // Mutated in place: copying a device out and back costs more than handling the event.
         return slots[slot].device!.handle(event, at: time)
-    }
-
-    mutating func transferFinished(slot: Int, kind: FleetRuntime.TransferKind, result: HTTPResult) {
-        let now = metrics.virtualNow
-        let outcome: HTTPOutcome
-        let label: String
-        var latency = 0.0
-        switch result {
-        case .response(let status, let headers, let body, let millis):
-            outcome = .response(status: status, headers: headers.map { HTTPHeader(name: $0.name, value: $0.value) }, body: body)
-            label = String(status)
-            latency = millis
-        case .failed(let kind, _, let millis):
-            outcome = .failed(Self.networkErrorKind(kind))
-            label = kind.rawValue
-            latency = millis
-        }
-        switch kind {
-        case .upload(let batchID):
-            metrics.batchesByOutcome[label, default: 0] += 1
-            metrics.latency.record(latency)
-            let network: Bool
-            if case .failed = result { network = true } else { network = false }
-            uploadStats.record(label, network: network, latencyMillis: latency, realNanos: realNow)
-            slots[slot].uploads.append(
-                UploadRecord(at: now, batchID: batchID.text, fixes: slots[slot].sendingFixes, outcome: label, latencyMillis: latency))
-        case .refresh:
-            metrics.refreshesByOutcome[label, default: 0] += 1
-            slots[slot].lastRefreshOutcome = label
-        }
-        // Network faults: a timeout the device sees after the SDK's 30 s (the server may well
-        // have the batch), or an answer that comes later than the server sent it.
-        var delay = slots[slot].extraLatencyMillis
-        var seen = outcome
-        if slots[slot].timeoutFraction > 0,
-            Double.random(in: 0..<1, using: &slots[slot].faultRNG) < slots[slot].timeoutFraction
-        {
-            seen = .failed(.timeout)
-            delay = max(delay, UploadRequest.timeoutMillis)
-        }
-        guard delay > 0 else {
-            deliver(seen, kind: kind, to: slot, at: now)
-            return
-        }
-        nextDelivery += 1
-        heldDeliveries[nextDelivery] = (slot, kind, seen)
-        timers.schedule((), key: .delivery(nextDelivery), at: now + delay)
-    }
-
-    private mutating func deliver(_ outcome: HTTPOutcome, kind: FleetRuntime.TransferKind, to slot: Int, at time: Int64) {
-        switch kind {
-        case .upload(let batchID):
-            feed(.uploadFinished(batchID: batchID, outcome), to: slot, at: time)
-        case .refresh:
-            feed(.refreshFinished(outcome), to: slot, at: time)
-        }
-    }
-
-    /// What the device makes of a transport failure. The fleet counts each `NetworkFailure`
-    /// under its own label; the SDK only needs to know no answer came, so a socket the process
-    /// could not make (`tooManyOpenFiles`) is, to the device, a connection that failed: it keeps
-    /// the rows and backs off, as for a refusal.
-    static func networkErrorKind(_ failure: NetworkFailure) -> NetworkErrorKind {
-        switch failure {
-        case .dns: .dns
-        case .refused, .tooManyOpenFiles: .refused
-        case .timeout: .timeout
-        case .tls: .tls
-        case .reset, .other: .reset
-        }
     }
 
     func snapshot() -> FleetMetrics {

@@ -34,8 +34,20 @@ public struct FleetMetrics: Sendable, Hashable {
     public var geofenceEventsLostByCause: [String: Int] = [:]
     /// Store errors of every cause.
     public var storeErrors: Int { storeErrorsByCause.values.reduce(0, +) }
-    /// Upload latency, ms.
+    /// Upload latency as the device lived it: virtual ms from send to the outcome it heard
+    /// (injected latency and timeouts included).
     public var latency = LatencyHistogram()
+    /// How long the server took to answer uploads, wall ms (uploads it answered).
+    public var serverLatency = LatencyHistogram()
+    /// Answers that took more than half the SDK's timeout once the warp is applied: a sign the
+    /// warp, not the server, decides what the devices hear (see `slowestAnswerMillis`).
+    public var slowAnswers = 0
+    /// The slowest such answer, wall ms.
+    public var slowestAnswerMillis = 0.0
+    /// Server answers that came after the device's timeout had already ended its transfer.
+    public var answersAfterTimeout = 0
+    /// Virtual ms the clock stood still waiting for real answers (modelled transfer timing).
+    public var clockHeldMillis: Int64 = 0
     /// How late timers fired, in real ms.
     public var timerLateness = LatencyHistogram()
     /// Virtual ms the clock dropped because the loop fell behind it (more timers than the

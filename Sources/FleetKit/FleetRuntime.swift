@@ -30,6 +30,8 @@ public struct RunOptions: Sendable {
     public var caFile: String?
     /// Skip TLS verification (test servers only).
     public var insecure: Bool
+    /// How long a transfer takes on the virtual clock (`run --deterministic`: `.deterministic`).
+    public var transferTiming: TransferTiming
     /// Tests: where store-error lines go instead of standard error.
     var storeLogSink: (@Sendable (String) -> Void)?
 
@@ -38,8 +40,9 @@ public struct RunOptions: Sendable {
         dataDirectory: String, ingest: String? = nil, warp: Double? = nil, seed: UInt64? = nil,
         realDurationMillis: Int64? = nil, virtualDurationMillis: Int64? = nil, routeFolder: String = ".",
         maxOpenStores: Int = StorePool.defaultMaxOpen, maxConnections: Int = 256, caFile: String? = nil,
-        insecure: Bool = false
+        insecure: Bool = false, transferTiming: TransferTiming = .asAnswered
     ) {
+        self.transferTiming = transferTiming
         self.dataDirectory = dataDirectory
         self.ingest = ingest
         self.warp = warp
@@ -52,6 +55,21 @@ public struct RunOptions: Sendable {
         self.caFile = caFile
         self.insecure = insecure
     }
+}
+
+/// How long an upload or refresh takes on the virtual clock, from send to the answer the device
+/// hears. Injected latency is added either way, and the SDK's timeout ends it either way.
+public enum TransferTiming: Sendable, Hashable {
+    /// As long as the server really takes, times the warp: what a phone would live through if
+    /// the server were that much slower. At warp 60 a 500 ms answer is 30 virtual s, a timeout.
+    case asAnswered
+    /// Exactly `latencyMillis` virtual ms, whatever the server's real time: virtual time waits at
+    /// the transfer's answer instant until its real answer is in (at most the request's real
+    /// timeout), so what devices hear depends on the requests, not on the machine's speed.
+    case modelled(latencyMillis: Int64)
+
+    /// `run --deterministic`: every answer takes 100 virtual ms.
+    public static let deterministic = TransferTiming.modelled(latencyMillis: 100)
 }
 
 /// Why a run could not start.
@@ -75,7 +93,8 @@ public enum RunPhase: String, Sendable, CaseIterable {
 public final class FleetRuntime: Sendable {
     /// Work that crosses threads: transfer completions, control commands and a stop request.
     struct Inbox {
-        var completions: [(slot: Int, kind: TransferKind, result: HTTPResult)] = []
+        /// Real requests that ended: transfer number and result.
+        var completions: [(number: Int, result: HTTPResult)] = []
         var commands: [Command] = []
         var stopRequested = false
         /// The run is over: commands are refused at once.
@@ -158,6 +177,11 @@ public final class FleetRuntime: Sendable {
             let answers = commands.map { $0.run(&state) }
             let realNow = Self.realNanos()
             var now = state.clock.now(realNanos: realNow)
+            // Modelled transfers: time stops short of an answer instant until the answer is in.
+            if let hold = state.answerHold(), now >= hold {
+                now = hold - 1
+                state.metrics.clockHeldMillis += state.clock.dropLag(reached: now, realNanos: realNow)
+            }
             var ended = false
             if let limit = state.options.realDurationMillis, realNow - started >= UInt64(limit) * 1_000_000 { ended = true }
             // A virtual duration ends once every timer before it has fired, however far behind
@@ -180,7 +204,7 @@ public final class FleetRuntime: Sendable {
                 inFlight += 1
                 transport.submit(request.http) { [weak self] result in
                     guard let self else { return }
-                    self.inbox.withLock { $0.completions.append((request.slot, request.kind, result)) }
+                    self.inbox.withLock { $0.completions.append((request.number, result)) }
                     self.wakeup.signal()
                 }
             }
@@ -221,18 +245,20 @@ public final class FleetRuntime: Sendable {
             return box.commands
         }
         refused.forEach { $0.refuse() }
-        while inFlight > 0, Self.realNanos() < drainDeadline {
+        repeat {
             inFlight -= deliver(takeInbox().completions, to: &state)
+            // Answers in but not yet heard (modelled time, injected latency) are heard now.
+            state.deliverHeldAnswers()
             _ = state.takeOutgoing()
             if inFlight > 0 { _ = wakeup.wait(timeout: .now() + .milliseconds(50)) }
-        }
+        } while inFlight > 0 && Self.realNanos() < drainDeadline
         state.finish()
         publish(state, runSeconds: runSeconds, full: true)
     }
 
     /// Takes the completions and commands that arrived and whether a stop was asked for.
     private func takeInbox() -> (
-        completions: [(slot: Int, kind: TransferKind, result: HTTPResult)], commands: [Command], stopRequested: Bool
+        completions: [(number: Int, result: HTTPResult)], commands: [Command], stopRequested: Bool
     ) {
         inbox.withLock { box in
             let taken = (box.completions, box.commands, box.stopRequested)
@@ -254,10 +280,10 @@ public final class FleetRuntime: Sendable {
 
     /// Hands transfer outcomes to their devices; returns how many there were.
     private func deliver(
-        _ completions: [(slot: Int, kind: TransferKind, result: HTTPResult)], to state: inout FleetLoop
+        _ completions: [(number: Int, result: HTTPResult)], to state: inout FleetLoop
     ) -> Int {
         for completion in completions {
-            state.transferFinished(slot: completion.slot, kind: completion.kind, result: completion.result)
+            state.transferFinished(number: completion.number, result: completion.result)
         }
         return completions.count
     }
@@ -279,8 +305,8 @@ public final class FleetRuntime: Sendable {
 }
 
 /// An outgoing HTTP request and who it answers to.
+/// A real request the loop asks the transport to make, by transfer number (see `TransferInFlight`).
 struct OutgoingTransfer {
-    var slot: Int
-    var kind: FleetRuntime.TransferKind
+    var number: Int
     var http: HTTPRequest
 }

@@ -136,8 +136,10 @@ public struct UploadRecord: Sendable, Hashable {
     public var fixes: Int
     /// The status (`200`) or network failure (`timeout`).
     public var outcome: String
-    /// Real ms from send to answer.
+    /// Virtual ms from send to the outcome the device heard.
     public var latencyMillis: Double
+    /// Wall ms the server took to answer; nil when it did not answer before the device's timeout.
+    public var serverMillis: Double?
 }
 
 /// A state a device passed into.

@@ -1,4 +1,4 @@
-/// Upload outcomes (`200`, `503`, `timeout`) with their latency: over the whole run, and per
+/// Upload outcomes (`200`, `503`, `timeout`) as the devices heard them, with their latency: over the whole run, and per
 /// real second for the last few seconds (buckets of one second that rotate), so the admin API
 /// can say both what happened and what is happening.
 public struct UploadStats: Sendable {
@@ -8,8 +8,10 @@ public struct UploadStats: Sendable {
         public var network: Bool
         /// How many uploads ended so.
         public var count = 0
-        /// Their latency, ms.
+        /// Their latency as the devices lived it: virtual ms from send to outcome.
         public var latency = LatencyHistogram()
+        /// How long the server took to answer them, wall ms (those it answered).
+        public var serverLatency = LatencyHistogram()
 
         /// No uploads of this outcome yet.
         public init(network: Bool) {
@@ -20,6 +22,7 @@ public struct UploadStats: Sendable {
         public mutating func merge(_ other: Tally) {
             count += other.count
             latency.merge(other.latency)
+            serverLatency.merge(other.serverLatency)
         }
     }
 
@@ -34,9 +37,10 @@ public struct UploadStats: Sendable {
     /// No uploads yet.
     public init() {}
 
-    mutating func record(_ outcome: String, network: Bool, latencyMillis: Double, realNanos: UInt64) {
+    mutating func record(_ outcome: String, network: Bool, latencyMillis: Double, serverMillis: Double?, realNanos: UInt64) {
         overall[outcome, default: Tally(network: network)].count += 1
         overall[outcome]!.latency.record(latencyMillis)
+        if let serverMillis { overall[outcome]!.serverLatency.record(serverMillis) }
         let second = realNanos / 1_000_000_000
         if seconds.last?.second != second {
             seconds.append((second, [:]))
@@ -45,6 +49,7 @@ public struct UploadStats: Sendable {
         }
         seconds[seconds.count - 1].tallies[outcome, default: Tally(network: network)].count += 1
         seconds[seconds.count - 1].tallies[outcome]!.latency.record(latencyMillis)
+        if let serverMillis { seconds[seconds.count - 1].tallies[outcome]!.serverLatency.record(serverMillis) }
     }
 
     /// The outcomes of the real seconds `first...last` (as `realNanos / 1e9`).

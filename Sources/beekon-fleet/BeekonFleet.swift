@@ -62,6 +62,14 @@ struct Run: ParsableCommand {
     @Flag(help: "Skip TLS certificate checks (test servers only).")
     var insecure = false
 
+    @Flag(
+        help: """
+            Every upload and token refresh takes 100 virtual ms (plus injected latency), whatever the server's real time: \
+            virtual time waits for each real answer, so the machine's and the server's speed do not change what devices \
+            hear. Without it, an answer takes its real time × the warp (at warp 60, 500 ms is the SDK's 30 s timeout).
+            """)
+    var deterministic = false
+
     @Option(help: "The admin API and page: HOST:PORT (port 0 picks one), or `off`; other than loopback needs a token.")
     var admin = "127.0.0.1:8080"
 
@@ -110,7 +118,7 @@ struct Run: ParsableCommand {
                 dataDirectory: data, ingest: ingest ?? receiver?.url, warp: warp, seed: seed, realDurationMillis: duration,
                 routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path,
                 maxOpenStores: budget.openStores(limit: openFiles), maxConnections: maxConnections, caFile: caFile,
-                insecure: insecure)
+                insecure: insecure, transferTiming: deterministic ? .deterministic : .asAnswered)
             do {
                 runtime = try FleetRuntime(fleet: fleet, options: options)
             } catch {
@@ -138,8 +146,13 @@ struct Run: ParsableCommand {
                 "beekon-fleet: no ingest URL given, so the reference receiver runs in-process: "
                     + "ingest \(receiver.url), stats \(receiver.statsURL), database \(receiver.configuration.databasePath)")
         }
+        var slowAnswersSeen = 0
         try runtime.run(progressEverySeconds: 5) { metrics in
             print(ProgressLine.text(metrics))
+            if metrics.slowAnswers > slowAnswersSeen {
+                print(ProgressLine.slowServerWarning(metrics, newly: metrics.slowAnswers - slowAnswersSeen, warp: runtime.snapshot.warp))
+                slowAnswersSeen = metrics.slowAnswers
+            }
         }
         interrupts.forEach { $0.cancel() }
         print("beekon-fleet: done. " + ProgressLine.text(runtime.metrics))
@@ -205,6 +218,20 @@ enum ProgressLine {
             + " | pending \(metrics.pending)" + storePart(metrics)
             + (metrics.clockLagDroppedMillis > 0 ? " | clock lag dropped \(metrics.clockLagDroppedMillis) ms" : "")
             + String(format: " | latency p50 %.1f p95 %.1f p99 %.1f ms", latency.percentile(0.5), latency.percentile(0.95), latency.percentile(0.99))
+            + String(format: " (server p99 %.1f ms real)", metrics.serverLatency.percentile(0.99))
+    }
+
+    /// Said when answers took more than half the SDK's timeout once multiplied by the warp: the
+    /// devices then hear timeouts a phone would not, and the run measures the warp, not the server.
+    static func slowServerWarning(_ metrics: FleetMetrics, newly: Int, warp: Double) -> String {
+        let slowest = metrics.slowestAnswerMillis
+        let halfTimeout = Double(UploadRequest.timeoutMillis) / 2
+        let suggested = max(FleetClock.warpRange.lower, (halfTimeout / max(slowest, 1e-9) * 100).rounded(.down) / 100)
+        return "beekon-fleet: warning: \(newly) server answer\(newly == 1 ? "" : "s") took more than half the SDK's "
+            + "\(UploadRequest.timeoutMillis / 1000) s timeout in virtual time (the slowest: "
+            + String(format: "%.0f ms real, %.1f s virtual at warp %g", slowest, slowest * warp / 1000, warp)
+            + "); devices hear timeouts a phone would not. Lower the warp: "
+            + String(format: "--warp %g", suggested) + " keeps that answer under \(Int(halfTimeout / 1000)) s."
     }
 }
 

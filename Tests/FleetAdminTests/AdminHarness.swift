@@ -54,7 +54,9 @@ final class AdminHarness: Sendable {
         let fleet = try FleetFile.parse(
             yaml: Self.yaml(devices: devices, ingest: receiver.url, warp: warp), file: "fleet.yaml", routeFolder: folder)
         runtime = try FleetRuntime(
-            fleet: fleet, options: RunOptions(dataDirectory: folder + "/data", realDurationMillis: 120_000, routeFolder: folder))
+            fleet: fleet,
+            options: RunOptions(
+                dataDirectory: folder + "/data", realDurationMillis: 120_000, routeFolder: folder, transferTiming: .deterministic))
         self.token = token
         admin = try AdminServer(runtime: runtime, configuration: AdminConfiguration(port: 0, token: token, allowedHosts: allowedHosts))
         transport = try HTTPTransport()

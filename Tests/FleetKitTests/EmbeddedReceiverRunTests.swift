@@ -18,7 +18,7 @@ struct EmbeddedReceiverRunTests {
         let output = Pipe()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: FleetCrashTests.executable)
-        process.arguments = ["run", fleetPath, "--data", workspace.data, "--duration", "6s", "--admin", "127.0.0.1:0"]
+        process.arguments = ["run", fleetPath, "--data", workspace.data, "--duration", "6s", "--admin", "127.0.0.1:0", "--deterministic"]
         process.standardOutput = output
         try process.run()
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -1,0 +1,211 @@
+import BeekonDevice
+import BeekonNet
+
+/// An upload or token refresh from the moment the device sends it until the device hears how it
+/// ended, by transfer number. The SDK's timeout, injected latency and injected timeouts all
+/// count virtual time: the device hears the server's answer when it arrives (plus any injected
+/// latency), or `timeout` at `deadline`, whichever is first. The real request's own libcurl
+/// timeout only bounds how long a socket is kept; it never decides what the device hears.
+struct TransferInFlight {
+    var slot: Int
+    var kind: FleetRuntime.TransferKind
+    /// When the device sent it, virtual Unix ms.
+    var sentAt: Int64
+    /// When the SDK gives up on it (`sentAt` + the SDK's timeout), virtual Unix ms.
+    var deadline: Int64
+    /// Fixes in the batch (0 for a refresh).
+    var fixes: Int
+    /// A `timeouts` fault chose it: whatever the server answers, the device hears `timeout`.
+    var hangs: Bool
+    /// The real server's answer time, wall ms, once it answered (nil until then, or if it
+    /// never did).
+    var serverMillis: Double?
+    /// The server's answer and its label, held while injected latency runs.
+    var held: (outcome: HTTPOutcome, label: String)?
+    /// When the device hears the answer, virtual Unix ms: set at send with modelled timing, at the
+    /// answer's arrival with injected latency; nil when the timeout answers instead (a `timeouts`
+    /// fault, latency past the deadline, no real answer).
+    var answerAt: Int64?
+}
+
+extension FleetLoop {
+    /// The SDK's timeouts: 30 s for an upload, 15 s for a token refresh (seed 05).
+    static func timeoutMillis(_ kind: FleetRuntime.TransferKind) -> Int64 {
+        switch kind {
+        case .upload: UploadRequest.timeoutMillis
+        case .refresh: RefreshRequest.timeoutMillis
+        }
+    }
+
+    /// The wall-clock bound on the real request: the SDK's timeout in real time at a warp of at
+    /// most 1, plus 5 s, so the virtual timeout always comes first while the clock runs. A
+    /// request whose real timeout fires first (the clock paused or slowed meanwhile) still
+    /// ends, for the device, at its virtual deadline.
+    func realTimeoutMillis(_ kind: FleetRuntime.TransferKind) -> Int {
+        Int((Double(Self.timeoutMillis(kind)) / min(clock.warp, 1)).rounded(.up)) + 5_000
+    }
+
+    /// Sends a transfer: arms its virtual timeout, decides whether a `timeouts` fault takes it,
+    /// and queues the real request.
+    mutating func startTransfer(
+        slot: Int, kind: FleetRuntime.TransferKind, request: HTTPRequest, fixes: Int, at time: Int64
+    ) {
+        nextTransfer += 1
+        let number = nextTransfer
+        let hangs =
+            slots[slot].timeoutFraction > 0
+            && Double.random(in: 0..<1, using: &slots[slot].faultRNG) < slots[slot].timeoutFraction
+        let deadline = time + Self.timeoutMillis(kind)
+        var transfer = TransferInFlight(slot: slot, kind: kind, sentAt: time, deadline: deadline, fixes: fixes, hangs: hangs)
+        if case .modelled(let latency) = options.transferTiming, !hangs {
+            let answerAt = time + latency + slots[slot].extraLatencyMillis
+            transfer.answerAt = answerAt < deadline ? answerAt : nil
+            if transfer.answerAt != nil { answerLimit = min(answerLimit, answerAt - 1) }
+        }
+        transfers[number] = transfer
+        timers.schedule((), key: .transferTimeout(number), at: deadline)
+        var http = request
+        http.timeoutMillis = realTimeoutMillis(kind)
+        outgoing.append(OutgoingTransfer(number: number, http: http))
+    }
+
+    /// The real request ended (on the transport's thread, handed over at the virtual time the
+    /// loop has reached). An answer after the device's timeout is counted and dropped: the
+    /// device has moved on, as a phone would.
+    mutating func transferFinished(number: Int, result: HTTPResult) {
+        guard var transfer = transfers[number] else {
+            metrics.answersAfterTimeout += 1
+            return
+        }
+        let now = metrics.virtualNow
+        let outcome: HTTPOutcome
+        let label: String
+        switch result {
+        case .response(let status, let headers, let body, let millis):
+            outcome = .response(status: status, headers: headers.map { HTTPHeader(name: $0.name, value: $0.value) }, body: body)
+            label = String(status)
+            transfer.serverMillis = millis
+        case .failed(let failure, _, let millis):
+            outcome = .failed(Self.networkErrorKind(failure))
+            label = failure.rawValue
+            // No answer came: a wall-clock timeout is not the SDK's, so it waits for its own.
+            if failure == .timeout {
+                transfer.answerAt = nil
+                transfers[number] = transfer
+                return
+            }
+            transfer.serverMillis = millis
+        }
+        if case .modelled = options.transferTiming {
+            // The clock has waited at `answerAt` for this answer; without one, the timeout answers.
+            if let answerAt = transfer.answerAt {
+                transfer.held = (outcome, label)
+                timers.schedule((), key: .delivery(number), at: answerAt)
+            }
+            transfers[number] = transfer
+            return
+        }
+        let answerAt = now + slots[transfer.slot].extraLatencyMillis
+        // Hung by a fault, or later (with injected latency) than the SDK waits: the timeout answers.
+        if transfer.hangs || answerAt >= transfer.deadline {
+            transfers[number] = transfer
+            return
+        }
+        guard answerAt > now else {
+            transfers[number] = transfer
+            finishTransfer(number, outcome: outcome, label: label, at: now)
+            return
+        }
+        transfer.held = (outcome, label)
+        transfer.answerAt = answerAt
+        transfers[number] = transfer
+        timers.schedule((), key: .delivery(number), at: answerAt)
+    }
+
+    /// Modelled timing: the earliest answer instant whose real answer is not in yet; virtual time
+    /// must not reach it before the answer does.
+    func answerHold() -> Int64? {
+        guard case .modelled = options.transferTiming else { return nil }
+        var earliest: Int64?
+        for transfer in transfers.values where transfer.held == nil {
+            if let answerAt = transfer.answerAt, answerAt < earliest ?? .max { earliest = answerAt }
+        }
+        return earliest
+    }
+
+    /// At the end of a run: every answer that is in but held (modelled time, injected latency) is
+    /// heard at its instant, so rows the server took are acknowledged rather than sent again by
+    /// the next run. Nothing new is sent (the caller drops outgoing transfers).
+    mutating func deliverHeldAnswers() {
+        let held = transfers.filter { $0.value.held != nil }.sorted { $0.key < $1.key }
+        for (number, transfer) in held {
+            deliverHeld(number, at: max(metrics.virtualNow, transfer.answerAt ?? metrics.virtualNow))
+        }
+    }
+
+    /// A held answer's injected latency is over.
+    mutating func deliverHeld(_ number: Int, at time: Int64) {
+        guard let held = transfers[number]?.held else { return }
+        finishTransfer(number, outcome: held.outcome, label: held.label, at: time)
+    }
+
+    /// The SDK's timeout: the device hears `timeout`, whatever the server does later.
+    mutating func transferTimedOut(_ number: Int, at time: Int64) {
+        guard transfers[number] != nil else { return }
+        finishTransfer(number, outcome: .failed(.timeout), label: NetworkFailure.timeout.rawValue, at: time)
+    }
+
+    /// Records what the device hears (the outcome it sees, its virtual latency, and the server's
+    /// own wall-clock time beside it) and hands it to the device.
+    private mutating func finishTransfer(_ number: Int, outcome: HTTPOutcome, label: String, at time: Int64) {
+        guard let transfer = transfers.removeValue(forKey: number) else { return }
+        timers.cancel(.transferTimeout(number))
+        timers.cancel(.delivery(number))
+        let slot = transfer.slot
+        let latency = Double(time - transfer.sentAt)
+        let network: Bool
+        if case .failed = outcome { network = true } else { network = false }
+        switch transfer.kind {
+        case .upload(let batchID):
+            metrics.batchesByOutcome[label, default: 0] += 1
+            metrics.latency.record(latency)
+            if let server = transfer.serverMillis {
+                metrics.serverLatency.record(server)
+                noteSlowAnswer(serverMillis: server, kind: transfer.kind)
+            }
+            uploadStats.record(label, network: network, latencyMillis: latency, serverMillis: transfer.serverMillis, realNanos: realNow)
+            slots[slot].uploads.append(
+                UploadRecord(
+                    at: time, batchID: batchID.text, fixes: transfer.fixes, outcome: label, latencyMillis: latency,
+                    serverMillis: transfer.serverMillis))
+            feed(.uploadFinished(batchID: batchID, outcome), to: slot, at: time)
+        case .refresh:
+            metrics.refreshesByOutcome[label, default: 0] += 1
+            slots[slot].lastRefreshOutcome = label
+            feed(.refreshFinished(outcome), to: slot, at: time)
+        }
+    }
+
+    /// Counts an answer that took more than half the SDK's timeout once the warp is applied (at
+    /// warp 60, a 250 ms answer is 15 virtual s): such a run measures the warp, not the server.
+    private mutating func noteSlowAnswer(serverMillis: Double, kind: FleetRuntime.TransferKind) {
+        let virtualMillis = serverMillis * clock.warp
+        guard virtualMillis > Double(Self.timeoutMillis(kind)) / 2 else { return }
+        metrics.slowAnswers += 1
+        metrics.slowestAnswerMillis = max(metrics.slowestAnswerMillis, serverMillis)
+    }
+
+    /// What the device makes of a transport failure. The fleet counts each `NetworkFailure`
+    /// under its own label; the SDK only needs to know no answer came, so a socket the process
+    /// could not make (`tooManyOpenFiles`) is, to the device, a connection that failed: it keeps
+    /// the rows and backs off, as for a refusal.
+    static func networkErrorKind(_ failure: NetworkFailure) -> NetworkErrorKind {
+        switch failure {
+        case .dns: .dns
+        case .refused, .tooManyOpenFiles: .refused
+        case .timeout: .timeout
+        case .tls: .tls
+        case .reset, .other: .reset
+        }
+    }
+}

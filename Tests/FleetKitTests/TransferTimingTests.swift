@@ -1,0 +1,158 @@
+import BeekonDevice
+import Foundation
+import Testing
+
+@testable import FleetKit
+
+/// The network on the virtual clock: the SDK's timeout, injected latency and injected timeouts
+/// count virtual time, and the statistics record what the device heard, with the server's own
+/// wall-clock answer time beside it. (Against a real loopback server; exact instants of answers
+/// that do arrive wait for the simulated driver, but a timeout fires at its deadline exactly.)
+@Suite("Transfers on virtual time", .serialized)
+struct TransferTimingTests {
+    typealias Workspace = FleetRuntimeTests.Workspace
+
+    static func yaml(warp: Int, faults: String = "") -> String {
+        """
+        name: timing
+        seed: 3
+        clock: {start: 2026-06-15T08:00:00Z, warp: \(warp)}
+        groups:
+          - name: walkers
+            count: 3
+            platform: android
+            route: walk.csv
+            pace: walk
+            config:
+              preset: precision
+              minTimeBetweenLocationsSeconds: 1
+              minDistanceBetweenLocationsMeters: 0
+              whenStationary: keepTracking
+              sync: {syncThreshold: 3, intervalSeconds: 60}
+        \(faults)
+        """
+    }
+
+    /// Runs the fleet for `virtualMinutes` and returns the runtime (its snapshot holds every
+    /// device's last uploads and the outcome tallies).
+    static func run(_ workspace: Workspace, yaml: String, ingest: String, virtualMinutes: Int64) throws -> FleetRuntime {
+        let runtime = try FleetRuntime(
+            fleet: try workspace.fleet(yaml),
+            options: RunOptions(
+                dataDirectory: workspace.data, ingest: ingest, realDurationMillis: 60_000,
+                virtualDurationMillis: virtualMinutes * 60_000, routeFolder: workspace.folder.path))
+        try runtime.run(progressEverySeconds: 3600)
+        return runtime
+    }
+
+    @Test("a server slower than the SDK's timeout at this warp: the device hears timeout exactly 30 virtual s after it sent")
+    func slowServerTimesOut() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        // 500 ms of real time is 1,500 virtual s at warp 3000: far past the SDK's 30 s.
+        let server = try IngestTestServer(rule: { _ in IngestTestServer.Answer(delayMillis: 500) })
+        defer { server.stop() }
+        let runtime = try Self.run(workspace, yaml: Self.yaml(warp: 3000), ingest: server.url, virtualMinutes: 10)
+        let records = runtime.snapshot.devices.flatMap(\.uploads)
+        #expect(!records.isEmpty)
+        #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 }, "\(records.prefix(3))")
+        #expect(runtime.metrics.batchesByOutcome.keys.sorted() == ["timeout"])
+        #expect(!server.uploads.isEmpty, "the server got the batches the devices gave up on")
+        #expect(runtime.metrics.slowAnswers + runtime.metrics.answersAfterTimeout > 0)
+    }
+
+    @Test("a timeouts fault: the device hears timeout at +30 virtual s though the server answered, and the server's time is kept")
+    func injectedTimeoutIsRecordedAsTimeout() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let server = try IngestTestServer()
+        defer { server.stop() }
+        let faults = """
+            faults:
+              - {at: 0s, for: 1h, select: all, action: timeouts, params: {fraction: 1}}
+            """
+        let runtime = try Self.run(workspace, yaml: Self.yaml(warp: 600, faults: faults), ingest: server.url, virtualMinutes: 5)
+        let records = runtime.snapshot.devices.flatMap(\.uploads)
+        #expect(!records.isEmpty)
+        #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 }, "\(records.prefix(3))")
+        #expect(records.contains { $0.serverMillis != nil }, "the server's own answers were not kept beside the timeout")
+        #expect(runtime.snapshot.uploads.overall["timeout"]?.count == records.count)
+        #expect(runtime.snapshot.uploads.overall["200"] == nil, "a transfer the device timed out was counted as 200")
+        #expect(server.uploads.allSatisfy { $0.status == 200 })
+    }
+
+    @Test("an injected 2 s latency is 2 virtual seconds, at warp 60 and at warp 600", arguments: [60, 600])
+    func injectedLatencyIsVirtual(warp: Int) throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let server = try IngestTestServer()
+        defer { server.stop() }
+        let faults = """
+            faults:
+              - {at: 0s, for: 1h, select: all, action: latency, params: {ms: 2000}}
+            """
+        let runtime = try Self.run(workspace, yaml: Self.yaml(warp: warp, faults: faults), ingest: server.url, virtualMinutes: 4)
+        let records = runtime.snapshot.devices.flatMap(\.uploads)
+        #expect(!records.isEmpty)
+        for record in records {
+            #expect(record.outcome == "200")
+            // 2 s added to the time the answer took on the virtual clock, never counted in real
+            // time (that would be 120 or 1,200 virtual s) and never left out.
+            #expect(record.latencyMillis >= 2_000 && record.latencyMillis < 2_000 + 10_000, "\(record)")
+            #expect((record.serverMillis ?? .infinity) < 2_000, "the server's own time includes the injected latency")
+        }
+        #expect(runtime.metrics.latency.percentile(0.5) >= 2_000)
+    }
+}
+
+/// Modelled timing (`run --deterministic`): the answer instant comes from the model, not from
+/// the server's speed.
+@Suite("Modelled transfer timing", .serialized)
+struct ModelledTransferTimingTests {
+    static func run(_ workspace: FleetRuntimeTests.Workspace, yaml: String, ingest: String) throws -> FleetRuntime {
+        let runtime = try FleetRuntime(
+            fleet: try workspace.fleet(yaml),
+            options: RunOptions(
+                dataDirectory: workspace.data, ingest: ingest, realDurationMillis: 60_000,
+                virtualDurationMillis: 5 * 60_000, routeFolder: workspace.folder.path, transferTiming: .deterministic))
+        try runtime.run(progressEverySeconds: 3600)
+        return runtime
+    }
+
+    @Test(
+        "every answer is heard exactly 100 virtual ms after the send (2,100 with a 2 s injected latency), even from a server whose real time would be a timeout at this warp",
+        arguments: [(0, 100.0), (2_000, 2_100.0)])
+    func answersTakeTheModelledTime(injectedMillis: Int, expected: Double) throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        // 50 ms of real time is 150 virtual s at warp 3000.
+        let server = try IngestTestServer(rule: { _ in IngestTestServer.Answer(delayMillis: 50) })
+        defer { server.stop() }
+        let faults = injectedMillis == 0 ? "" : """
+            faults:
+              - {at: 0s, for: 1h, select: all, action: latency, params: {ms: \(injectedMillis)}}
+            """
+        let runtime = try Self.run(workspace, yaml: TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url)
+        let records = runtime.snapshot.devices.flatMap(\.uploads)
+        #expect(!records.isEmpty)
+        #expect(records.allSatisfy { $0.outcome == "200" && $0.latencyMillis == expected }, "\(records.prefix(3))")
+        #expect(records.allSatisfy { ($0.serverMillis ?? 0) >= 50 }, "the server's real time is kept beside the model's")
+        #expect(runtime.metrics.clockHeldMillis > 0, "the clock never waited for a real answer")
+    }
+
+    @Test("a timeouts fault under modelled timing: timeout exactly 30 virtual s after the send")
+    func injectedTimeout() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let server = try IngestTestServer()
+        defer { server.stop() }
+        let faults = """
+            faults:
+              - {at: 0s, for: 1h, select: all, action: timeouts, params: {fraction: 1}}
+            """
+        let runtime = try Self.run(workspace, yaml: TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url)
+        let records = runtime.snapshot.devices.flatMap(\.uploads)
+        #expect(!records.isEmpty)
+        #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 })
+    }
+}
