@@ -25,6 +25,10 @@ enum AdminJSON {
         json.timestamp(unixMillis: snapshot.virtualNow)
         json.key("virtualTimeMillis")
         json.integer(snapshot.virtualNow)
+        json.key("endsAt")
+        optionalTime(snapshot.endsAt, to: &json)
+        json.key("endsAtMillis")
+        if let endsAt = snapshot.endsAt { json.integer(endsAt) } else { json.null() }
         json.key("warp")
         json.number(snapshot.warp)
         json.key("paused")

@@ -9,10 +9,26 @@ public enum FleetDuration {
     static let anyNumber = NumberRange(-Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude)
     /// What a duration looks like, for messages.
     public static let expected = "a duration from 0s to 366d, such as 90s, 10m, 1h30m or 500ms"
+    /// A run's length on the virtual clock (the fleet file's `duration`, `run --for`): as `range`,
+    /// but above 0, since a run that ends before it starts is a mistake.
+    public static let runLengthRange = NumberRange.integer(1...Int64(range.upper), unit: "ms")
+    /// What a run length looks like, for messages.
+    public static let runLengthExpected = "a duration from 1ms to 366d, such as 30m, 8h or 2d"
 
     /// Milliseconds for `text`, rounded to the ms; refused when it is not a duration, or is
     /// outside `range` (the problem's `expected` is `FleetDuration.expected`).
     public static func read(_ text: String) throws(NumberProblem) -> Int64 {
+        try read(text, range, expected)
+    }
+
+    /// Milliseconds for a run length, read as `read(_:)` reads a duration but checked against
+    /// `runLengthRange` (the problem's `expected` is `FleetDuration.runLengthExpected`).
+    public static func readRunLength(_ text: String) throws(NumberProblem) -> Int64 {
+        try read(text, runLengthRange, runLengthExpected)
+    }
+
+    /// `read`'s and `readRunLength`'s one parser: the text, then its total against `range`.
+    private static func read(_ text: String, _ range: NumberRange, _ expected: String) throws(NumberProblem) -> Int64 {
         let trimmed = String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
         func refused(_ reason: NumberProblem.Reason) -> NumberProblem {
             NumberProblem(value: trimmed, reason: reason, expected: expected)
@@ -64,5 +80,18 @@ public enum FleetDuration {
         guard total.isFinite else { throw refused(.notFinite) }
         guard total >= range.lower, total.rounded() <= range.upper else { throw refused(.outOfRange) }
         return Int64(total.rounded())
+    }
+
+    /// `millis` as a fleet file would write it, largest unit first: `30m`, `1h30m`, `2d`, `1s500ms`,
+    /// `0s`; `read(_:)` reads it back to the same value.
+    public static func text(millis: Int64) -> String {
+        guard millis > 0 else { return "0s" }
+        var rest = millis
+        var text = ""
+        for (unit, size) in [("d", Int64(86_400_000)), ("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)] where rest >= size {
+            text += "\(rest / size)\(unit)"
+            rest %= size
+        }
+        return text
     }
 }

@@ -100,7 +100,7 @@ struct FleetFileReader {
     mutating func read(_ yaml: String) -> FleetFile? {
         guard let root = compose(yaml, whenEmpty: ("the file is empty", "a mapping with `name` and `groups`")) else { return nil }
         guard let top = mapping(root, "the fleet file") else { return nil }
-        checkKeys(top, ["name", "seed", "clock", "ingest", "groups", "faults"], in: "the fleet file")
+        checkKeys(top, ["name", "seed", "clock", "duration", "ingest", "groups", "faults"], in: "the fleet file")
         let name = string(top["name"], "name") ?? "fleet"
         let seed = top["seed"].flatMap { integer($0, "seed", FleetFile.seedRange) }.map { UInt64($0) } ?? 1
         var clock = FleetFile.ClockSpec()
@@ -111,6 +111,7 @@ struct FleetFileReader {
             }
             if let warpNode = clockMap["warp"], let warp = number(warpNode, "clock.warp", FleetClock.warpRange) { clock.warp = warp }
         }
+        let durationMillis = top["duration"].flatMap { runLength($0, "duration") }
         let ingest = top["ingest"].flatMap { url($0, "ingest") }
         var groups: [DeviceGroup] = []
         if let groupsNode = top["groups"] {
@@ -134,7 +135,8 @@ struct FleetFileReader {
                 if let fault = readFault(item, groups: groups) { faults.append(fault) }
             }
         }
-        return FleetFile(name: name, seed: seed, clock: clock, ingest: ingest, groups: groups, faults: faults)
+        return FleetFile(
+            name: name, seed: seed, clock: clock, ingest: ingest, durationMillis: durationMillis, groups: groups, faults: faults)
     }
 
     // MARK: Groups
@@ -657,6 +659,17 @@ struct FleetFileReader {
     mutating func duration(_ node: Node, _ field: String) -> Int64? {
         do throws(NumberProblem) {
             return try FleetDuration.read(scalarText(node))
+        } catch {
+            reportNumber(node, field, error, what: "a duration")
+            return nil
+        }
+    }
+
+    /// A run's length on the virtual clock for `field` (`FleetDuration.runLengthRange`: 1 ms to
+    /// 366 days), ms.
+    mutating func runLength(_ node: Node, _ field: String) -> Int64? {
+        do throws(NumberProblem) {
+            return try FleetDuration.readRunLength(scalarText(node))
         } catch {
             reportNumber(node, field, error, what: "a duration")
             return nil

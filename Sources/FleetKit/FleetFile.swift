@@ -11,6 +11,9 @@ public struct FleetFile: Sendable, Hashable {
     public var clock: ClockSpec
     /// The default ingest URL for groups whose sync block names none.
     public var ingest: String?
+    /// How long the run lasts on the virtual clock, ms after `clock.start` (`duration:`, which
+    /// `run --for` overrides); nil runs until stopped.
+    public var durationMillis: Int64?
 
     /// Whether some group uploads without naming a URL while the file names no `ingest`: the
     /// run must then be given one (`--ingest`) or start a receiver of its own.

@@ -156,6 +156,7 @@ extension FleetLoop {
         var snapshot = FleetSnapshot()
         snapshot.name = fleet.name
         snapshot.virtualNow = metrics.virtualNow
+        snapshot.endsAt = endsAt
         snapshot.warp = clock.warp
         snapshot.paused = clock.isPaused
         snapshot.realSecond = realNanos / 1_000_000_000

@@ -122,6 +122,13 @@ struct FleetLoop {
                 throw RunError(description: "warp \(error)")
             }
         }
+        if let length = options.virtualDurationMillis {
+            do throws(NumberProblem) {
+                _ = try FleetDuration.runLengthRange.check(Double(length))
+            } catch {
+                throw RunError(description: "virtual duration \(error)")
+            }
+        }
         clock = FleetClock(startMillis: 0, warp: options.warp ?? fleet.clock.warp, realNanos: 0)
         pool = StorePool(maxOpen: options.maxOpenStores)
         var routes: [String: Route] = [:]
@@ -144,6 +151,13 @@ struct FleetLoop {
             throw RunError(description: "group \"\(group.name)\" uploads, but no ingest URL is set: give `ingest:` in the fleet file or `--ingest URL`")
         }
     }
+
+    /// The run's length on the virtual clock, ms: `--for` over the fleet file's `duration`; nil
+    /// runs until stopped.
+    var virtualDurationMillis: Int64? { options.virtualDurationMillis ?? fleet.durationMillis }
+
+    /// When the run ends on the virtual clock, Unix ms; nil without a virtual duration.
+    var endsAt: Int64? { virtualDurationMillis.map { startMillis + $0 } }
 
     // MARK: Start and stop
 

@@ -16,7 +16,8 @@ public struct RunOptions: Sendable {
     public var seed: UInt64?
     /// Stop after this much real time; nil runs until `stop()`.
     public var realDurationMillis: Int64?
-    /// Stop once virtual time passes this many ms after the start; nil for no limit.
+    /// Stop once virtual time reaches this many ms after the start (`--for`: overrides the fleet
+    /// file's `duration`, 1 ms to 366 days); nil keeps the file's, if any.
     public var virtualDurationMillis: Int64?
     /// Where relative route paths start (the fleet file's folder).
     public var routeFolder: String
@@ -87,6 +88,16 @@ public enum RunPhase: String, Sendable, CaseIterable {
     case stopping
 }
 
+/// What ended a run, as `FleetRuntime.run` returns it and `run`'s summary line says it.
+public enum RunEnd: Sendable, Hashable {
+    /// `stop()` was called (Ctrl-C, SIGTERM, a test).
+    case stopped
+    /// The wall-clock limit (`--duration`) of this many ms was reached.
+    case wallClockLimit(millis: Int64)
+    /// The virtual-time limit (`--for`, `duration:`) of this many ms was reached.
+    case virtualTimeLimit(millis: Int64)
+}
+
 /// Runs a fleet: one event loop owns every device, its store, its emulated OS and its timers,
 /// on the thread that calls `run()`; HTTP runs on the transport's own thread and comes back
 /// through an inbox. Virtual time comes from one `FleetClock`.
@@ -147,9 +158,11 @@ public final class FleetRuntime: Sendable {
         wakeup.signal()
     }
 
-    /// Runs until `stop()`, the real or virtual duration, on the calling thread. `progress` is
-    /// called about every `progressEverySeconds` with the metrics.
-    public func run(progressEverySeconds: Double = 5, progress: (FleetMetrics) -> Void = { _ in }) throws {
+    /// Runs until `stop()`, the real or virtual duration, whichever comes first, on the calling
+    /// thread, and says which ended it. `progress` is called about every `progressEverySeconds`
+    /// with the metrics.
+    @discardableResult
+    public func run(progressEverySeconds: Double = 5, progress: (FleetMetrics) -> Void = { _ in }) throws -> RunEnd {
         let first = running.withLock { started in
             defer { started = true }
             return !started
@@ -169,6 +182,7 @@ public final class FleetRuntime: Sendable {
         var runSeconds = 0.0
         var inFlight = 0
         publish(state, runSeconds: 0, full: true)
+        var end = RunEnd.stopped
         while true {
             let (completions, commands, stopRequested) = takeInbox()
             state.realNow = Self.realNanos()
@@ -182,16 +196,19 @@ public final class FleetRuntime: Sendable {
                 now = hold - 1
                 state.metrics.clockHeldMillis += state.clock.dropLag(reached: now, realNanos: realNow)
             }
-            var ended = false
-            if let limit = state.options.realDurationMillis, realNow - started >= UInt64(limit) * 1_000_000 { ended = true }
+            var ended: RunEnd?
             // A virtual duration ends once every timer before it has fired, however far behind
             // the loop is, so what a run produces does not depend on how fast the machine is.
-            if let limit = state.options.virtualDurationMillis {
-                let end = state.startMillis + limit
-                if state.metrics.virtualNow >= end { ended = true }
-                now = min(now, end)
+            // It is checked first: when both limits fall in one turn, the reproducible one is named.
+            if let limit = state.virtualDurationMillis, let endsAt = state.endsAt {
+                if state.metrics.virtualNow >= endsAt { ended = .virtualTimeLimit(millis: limit) }
+                now = min(now, endsAt)
             }
-            if ended {
+            if ended == nil, let limit = state.options.realDurationMillis, realNow - started >= UInt64(limit) * 1_000_000 {
+                ended = .wallClockLimit(millis: limit)
+            }
+            if let ended {
+                end = ended
                 // Commands that just ran are answered, after the snapshot that shows them.
                 if !answers.isEmpty { publish(state, runSeconds: runSeconds, full: true) }
                 answers.forEach { $0() }
@@ -223,7 +240,10 @@ public final class FleetRuntime: Sendable {
             // Sleep until the next due timer, a completion, or a stop; at most 100 ms so the
             // progress line and the duration limit stay on time.
             var waitNanos: UInt64
-            if let next = state.nextDeadline(), let wait = state.clock.realWait(until: next, from: Self.realNanos()) {
+            // The end of a virtual duration wakes the loop as a timer would, so the run stops on time.
+            var wake = state.nextDeadline()
+            if let endsAt = state.endsAt { wake = min(wake ?? endsAt, endsAt) }
+            if let next = wake, let wait = state.clock.realWait(until: next, from: Self.realNanos()) {
                 waitNanos = min(wait, 100_000_000)
             } else {
                 waitNanos = 100_000_000
@@ -254,6 +274,7 @@ public final class FleetRuntime: Sendable {
         } while inFlight > 0 && Self.realNanos() < drainDeadline
         state.finish()
         publish(state, runSeconds: runSeconds, full: true)
+        return end
     }
 
     /// Takes the completions and commands that arrived and whether a stop was asked for.

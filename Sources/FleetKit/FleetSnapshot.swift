@@ -7,6 +7,9 @@ public struct FleetSnapshot: Sendable {
     public var name = ""
     /// Virtual time, Unix ms.
     public var virtualNow: Int64 = 0
+    /// When the run ends on the virtual clock (`--for`, `duration:`), Unix ms; nil runs until
+    /// stopped or its wall-clock limit.
+    public var endsAt: Int64?
     /// Virtual seconds per real second.
     public var warp = 1.0
     /// Whether virtual time stands still.

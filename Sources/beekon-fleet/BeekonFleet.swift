@@ -32,7 +32,9 @@ struct Run: ParsableCommand {
             shipped routes). Without an ingest URL (--ingest, or `ingest:` in the fleet file), \
             starts the reference ingest receiver in-process on 127.0.0.1 and says where. Device \
             stores live under --data, so a second run on the same folder resumes the same \
-            devices (install ids, sessions, tokens, pending fixes). Ctrl-C stops cleanly.
+            devices (install ids, sessions, tokens, pending fixes). Ctrl-C stops cleanly. \
+            --for (or `duration:` in the fleet file) ends the run after that much virtual time; \
+            --duration after that much wall-clock time; given both, the first reached ends it.
             """)
 
     @Argument(help: "The fleet file (YAML); the demo fleet when omitted.")
@@ -50,8 +52,18 @@ struct Run: ParsableCommand {
     @Option(help: "The run seed, 0 to 999999999999999 (overrides the fleet file).", transform: FlagNumber.unsigned(FleetFile.seedRange))
     var seed: UInt64?
 
-    @Option(help: "Stop after this much wall-clock time, e.g. 90s or 10m (at most 366d).", transform: FlagNumber.duration)
+    @Option(
+        help: "Stop after this much wall-clock (real) time, e.g. 90s or 10m (0s to 366d); with --for, whichever comes first.",
+        transform: FlagNumber.duration)
     var duration: Int64?
+
+    @Option(
+        name: .customLong("for"),
+        help: ArgumentHelp(
+            "Stop after this much virtual time on the fleet's clock, e.g. 8h (1ms to 366d; overrides the fleet file's `duration`); with --duration, whichever comes first.",
+            valueName: "virtual-duration"),
+        transform: FlagNumber.runLength)
+    var virtualDuration: Int64?
 
     @Option(help: "Most uploads in flight at once, 0 (unlimited) to 65536.", transform: FlagNumber.integer(RunOptions.maxConnectionsRange))
     var maxConnections = 256
@@ -116,6 +128,7 @@ struct Run: ParsableCommand {
             }
             let options = RunOptions(
                 dataDirectory: data, ingest: ingest ?? receiver?.url, warp: warp, seed: seed, realDurationMillis: duration,
+                virtualDurationMillis: virtualDuration,
                 routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path,
                 maxOpenStores: budget.openStores(limit: openFiles), maxConnections: maxConnections, caFile: caFile,
                 insecure: insecure, transferTiming: deterministic ? .deterministic : .asAnswered)
@@ -147,7 +160,7 @@ struct Run: ParsableCommand {
                     + "ingest \(receiver.url), stats \(receiver.statsURL), database \(receiver.configuration.databasePath)")
         }
         var slowAnswersSeen = 0
-        try runtime.run(progressEverySeconds: 5) { metrics in
+        let end = try runtime.run(progressEverySeconds: 5) { metrics in
             print(ProgressLine.text(metrics))
             if metrics.slowAnswers > slowAnswersSeen {
                 print(ProgressLine.slowServerWarning(metrics, newly: metrics.slowAnswers - slowAnswersSeen, warp: runtime.snapshot.warp))
@@ -155,7 +168,7 @@ struct Run: ParsableCommand {
             }
         }
         interrupts.forEach { $0.cancel() }
-        print("beekon-fleet: done. " + ProgressLine.text(runtime.metrics))
+        print("beekon-fleet: done. \(ProgressLine.ending(end)) " + ProgressLine.text(runtime.metrics))
         if let receiver {
             let stats = receiver.stats()
             print(
@@ -206,6 +219,15 @@ enum ProgressLine {
             text += " | \(name) \(causes(counts))"
         }
         return text
+    }
+
+    /// What ended the run, for the summary line: `Ended by the virtual-time limit (--for 8h).`
+    static func ending(_ end: RunEnd) -> String {
+        switch end {
+        case .stopped: "Stopped."
+        case .wallClockLimit(let millis): "Ended by the wall-clock limit (--duration \(FleetDuration.text(millis: millis)))."
+        case .virtualTimeLimit(let millis): "Ended by the virtual-time limit (\(FleetDuration.text(millis: millis)) of virtual time)."
+        }
     }
 
     static func text(_ metrics: FleetMetrics) -> String {

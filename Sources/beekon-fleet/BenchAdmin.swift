@@ -57,7 +57,7 @@ struct BenchAdmin: ParsableCommand {
         }
         let finished = DispatchSemaphore(value: 0)
         let thread = Thread {
-            try? runtime.run(progressEverySeconds: 3600)
+            _ = try? runtime.run(progressEverySeconds: 3600)
             finished.signal()
         }
         thread.start()

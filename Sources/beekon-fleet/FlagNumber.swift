@@ -23,6 +23,9 @@ enum FlagNumber {
     /// A duration (`FleetDuration`), ms.
     static let duration: @Sendable (String) throws -> Int64 = { text in try FleetDuration.read(text) }
 
+    /// A run's length on the virtual clock (`FleetDuration.runLengthRange`), ms.
+    static let runLength: @Sendable (String) throws -> Int64 = { text in try FleetDuration.readRunLength(text) }
+
     /// A duration (`FleetDuration`) kept as written, for a fleet file made from the flags.
     static let durationText: @Sendable (String) throws -> String = { text in
         _ = try FleetDuration.read(text)

@@ -17,10 +17,11 @@ final class AdminHarness: Sendable {
     let token: String?
     private let finished = DispatchSemaphore(value: 0)
 
-    static func yaml(devices: Int, ingest: String, warp: Int) -> String {
+    static func yaml(devices: Int, ingest: String, warp: Int, duration: String? = nil) -> String {
         """
         name: admin-test
         seed: 11
+        \(duration.map { "duration: \($0)" } ?? "")
         clock: {start: 2026-06-15T08:00:00Z, warp: \(warp)}
         ingest: \(ingest)
         groups:
@@ -43,7 +44,7 @@ final class AdminHarness: Sendable {
         """
     }
 
-    init(devices: Int = 4, warp: Int = 120, token: String? = nil, allowedHosts: [String] = []) throws {
+    init(devices: Int = 4, warp: Int = 120, duration: String? = nil, token: String? = nil, allowedHosts: [String] = []) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-admin-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var csv = "lat,lon\n"
@@ -52,7 +53,7 @@ final class AdminHarness: Sendable {
         receiver = try IngestReceiver(
             configuration: IngestReceiverConfiguration(port: 0, databasePath: folder + "/ingest.db", threads: 2))
         let fleet = try FleetFile.parse(
-            yaml: Self.yaml(devices: devices, ingest: receiver.url, warp: warp), file: "fleet.yaml", routeFolder: folder)
+            yaml: Self.yaml(devices: devices, ingest: receiver.url, warp: warp, duration: duration), file: "fleet.yaml", routeFolder: folder)
         runtime = try FleetRuntime(
             fleet: fleet,
             options: RunOptions(
@@ -63,7 +64,7 @@ final class AdminHarness: Sendable {
         let runtime = runtime
         let finished = finished
         let thread = Thread {
-            try? runtime.run(progressEverySeconds: 3600)
+            _ = try? runtime.run(progressEverySeconds: 3600)
             finished.signal()
         }
         thread.start()

@@ -22,7 +22,16 @@ struct AdminServerTests {
         #expect(fleet["paused"] as? Bool == false)
         #expect((fleet["virtualTime"] as? String)?.hasSuffix("Z") == true)
         #expect(fleet["virtualTimeMillis"] is Int)
+        #expect(fleet["endsAt"] is NSNull && fleet["endsAtMillis"] is NSNull, "no virtual-time limit: \(answer.text)")
         #expect(fleet["fixes"] is [String: Any] && fleet["batches"] is [String: Any] && fleet["byState"] is [String: Any])
+    }
+
+    @Test("GET /api/v1/fleet says when a run with a virtual duration ends on the virtual clock")
+    func fleetSummaryEndsAt() async throws {
+        let harness = try AdminHarness(duration: "8h")
+        let fleet = await harness.call("GET", "/api/v1/fleet").object
+        #expect(fleet["endsAt"] as? String == "2026-06-15T16:00:00.000Z")
+        #expect(fleet["endsAtMillis"] as? Int == 1_781_510_400_000 + 8 * 3_600_000)
     }
 
     @Test("PATCH /api/v1/fleet sets the warp and pauses virtual time, and refuses bad bodies by field")

@@ -30,12 +30,14 @@ struct CommandNumberTests {
         case real(NumberRange)
         case integer(NumberRange)
         case duration
+        case runLength
 
         func accepts(_ text: String) -> Bool {
             switch self {
             case .real(let range): (try? range.read(text)) != nil
             case .integer(let range): (try? range.readInteger(text)) != nil
             case .duration: (try? FleetDuration.read(text)) != nil
+            case .runLength: (try? FleetDuration.readRunLength(text)) != nil
             }
         }
     }
@@ -44,6 +46,7 @@ struct CommandNumberTests {
         (["run", "--admin", "off"], "--warp", .real(FleetClock.warpRange)),
         (["run", "--admin", "off"], "--seed", .integer(FleetFile.seedRange)),
         (["run", "--admin", "off"], "--duration", .duration),
+        (["run", "--admin", "off"], "--for", .runLength),
         (["run", "--admin", "off"], "--max-connections", .integer(RunOptions.maxConnectionsRange)),
         (["bench", "fleet"], "--devices", .integer(DeviceGroup.countRange)),
         (["bench", "fleet"], "--warp", .real(FleetClock.warpRange)),

@@ -46,7 +46,7 @@ struct FleetClockRuntimeTests {
             fleet: try workspace.fleet(Self.yaml),
             options: RunOptions(dataDirectory: workspace.data, realDurationMillis: 60_000, routeFolder: workspace.folder.path))
         let start = try #require(Timestamp.unixMillis(parsing: "2026-06-15T08:00:00.000Z"))
-        let runner = Thread { try? runtime.run(progressEverySeconds: 3600) }
+        let runner = Thread { _ = try? runtime.run(progressEverySeconds: 3600) }
         runner.start()
         defer { runtime.stop() }
         // Let a backlog build: 100 devices ticking each virtual second at warp 10 000 are more

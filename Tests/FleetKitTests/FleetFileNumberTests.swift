@@ -12,6 +12,7 @@ struct FleetFileNumberTests {
         case real(NumberRange)
         case integer(NumberRange)
         case duration
+        case runLength
         case millis(NumberRange)
 
         func accepts(_ text: String) -> Bool {
@@ -19,6 +20,7 @@ struct FleetFileNumberTests {
             case .real(let range): (try? range.read(text)) != nil
             case .integer(let range): (try? range.readInteger(text)) != nil
             case .duration: (try? FleetDuration.read(text)) != nil
+            case .runLength: (try? FleetDuration.readRunLength(text)) != nil
             case .millis(let range):
                 // A bare number is whole milliseconds; anything else a duration.
                 (try? FleetDuration.anyNumber.read(text)) != nil
@@ -52,6 +54,7 @@ struct FleetFileNumberTests {
     static let fields: [(field: String, yaml: String, kind: Kind)] = [
         ("seed", fleet(top: "seed: V"), .integer(FleetFile.seedRange)),
         ("clock.warp", fleet(top: "clock: {warp: V}"), .real(FleetClock.warpRange)),
+        ("duration", fleet(top: "duration: V"), .runLength),
         ("count", fleet().replacingOccurrences(of: "count: 2", with: "count: V"), .integer(DeviceGroup.countRange)),
         ("speedFactor", fleet(group: "    speedFactor: V"), .real(DeviceGroup.speedFactorRange)),
         ("pace", fleet(group: "    pace: V"), .real(DeviceGroup.speedRange)),

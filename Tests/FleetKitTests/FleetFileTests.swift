@@ -224,6 +224,66 @@ struct FleetFileTests {
         }
     }
 
+    /// A one-group fleet file with `line` as its second line.
+    static func withTopLine(_ line: String) -> String {
+        """
+        name: d
+        \(line)
+        groups:
+          - name: g
+            count: 1
+            route: r.csv
+        """
+    }
+
+    @Test(
+        "`duration` is the run's length on the virtual clock, 1 ms to 366 days; a bad one is reported at file:line:column",
+        arguments: [
+            ("duration: 8h", Int64?(28_800_000), String?.none),
+            ("duration: 1h30m", 5_400_000, nil),
+            ("duration: \"90m\"", 5_400_000, nil),
+            ("duration: 1ms", 1, nil),
+            ("duration: 366d", 31_622_400_000, nil),
+            ("seed: 3", nil, nil),
+            ("duration: 0", nil, "f.yaml:2:11: error: `duration` \"0\" is out of range"),
+            ("duration: 0s", nil, "f.yaml:2:11: error: `duration` \"0s\" is out of range"),
+            ("duration: 0.4ms", nil, "f.yaml:2:11: error: `duration` \"0.4ms\" is out of range"),
+            ("duration: -1", nil, "f.yaml:2:11: error: `duration` \"-1\" is out of range"),
+            ("duration: -5m", nil, "f.yaml:2:11: error: `duration` \"-5m\" is not a duration"),
+            ("duration: 367d", nil, "f.yaml:2:11: error: `duration` \"367d\" is out of range"),
+            ("duration: 1e300", nil, "f.yaml:2:11: error: `duration` \"1e300\" is out of range"),
+            ("duration:   .nan", nil, "f.yaml:2:13: error: `duration` \".nan\" is not a duration"),
+            ("duration: soon", nil, "f.yaml:2:11: error: `duration` \"soon\" is not a duration"),
+            ("duration: {h: 8}", nil, "f.yaml:2:11: error: `duration` \"…\" is not a duration"),
+        ])
+    func runDuration(line: String, millis: Int64?, problem: String?) {
+        do throws(FleetFileProblems) {
+            let fleet = try FleetFile.parse(yaml: Self.withTopLine(line), file: "f.yaml")
+            #expect(problem == nil, "\(line) was taken")
+            #expect(fleet.durationMillis == millis)
+        } catch {
+            guard let message = problem else {
+                Issue.record("\(line) was refused: \(error)")
+                return
+            }
+            #expect(
+                error.problems.map(\.description) == [
+                    message + "; expected a duration from 1ms to 366d, such as 30m, 8h or 2d"
+                ])
+        }
+    }
+
+    @Test(
+        "a duration is written back as a fleet file writes it, largest unit first, and reads back the same",
+        arguments: [
+            (Int64(0), "0s"), (1, "1ms"), (1500, "1s500ms"), (1_800_000, "30m"), (5_400_000, "1h30m"),
+            (28_800_000, "8h"), (172_800_000, "2d"), (90_061_001, "1d1h1m1s1ms"), (31_622_400_000, "366d"),
+        ])
+    func durationText(millis: Int64, text: String) throws {
+        #expect(FleetDuration.text(millis: millis) == text)
+        #expect(try FleetDuration.read(text) == millis)
+    }
+
     @Test("route files are read relative to the fleet file, and their problems reported at the line naming them")
     func routes() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-fleet-\(UUID().uuidString)")

@@ -63,7 +63,7 @@ struct StoreFailureRunTests {
         let started = Date()
         let finished = DispatchSemaphore(value: 0)
         Thread {
-            try? runtime.run(progressEverySeconds: 3600)
+            _ = try? runtime.run(progressEverySeconds: 3600)
             finished.signal()
         }.start()
         defer { runtime.stop() }
