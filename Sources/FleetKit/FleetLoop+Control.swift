@@ -50,6 +50,7 @@ extension FleetLoop {
             // A stream of its own per slot, so admin spawns never shift the file's devices.
             var rng = SplitMix64(seed: seed).derived(0xAD_5EED &+ UInt64(slots.count))
             addSlot(group: groupIndex, index: index, spawnAt: now, rng: &rng)
+            meetLastingActions(slots.count - 1, at: now)
             spawnQueue.append((slots.count - 1, realNow + gap * UInt64(offset)))
             ids.append(slots[slots.count - 1].id)
         }
@@ -120,6 +121,9 @@ extension FleetLoop {
             apply(action, params: params, forMillis: nil, to: slot, at: time)
         }
         logAction(ActionRecord(action: action.rawValue, applied: picked.count, at: time, source: .admin))
+        noteLasting(
+            action, params: params, relaunchAt: time + Self.relaunchDelay(forMillis: nil, params: params), on: selector,
+            timelineFault: nil, at: time)
         return picked.map { slots[$0].id }
     }
 

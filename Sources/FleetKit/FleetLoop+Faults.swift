@@ -1,8 +1,8 @@
 import BeekonDevice
 
 extension FleetLoop {
-    /// The devices a selector picks, in index order (deleted ones never); `fraction` without
-    /// a seed is a seeded choice per fault (`faultIndex`).
+    /// The devices a selector picks, in index order (deleted ones never, unspawned ones too);
+    /// `fraction` without a seed is a seeded choice per fault (`faultIndex`), see `fractionDraws`.
     func selected(_ selector: FaultSelector, faultIndex: Int) -> [Int] {
         let live = slots.indices.filter { !slots[$0].removed }
         switch selector {
@@ -14,8 +14,8 @@ extension FleetLoop {
             let wanted = Set(ids)
             return live.filter { wanted.contains(slots[$0].id) }
         case .fraction(let fraction, let given):
-            var rng = given.map { SplitMix64(seed: $0) } ?? SplitMix64(seed: seed).derived(UInt64(faultIndex) &+ 0xFA17)
-            return slots.indices.filter { _ in Double.random(in: 0..<1, using: &rng) < fraction }.filter { !slots[$0].removed }
+            var draws = fractionDraws(seed: given, faultIndex: faultIndex)
+            return slots.indices.filter { _ in Double.random(in: 0..<1, using: &draws) < fraction }.filter { !slots[$0].removed }
         case .state(let pattern):
             return live.filter { FaultSelector.state(slots[$0].listedState, matches: pattern) }
         }
@@ -28,6 +28,10 @@ extension FleetLoop {
             apply(fault.action, params: fault.params, forMillis: fault.forMillis, to: slot, at: time)
         }
         logAction(ActionRecord(action: fault.action.rawValue, applied: picked.count, at: time, source: .timeline))
+        noteLasting(
+            fault.action, params: fault.params,
+            relaunchAt: time + Self.relaunchDelay(forMillis: fault.forMillis, params: fault.params),
+            on: fault.selector, timelineFault: index, at: time)
         if let length = fault.forMillis, Self.undoing(fault.action) != nil {
             timers.schedule((), key: .faultEnd(index), at: time + length)
         }
@@ -39,6 +43,13 @@ extension FleetLoop {
         for slot in selected(fault.selector, faultIndex: index) {
             apply(opposite, params: params, forMillis: nil, to: slot, at: time)
         }
+        noteLasting(opposite, params: params, relaunchAt: nil, on: fault.selector, timelineFault: index, at: time)
+    }
+
+    /// How long a killed or rebooted app stays down: the fault's `for`, else the action's
+    /// `relaunchAfterSeconds`, else a minute.
+    static func relaunchDelay(forMillis: Int64?, params: FaultParams) -> Int64 {
+        forMillis ?? params.relaunchAfterMillis ?? 60_000
     }
 
     /// The action (and its parameters) that ends a lasting fault; nil for those that end by
@@ -79,12 +90,9 @@ extension FleetLoop {
             feed(.networkChanged(online: action == .networkOnline), to: slot, at: time)
         case .kill, .reboot:
             guard slots[slot].processAlive else { return }
-            feed(.processDied, to: slot, at: time)
             slots[slot].processAlive = false
-            slots[slot].accuracy = nil
-            slots[slot].stateHistory.append(StateChange(at: time, state: "dead"))
-            timers.cancel(.providerTick(slot))
-            timers.schedule((), key: .relaunch(slot), at: time + (forMillis ?? params.relaunchAfterMillis ?? 60_000))
+            processGone(slot, at: time)
+            timers.schedule((), key: .relaunch(slot), at: time + Self.relaunchDelay(forMillis: forMillis, params: params))
         case .latency:
             slots[slot].extraLatencyMillis = params.latencyMillis ?? 0
         case .timeouts:
@@ -110,14 +118,13 @@ extension FleetLoop {
     mutating func relaunch(_ slot: Int, cause: RelaunchCause, at time: Int64) {
         guard !slots[slot].processAlive else { return }
         slots[slot].processAlive = true
+        // Killed before it spawned: its spawn, still to come, starts it.
+        guard slots[slot].device != nil else { return }
         do {
             let restored = try slots[slot].store.readDeviceState()
             let pending = try slots[slot].store.pendingCount()
             feed(.processRelaunched(cause, restored: restored, pendingFixes: pending), to: slot, at: time)
-            // The relaunched process sees the world as it is now.
-            if !slots[slot].permissionGranted { feed(.permissionChanged(granted: false), to: slot, at: time) }
-            if !slots[slot].locationServicesOn { feed(.locationServicesChanged(on: false), to: slot, at: time) }
-            if !slots[slot].online { feed(.networkChanged(online: false), to: slot, at: time) }
+            tellWorld(slot, at: time)
         } catch {
             // Relaunched when the store writes again.
             slots[slot].processAlive = false

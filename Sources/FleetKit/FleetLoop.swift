@@ -99,6 +99,8 @@ struct FleetLoop {
     var actionLog = RecentRing<ActionRecord>(capacity: 100)
     /// Admin actions so far (seeds `fraction` selectors that give no seed).
     var adminActions: UInt64 = 0
+    /// Lasting actions a device the admin API adds later meets (`meetLastingActions`), oldest first.
+    var lasting: [LastingAction] = []
     /// The real clock at the start of this turn, ns.
     var realNow: UInt64 = 0
     /// Uploads and refreshes the devices have sent and not yet heard the end of, by number.
@@ -362,6 +364,9 @@ struct FleetLoop {
             restored: state, pendingFixes: pending, seed: slots[slot].seed, now: time)
         slots[slot].device = device
         perform(actions + restoreActions, slot: slot, at: time)
+        // Faults and actions that began before the spawn hold from its first instant: the app
+        // finds the world as it is before it configures and starts.
+        tellWorld(slot, at: time)
         feed(.configure(resolvedConfig(group.config)), to: slot, at: time)
         if !group.extras.isEmpty {
             feed(.setExtras(filled(group.extras, slot: slot)), to: slot, at: time)
@@ -372,6 +377,8 @@ struct FleetLoop {
         if group.autoStart {
             feed(.start, to: slot, at: time)
         }
+        // Killed before it spawned: the app ran until now, and is dead until the kill's relaunch.
+        if !slots[slot].processAlive { processGone(slot, at: time) }
     }
 
     /// The group's config with the run's ingest filled in where the file left the URL open.
