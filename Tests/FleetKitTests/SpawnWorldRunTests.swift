@@ -105,7 +105,7 @@ struct SpawnWorldRunTests {
         }
         let finished = DispatchSemaphore(value: 0)
         Thread {
-            try? runtime.run(progressEverySeconds: 3600)
+            _ = try? runtime.run(progressEverySeconds: 3600)
             finished.signal()
         }.start()
         defer { runtime.stop() }
