@@ -32,6 +32,8 @@ public struct RunOptions: Sendable {
     public var insecure: Bool
     /// Tests: where store-error lines go instead of standard error.
     var storeLogSink: (@Sendable (String) -> Void)?
+    /// Tests: where the start's notice (a resume) goes instead of standard output.
+    var noticeSink: (@Sendable (String) -> Void)?
 
     /// Options with the defaults of `beekon-fleet run`.
     public init(
@@ -176,6 +178,7 @@ public final class FleetRuntime: Sendable {
             runSeconds = Double(realNow - started) / 1e9
             state.runDue(until: now, realNanos: realNow)
             state.spawnDue(realNanos: realNow)
+            state.recordClockIfDue(realNanos: realNow)
             for request in state.takeOutgoing() {
                 inFlight += 1
                 transport.submit(request.http) { [weak self] result in
