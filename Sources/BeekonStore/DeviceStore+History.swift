@@ -59,6 +59,28 @@ extension DeviceStore {
         }
     }
 
+    /// The latest timestamp of any stored fix or geofence event, or nil when the store holds
+    /// neither (acknowledged rows are deleted, so this is what is still pending).
+    ///
+    /// A resumed run starts its clock after it, so no device stamps a row earlier than one it
+    /// already holds. Each table costs one lookup at the end of its `ts` index, and none when the
+    /// cached count says it is empty.
+    public func newestTimestamp() throws(StoreError) -> Int64? {
+        let tallies = try loadedTallies()
+        return try perform("read newest timestamp") { connection throws(SQLiteError) -> Int64? in
+            var newest: Int64?
+            for table in StoreTable.allCases where tallies[table].count > 0 {
+                let query = try statement(table.newestTimestamp, on: connection)
+                defer { query.reset() }
+                if try query.step(), !query.isNull(at: 0) {
+                    let value = query.int64(at: 0)
+                    newest = max(newest ?? value, value)
+                }
+            }
+            return newest
+        }
+    }
+
     /// Deletes the fixes stored at or before `instant` (all of them when nil) and returns how
     /// many were deleted.
     ///

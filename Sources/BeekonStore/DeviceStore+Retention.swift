@@ -24,6 +24,13 @@ enum StoreTable: CaseIterable {
         }
     }
 
+    var newestTimestamp: StoreQuery {
+        switch self {
+        case .fixes: .newestFixTimestamp
+        case .events: .newestEventTimestamp
+        }
+    }
+
     var count: StoreQuery {
         switch self {
         case .fixes: .countFixes

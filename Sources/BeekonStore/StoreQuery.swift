@@ -10,6 +10,8 @@ enum StoreQuery: Int, CaseIterable {
     case countEvents
     case oldestFixTimestamp
     case oldestEventTimestamp
+    case newestFixTimestamp
+    case newestEventTimestamp
 
     case history
     case deleteFixesAtOrBefore
@@ -75,6 +77,8 @@ enum StoreQuery: Int, CaseIterable {
         case .countEvents: "SELECT count(*) FROM geofence_events"
         case .oldestFixTimestamp: "SELECT min(ts) FROM locations"
         case .oldestEventTimestamp: "SELECT min(ts) FROM geofence_events"
+        case .newestFixTimestamp: "SELECT max(ts) FROM locations"
+        case .newestEventTimestamp: "SELECT max(ts) FROM geofence_events"
 
         // The ts index holds (ts, seq), so this order needs no sort.
         case .history:

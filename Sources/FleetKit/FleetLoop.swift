@@ -112,6 +112,15 @@ struct FleetLoop {
     var installIDs: [String: String]
     /// Store errors on standard error, rate-limited.
     var storeLog: StoreErrorLog
+    /// The data folder's `clock.json`, as the previous run on it left it (nil when there is none).
+    let previousClock: ClockRecord?
+    /// Where this run's clock started, and why (set by `start`).
+    var runStart = RunStart(millis: 0, reason: .fresh)
+    /// When `clock.json` was last written (real ns) and at what warp.
+    var clockWrittenAt: UInt64 = 0
+    var clockWrittenWarp = 0.0
+    /// The last write of `clock.json` failed (logged once until one succeeds).
+    var clockWriteFailing = false
 
     init(fleet: FleetFile, options: RunOptions) throws {
         self.fleet = fleet
@@ -147,6 +156,7 @@ struct FleetLoop {
         self.routes = routes
         storeLog = StoreErrorLog(write: options.storeLogSink)
         installIDs = Self.readInstallIDs(options.dataDirectory)
+        previousClock = try Self.readClock(options.dataDirectory)
         if fleet.needsIngestURL, options.ingest == nil,
             let group = fleet.groups.first(where: { $0.config.sync?.url.isEmpty == true })
         {
@@ -163,9 +173,34 @@ struct FleetLoop {
 
     // MARK: Start and stop
 
+    /// Whether the data folder holds an earlier run: devices it made, or its clock file.
+    var resumesEarlierRun: Bool { !installIDs.isEmpty || previousClock != nil }
+
     mutating func start(realNanos: UInt64) {
         let wallNow = Int64(Date().timeIntervalSince1970 * 1000)
-        startMillis = fleet.clock.start ?? wallNow
+        // On a folder an earlier run used, its devices' stores are opened first: the newest row
+        // they hold bounds where the clock may start. Each is opened once for the whole start
+        // (the slot takes it over), so this costs one index lookup per non-empty table.
+        var known: [String: DeviceStore] = [:]
+        var newestStored: Int64?
+        if resumesEarlierRun {
+            for (groupIndex, group) in fleet.groups.enumerated() {
+                for index in 0..<group.count {
+                    let id = Self.deviceID(group: group.name, index: index)
+                    guard let installID = installIDs[id] else { continue }
+                    let store = makeStore(installID: installID, group: groupIndex)
+                    known[id] = store
+                    // A store that fails here fails again below, where the failure is reported.
+                    if let newest = try? store.newestTimestamp() {
+                        newestStored = max(newestStored ?? newest, newest)
+                    }
+                }
+            }
+        }
+        runStart = RunStart.resolve(
+            configured: fleet.clock.start, wallNow: wallNow, earlierRun: resumesEarlierRun, record: previousClock,
+            newestStored: newestStored)
+        startMillis = runStart.millis
         metrics.virtualNow = startMillis
         clock = FleetClock(startMillis: startMillis, warp: options.warp ?? fleet.clock.warp, realNanos: realNanos)
         var rng = SplitMix64(seed: seed)
@@ -174,7 +209,8 @@ struct FleetLoop {
                 var deviceRNG = SplitMix64(seed: rng.next())
                 let spread = group.count > 1 ? group.spreadMillis * Int64(index) / Int64(group.count) : 0
                 let spawnAt = startMillis + group.startAfterMillis + spread
-                addSlot(group: groupIndex, index: index, spawnAt: spawnAt, rng: &deviceRNG)
+                let store = known[Self.deviceID(group: group.name, index: index)]
+                addSlot(group: groupIndex, index: index, spawnAt: spawnAt, rng: &deviceRNG, store: store)
                 timers.schedule((), key: .spawn(slots.count - 1), at: spawnAt)
             }
         }
@@ -188,18 +224,39 @@ struct FleetLoop {
                 reportStoreError(error, slot: slot, at: startMillis)
             }
         }
-        clock = FleetClock(startMillis: startMillis, warp: options.warp ?? fleet.clock.warp, realNanos: FleetRuntime.realNanos())
+        let clockStarts = FleetRuntime.realNanos()
+        clock = FleetClock(startMillis: startMillis, warp: options.warp ?? fleet.clock.warp, realNanos: clockStarts)
+        // The timeline counts from this run's start, so a resumed run plays it again from there.
         for (index, fault) in fleet.faults.enumerated() {
             timers.schedule((), key: .fault(index), at: startMillis + fault.atMillis)
         }
         metrics.devices = slots.count
+        recordClock(stopped: false, realNanos: clockStarts)
+        if let notice = runStart.notice {
+            (options.noticeSink ?? { print($0) })(notice)
+        }
+    }
+
+    /// The id of device `index` (from 0) of group `group`: `walkers-0001`.
+    static func deviceID(group: String, index: Int) -> String {
+        "\(group)-\(String(format: "%04d", index + 1))"
+    }
+
+    /// The store of the device with `installID` in group `group` (opened on first use).
+    func makeStore(installID: String, group: Int) -> DeviceStore {
+        DeviceStore(
+            path: "\(options.dataDirectory)/devices/\(installID)/beekon.db",
+            retention: .standard(syncEnabled: fleet.groups[group].config.sync != nil), pool: pool)
     }
 
     /// Makes device `index` of group `group` (its platform, route, start offset, install id and
-    /// store, all drawn from `rng`) and appends its slot; the caller schedules its spawn.
-    mutating func addSlot(group groupIndex: Int, index: Int, spawnAt: Int64, rng deviceRNG: inout SplitMix64) {
+    /// store, all drawn from `rng`) and appends its slot; the caller schedules its spawn. `store`
+    /// is the device's store when the caller already made it.
+    mutating func addSlot(
+        group groupIndex: Int, index: Int, spawnAt: Int64, rng deviceRNG: inout SplitMix64, store: DeviceStore? = nil
+    ) {
         let group = fleet.groups[groupIndex]
-        let id = "\(group.name)-\(String(format: "%04d", index + 1))"
+        let id = Self.deviceID(group: group.name, index: index)
         let weights = group.platforms.reduce(0) { $0 + $1.weight }
         var pick = Double.random(in: 0..<max(weights, 1e-9), using: &deviceRNG)
         var platform = group.platforms[0].platform
@@ -222,9 +279,7 @@ struct FleetLoop {
             timing = .speed(metersPerSecond: speed, dwellEveryMeters: group.dwell?.everyMeters ?? 0, dwellSeconds: group.dwell?.seconds ?? 0)
         }
         let installID = installID(for: id, at: spawnAt, rng: &deviceRNG)
-        let store = DeviceStore(
-            path: "\(options.dataDirectory)/devices/\(installID)/beekon.db",
-            retention: .standard(syncEnabled: group.config.sync != nil), pool: pool)
+        let store = store ?? makeStore(installID: installID, group: groupIndex)
         slotsByID[id] = slots.count
         slots.append(
             DeviceSlot(
@@ -238,7 +293,59 @@ struct FleetLoop {
 
     mutating func finish() {
         pool.closeAll()
+        recordClock(stopped: true, realNanos: FleetRuntime.realNanos())
         storeLog.flush()
+    }
+
+    // MARK: The clock file
+
+    /// The data folder's clock file: nil when there is none; a `RunError` naming the file when
+    /// it cannot be read or is not what a run writes. Refusing beats guessing: without it a
+    /// resumed run could stamp uploads earlier than ones the last run already sent.
+    static func readClock(_ directory: String) throws(RunError) -> ClockRecord? {
+        let path = "\(directory)/\(ClockRecord.fileName)"
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return nil }
+            throw ClockRecord.problem(path, "cannot be examined (\(String(cString: strerror(errno))))")
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            let reason = (error as NSError).userInfo[NSUnderlyingErrorKey].map { "\($0)" } ?? error.localizedDescription
+            throw ClockRecord.problem(path, "cannot be read (\(reason))")
+        }
+        return try ClockRecord(json: data, path: path)
+    }
+
+    /// Writes where the clock got to, and the warp, to the data folder's `clock.json`; `stopped`
+    /// for the run's last word. A failure is logged once until a write succeeds again.
+    mutating func recordClock(stopped: Bool, realNanos: UInt64) {
+        clockWrittenAt = realNanos
+        clockWrittenWarp = clock.warp
+        let path = "\(options.dataDirectory)/\(ClockRecord.fileName)"
+        let record = ClockRecord(reachedMillis: metrics.virtualNow, warp: clock.warp, stopped: stopped)
+        do {
+            try PrivateFile.write(record.json, toFile: path)
+            clockWriteFailing = false
+        } catch {
+            if !clockWriteFailing {
+                storeLog.write(
+                    "beekon-fleet: cannot record the virtual clock in \(path): \(error.localizedDescription); "
+                        + "a run resumed on this data folder may start earlier than this run's latest uploads\n")
+            }
+            clockWriteFailing = true
+        }
+    }
+
+    /// Rewrites `clock.json` once `ClockRecord.writeIntervalNanos` have passed since the last
+    /// write, or at once when the warp changed (the slack a resume allows for is the recorded
+    /// warp's). Called after the turn's timers and before its uploads are sent, so an upload's
+    /// `sent_at` is always covered by a record written before it left.
+    mutating func recordClockIfDue(realNanos: UInt64) {
+        guard realNanos >= clockWrittenAt + ClockRecord.writeIntervalNanos || clock.warp != clockWrittenWarp else { return }
+        recordClock(stopped: false, realNanos: realNanos)
     }
 
     /// The install id of device `id`: kept from an earlier run on the same data directory, or

@@ -35,6 +35,8 @@ public struct RunOptions: Sendable {
     public var transferTiming: TransferTiming
     /// Tests: where store-error lines go instead of standard error.
     var storeLogSink: (@Sendable (String) -> Void)?
+    /// Tests: where the start's notice (a resume) goes instead of standard output.
+    var noticeSink: (@Sendable (String) -> Void)?
 
     /// Options with the defaults of `beekon-fleet run`.
     public init(
@@ -217,6 +219,7 @@ public final class FleetRuntime: Sendable {
             runSeconds = Double(realNow - started) / 1e9
             state.runDue(until: now, realNanos: realNow)
             state.spawnDue(realNanos: realNow)
+            state.recordClockIfDue(realNanos: realNow)
             for request in state.takeOutgoing() {
                 inFlight += 1
                 transport.submit(request.http) { [weak self] result in
@@ -243,6 +246,9 @@ public final class FleetRuntime: Sendable {
             // The end of a virtual duration wakes the loop as a timer would, so the run stops on time.
             var wake = state.nextDeadline()
             if let endsAt = state.endsAt { wake = min(wake ?? endsAt, endsAt) }
+            // Held for a real answer: nothing at or past the hold can happen before it arrives
+            // (its completion wakes the loop), so the loop sleeps rather than spins.
+            if let hold = state.answerHold(), let next = wake, next >= hold { wake = nil }
             if let next = wake, let wait = state.clock.realWait(until: next, from: Self.realNanos()) {
                 waitNanos = min(wait, 100_000_000)
             } else {

@@ -27,6 +27,53 @@ struct DeviceStoreTests {
         }
     }
 
+    /// Fix timestamps, event timestamps, and the newest of them all.
+    static let newestCases: [([Int64], [Int64], Int64?)] = [
+        ([], [], nil),
+        ([3_000, 9_000, 1_000], [], 9_000),
+        ([], [4_000, 2_000], 4_000),
+        ([3_000, 5_000], [7_000], 7_000),
+        ([8_000], [7_999], 8_000),
+    ]
+
+    @Test(
+        "newestTimestamp is the latest fix or geofence event timestamp, whichever table holds it, and nil when both are empty",
+        arguments: newestCases)
+    func newestTimestamp(fixes: [Int64], events: [Int64], newest: Int64?) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("store.db")
+            let store = try DeviceStore(path: path, retention: .syncing)
+            var maker = FixMaker()
+            for timestamp in fixes {
+                try store.insert(maker.fix(at: timestamp), sessionID: "s", now: 10_000)
+            }
+            for timestamp in events {
+                try store.insert(maker.event(at: timestamp), sessionID: "s", now: 10_000)
+            }
+            #expect(try store.newestTimestamp() == newest)
+            store.close()
+            // Read from the file, not from what this store object cached.
+            let reopened = try DeviceStore(path: path, retention: .syncing)
+            #expect(try reopened.newestTimestamp() == newest)
+            reopened.close()
+        }
+    }
+
+    @Test("newestTimestamp forgets rows once they are deleted")
+    func newestTimestampAfterDelete() throws {
+        try withTemporaryDirectory { directory in
+            let store = try DeviceStore(path: directory.file("store.db"), retention: .syncing)
+            var maker = FixMaker()
+            for timestamp: Int64 in [1_000, 2_000, 3_000] {
+                try store.insert(maker.fix(at: timestamp), sessionID: "s", now: 10_000)
+            }
+            #expect(try store.deleteLocations(before: 2_500) == 2)
+            #expect(try store.newestTimestamp() == 3_000)
+            #expect(try store.deleteLocations(before: nil) == 1)
+            #expect(try store.newestTimestamp() == nil)
+        }
+    }
+
     @Test(
         "deleteLocations deletes fixes at or before the instant and returns the count; nil deletes all"
     )

@@ -8,7 +8,11 @@ import Testing
 struct RunLengthTests {
     /// Two walkers that do not upload (no receiver needed) from a fixed start, with the fleet
     /// file's `duration` when given; runs them with `flags` at warp 3600 (an hour a second).
-    static func run(fileDuration: String?, flags: [String]) throws -> (outcome: RunStartTests.Outcome, seconds: Double) {
+    static func run(fileDuration: String?, flags: [String]) async throws -> (outcome: RunStartTests.Outcome, seconds: Double) {
+        try await offPool { try blockingRun(fileDuration: fileDuration, flags: flags) }
+    }
+
+    private static func blockingRun(fileDuration: String?, flags: [String]) throws -> (outcome: RunStartTests.Outcome, seconds: Double) {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
         let path = workspace.folder.appendingPathComponent("fleet.yaml").path
@@ -47,8 +51,8 @@ struct RunLengthTests {
             ("8h", ["--for", "30m"]),  // --for wins over the file
             (nil, ["--for", "30m", "--duration", "1m"]),  // the virtual limit comes first at this warp
         ])
-    func virtualLimit(fileDuration: String?, flags: [String]) throws {
-        let (outcome, seconds) = try Self.run(fileDuration: fileDuration, flags: flags)
+    func virtualLimit(fileDuration: String?, flags: [String]) async throws {
+        let (outcome, seconds) = try await Self.run(fileDuration: fileDuration, flags: flags)
         #expect(outcome.status == 0, "\(outcome.errors)")
         let last = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
         #expect(last.hasPrefix(Self.virtualEnd), "\(outcome.output)")
@@ -58,8 +62,8 @@ struct RunLengthTests {
     }
 
     @Test("with both limits, the wall-clock one ends a run whose virtual limit is further away, and the summary says so")
-    func wallClockFirst() throws {
-        let (outcome, seconds) = try Self.run(fileDuration: "8h", flags: ["--duration", "1s"])
+    func wallClockFirst() async throws {
+        let (outcome, seconds) = try await Self.run(fileDuration: "8h", flags: ["--duration", "1s"])
         #expect(outcome.status == 0, "\(outcome.errors)")
         let last = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
         #expect(last.hasPrefix("beekon-fleet: done. Ended by the wall-clock limit (--duration 1s). 2026-06-15T0"), "\(outcome.output)")

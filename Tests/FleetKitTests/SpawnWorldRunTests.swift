@@ -65,23 +65,26 @@ struct SpawnWorldRunTests {
         return text + faults
     }
 
-    /// Runs `body` on the loop between turns until it answers non-nil (at most a real minute).
+    /// Runs `body` on the loop between turns until it answers non-nil (at most a real minute;
+    /// nil then). Polls off the cooperative pool (see `offPool`).
     static func onLoopOnce<Answer: Sendable>(
         _ runtime: FleetRuntime, _ body: @escaping @Sendable (inout FleetLoop) -> Answer?
-    ) throws -> Answer {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            if let answer = try StoreFailureRunTests.onLoop(runtime, body) { return answer }
-            Thread.sleep(forTimeInterval: 0.005)
+    ) async throws -> Answer {
+        let answer = try await offPool { () throws -> Answer? in
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline {
+                if let answer = try StoreFailureRunTests.onLoop(runtime, body) { return answer }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            return nil
         }
-        Issue.record("the loop never reached the command's moment")
-        throw CancellationError()
+        return try #require(answer, "the loop never reached the command's moment")
     }
 
     @Test(
         "a device spawned while its group is offline, revoked, location-off or killed starts in that state, sends nothing until it ends, then delivers its fixes and tracks",
         arguments: conditions, Source.allCases)
-    func spawnsIntoTheWorld(condition: Condition, source: Source) throws {
+    func spawnsIntoTheWorld(condition: Condition, source: Source) async throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
         let server = try IngestTestServer()
@@ -112,7 +115,7 @@ struct SpawnWorldRunTests {
 
         if source == .timeline {
             // An admin spawn while the fault is on: a device that did not exist when it began.
-            let ids = try Self.onLoopOnce(runtime) { loop -> [String]? in
+            let ids = try await Self.onLoopOnce(runtime) { loop -> [String]? in
                 guard loop.actionLog.elements.contains(where: { $0.source == .timeline }) else { return nil }
                 return try? loop.spawn(spawnOne)
             }
@@ -120,13 +123,13 @@ struct SpawnWorldRunTests {
         }
         var endAt = Self.start + Self.endAfter
         if source == .admin, let undo = condition.undo {
-            endAt = try Self.onLoopOnce(runtime) { loop -> Int64? in
+            endAt = try await Self.onLoopOnce(runtime) { loop -> Int64? in
                 guard loop.metrics.virtualNow >= Self.start + Self.endAfter else { return nil }
                 _ = try? loop.act(undo, params: FaultParams(), on: walkers)
                 return loop.metrics.virtualNow
             }
         }
-        #expect(finished.wait(timeout: .now() + 120) == .success)
+        #expect(try await offPool { finished.wait(timeout: .now() + 120) } == .success)
 
         let snapshot = runtime.snapshot
         let uploads = server.snapshot.uploads

@@ -35,24 +35,24 @@ struct TransferTimingTests {
 
     /// Runs the fleet for `virtualMinutes` and returns the runtime (its snapshot holds every
     /// device's last uploads and the outcome tallies).
-    static func run(_ workspace: Workspace, yaml: String, ingest: String, virtualMinutes: Int64) throws -> FleetRuntime {
+    static func run(_ workspace: Workspace, yaml: String, ingest: String, virtualMinutes: Int64) async throws -> FleetRuntime {
         let runtime = try FleetRuntime(
             fleet: try workspace.fleet(yaml),
             options: RunOptions(
                 dataDirectory: workspace.data, ingest: ingest, realDurationMillis: 60_000,
                 virtualDurationMillis: virtualMinutes * 60_000, routeFolder: workspace.folder.path))
-        try runtime.run(progressEverySeconds: 3600)
+        _ = try await offPool { try runtime.run(progressEverySeconds: 3600) }
         return runtime
     }
 
     @Test("a server slower than the SDK's timeout at this warp: the device hears timeout exactly 30 virtual s after it sent")
-    func slowServerTimesOut() throws {
+    func slowServerTimesOut() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         // 500 ms of real time is 1,500 virtual s at warp 3000: far past the SDK's 30 s.
         let server = try IngestTestServer(rule: { _ in IngestTestServer.Answer(delayMillis: 500) })
         defer { server.stop() }
-        let runtime = try Self.run(workspace, yaml: Self.yaml(warp: 3000), ingest: server.url, virtualMinutes: 10)
+        let runtime = try await Self.run(workspace, yaml: Self.yaml(warp: 3000), ingest: server.url, virtualMinutes: 10)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
         #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 }, "\(records.prefix(3))")
@@ -62,7 +62,7 @@ struct TransferTimingTests {
     }
 
     @Test("a timeouts fault: the device hears timeout at +30 virtual s though the server answered, and the server's time is kept")
-    func injectedTimeoutIsRecordedAsTimeout() throws {
+    func injectedTimeoutIsRecordedAsTimeout() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let server = try IngestTestServer()
@@ -71,7 +71,7 @@ struct TransferTimingTests {
             faults:
               - {at: 0s, for: 1h, select: all, action: timeouts, params: {fraction: 1}}
             """
-        let runtime = try Self.run(workspace, yaml: Self.yaml(warp: 600, faults: faults), ingest: server.url, virtualMinutes: 5)
+        let runtime = try await Self.run(workspace, yaml: Self.yaml(warp: 600, faults: faults), ingest: server.url, virtualMinutes: 5)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
         #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 }, "\(records.prefix(3))")
@@ -82,7 +82,7 @@ struct TransferTimingTests {
     }
 
     @Test("an injected 2 s latency is 2 virtual seconds, at warp 60 and at warp 600", arguments: [60, 600])
-    func injectedLatencyIsVirtual(warp: Int) throws {
+    func injectedLatencyIsVirtual(warp: Int) async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let server = try IngestTestServer()
@@ -91,7 +91,7 @@ struct TransferTimingTests {
             faults:
               - {at: 0s, for: 1h, select: all, action: latency, params: {ms: 2000}}
             """
-        let runtime = try Self.run(workspace, yaml: Self.yaml(warp: warp, faults: faults), ingest: server.url, virtualMinutes: 4)
+        let runtime = try await Self.run(workspace, yaml: Self.yaml(warp: warp, faults: faults), ingest: server.url, virtualMinutes: 4)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
         for record in records {
@@ -109,20 +109,20 @@ struct TransferTimingTests {
 /// the server's speed.
 @Suite("Modelled transfer timing", .serialized)
 struct ModelledTransferTimingTests {
-    static func run(_ workspace: FleetRuntimeTests.Workspace, yaml: String, ingest: String) throws -> FleetRuntime {
+    static func run(_ workspace: FleetRuntimeTests.Workspace, yaml: String, ingest: String) async throws -> FleetRuntime {
         let runtime = try FleetRuntime(
             fleet: try workspace.fleet(yaml),
             options: RunOptions(
                 dataDirectory: workspace.data, ingest: ingest, realDurationMillis: 60_000,
                 virtualDurationMillis: 5 * 60_000, routeFolder: workspace.folder.path, transferTiming: .deterministic))
-        try runtime.run(progressEverySeconds: 3600)
+        _ = try await offPool { try runtime.run(progressEverySeconds: 3600) }
         return runtime
     }
 
     @Test(
         "every answer is heard exactly 100 virtual ms after the send (2,100 with a 2 s injected latency), even from a server whose real time would be a timeout at this warp",
         arguments: [(0, 100.0), (2_000, 2_100.0)])
-    func answersTakeTheModelledTime(injectedMillis: Int, expected: Double) throws {
+    func answersTakeTheModelledTime(injectedMillis: Int, expected: Double) async throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
         // 50 ms of real time is 150 virtual s at warp 3000.
@@ -132,7 +132,7 @@ struct ModelledTransferTimingTests {
             faults:
               - {at: 0s, for: 1h, select: all, action: latency, params: {ms: \(injectedMillis)}}
             """
-        let runtime = try Self.run(workspace, yaml: TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url)
+        let runtime = try await Self.run(workspace, yaml: TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
         #expect(records.allSatisfy { $0.outcome == "200" && $0.latencyMillis == expected }, "\(records.prefix(3))")
@@ -141,7 +141,7 @@ struct ModelledTransferTimingTests {
     }
 
     @Test("a timeouts fault under modelled timing: timeout exactly 30 virtual s after the send")
-    func injectedTimeout() throws {
+    func injectedTimeout() async throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
         let server = try IngestTestServer()
@@ -150,7 +150,7 @@ struct ModelledTransferTimingTests {
             faults:
               - {at: 0s, for: 1h, select: all, action: timeouts, params: {fraction: 1}}
             """
-        let runtime = try Self.run(workspace, yaml: TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url)
+        let runtime = try await Self.run(workspace, yaml: TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
         #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 })

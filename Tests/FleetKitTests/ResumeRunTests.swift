@@ -1,0 +1,236 @@
+import BeekonDevice
+import BeekonStore
+import Foundation
+import Synchronization
+import Testing
+
+@testable import FleetKit
+
+/// A run resumed on a data folder continues its virtual clock: nothing it stamps (fix, `sent_at`,
+/// batch id) is earlier than anything the previous run stamped, however that run ended.
+@Suite("Resumed run", .serialized)
+struct ResumeRunTests {
+    /// Everything one run left behind that carries a time: what the server received and what
+    /// the stores still hold.
+    struct Stamped {
+        var fixIDs: Set<String> = []
+        var batchIDs: Set<String> = []
+        /// The earliest and the latest fix timestamp, `sent_at` or batch-id time of all of it.
+        var earliest: Int64 = .max
+        var latest: Int64 = .min
+        var fixes = 0
+        var uploads = 0
+
+        mutating func add(_ instant: Int64) {
+            earliest = min(earliest, instant)
+            latest = max(latest, instant)
+        }
+
+        mutating func add(fix id: String, at timestamp: Int64) {
+            fixIDs.insert(id)
+            add(timestamp)
+            fixes += 1
+        }
+    }
+
+    /// The fixes every store of `data` holds, by id, with their timestamps.
+    static func storedFixes(_ data: String) throws -> [(id: String, timestamp: Int64)] {
+        let installs = try JSONDecoder().decode(
+            [String: String].self, from: Data(contentsOf: URL(fileURLWithPath: data + "/devices.json")))
+        var fixes: [(String, Int64)] = []
+        for install in installs.values {
+            let store = try DeviceStore(path: "\(data)/devices/\(install)/beekon.db", retention: .syncing)
+            fixes += try store.history(from: .min, to: .max).map { ($0.id.text, $0.timestamp) }
+            store.close()
+        }
+        return fixes
+    }
+
+    /// What `uploads` carried, apart from fixes and batches in `earlier` (sent again, they keep
+    /// the time they were first made), together with the fixes `data`'s stores hold.
+    static func stamped(
+        uploads: [IngestTestServer.Upload], data: String, apartFrom earlier: Stamped = Stamped()
+    ) throws -> Stamped {
+        var result = Stamped()
+        for upload in uploads {
+            result.uploads += 1
+            let sentAt = try #require(Timestamp.unixMillis(parsing: upload.sentAt), "sent_at \(upload.sentAt)")
+            result.add(sentAt)
+            if !earlier.batchIDs.contains(upload.batchID) {
+                let batch = try #require(UUIDv7(upload.batchID), "batch_id \(upload.batchID)")
+                result.batchIDs.insert(upload.batchID)
+                result.add(batch.unixMillis)
+            }
+            for (id, text) in zip(upload.locationIDs, upload.timestamps) where !earlier.fixIDs.contains(id) {
+                result.add(fix: id, at: try #require(Timestamp.unixMillis(parsing: text), "timestamp \(text)"))
+            }
+        }
+        for fix in try storedFixes(data) where !earlier.fixIDs.contains(fix.id) {
+            result.add(fix: fix.id, at: fix.timestamp)
+        }
+        return result
+    }
+
+    /// Starts `beekon-fleet run` on `fleet` and `data`, uploading to `server`.
+    static func launch(_ fleet: String, data: String, server: IngestTestServer, duration: String? = nil) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: FleetCrashTests.executable)
+        process.arguments =
+            ["run", fleet, "--data", data, "--ingest", server.url, "--admin", "off"] + (duration.map { ["--duration", $0] } ?? [])
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, output)
+    }
+
+    @Test(
+        "a run at warp 3000 with a fixed clock.start, ended by SIGTERM or SIGKILL, then resumed: every fix, sent_at and batch id of the second run is later than all of the first",
+        arguments: [SIGTERM, SIGKILL])
+    func resumedRunIsLater(signal: Int32) async throws {
+        #expect(FileManager.default.isExecutableFile(atPath: FleetCrashTests.executable), "beekon-fleet was not built next to the tests")
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let server = try IngestTestServer()
+        defer { server.stop() }
+        let fleet = workspace.folder.appendingPathComponent("fleet.yaml").path
+        try FleetRuntimeTests.yaml(devices: 5, sync: "{syncThreshold: 2, intervalSeconds: 60}")
+            .write(toFile: fleet, atomically: true, encoding: .utf8)
+
+        // The first run, ended mid-flight once it has sent a few uploads.
+        let (first, firstOutput) = try Self.launch(fleet, data: workspace.data, server: server)
+        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+        let sentEnough = try await offPool { server.waitUntil(timeoutSeconds: 30) { $0.uploads.count >= 10 } }
+        #expect(sentEnough, "the first run sent too few uploads")
+        kill(first.processIdentifier, signal)
+        try await offPool {
+            _ = firstOutput.fileHandleForReading.readDataToEndOfFile()
+            first.waitUntilExit()
+        }
+        #expect(first.terminationReason == (signal == SIGKILL ? .uncaughtSignal : .exit))
+        // A request already on the wire when the run died is still recorded by the server.
+        try await Task.sleep(for: .milliseconds(300))
+        let firstUploads = server.uploads
+        let before = try Self.stamped(uploads: firstUploads, data: workspace.data)
+        #expect(before.uploads >= 10 && before.fixes >= 10, "\(before.uploads) uploads, \(before.fixes) fixes")
+        // The run had gone well past clock.start, so a restart there would go back in time.
+        #expect(before.latest > RunStartResolveTests.start + 60_000)
+        let record = try ClockRecord(
+            json: Data(contentsOf: URL(fileURLWithPath: workspace.data + "/clock.json")), path: "clock.json")
+        #expect(record.stopped == (signal == SIGTERM))
+        #expect(record.warp == 3000)
+
+        // The second run, on the same folder, for a few real seconds.
+        let (second, secondOutput) = try Self.launch(fleet, data: workspace.data, server: server, duration: "4s")
+        let printed = try await offPool {
+            let text = String(decoding: secondOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            second.waitUntilExit()
+            return text
+        }
+        #expect(second.terminationStatus == 0, "\(printed)")
+        let resumedAt = Timestamp.text(unixMillis: record.latestPossibleMillis + 1)
+        let why = signal == SIGKILL ? "it did not stop cleanly" : "after the previous run on this data folder stopped"
+        #expect(printed.contains("beekon-fleet: resuming at \(resumedAt), "), "\(printed)")
+        #expect(printed.contains(why), "\(printed)")
+
+        let after = try Self.stamped(
+            uploads: Array(server.uploads.dropFirst(firstUploads.count)), data: workspace.data, apartFrom: before)
+        #expect(after.uploads > 0 && after.fixes > 0, "the second run made nothing to compare")
+        #expect(
+            after.earliest > before.latest,
+            "the second run stamped \(Timestamp.text(unixMillis: after.earliest)), not after the first run's \(Timestamp.text(unixMillis: before.latest))"
+        )
+        // And it began no earlier than it had to: the first run's clock.json said where.
+        #expect(after.earliest >= record.latestPossibleMillis + 1)
+    }
+
+    /// Lines a run printed at its start, collected from another thread.
+    final class Notices: Sendable {
+        let lines = Mutex<[String]>([])
+        var all: [String] { lines.withLock { $0 } }
+        var sink: @Sendable (String) -> Void { { line in self.lines.withLock { $0.append(line) } } }
+    }
+
+    @Test("a fresh data folder starts at clock.start, prints no resume line, and leaves a clock.json that says where it stopped")
+    func freshFolderStartsAtClockStart() async throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let server = try IngestTestServer()
+        defer { server.stop() }
+        let notices = Notices()
+        var options = RunOptions(
+            dataDirectory: workspace.data, ingest: server.url, realDurationMillis: 60_000, virtualDurationMillis: 5 * 60_000,
+            routeFolder: workspace.folder.path)
+        options.noticeSink = notices.sink
+        let runtime = try FleetRuntime(fleet: try workspace.fleet(FleetRuntimeTests.yaml(devices: 5)), options: options)
+        _ = try await offPool { try runtime.run(progressEverySeconds: 3600) }
+
+        let start = RunStartResolveTests.start
+        let stamped = try Self.stamped(uploads: server.uploads, data: workspace.data)
+        #expect(stamped.fixes > 20)
+        #expect(stamped.earliest >= start)
+        #expect(stamped.earliest < start + 10_000, "the first fix came at \(Timestamp.text(unixMillis: stamped.earliest))")
+        #expect(stamped.latest <= start + 5 * 60_000)
+        #expect(notices.all.isEmpty, "\(notices.all)")
+        let record = try ClockRecord(
+            json: Data(contentsOf: URL(fileURLWithPath: workspace.data + "/clock.json")), path: "clock.json")
+        #expect(record == ClockRecord(reachedMillis: start + 5 * 60_000, warp: 3000, stopped: true))
+        var info = stat()
+        #expect(stat(workspace.data + "/clock.json", &info) == 0 && info.st_mode & 0o777 == 0o600)
+    }
+
+    @Test(
+        "a clock file that is not what a run writes stops the run before it starts, naming the file and what was expected, and is left as it was",
+        arguments: [
+            ("{\"reached_unix_ms\": 17815104", "is not a JSON object"),
+            (#"{"reached_unix_ms": 1781510400000, "warp": 60}"#, #"has no "stopped""#),
+            (#"{"reached_unix_ms": 1781510400000, "warp": -3, "stopped": true}"#, #"has "warp" -3 that is out of range"#),
+        ])
+    func corruptClockFileIsRefused(content: String, problem: String) throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        try FileManager.default.createDirectory(atPath: workspace.data, withIntermediateDirectories: true)
+        let path = workspace.data + "/clock.json"
+        try Data(content.utf8).write(to: URL(fileURLWithPath: path))
+        let fleet = try workspace.fleet(FleetRuntimeTests.yaml(devices: 2))
+        do {
+            _ = try FleetRuntime(fleet: fleet, options: RunOptions(dataDirectory: workspace.data, ingest: "http://127.0.0.1:9", routeFolder: workspace.folder.path))
+            Issue.record("the run accepted \(content)")
+        } catch {
+            let message = "\(error)"
+            #expect(message.contains("the clock file \(path) "), "\(message)")
+            #expect(message.contains(problem), "\(message)")
+            #expect(message.contains(ClockRecord.expected), "\(message)")
+        }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == content)
+    }
+
+    @Test("a clock file that cannot be read (a folder in its place) stops the run with the file and the reason")
+    func unreadableClockFileIsRefused() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let path = workspace.data + "/clock.json"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let fleet = try workspace.fleet(FleetRuntimeTests.yaml(devices: 2))
+        #expect {
+            _ = try FleetRuntime(fleet: fleet, options: RunOptions(dataDirectory: workspace.data, ingest: "http://127.0.0.1:9", routeFolder: workspace.folder.path))
+        } throws: { error in
+            let message = "\(error)"
+            return message.contains("the clock file \(path) cannot be read (") && message.contains(ClockRecord.expected)
+        }
+    }
+
+    @Test("beekon-fleet run on a folder with a corrupt clock.json exits non-zero with the file named on standard error")
+    func corruptClockFileFailsTheCommand() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let fleet = try RunStartTests.fleetFile(devices: 2, in: workspace)
+        try FileManager.default.createDirectory(atPath: workspace.data, withIntermediateDirectories: true)
+        let path = workspace.data + "/clock.json"
+        try Data("not json".utf8).write(to: URL(fileURLWithPath: path))
+        let outcome = try RunStartTests.run(["run", fleet, "--data", workspace.data, "--ingest", "http://127.0.0.1:9", "--admin", "off"])
+        #expect(outcome.status != 0)
+        #expect(outcome.errors.contains("the clock file \(path) is not a JSON object"), "\(outcome.errors)")
+        #expect(!outcome.output.contains("running"), "\(outcome.output)")
+    }
+}
