@@ -32,7 +32,7 @@ enum PrometheusText {
             "Upload latency as the devices lived it: virtual time from send to the outcome heard (injected latency and timeouts included).",
             metrics.latency, to: &text)
         histogram(
-            "beekon_fleet_upload_server_latency_seconds", "How long the server took to answer uploads, wall-clock time.",
+            "beekon_fleet_upload_server_latency_seconds", "How long the server took to answer uploads and token refreshes, wall-clock time, in time for the device or not.",
             metrics.serverLatency, to: &text)
         family("beekon_fleet_answers_after_timeout_total", "counter", "Server answers that came after the device's timeout had ended the transfer.")
         text += "beekon_fleet_answers_after_timeout_total \(metrics.answersAfterTimeout)\n"

@@ -37,7 +37,8 @@ public struct FleetMetrics: Sendable, Hashable {
     /// Upload latency as the device lived it: virtual ms from send to the outcome it heard
     /// (injected latency and timeouts included).
     public var latency = LatencyHistogram()
-    /// How long the server took to answer uploads, wall ms (uploads it answered).
+    /// How long the server took to answer, wall ms: every answer it gave to an upload or token
+    /// refresh, in time for the device or not.
     public var serverLatency = LatencyHistogram()
     /// Answers that took more than half the SDK's timeout once the warp is applied: a sign the
     /// warp, not the server, decides what the devices hear (see `slowestAnswerMillis`).
@@ -64,7 +65,10 @@ public struct FleetMetrics: Sendable, Hashable {
 
 /// Durations in log-spaced buckets (about 4% wide): constant memory, percentiles to ±4%.
 public struct LatencyHistogram: Sendable, Hashable {
-    private var buckets = [Int](repeating: 0, count: 512)
+    /// Buckets of 1/24 octave from 0.01 ms: the last starts near 17 virtual minutes, past any
+    /// answer the SDK waits for (its timeout is 30 s) or a latency fault can add.
+    static let bucketCount = 640
+    private var buckets = [Int](repeating: 0, count: bucketCount)
     /// How many durations were recorded.
     public private(set) var count = 0
     /// The largest recorded, ms.
@@ -100,7 +104,7 @@ public struct LatencyHistogram: Sendable, Hashable {
         let last = Self.bucket(millis)
         var total = 0
         for index in 0..<last where Self.upperBound(index) <= millis { total += buckets[index] }
-        if Self.upperBound(last) <= millis || last == 511 { total += buckets[last] }
+        if Self.upperBound(last) <= millis || last == Self.bucketCount - 1 { total += buckets[last] }
         return total
     }
 
@@ -111,14 +115,15 @@ public struct LatencyHistogram: Sendable, Hashable {
         var seen = 0
         for (index, bucketCount) in buckets.enumerated() {
             seen += bucketCount
-            if seen >= Swift.max(rank, 1) { return Swift.min(Self.upperBound(index), max) }
+            // The last bucket is open-ended: its records are at most `max`.
+            if seen >= Swift.max(rank, 1) { return index == Self.bucketCount - 1 ? max : Swift.min(Self.upperBound(index), max) }
         }
         return max
     }
 
     static func bucket(_ millis: Double) -> Int {
         guard millis >= 0.01 else { return 0 }
-        return Swift.min(511, Int((log2(millis / 0.01) * 24).rounded(.down)) + 1)
+        return Swift.min(bucketCount - 1, Int((log2(millis / 0.01) * 24).rounded(.down)) + 1)
     }
 
     static func upperBound(_ index: Int) -> Double {

@@ -159,12 +159,15 @@ struct Run: ParsableCommand {
                 "beekon-fleet: no ingest URL given, so the reference receiver runs in-process: "
                     + "ingest \(receiver.url), stats \(receiver.statsURL), database \(receiver.configuration.databasePath)")
         }
+        // The slow-server warning: when new slow answers came, at most once a real minute.
         var slowAnswersSeen = 0
+        var lastWarning: Date?
         let end = try runtime.run(progressEverySeconds: 5) { metrics in
             print(ProgressLine.text(metrics))
-            if metrics.slowAnswers > slowAnswersSeen {
+            if metrics.slowAnswers > slowAnswersSeen, lastWarning.map({ Date().timeIntervalSince($0) >= 60 }) ?? true {
                 print(ProgressLine.slowServerWarning(metrics, newly: metrics.slowAnswers - slowAnswersSeen, warp: runtime.snapshot.warp))
                 slowAnswersSeen = metrics.slowAnswers
+                lastWarning = Date()
             }
         }
         interrupts.forEach { $0.cancel() }
@@ -248,8 +251,9 @@ enum ProgressLine {
     static func slowServerWarning(_ metrics: FleetMetrics, newly: Int, warp: Double) -> String {
         let slowest = metrics.slowestAnswerMillis
         let halfTimeout = Double(UploadRequest.timeoutMillis) / 2
-        let suggested = max(FleetClock.warpRange.lower, (halfTimeout / max(slowest, 1e-9) * 100).rounded(.down) / 100)
-        return "beekon-fleet: warning: \(newly) server answer\(newly == 1 ? "" : "s") took more than half the SDK's "
+        let fitting = halfTimeout / max(slowest, 1e-9)
+        let suggested = max(FleetClock.warpRange.lower, fitting >= 1 ? fitting.rounded(.down) : (fitting * 100).rounded(.down) / 100)
+        return "beekon-fleet: warning: \(newly) more server answer\(newly == 1 ? "" : "s") took more than half the SDK's "
             + "\(UploadRequest.timeoutMillis / 1000) s timeout in virtual time (the slowest: "
             + String(format: "%.0f ms real, %.1f s virtual at warp %g", slowest, slowest * warp / 1000, warp)
             + "); devices hear timeouts a phone would not. Lower the warp: "
