@@ -56,14 +56,20 @@ extension FleetLoop {
             slots[slot].timeoutFraction > 0
             && Double.random(in: 0..<1, using: &slots[slot].faultRNG) < slots[slot].timeoutFraction
         let deadline = time + Self.timeoutMillis(kind)
-        var transfer = TransferInFlight(slot: slot, kind: kind, sentAt: time, deadline: deadline, fixes: fixes, hangs: hangs)
-        if case .modelled(let latency) = options.transferTiming, !hangs {
-            let answerAt = time + latency + slots[slot].extraLatencyMillis
-            transfer.answerAt = answerAt < deadline ? answerAt : nil
-            if transfer.answerAt != nil { answerLimit = min(answerLimit, answerAt - 1) }
-        }
+        let transfer = TransferInFlight(slot: slot, kind: kind, sentAt: time, deadline: deadline, fixes: fixes, hangs: hangs)
         transfers[number] = transfer
         timers.schedule((), key: .transferTimeout(number), at: deadline)
+        if case .modelled(let latency) = options.transferTiming, !hangs {
+            let answerAt = time + latency + slots[slot].extraLatencyMillis
+            if answerAt < deadline {
+                transfers[number]?.answerAt = answerAt
+                answerLimit = min(answerLimit, answerAt - 1)
+                // Armed now, not when the real answer comes, so answers due at one instant are
+                // heard in the order they were sent, whatever order the server answered in.
+                timers.schedule((), key: .delivery(number), at: answerAt)
+            }
+        }
+        metrics.sent.add(device: slots[slot].id, request: request)
         var http = request
         http.timeoutMillis = realTimeoutMillis(kind)
         outgoing.append(OutgoingTransfer(number: number, http: http))
@@ -95,17 +101,16 @@ extension FleetLoop {
             // No answer came: a wall-clock timeout is not the SDK's, so it waits for its own.
             if failure == .timeout {
                 transfer.answerAt = nil
+                timers.cancel(.delivery(number))
                 transfers[number] = transfer
                 return
             }
             transfer.serverMillis = millis
         }
         if case .modelled = options.transferTiming {
-            // The clock has waited at `answerAt` for this answer; without one, the timeout answers.
-            if let answerAt = transfer.answerAt {
-                transfer.held = (outcome, label)
-                timers.schedule((), key: .delivery(number), at: answerAt)
-            }
+            // The clock waits short of `answerAt` for this answer, heard there by the delivery
+            // timer armed at the send; without one (hung, too late), the timeout answers.
+            if transfer.answerAt != nil { transfer.held = (outcome, label) }
             transfers[number] = transfer
             return
         }

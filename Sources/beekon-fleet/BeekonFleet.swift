@@ -171,6 +171,10 @@ struct Run: ParsableCommand {
             }
         }
         interrupts.forEach { $0.cancel() }
+        let sent = runtime.metrics.sent
+        print(
+            "beekon-fleet: sent \(sent.count) requests, digest \(sent.text)"
+                + (deterministic ? " (the same fleet file, seed and answers give the same digest)" : ""))
         print("beekon-fleet: done. \(ProgressLine.ending(end)) " + ProgressLine.text(runtime.metrics))
         if let receiver {
             let stats = receiver.stats()

@@ -157,3 +157,50 @@ struct ModelledTransferTimingTests {
         #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 })
     }
 }
+
+/// `--deterministic` runs: the same fleet file, seed and answers send the same requests.
+@Suite("Deterministic runs", .serialized)
+struct DeterministicRunTests {
+    /// One run on a fresh folder: its digest and what the server got, by install, in order.
+    static func run(warp: Int, seed: Int = 7) async throws -> (digest: RequestDigest, uploads: [String: [String]]) {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        // Answers that depend only on the requests: each install's first upload is refused (503).
+        let server = try IngestTestServer(rule: { IngestTestServer.Answer(status: $0.priorUploads == 0 ? 503 : 200) })
+        defer { server.stop() }
+        let faults = """
+            faults:
+              - {at: 4m, for: 3m, select: {fraction: 0.5}, action: latency, params: {ms: 1500}}
+              - {at: 9m, for: 2m, select: all, action: timeouts, params: {fraction: 0.5}}
+              - {at: 12m, for: 2m, select: {fraction: 0.4}, action: networkOffline}
+            """
+        let yaml = FleetRuntimeTests.yaml(devices: 6, sync: "{syncThreshold: 4, intervalSeconds: 60}", faults: faults)
+            .replacingOccurrences(of: "warp: 3000", with: "warp: \(warp)")
+            .replacingOccurrences(of: "seed: 7", with: "seed: \(seed)")
+        let runtime = try FleetRuntime(
+            fleet: try workspace.fleet(yaml),
+            options: RunOptions(
+                dataDirectory: workspace.data, ingest: server.url, realDurationMillis: 120_000,
+                virtualDurationMillis: 20 * 60_000, routeFolder: workspace.folder.path, transferTiming: .deterministic))
+        _ = try await offPool { try runtime.run(progressEverySeconds: 3600) }
+        var uploads: [String: [String]] = [:]
+        for upload in server.uploads {
+            uploads[upload.installID, default: []].append("\(upload.batchID) \(upload.sentAt) \(upload.locationIDs.count)")
+        }
+        return (runtime.metrics.sent, uploads)
+    }
+
+    @Test("two runs of one fleet file and seed send the same requests in the same order, at warp 600 and at warp 3000")
+    func sameRequests() async throws {
+        let first = try await Self.run(warp: 3000)
+        let second = try await Self.run(warp: 3000)
+        let slower = try await Self.run(warp: 600)
+        #expect(first.digest.count > 20, "too few requests to compare: \(first.digest.count)")
+        #expect(first.uploads == second.uploads)
+        #expect(first.digest == second.digest)
+        #expect(first.uploads == slower.uploads)
+        #expect(first.digest == slower.digest)
+        let otherSeed = try await Self.run(warp: 3000, seed: 8)
+        #expect(otherSeed.digest != first.digest, "the digest does not depend on what was sent")
+    }
+}

@@ -1,0 +1,51 @@
+import BeekonNet
+
+/// What a run sent, folded into 64 bits (FNV-1a) in the order it was sent: each request's device,
+/// method, URL path and query, headers and uncompressed body. Two runs of the same fleet file and seed with
+/// `--deterministic` and a server whose answers depend only on the requests send the same
+/// requests, so they print the same digest; a run that differs anywhere (a batch id, a `sent_at`,
+/// one fix) prints another. Not a cryptographic hash: it compares runs, it does not sign them.
+public struct RequestDigest: Sendable, Hashable {
+    /// Requests folded in.
+    public private(set) var count = 0
+    /// The digest so far.
+    public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    /// No requests yet.
+    public init() {}
+
+    /// Folds in one request of device `device`.
+    mutating func add(device: String, request: HTTPRequest) {
+        count += 1
+        fold(device.utf8)
+        fold(request.method.utf8)
+        fold(Self.pathAndQuery(request.url).utf8)
+        for header in request.headers {
+            fold(header.name.utf8)
+            fold(header.value.utf8)
+        }
+        fold(request.body)
+    }
+
+    /// The URL without its scheme, host and port: the same run against a server on another port
+    /// (the in-process receiver picks a free one each time) sends the same requests.
+    static func pathAndQuery(_ url: String) -> Substring {
+        guard let scheme = url.range(of: "://") else { return url[...] }
+        let rest = url[scheme.upperBound...]
+        return rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
+    }
+
+    /// `0123456789abcdef`: sixteen hex digits.
+    public var text: String {
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Each part ends with a 0xff byte (which UTF-8 never contains), so `ab`+`c` and `a`+`bc` differ.
+    private mutating func fold<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        for byte in bytes {
+            value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        value = (value ^ 0xff) &* 0x0000_0100_0000_01b3
+    }
+}
