@@ -532,8 +532,8 @@ async function refreshDetail(first) {
     kv("Auth", [["State", a.state], ["Valid until", longTime(a.validUntil)], ["Last refresh", a.lastRefreshOutcome ?? "–"], ["Breaker open until", longTime(a.breakerOpenUntil)]]));
   renderTimeline(d.stateHistory || []);
   const uploads = (ups && ups.uploads) || d.uploads || [];
-  $("#d-uploads").replaceChildren(miniTable(["At", "Batch", "Fixes", "Outcome", "Latency ms"],
-    uploads.map(u => [shortTime(u.at), u.batchId, u.fixes, u.outcome, ms(u.latencyMs)]), "No uploads yet."));
+  $("#d-uploads").replaceChildren(miniTable(["At", "Batch", "Fixes", "Outcome heard", "Latency ms (virtual)", "Server ms (real)"],
+    uploads.map(u => [shortTime(u.at), u.batchId, u.fixes, u.outcome, ms(u.latencyMs), u.serverMs == null ? "–" : ms(u.serverMs)]), "No uploads yet."));
   const fixes = (locs && locs.locations) || [];
   $("#d-fixes").replaceChildren(miniTable(["Time", "Latitude", "Longitude", "Accuracy m", "Speed m/s", "Trigger", "Uploaded"],
     fixes.slice(-100).reverse().map(f => [shortTime(f.timestamp), f.latitude?.toFixed(5), f.longitude?.toFixed(5), f.accuracy, f.speed, f.trigger, f.uploaded ? "yes" : "no"]), "No fixes stored."));
