@@ -111,7 +111,7 @@ struct FleetFileReader {
             }
             if let warpNode = clockMap["warp"], let warp = number(warpNode, "clock.warp", FleetClock.warpRange) { clock.warp = warp }
         }
-        let durationMillis = top["duration"].flatMap { runLength($0, "duration") }
+        let durationMillis = top["duration"].flatMap { duration($0, "duration", FleetDuration.readRunLength) }
         let ingest = top["ingest"].flatMap { url($0, "ingest") }
         var groups: [DeviceGroup] = []
         if let groupsNode = top["groups"] {
@@ -655,21 +655,13 @@ struct FleetFileReader {
         }
     }
 
-    /// A duration for `field` (`FleetDuration`: 0 to 366 days), ms.
-    mutating func duration(_ node: Node, _ field: String) -> Int64? {
+    /// A duration for `field`, ms, read by `read`: `FleetDuration.read` (0 to 366 days) unless
+    /// told otherwise (`FleetDuration.readRunLength` for a run's length).
+    mutating func duration(
+        _ node: Node, _ field: String, _ read: (String) throws(NumberProblem) -> Int64 = FleetDuration.read
+    ) -> Int64? {
         do throws(NumberProblem) {
-            return try FleetDuration.read(scalarText(node))
-        } catch {
-            reportNumber(node, field, error, what: "a duration")
-            return nil
-        }
-    }
-
-    /// A run's length on the virtual clock for `field` (`FleetDuration.runLengthRange`: 1 ms to
-    /// 366 days), ms.
-    mutating func runLength(_ node: Node, _ field: String) -> Int64? {
-        do throws(NumberProblem) {
-            return try FleetDuration.readRunLength(scalarText(node))
+            return try read(scalarText(node))
         } catch {
             reportNumber(node, field, error, what: "a duration")
             return nil

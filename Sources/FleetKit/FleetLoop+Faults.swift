@@ -4,20 +4,16 @@ extension FleetLoop {
     /// The devices a selector picks, in index order (deleted ones never, unspawned ones too);
     /// `fraction` without a seed is a seeded choice per fault (`faultIndex`), see `fractionDraws`.
     func selected(_ selector: FaultSelector, faultIndex: Int) -> [Int] {
-        let live = slots.indices.filter { !slots[$0].removed }
         switch selector {
-        case .all:
-            return live
-        case .group(let name):
-            return live.filter { fleet.groups[slots[$0].group].name == name }
         case .ids(let ids):
             let wanted = Set(ids)
-            return live.filter { wanted.contains(slots[$0].id) }
+            return slots.indices.filter { !slots[$0].removed && wanted.contains(slots[$0].id) }
         case .fraction(let fraction, let given):
+            // One pass over the draws, rather than `picks` redrawing from the start per device.
             var draws = fractionDraws(seed: given, faultIndex: faultIndex)
             return slots.indices.filter { _ in Double.random(in: 0..<1, using: &draws) < fraction }.filter { !slots[$0].removed }
-        case .state(let pattern):
-            return live.filter { FaultSelector.state(slots[$0].listedState, matches: pattern) }
+        case .all, .group, .state:
+            return slots.indices.filter { picks(selector, faultIndex: faultIndex, slot: $0) }
         }
     }
 

@@ -85,7 +85,7 @@ extension FleetLoop {
         }
     }
 
-    /// Whether `selector` picks device `slot`, by the rule `selected(_:faultIndex:)` follows.
+    /// Whether `selector` picks device `slot`: the one rule `selected(_:faultIndex:)` also follows.
     func picks(_ selector: FaultSelector, faultIndex: Int, slot: Int) -> Bool {
         guard !slots[slot].removed else { return false }
         switch selector {

@@ -56,7 +56,6 @@ struct DeviceSlot {
     var removed = false
     /// The last admitted fix's position.
     var lastPosition: (latitude: Double, longitude: Double)?
-    /// Fixes in the upload in flight (one at most per device).
     /// The last token refresh's outcome (`200`, `timeout`).
     var lastRefreshOutcome: String?
     /// The most recent uploads, oldest first.

@@ -331,7 +331,6 @@ public final class FleetRuntime: Sendable {
     }
 }
 
-/// An outgoing HTTP request and who it answers to.
 /// A real request the loop asks the transport to make, by transfer number (see `TransferInFlight`).
 struct OutgoingTransfer {
     var number: Int

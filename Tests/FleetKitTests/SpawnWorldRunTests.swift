@@ -106,11 +106,7 @@ struct SpawnWorldRunTests {
             runtime.apply(condition.action, params: params, to: walkers) { _ in }
             runtime.spawn(spawnOne) { _ in }
         }
-        let finished = DispatchSemaphore(value: 0)
-        Thread {
-            _ = try? runtime.run(progressEverySeconds: 3600)
-            finished.signal()
-        }.start()
+        let finished = runtime.runOnThread()
         defer { runtime.stop() }
 
         if source == .timeline {

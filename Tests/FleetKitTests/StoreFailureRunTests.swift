@@ -61,11 +61,7 @@ struct StoreFailureRunTests {
         let runtime = try FleetRuntime(
             fleet: try workspace.fleet(FleetRuntimeTests.yaml(devices: devices)), options: options)
         let started = Date()
-        let finished = DispatchSemaphore(value: 0)
-        Thread {
-            _ = try? runtime.run(progressEverySeconds: 3600)
-            finished.signal()
-        }.start()
+        let finished = runtime.runOnThread()
         defer { runtime.stop() }
 
         _ = try Self.waitFor("fixes are uploaded", runtime) { $0.metrics.fixesUploaded > 0 }

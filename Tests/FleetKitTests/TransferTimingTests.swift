@@ -33,17 +33,6 @@ struct TransferTimingTests {
         """
     }
 
-    /// Runs the fleet for `virtualMinutes` and returns the runtime (its snapshot holds every
-    /// device's last uploads and the outcome tallies).
-    static func run(_ workspace: Workspace, yaml: String, ingest: String, virtualMinutes: Int64) async throws -> FleetRuntime {
-        let runtime = try FleetRuntime(
-            fleet: try workspace.fleet(yaml),
-            options: RunOptions(
-                dataDirectory: workspace.data, ingest: ingest, realDurationMillis: 60_000,
-                virtualDurationMillis: virtualMinutes * 60_000, routeFolder: workspace.folder.path))
-        _ = try await offPool { try runtime.run(progressEverySeconds: 3600) }
-        return runtime
-    }
 
     @Test("a server slower than the SDK's timeout at this warp: the device hears timeout exactly 30 virtual s after it sent")
     func slowServerTimesOut() async throws {
@@ -52,7 +41,7 @@ struct TransferTimingTests {
         // 500 ms of real time is 1,500 virtual s at warp 3000: far past the SDK's 30 s.
         let server = try IngestTestServer(rule: { _ in IngestTestServer.Answer(delayMillis: 500) })
         defer { server.stop() }
-        let runtime = try await Self.run(workspace, yaml: Self.yaml(warp: 3000), ingest: server.url, virtualMinutes: 10)
+        let runtime = try await workspace.runtime(Self.yaml(warp: 3000), ingest: server.url, virtualMinutes: 10)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
         #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 }, "\(records.prefix(3))")
@@ -71,7 +60,7 @@ struct TransferTimingTests {
             faults:
               - {at: 0s, for: 1h, select: all, action: timeouts, params: {fraction: 1}}
             """
-        let runtime = try await Self.run(workspace, yaml: Self.yaml(warp: 600, faults: faults), ingest: server.url, virtualMinutes: 5)
+        let runtime = try await workspace.runtime(Self.yaml(warp: 600, faults: faults), ingest: server.url, virtualMinutes: 5)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
         #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 }, "\(records.prefix(3))")
@@ -92,7 +81,7 @@ struct TransferTimingTests {
             faults:
               - {at: 0s, for: 1h, select: all, action: latency, params: {ms: 2000}}
             """
-        let runtime = try await Self.run(workspace, yaml: Self.yaml(warp: warp, faults: faults), ingest: server.url, virtualMinutes: 3)
+        let runtime = try await workspace.runtime(Self.yaml(warp: warp, faults: faults), ingest: server.url, virtualMinutes: 3)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
         for record in records {
@@ -110,16 +99,6 @@ struct TransferTimingTests {
 /// the server's speed.
 @Suite("Modelled transfer timing", .serialized)
 struct ModelledTransferTimingTests {
-    static func run(_ workspace: FleetRuntimeTests.Workspace, yaml: String, ingest: String) async throws -> FleetRuntime {
-        let runtime = try FleetRuntime(
-            fleet: try workspace.fleet(yaml),
-            options: RunOptions(
-                dataDirectory: workspace.data, ingest: ingest, realDurationMillis: 60_000,
-                virtualDurationMillis: 5 * 60_000, routeFolder: workspace.folder.path, transferTiming: .deterministic))
-        _ = try await offPool { try runtime.run(progressEverySeconds: 3600) }
-        return runtime
-    }
-
     @Test(
         "every answer is heard exactly 100 virtual ms after the send (2,100 with a 2 s injected latency), even from a server whose real time would be a timeout at this warp",
         arguments: [(0, 100.0), (2_000, 2_100.0)])
@@ -133,7 +112,8 @@ struct ModelledTransferTimingTests {
             faults:
               - {at: 0s, for: 1h, select: all, action: latency, params: {ms: \(injectedMillis)}}
             """
-        let runtime = try await Self.run(workspace, yaml: TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url)
+        let runtime = try await workspace.runtime(
+            TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url, virtualMinutes: 5, timing: .deterministic)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
         #expect(records.allSatisfy { $0.outcome == "200" && $0.latencyMillis == expected }, "\(records.prefix(3))")
@@ -151,10 +131,28 @@ struct ModelledTransferTimingTests {
             faults:
               - {at: 0s, for: 1h, select: all, action: timeouts, params: {fraction: 1}}
             """
-        let runtime = try await Self.run(workspace, yaml: TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url)
+        let runtime = try await workspace.runtime(
+            TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url, virtualMinutes: 5, timing: .deterministic)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
         #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 })
+    }
+}
+
+extension FleetRuntimeTests.Workspace {
+    /// Runs the fleet in `yaml` for `virtualMinutes` (at most two real minutes), waiting off the
+    /// cooperative pool, and returns the runtime: its snapshot holds every device's last uploads
+    /// and the outcome tallies.
+    func runtime(
+        _ yaml: String, ingest: String, virtualMinutes: Int64, timing: TransferTiming = .asAnswered
+    ) async throws -> FleetRuntime {
+        let runtime = try FleetRuntime(
+            fleet: try fleet(yaml),
+            options: RunOptions(
+                dataDirectory: data, ingest: ingest, realDurationMillis: 120_000,
+                virtualDurationMillis: virtualMinutes * 60_000, routeFolder: folder.path, transferTiming: timing))
+        _ = try await offPool { try runtime.run(progressEverySeconds: 3600) }
+        return runtime
     }
 }
 
@@ -177,12 +175,7 @@ struct DeterministicRunTests {
         let yaml = FleetRuntimeTests.yaml(devices: 6, sync: "{syncThreshold: 4, intervalSeconds: 60}", faults: faults)
             .replacingOccurrences(of: "warp: 3000", with: "warp: \(warp)")
             .replacingOccurrences(of: "seed: 7", with: "seed: \(seed)")
-        let runtime = try FleetRuntime(
-            fleet: try workspace.fleet(yaml),
-            options: RunOptions(
-                dataDirectory: workspace.data, ingest: server.url, realDurationMillis: 120_000,
-                virtualDurationMillis: 20 * 60_000, routeFolder: workspace.folder.path, transferTiming: .deterministic))
-        _ = try await offPool { try runtime.run(progressEverySeconds: 3600) }
+        let runtime = try await workspace.runtime(yaml, ingest: server.url, virtualMinutes: 20, timing: .deterministic)
         var uploads: [String: [String]] = [:]
         for upload in server.uploads {
             uploads[upload.installID, default: []].append("\(upload.batchID) \(upload.sentAt) \(upload.locationIDs.count)")
