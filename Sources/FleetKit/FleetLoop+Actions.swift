@@ -87,7 +87,7 @@ extension FleetLoop {
             case .emitLocation, .emitGeofenceEvent, .emitSyncStatus, .emitAuthChange, .answerCurrentLocation:
                 break
             case .refuseCall(let call, let reason):
-                FileHandle.standardError.write(Data("beekon-fleet: device \(slots[slot].id): \(call) refused: \(reason)\n".utf8))
+                effects.append(.warn("beekon-fleet: device \(slots[slot].id): \(call) refused: \(reason)\n"))
             }
         } catch {
             return storeFailed(error, doing: action, slot: slot, at: time)

@@ -8,7 +8,9 @@ extension FleetLoop {
     // MARK: Spawn and delete
 
     /// Adds devices (ids assigned now) and queues their spawn at the request's real-time rate.
-    mutating func spawn(_ request: SpawnRequest) throws(FleetControlError) -> [String] {
+    /// `newRoutes` holds the routes a spec names that the engine does not have yet, read by the
+    /// driver (see `RunFiles.routes(missingFrom:)`).
+    mutating func spawn(_ request: SpawnRequest, newRoutes: [String: Route] = [:]) throws(FleetControlError) -> [String] {
         let groupIndex: Int
         let count: Int
         switch request.template {
@@ -28,12 +30,10 @@ extension FleetLoop {
                 throw FleetControlError(.badRequest, "the spec uploads, but the run has no ingest URL: give `config.sync.url`", field: "spec.config")
             }
             for path in group.routes where routes[path] == nil {
-                let resolved = path.hasPrefix("/") ? path : URL(fileURLWithPath: options.routeFolder).appendingPathComponent(path).path
-                do throws(RouteError) {
-                    routes[path] = try Route.load(path: resolved)
-                } catch {
-                    throw FleetControlError(.badRequest, "route \"\(path)\" cannot be used: \(error)", field: "spec.route")
+                guard let route = newRoutes[path] else {
+                    throw FleetControlError(.badRequest, "route \"\(path)\" was not read", field: "spec.route")
                 }
+                routes[path] = route
             }
             var added = group
             added.count = 0
@@ -54,13 +54,12 @@ extension FleetLoop {
             spawnQueue.append((slots.count - 1, realNow + gap * UInt64(offset)))
             ids.append(slots[slots.count - 1].id)
         }
-        Self.writeInstallIDs(installIDs, options.dataDirectory)
+        effects.append(.recordInstallIDs(installIDs))
         return ids
     }
 
-    /// Spawns the queued devices whose real time has come, for at most a turn's length.
-    mutating func spawnDue(realNanos: UInt64) {
-        let turnEnds = realNanos + Self.turnNanos
+    /// Spawns the queued devices whose real time has come, until `overBudget`.
+    mutating func spawnDue(realNanos: UInt64, overBudget: () -> Bool = { false }) {
         var taken = 0
         while taken < spawnQueue.count, spawnQueue[taken].realNanos <= realNanos {
             let slot = spawnQueue[taken].slot
@@ -68,7 +67,7 @@ extension FleetLoop {
             let time = metrics.virtualNow
             slots[slot].setOffAt = time
             spawn(slot, at: time)
-            if FleetRuntime.realNanos() >= turnEnds { break }
+            if overBudget() { break }
         }
         spawnQueue.removeFirst(taken)
         metrics.devices = slots.count { !$0.removed }
@@ -134,14 +133,6 @@ extension FleetLoop {
         actionLog.append(numbered)
     }
 
-    /// Changes the warp and/or pauses or resumes virtual time from the time reached on: a clock
-    /// that ran ahead of the loop drops the lag, so no timer past the time reached fires after a
-    /// pause, and a lower warp slows the fleet at once.
-    mutating func setClock(warp: Double?, paused: Bool?, realNanos: UInt64) {
-        if let warp { metrics.clockLagDroppedMillis += clock.setWarp(warp, realNanos: realNanos, reached: metrics.virtualNow) }
-        if let paused { metrics.clockLagDroppedMillis += clock.setPaused(paused, realNanos: realNanos, reached: metrics.virtualNow) }
-    }
-
     /// A device's stored fixes with `from <= timestamp <= to`, oldest first, at most `limit`.
     func locations(of id: String, from: Int64, to: Int64, limit: Int) throws(FleetControlError) -> [Location] {
         let slot = try liveSlot(id)
@@ -156,13 +147,13 @@ extension FleetLoop {
 
     /// Everything the admin API reads, copied out of the loop, around the metrics `published`
     /// in the same step (so the devices are walked once for both).
-    func fleetSnapshot(metrics published: FleetMetrics, realNanos: UInt64) -> FleetSnapshot {
+    func fleetSnapshot(metrics published: FleetMetrics, paused: Bool, realNanos: UInt64) -> FleetSnapshot {
         var snapshot = FleetSnapshot()
         snapshot.name = fleet.name
         snapshot.virtualNow = metrics.virtualNow
         snapshot.endsAt = endsAt
-        snapshot.warp = clock.warp
-        snapshot.paused = clock.isPaused
+        snapshot.warp = warp
+        snapshot.paused = paused
         snapshot.realSecond = realNanos / 1_000_000_000
         snapshot.groups = fleet.groups.map(\.name)
         snapshot.metrics = published

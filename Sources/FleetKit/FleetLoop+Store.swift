@@ -30,45 +30,41 @@ struct StoreProblem: Sendable, Hashable {
     }
 }
 
-/// Store errors on standard error, at most one line per cause per real minute, each line
+/// Store errors for standard error, at most one line per cause per real minute, each line
 /// telling how many more of that cause it stands for.
 ///
 /// A real minute, not a virtual one: the point is that stderr is never flooded, and at warp
 /// 3000 a virtual minute lasts 20 ms, which would let tens of thousands of lines a minute
 /// through, while at warp 0.1 it would hold back a real ten minutes of news.
 struct StoreErrorLog {
-    /// Where a line goes (standard error unless a test listens).
-    let write: @Sendable (String) -> Void
     /// Per cause: when its current minute started (real ns) and errors held back in it.
     private var windows: [StoreError.Kind: (start: UInt64, suppressed: Int)] = [:]
 
     static let windowNanos: UInt64 = 60_000_000_000
 
-    init(write: (@Sendable (String) -> Void)? = nil) {
-        self.write = write ?? { FileHandle.standardError.write(Data($0.utf8)) }
-    }
-
-    /// Logs `error` of device `id` unless its cause already had its line this minute.
-    mutating func report(_ error: StoreError, device id: String, realNanos: UInt64) {
+    /// The line for `error` of device `id`, or nil when its cause already had its line this minute.
+    mutating func report(_ error: StoreError, device id: String, realNanos: UInt64) -> String? {
         let cause = error.kind
         if let window = windows[cause], realNanos &- window.start < Self.windowNanos {
             windows[cause]?.suppressed += 1
-            return
+            return nil
         }
         var line = "beekon-fleet: device \(id): \(error)"
         if let held = windows[cause]?.suppressed, held > 0 {
             line += "; and \(Self.grouped(held)) more store errors (\(cause.rawValue)) in the last minute"
         }
-        write(line + "\n")
         windows[cause] = (realNanos, 0)
+        return line + "\n"
     }
 
-    /// Logs what is still held back, at the end of the run.
-    mutating func flush() {
+    /// The lines for what is still held back, at the end of the run.
+    mutating func flush() -> [String] {
+        var lines: [String] = []
         for (cause, window) in windows.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where window.suppressed > 0 {
-            write("beekon-fleet: and \(Self.grouped(window.suppressed)) more store errors (\(cause.rawValue)) in the last minute\n")
+            lines.append("beekon-fleet: and \(Self.grouped(window.suppressed)) more store errors (\(cause.rawValue)) in the last minute\n")
             windows[cause]?.suppressed = 0
         }
+        return lines
     }
 
     /// 4211 as `4,211`.
@@ -88,7 +84,7 @@ extension FleetLoop {
     /// `storeError` with a retry on the virtual clock; the SDK's own state is left as it is.
     mutating func reportStoreError(_ error: StoreError, slot: Int, at time: Int64, resume: StoreProblem.Resume? = nil) {
         metrics.storeErrorsByCause[error.kind.rawValue, default: 0] += 1
-        storeLog.report(error, device: slots[slot].id, realNanos: realNow)
+        if let line = storeLog.report(error, device: slots[slot].id, realNanos: realNow) { effects.append(.warn(line)) }
         if var problem = slots[slot].storeProblem {
             problem.cause = error.kind
             problem.message = error.message

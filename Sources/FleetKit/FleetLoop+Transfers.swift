@@ -37,14 +37,6 @@ extension FleetLoop {
         }
     }
 
-    /// The wall-clock bound on the real request: the SDK's timeout in real time at a warp of at
-    /// most 1, plus 5 s, so the virtual timeout always comes first while the clock runs. A
-    /// request whose real timeout fires first (the clock paused or slowed meanwhile) still
-    /// ends, for the device, at its virtual deadline.
-    func realTimeoutMillis(_ kind: FleetRuntime.TransferKind) -> Int {
-        Int((Double(Self.timeoutMillis(kind)) / min(clock.warp, 1)).rounded(.up)) + 5_000
-    }
-
     /// Sends a transfer: arms its virtual timeout, decides whether a `timeouts` fault takes it,
     /// and queues the real request.
     mutating func startTransfer(
@@ -70,9 +62,7 @@ extension FleetLoop {
             }
         }
         metrics.sent.add(device: slots[slot].id, request: request)
-        var http = request
-        http.timeoutMillis = realTimeoutMillis(kind)
-        outgoing.append(OutgoingTransfer(number: number, http: http))
+        effects.append(.send(OutgoingTransfer(number: number, kind: kind, http: request)))
     }
 
     /// The real request ended (on the transport's thread, handed over at the virtual time the
@@ -144,7 +134,7 @@ extension FleetLoop {
 
     /// At the end of a run: every answer that is in but held (modelled time, injected latency) is
     /// heard at its instant, so rows the server took are acknowledged rather than sent again by
-    /// the next run. Nothing new is sent (the caller drops outgoing transfers).
+    /// the next run. Nothing new is sent (the driver drops the `send` effects).
     mutating func deliverHeldAnswers() {
         let held = transfers.filter { $0.value.held != nil }.sorted { $0.key < $1.key }
         for (number, transfer) in held {
@@ -196,7 +186,7 @@ extension FleetLoop {
     /// such a run measures the warp, not the server. Modelled timing does not apply the warp.
     private mutating func noteSlowAnswer(serverMillis: Double) {
         guard case .asAnswered = options.transferTiming else { return }
-        guard serverMillis * clock.warp > Double(UploadRequest.timeoutMillis) / 2 else { return }
+        guard serverMillis * warp > Double(UploadRequest.timeoutMillis) / 2 else { return }
         metrics.slowAnswers += 1
         metrics.slowestAnswerMillis = max(metrics.slowestAnswerMillis, serverMillis)
     }

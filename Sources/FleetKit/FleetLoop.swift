@@ -34,7 +34,7 @@ struct DeviceSlot {
     let model: String
     let seed: UInt64
     var device: Device?
-    let store: DeviceStore
+    let store: any DeviceStorage
     var provider: OSProvider
     let motion: RouteMotion
     /// When the phone sets off along its route (virtual ms).
@@ -73,20 +73,30 @@ struct DeviceSlot {
     }
 }
 
-/// The event loop's state: devices, stores, timers and metrics. Confined to the run's thread.
+/// The fleet engine: devices, stores, timers, transfers in flight, faults, the world and metrics,
+/// advanced only by what its driver tells it, on the virtual clock: `start`, `runDue(until:)`
+/// (timers), `transferFinished` (an answer), `spawnDue` and the control commands. What it wants
+/// done in the world comes out as `FleetEffect`s (`takeEffects()`); its stores come from the
+/// driver's `StoreShelf`. It never reads a clock, opens a file or touches a socket: the real
+/// driver (`FleetRuntime`) maps wall time × warp onto its clock and carries effects out with
+/// libcurl and files, the simulated one (`SimulatedFleet`) answers transfers from a function of
+/// the request on virtual time alone.
 struct FleetLoop {
     /// The fleet file, with the groups the admin API added.
     var fleet: FleetFile
     let options: RunOptions
     let seed: UInt64
-    var clock: FleetClock
+    /// Virtual seconds per real second, as the driver runs the clock: what a real answer's time
+    /// means on the virtual clock (`asAnswered`), lateness in real ms, and the snapshot.
+    var warp: Double
     var startMillis: Int64 = 0
     var timers = TimerQueue<LoopTimer, Void>()
     var slots: [DeviceSlot] = []
-    let pool: StorePool
-    var outgoing: [OutgoingTransfer] = []
+    let stores: any StoreShelf
+    /// What the driver is to carry out, oldest first.
+    var effects: [FleetEffect] = []
     var metrics = FleetMetrics()
-    /// Routes by path, read once.
+    /// Routes by path, read by the driver.
     var routes: [String: Route]
     /// Slot index by device id.
     var slotsByID: [String: Int] = [:]
@@ -100,7 +110,7 @@ struct FleetLoop {
     var adminActions: UInt64 = 0
     /// Lasting actions a device the admin API adds later meets (`meetLastingActions`), oldest first.
     var lasting: [LastingAction] = []
-    /// The real clock at the start of this turn, ns.
+    /// The driver's real clock at the start of this step, ns (rate limits and admin spawn pacing).
     var realNow: UInt64 = 0
     /// Uploads and refreshes the devices have sent and not yet heard the end of, by number.
     var transfers: [Int: TransferInFlight] = [:]
@@ -109,19 +119,20 @@ struct FleetLoop {
     /// transfer sent during it.
     var answerLimit: Int64 = .max
     var installIDs: [String: String]
-    /// Store errors on standard error, rate-limited.
-    var storeLog: StoreErrorLog
+    /// Store errors for standard error, rate-limited.
+    var storeLog = StoreErrorLog()
     /// The data folder's `clock.json`, as the previous run on it left it (nil when there is none).
     let previousClock: ClockRecord?
     /// Where this run's clock started, and why (set by `start`).
     var runStart = RunStart(millis: 0, reason: .fresh)
-    /// When `clock.json` was last written (real ns) and at what warp.
-    var clockWrittenAt: UInt64 = 0
-    var clockWrittenWarp = 0.0
-    /// The last write of `clock.json` failed (logged once until one succeeds).
-    var clockWriteFailing = false
 
-    init(fleet: FleetFile, options: RunOptions) throws {
+    /// An engine over what the driver read: the routes the fleet file names, the install ids an
+    /// earlier run on the data folder made, and its clock record. Refuses a warp, run length or
+    /// missing ingest URL it cannot run with.
+    init(
+        fleet: FleetFile, options: RunOptions, routes: [String: Route], installIDs: [String: String],
+        previousClock: ClockRecord?, stores: any StoreShelf
+    ) throws(RunError) {
         self.fleet = fleet
         self.options = options
         seed = options.seed ?? fleet.seed
@@ -139,23 +150,11 @@ struct FleetLoop {
                 throw RunError(description: "virtual duration \(error)")
             }
         }
-        clock = FleetClock(startMillis: 0, warp: options.warp ?? fleet.clock.warp, realNanos: 0)
-        pool = StorePool(maxOpen: options.maxOpenStores)
-        var routes: [String: Route] = [:]
-        for group in fleet.groups {
-            for path in group.routes where routes[path] == nil {
-                let resolved = path.hasPrefix("/") ? path : URL(fileURLWithPath: options.routeFolder).appendingPathComponent(path).path
-                do throws(RouteError) {
-                    routes[path] = try Route.load(path: resolved)
-                } catch {
-                    throw RunError(description: "\(error)")
-                }
-            }
-        }
+        warp = options.warp ?? fleet.clock.warp
+        self.stores = stores
         self.routes = routes
-        storeLog = StoreErrorLog(write: options.storeLogSink)
-        installIDs = Self.readInstallIDs(options.dataDirectory)
-        previousClock = try Self.readClock(options.dataDirectory)
+        self.installIDs = installIDs
+        self.previousClock = previousClock
         if fleet.needsIngestURL, options.ingest == nil,
             let group = fleet.groups.first(where: { $0.config.sync?.url.isEmpty == true })
         {
@@ -170,17 +169,24 @@ struct FleetLoop {
     /// When the run ends on the virtual clock, Unix ms; nil without a virtual duration.
     var endsAt: Int64? { virtualDurationMillis.map { startMillis + $0 } }
 
+    /// Takes what the driver is to carry out.
+    mutating func takeEffects() -> [FleetEffect] {
+        defer { effects = [] }
+        return effects
+    }
+
     // MARK: Start and stop
 
     /// Whether the data folder holds an earlier run: devices it made, or its clock file.
     var resumesEarlierRun: Bool { !installIDs.isEmpty || previousClock != nil }
 
-    mutating func start(realNanos: UInt64) {
-        let wallNow = Int64(Date().timeIntervalSince1970 * 1000)
+    /// Makes every device of the fleet file and schedules its spawn and the fault timeline, from
+    /// the instant `RunStart` picks (`wallNow`, Unix ms, stands for `now`).
+    mutating func start(wallNow: Int64) {
         // On a folder an earlier run used, its devices' stores are opened first: the newest row
         // they hold bounds where the clock may start. Each is opened once for the whole start
         // (the slot takes it over), so this costs one index lookup per non-empty table.
-        var known: [String: DeviceStore] = [:]
+        var known: [String: any DeviceStorage] = [:]
         var newestStored: Int64?
         if resumesEarlierRun {
             for (groupIndex, group) in fleet.groups.enumerated() {
@@ -201,7 +207,6 @@ struct FleetLoop {
             newestStored: newestStored)
         startMillis = runStart.millis
         metrics.virtualNow = startMillis
-        clock = FleetClock(startMillis: startMillis, warp: options.warp ?? fleet.clock.warp, realNanos: realNanos)
         var rng = SplitMix64(seed: seed)
         for (groupIndex, group) in fleet.groups.enumerated() {
             for index in 0..<group.count {
@@ -213,7 +218,7 @@ struct FleetLoop {
                 timers.schedule((), key: .spawn(slots.count - 1), at: spawnAt)
             }
         }
-        Self.writeInstallIDs(installIDs, options.dataDirectory)
+        effects.append(.recordInstallIDs(installIDs))
         // Create and open every store before the clock starts: making a SQLite file costs
         // milliseconds, and a thousand of them at the first instant would make every timer late.
         for slot in slots.indices {
@@ -223,17 +228,12 @@ struct FleetLoop {
                 reportStoreError(error, slot: slot, at: startMillis)
             }
         }
-        let clockStarts = FleetRuntime.realNanos()
-        clock = FleetClock(startMillis: startMillis, warp: options.warp ?? fleet.clock.warp, realNanos: clockStarts)
         // The timeline counts from this run's start, so a resumed run plays it again from there.
         for (index, fault) in fleet.faults.enumerated() {
             timers.schedule((), key: .fault(index), at: startMillis + fault.atMillis)
         }
         metrics.devices = slots.count
-        recordClock(stopped: false, realNanos: clockStarts)
-        if let notice = runStart.notice {
-            (options.noticeSink ?? { print($0) })(notice)
-        }
+        if let notice = runStart.notice { effects.append(.notice(notice)) }
     }
 
     /// The id of device `index` (from 0) of group `group`: `walkers-0001`.
@@ -242,17 +242,15 @@ struct FleetLoop {
     }
 
     /// The store of the device with `installID` in group `group` (opened on first use).
-    func makeStore(installID: String, group: Int) -> DeviceStore {
-        DeviceStore(
-            path: "\(options.dataDirectory)/devices/\(installID)/beekon.db",
-            retention: .standard(syncEnabled: fleet.groups[group].config.sync != nil), pool: pool)
+    func makeStore(installID: String, group: Int) -> any DeviceStorage {
+        stores.store(installID: installID, syncEnabled: fleet.groups[group].config.sync != nil)
     }
 
     /// Makes device `index` of group `group` (its platform, route, start offset, install id and
     /// store, all drawn from `rng`) and appends its slot; the caller schedules its spawn. `store`
     /// is the device's store when the caller already made it.
     mutating func addSlot(
-        group groupIndex: Int, index: Int, spawnAt: Int64, rng deviceRNG: inout SplitMix64, store: DeviceStore? = nil
+        group groupIndex: Int, index: Int, spawnAt: Int64, rng deviceRNG: inout SplitMix64, store: (any DeviceStorage)? = nil
     ) {
         let group = fleet.groups[groupIndex]
         let id = Self.deviceID(group: group.name, index: index)
@@ -290,61 +288,16 @@ struct FleetLoop {
                 setOffAt: spawnAt, faultRNG: SplitMix64(seed: deviceRNG.next())))
     }
 
+    /// The run is over: every store is closed, and what the store-error log held back is said.
     mutating func finish() {
-        pool.closeAll()
-        recordClock(stopped: true, realNanos: FleetRuntime.realNanos())
-        storeLog.flush()
+        stores.closeAll()
+        storeLog.flush().forEach { effects.append(.warn($0)) }
     }
 
-    // MARK: The clock file
-
-    /// The data folder's clock file: nil when there is none; a `RunError` naming the file when
-    /// it cannot be read or is not what a run writes. Refusing beats guessing: without it a
-    /// resumed run could stamp uploads earlier than ones the last run already sent.
-    static func readClock(_ directory: String) throws(RunError) -> ClockRecord? {
-        let path = "\(directory)/\(ClockRecord.fileName)"
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
-            if errno == ENOENT { return nil }
-            throw ClockRecord.problem(path, "cannot be examined (\(String(cString: strerror(errno))))")
-        }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            let reason = (error as NSError).userInfo[NSUnderlyingErrorKey].map { "\($0)" } ?? error.localizedDescription
-            throw ClockRecord.problem(path, "cannot be read (\(reason))")
-        }
-        return try ClockRecord(json: data, path: path)
-    }
-
-    /// Writes where the clock got to, and the warp, to the data folder's `clock.json`; `stopped`
-    /// for the run's last word. A failure is logged once until a write succeeds again.
-    mutating func recordClock(stopped: Bool, realNanos: UInt64) {
-        clockWrittenAt = realNanos
-        clockWrittenWarp = clock.warp
-        let path = "\(options.dataDirectory)/\(ClockRecord.fileName)"
-        let record = ClockRecord(reachedMillis: metrics.virtualNow, warp: clock.warp, stopped: stopped)
-        do {
-            try PrivateFile.write(record.json, toFile: path)
-            clockWriteFailing = false
-        } catch {
-            if !clockWriteFailing {
-                storeLog.write(
-                    "beekon-fleet: cannot record the virtual clock in \(path): \(error.localizedDescription); "
-                        + "a run resumed on this data folder may start earlier than this run's latest uploads\n")
-            }
-            clockWriteFailing = true
-        }
-    }
-
-    /// Rewrites `clock.json` once `ClockRecord.writeIntervalNanos` have passed since the last
-    /// write, or at once when the warp changed (the slack a resume allows for is the recorded
-    /// warp's). Called after the turn's timers and before its uploads are sent, so an upload's
-    /// `sent_at` is always covered by a record written before it left.
-    mutating func recordClockIfDue(realNanos: UInt64) {
-        guard realNanos >= clockWrittenAt + ClockRecord.writeIntervalNanos || clock.warp != clockWrittenWarp else { return }
-        recordClock(stopped: false, realNanos: realNanos)
+    /// Where the clock got to, and the warp, for the data folder's `clock.json`; `stopped` for
+    /// the run's last word. The driver writes it (see `ClockRecord` for when).
+    func clockRecord(stopped: Bool) -> ClockRecord {
+        ClockRecord(reachedMillis: metrics.virtualNow, warp: warp, stopped: stopped)
     }
 
     /// The install id of device `id`: kept from an earlier run on the same data directory, or
@@ -357,28 +310,7 @@ struct FleetLoop {
         return made
     }
 
-    private static func readInstallIDs(_ directory: String) -> [String: String] {
-        guard let data = FileManager.default.contents(atPath: "\(directory)/devices.json"),
-            let map = try? JSONDecoder().decode([String: String].self, from: data)
-        else { return [:] }
-        return map
-    }
-
-    static func writeInstallIDs(_ map: [String: String], _ directory: String) {
-        try? PrivateFile.createFolder(atPath: directory)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        if let data = try? encoder.encode(map) {
-            // 0600 (it names every device's store), and renamed over the old one, so a crash
-            // never leaves half a map.
-            try? PrivateFile.write(data, toFile: "\(directory)/devices.json")
-        }
-    }
-
     // MARK: The loop
-
-    /// The longest a turn of timers runs before completions and uploads get their turn.
-    static let turnNanos: UInt64 = 2_000_000
 
     /// The earliest timer's deadline (mutating: stale timers at the top are dropped on the way,
     /// where a copy of the queue would copy the whole heap).
@@ -386,31 +318,32 @@ struct FleetLoop {
         timers.nextDeadline()
     }
 
-    mutating func takeOutgoing() -> [OutgoingTransfer] {
-        defer { outgoing = [] }
-        return outgoing
+    /// How far a turn of `runDue` got.
+    struct Turn {
+        /// The last deadline fired (or the time reached before the turn).
+        var reached: Int64
+        /// Every timer due by the asked-for instant fired (the turn was not cut short).
+        var caughtUp: Bool
     }
 
     /// Fires every timer due by `now`, each at its own deadline (so timestamps do not depend on
-    /// how late the loop woke).
-    mutating func runDue(until now: Int64, realNanos: UInt64) {
-        // A turn lasts at most a couple of milliseconds, so a loop that has fallen behind still
-        // hands out transfer completions and sends uploads between turns: a device's next
-        // upload waits for its last one's answer, so long turns would throttle every upload.
-        let turnEnds = realNanos + Self.turnNanos
+    /// how late the driver called), until `overBudget` says the turn has lasted long enough
+    /// (asked every 64 timers). A modelled transfer sent during the turn stops it just short of
+    /// its answer instant.
+    @discardableResult
+    mutating func runDue(until now: Int64, overBudget: () -> Bool = { false }) -> Turn {
         var fired = 0
         var caughtUp = true
         var reached = metrics.virtualNow
         var now = now
         answerLimit = .max
-        // A modelled transfer sent during this turn stops it short of its answer instant.
         while let due = timers.popDue(atOrBefore: min(now, answerLimit)) {
-            let lateness = Double(now - due.deadline) / max(clock.warp, 1e-9)
+            let lateness = Double(now - due.deadline) / max(warp, 1e-9)
             metrics.timerLateness.record(lateness)
             reached = max(reached, due.deadline)
             fire(due.key, at: due.deadline)
             fired += 1
-            if fired % 64 == 0, FleetRuntime.realNanos() >= turnEnds {
+            if fired % 64 == 0, overBudget() {
                 caughtUp = false
                 break
             }
@@ -419,9 +352,7 @@ struct FleetLoop {
         // Device time never runs backwards: completions handled before the remaining timers
         // are stamped with the last deadline reached, not with a `now` the loop has not caught up to.
         metrics.virtualNow = caughtUp ? max(reached, now) : reached
-        // A loop that cannot keep up at this warp drops the lag rather than racing to catch up,
-        // so a pause or a lower warp takes effect within a turn whatever the backlog.
-        if !caughtUp { metrics.clockLagDroppedMillis += clock.dropLag(reached: reached, realNanos: realNanos) }
+        return Turn(reached: reached, caughtUp: caughtUp)
     }
 
     private mutating func fire(_ timer: LoopTimer, at time: Int64) {

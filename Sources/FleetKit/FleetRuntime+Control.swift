@@ -11,12 +11,19 @@ extension FleetRuntime {
     /// Adds devices from a group's template or an inline group; answers their ids, assigned at
     /// once (they appear in the snapshot as they spawn).
     public func spawn(_ request: SpawnRequest, reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void) {
-        command(reply) { loop throws(FleetControlError) in try loop.spawn(request) }
+        command(reply) { driver throws(FleetControlError) in
+            var newRoutes: [String: Route] = [:]
+            if case .spec(let group) = request.template {
+                newRoutes = try RunFiles.routes(
+                    for: group, missingFrom: Set(driver.engine.routes.keys), folder: driver.options.routeFolder)
+            }
+            return try driver.engine.spawn(request, newRoutes: newRoutes)
+        }
     }
 
     /// Stops a device and forgets it for listing and selection; its store stays on disk.
     public func deleteDevice(_ id: String, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void) {
-        command(reply) { loop throws(FleetControlError) in try loop.delete(id) }
+        command(reply) { driver throws(FleetControlError) in try driver.engine.delete(id) }
     }
 
     /// Applies an action to the devices `selector` picks; answers their ids. An unknown group
@@ -25,13 +32,13 @@ extension FleetRuntime {
         _ action: FaultAction, params: FaultParams = FaultParams(), to selector: FaultSelector,
         reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void
     ) {
-        command(reply) { loop throws(FleetControlError) in try loop.act(action, params: params, on: selector) }
+        command(reply) { driver throws(FleetControlError) in try driver.engine.act(action, params: params, on: selector) }
     }
 
     /// Sets the warp (virtual seconds per real second, in `FleetClock.warpRange`) and/or pauses or resumes
     /// virtual time; nil leaves that one as it is.
     public func setClock(warp: Double?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void) {
-        command(reply) { loop throws(FleetControlError) in
+        command(reply) { driver throws(FleetControlError) in
             if let warp {
                 do throws(NumberProblem) {
                     _ = try FleetClock.warpRange.check(warp)
@@ -39,7 +46,7 @@ extension FleetRuntime {
                     throw FleetControlError(.badRequest, "warp \(error)", field: "warp")
                 }
             }
-            loop.setClock(warp: warp, paused: paused, realNanos: FleetRuntime.realNanos())
+            driver.setClock(warp: warp, paused: paused, realNanos: FleetRuntime.realNanos())
         }
     }
 
@@ -49,19 +56,21 @@ extension FleetRuntime {
         of id: String, from: Int64, to: Int64, limit: Int,
         reply: @escaping @Sendable (Result<[Location], FleetControlError>) -> Void
     ) {
-        command(reply) { loop throws(FleetControlError) in try loop.locations(of: id, from: from, to: to, limit: limit) }
+        command(reply) { driver throws(FleetControlError) in
+            try driver.engine.locations(of: id, from: from, to: to, limit: limit)
+        }
     }
 
     private func command<Answer: Sendable>(
         _ reply: @escaping @Sendable (Result<Answer, FleetControlError>) -> Void,
-        _ body: @escaping @Sendable (inout FleetLoop) throws(FleetControlError) -> Answer
+        _ body: @escaping @Sendable (inout RealDriver) throws(FleetControlError) -> Answer
     ) {
         submit(
             Command(
-                run: { loop in
+                run: { driver in
                     let result: Result<Answer, FleetControlError>
                     do throws(FleetControlError) {
-                        result = .success(try body(&loop))
+                        result = .success(try body(&driver))
                     } catch {
                         result = .failure(error)
                     }

@@ -118,7 +118,7 @@ public final class FleetRuntime: Sendable {
     /// is delivered after the snapshot that shows its effect is published; `refuse` answers it
     /// when the fleet is not running.
     struct Command: Sendable {
-        var run: @Sendable (inout FleetLoop) -> @Sendable () -> Void
+        var run: @Sendable (inout RealDriver) -> @Sendable () -> Void
         var refuse: @Sendable () -> Void
     }
 
@@ -169,96 +169,68 @@ public final class FleetRuntime: Sendable {
             defer { started = true }
             return !started
         }
-        guard first, var state = loop.take() else {
+        guard first, let engine = loop.take() else {
             throw RunError(description: "this fleet already ran")
         }
         let transport = try HTTPTransport(
-            maxConcurrentTransfers: state.options.maxConnections, caFile: state.options.caFile,
-            insecure: state.options.insecure)
+            maxConcurrentTransfers: engine.options.maxConnections, caFile: engine.options.caFile,
+            insecure: engine.options.insecure)
         defer { transport.shutdown() }
-        state.start(realNanos: Self.realNanos())
+        var driver = RealDriver(engine: engine, transport: transport, runtime: self)
+        driver.start()
         let started = Self.realNanos()
         var lastProgress = started
         var lastPublished = started
         var lastSnapshot = started
         var runSeconds = 0.0
-        var inFlight = 0
-        publish(state, runSeconds: 0, full: true)
+        publish(driver, runSeconds: 0, full: true)
         var end = RunEnd.stopped
         while true {
             let (completions, commands, stopRequested) = takeInbox()
-            state.realNow = Self.realNanos()
-            inFlight -= deliver(completions, to: &state)
+            driver.engine.realNow = Self.realNanos()
+            driver.deliver(completions)
             if stopRequested { break }
-            let answers = commands.map { $0.run(&state) }
+            let answers = commands.map { $0.run(&driver) }
             let realNow = Self.realNanos()
-            var now = state.clock.now(realNanos: realNow)
+            var now = driver.clock.now(realNanos: realNow)
             // Modelled transfers: time stops short of an answer instant until the answer is in.
-            if let hold = state.answerHold(), now >= hold {
+            if let hold = driver.engine.answerHold(), now >= hold {
                 now = hold - 1
-                state.metrics.clockHeldMillis += state.clock.dropLag(reached: now, realNanos: realNow)
+                driver.engine.metrics.clockHeldMillis += driver.clock.dropLag(reached: now, realNanos: realNow)
             }
             var ended: RunEnd?
             // A virtual duration ends once every timer before it has fired, however far behind
             // the loop is, so what a run produces does not depend on how fast the machine is.
             // It is checked first: when both limits fall in one turn, the reproducible one is named.
-            if let limit = state.virtualDurationMillis, let endsAt = state.endsAt {
-                if state.metrics.virtualNow >= endsAt { ended = .virtualTimeLimit(millis: limit) }
+            if let limit = driver.engine.virtualDurationMillis, let endsAt = driver.engine.endsAt {
+                if driver.engine.metrics.virtualNow >= endsAt { ended = .virtualTimeLimit(millis: limit) }
                 now = min(now, endsAt)
             }
-            if ended == nil, let limit = state.options.realDurationMillis, realNow - started >= UInt64(limit) * 1_000_000 {
+            if ended == nil, let limit = driver.engine.options.realDurationMillis, realNow - started >= UInt64(limit) * 1_000_000 {
                 ended = .wallClockLimit(millis: limit)
             }
             if let ended {
                 end = ended
                 // Commands that just ran are answered, after the snapshot that shows them.
-                if !answers.isEmpty { publish(state, runSeconds: runSeconds, full: true) }
+                if !answers.isEmpty { publish(driver, runSeconds: runSeconds, full: true) }
                 answers.forEach { $0() }
                 break
             }
             runSeconds = Double(realNow - started) / 1e9
-            state.runDue(until: now, realNanos: realNow)
-            state.spawnDue(realNanos: realNow)
-            state.recordClockIfDue(realNanos: realNow)
-            for request in state.takeOutgoing() {
-                inFlight += 1
-                transport.submit(request.http) { [weak self] result in
-                    guard let self else { return }
-                    self.inbox.withLock { $0.completions.append((request.number, result)) }
-                    self.wakeup.signal()
-                }
-            }
+            driver.turn(until: now, realNanos: realNow)
             // A snapshot walks every device, so it is taken a few times a second, not every turn.
             if realNow - lastPublished >= 100_000_000 || !answers.isEmpty {
                 lastPublished = realNow
                 let full = realNow - lastSnapshot >= 250_000_000 || !answers.isEmpty
                 if full { lastSnapshot = realNow }
-                publish(state, runSeconds: runSeconds, full: full)
+                publish(driver, runSeconds: runSeconds, full: full)
             }
             answers.forEach { $0() }
             if Double(realNow - lastProgress) / 1e9 >= progressEverySeconds {
                 lastProgress = realNow
                 progress(metrics)
             }
-            // Sleep until the next due timer, a completion, or a stop; at most 100 ms so the
-            // progress line and the duration limit stay on time.
-            var waitNanos: UInt64
-            // The end of a virtual duration wakes the loop as a timer would, so the run stops on time.
-            var wake = state.nextDeadline()
-            if let endsAt = state.endsAt { wake = min(wake ?? endsAt, endsAt) }
-            // Held for a real answer: nothing at or past the hold can happen before it arrives
-            // (its completion wakes the loop), so the loop sleeps rather than spins.
-            if let hold = state.answerHold(), let next = wake, next >= hold { wake = nil }
-            if let next = wake, let wait = state.clock.realWait(until: next, from: Self.realNanos()) {
-                waitNanos = min(wait, 100_000_000)
-            } else {
-                waitNanos = 100_000_000
-            }
-            if let spawnAt = state.nextSpawnRealNanos {
-                let current = Self.realNanos()
-                waitNanos = min(waitNanos, spawnAt > current ? spawnAt - current : 0)
-            }
-            if waitNanos > 0 {
+            if let waitNanos = driver.realWait(), waitNanos > 0 {
                 _ = wakeup.wait(timeout: .now() + .nanoseconds(Int(waitNanos)))
             }
         }
@@ -272,14 +244,14 @@ public final class FleetRuntime: Sendable {
         }
         refused.forEach { $0.refuse() }
         repeat {
-            inFlight -= deliver(takeInbox().completions, to: &state)
+            driver.deliver(takeInbox().completions)
             // Answers in but not yet heard (modelled time, injected latency) are heard now.
-            state.deliverHeldAnswers()
-            _ = state.takeOutgoing()
-            if inFlight > 0 { _ = wakeup.wait(timeout: .now() + .milliseconds(50)) }
-        } while inFlight > 0 && Self.realNanos() < drainDeadline
-        state.finish()
-        publish(state, runSeconds: runSeconds, full: true)
+            driver.engine.deliverHeldAnswers()
+            driver.carryOutEffects(sending: false)
+            if driver.inFlight > 0 { _ = wakeup.wait(timeout: .now() + .milliseconds(50)) }
+        } while driver.inFlight > 0 && Self.realNanos() < drainDeadline
+        driver.finish()
+        publish(driver, runSeconds: runSeconds, full: true)
         return end
     }
 
@@ -305,23 +277,14 @@ public final class FleetRuntime: Sendable {
         if accepted { wakeup.signal() } else { command.refuse() }
     }
 
-    /// Hands transfer outcomes to their devices; returns how many there were.
-    private func deliver(
-        _ completions: [(number: Int, result: HTTPResult)], to state: inout FleetLoop
-    ) -> Int {
-        for completion in completions {
-            state.transferFinished(number: completion.number, result: completion.result)
-        }
-        return completions.count
-    }
-
     /// Publishes the metrics, and with `full` the whole snapshot (it walks every device).
-    private func publish(_ state: FleetLoop, runSeconds: Double, full: Bool) {
+    private func publish(_ driver: RealDriver, runSeconds: Double, full: Bool) {
+        let state = driver.engine
         var metrics = state.snapshot()
         metrics.realSeconds = runSeconds
         published.withLock { $0 = metrics }
         guard full else { return }
-        var snapshot = state.fleetSnapshot(metrics: metrics, realNanos: Self.realNanos())
+        var snapshot = state.fleetSnapshot(metrics: metrics, paused: driver.clock.isPaused, realNanos: Self.realNanos())
         snapshot.sequence = publishedSnapshot.withLock { $0.sequence } &+ 1
         publishedSnapshot.withLock { $0 = snapshot }
     }
@@ -331,8 +294,9 @@ public final class FleetRuntime: Sendable {
     }
 }
 
-/// A real request the loop asks the transport to make, by transfer number (see `TransferInFlight`).
+/// A real request the engine asks its driver to make, by transfer number (see `TransferInFlight`).
 struct OutgoingTransfer {
     var number: Int
+    var kind: FleetRuntime.TransferKind
     var http: HTTPRequest
 }

@@ -32,7 +32,7 @@ struct FleetLoopWorldTests {
             fleet: try workspace.fleet(text + faults),
             options: RunOptions(
                 dataDirectory: workspace.data + "-\(UUID().uuidString)", routeFolder: workspace.folder.path))
-        loop.start(realNanos: FleetRuntime.realNanos())
+        loop.start(wallNow: 1_781_510_400_000)
         return loop
     }
 

@@ -18,8 +18,8 @@ struct StoreFailureRunTests {
         let done = DispatchSemaphore(value: 0)
         runtime.submit(
             FleetRuntime.Command(
-                run: { loop in
-                    let value = body(&loop)
+                run: { driver in
+                    let value = body(&driver.engine)
                     return {
                         answer.withLock { $0 = value }
                         done.signal()
@@ -67,7 +67,7 @@ struct StoreFailureRunTests {
         _ = try Self.waitFor("fixes are uploaded", runtime) { $0.metrics.fixesUploaded > 0 }
         let fullAt = try Self.onLoop(runtime) { loop in
             for slot in loop.slots.indices {
-                try? loop.slots[slot].store.limitPagesForTesting(1)
+                try? (loop.slots[slot].store as? DeviceStore)?.limitPagesForTesting(1)
             }
             return loop.metrics.virtualNow
         }
@@ -88,14 +88,14 @@ struct StoreFailureRunTests {
 
         // Acknowledged while full: held, and (below) never sent again.
         let held = try Self.onLoop(runtime) { loop in
-            loop.slots.reduce(0) { $0 + $1.store.heldDeleteCount }
+            loop.slots.reduce(0) { $0 + (($1.store as? DeviceStore)?.heldDeleteCount ?? 0) }
         }
         #expect(held > 0, "no acknowledged row had its delete fail: the test did not test that")
         let uploadedWhileFull = server.snapshot.uploads.count
 
         let liftedAt = try Self.onLoop(runtime) { loop in
             for slot in loop.slots.indices {
-                try? loop.slots[slot].store.limitPagesForTesting(nil)
+                try? (loop.slots[slot].store as? DeviceStore)?.limitPagesForTesting(nil)
             }
             return loop.metrics.virtualNow
         }
@@ -131,18 +131,18 @@ struct StoreErrorLogTests {
 
     @Test("one line per cause per real minute, the next one counting what was held back")
     func rateLimited() {
-        let lines = Mutex<[String]>([])
-        var log = StoreErrorLog { line in lines.withLock { $0.append(line) } }
+        var lines: [String] = []
+        var log = StoreErrorLog()
         let second: UInt64 = 1_000_000_000
         for index in 0..<4_212 {
-            log.report(Self.error(.full), device: "d-\(index)", realNanos: 5 * second + UInt64(index) * 1_000)
+            lines += [log.report(Self.error(.full), device: "d-\(index)", realNanos: 5 * second + UInt64(index) * 1_000)].compactMap { $0 }
         }
-        log.report(Self.error(.ioError), device: "d-io", realNanos: 6 * second)
-        log.report(Self.error(.full), device: "d-late", realNanos: 65 * second)
-        log.report(Self.error(.full), device: "d-later", realNanos: 66 * second)
-        log.flush()
+        for (device, second) in [("d-io", 6 * second), ("d-late", 65 * second), ("d-later", 66 * second)] {
+            lines += [log.report(Self.error(device == "d-io" ? .ioError : .full), device: device, realNanos: second)].compactMap { $0 }
+        }
+        lines += log.flush()
         #expect(
-            lines.withLock { $0 } == [
+            lines == [
                 "beekon-fleet: device d-0: \(Self.error(.full))\n",
                 "beekon-fleet: device d-io: \(Self.error(.ioError))\n",
                 "beekon-fleet: device d-late: \(Self.error(.full)); and 4,211 more store errors (full) in the last minute\n",
