@@ -52,6 +52,8 @@ extension FleetLoop {
             case .dropBatch(let batch):
                 try store.drop(batch)
             case .sendBatch(let request):
+                // The run is over: nothing new leaves (the device keeps the rows for the next run).
+                guard !draining else { break }
                 metrics.batchesSent += 1
                 // Gzipped on the transport's thread: deflate is a sixth of a 1-fix upload's cost
                 // on this one, which every device shares.
@@ -62,6 +64,7 @@ extension FleetLoop {
                         body: request.payload.encoded(), gzipBody: true, connectionKey: slots[slot].id),
                     fixes: request.payload.locations.count, at: time)
             case .sendRefresh(let request):
+                guard !draining else { break }
                 metrics.refreshesSent += 1
                 startTransfer(
                     slot: slot, kind: .refresh,

@@ -17,6 +17,8 @@ struct TransferInFlight {
     var fixes: Int
     /// A `timeouts` fault chose it: whatever the server answers, the device hears `timeout`.
     var hangs: Bool
+    /// The `latency` fault's delay in effect when it was sent, added to its answer.
+    var injectedLatencyMillis: Int64
     /// The real server's answer time, wall ms, once it answered (nil until then, or if it
     /// never did).
     var serverMillis: Double?
@@ -48,11 +50,13 @@ extension FleetLoop {
             slots[slot].timeoutFraction > 0
             && Double.random(in: 0..<1, using: &slots[slot].faultRNG) < slots[slot].timeoutFraction
         let deadline = time + Self.timeoutMillis(kind)
-        let transfer = TransferInFlight(slot: slot, kind: kind, sentAt: time, deadline: deadline, fixes: fixes, hangs: hangs)
+        let transfer = TransferInFlight(
+            slot: slot, kind: kind, sentAt: time, deadline: deadline, fixes: fixes, hangs: hangs,
+            injectedLatencyMillis: slots[slot].extraLatencyMillis)
         transfers[number] = transfer
         timers.schedule((), key: .transferTimeout(number), at: deadline)
         if case .modelled(let latency) = options.transferTiming, !hangs {
-            let answerAt = time + latency + slots[slot].extraLatencyMillis
+            let answerAt = time + latency + transfer.injectedLatencyMillis
             if answerAt < deadline {
                 transfers[number]?.answerAt = answerAt
                 answerLimit = min(answerLimit, answerAt - 1)
@@ -104,7 +108,7 @@ extension FleetLoop {
             transfers[number] = transfer
             return
         }
-        let answerAt = now + slots[transfer.slot].extraLatencyMillis
+        let answerAt = now + transfer.injectedLatencyMillis
         // Hung by a fault, or later (with injected latency) than the SDK waits: the timeout answers.
         if transfer.hangs || answerAt >= transfer.deadline {
             transfers[number] = transfer
@@ -134,7 +138,7 @@ extension FleetLoop {
 
     /// At the end of a run: every answer that is in but held (modelled time, injected latency) is
     /// heard at its instant, so rows the server took are acknowledged rather than sent again by
-    /// the next run. Nothing new is sent (the driver drops the `send` effects).
+    /// the next run. Called once the run is `draining`, so nothing new is sent.
     mutating func deliverHeldAnswers() {
         let held = transfers.filter { $0.value.held != nil }.sorted { $0.key < $1.key }
         for (number, transfer) in held {

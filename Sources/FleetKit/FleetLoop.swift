@@ -125,6 +125,8 @@ struct FleetLoop {
     let previousClock: ClockRecord?
     /// Where this run's clock started, and why (set by `start`).
     var runStart = RunStart(millis: 0, reason: .fresh)
+    /// The run is over and its driver drains what is on the wire: devices send nothing new.
+    var draining = false
 
     /// An engine over what the driver read: the routes the fleet file names, the install ids an
     /// earlier run on the data folder made, and its clock record. Refuses a warp, run length or

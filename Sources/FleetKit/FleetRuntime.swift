@@ -243,11 +243,12 @@ public final class FleetRuntime: Sendable {
             return box.commands
         }
         refused.forEach { $0.refuse() }
+        driver.engine.draining = true
         repeat {
             driver.deliver(takeInbox().completions)
             // Answers in but not yet heard (modelled time, injected latency) are heard now.
             driver.engine.deliverHeldAnswers()
-            driver.carryOutEffects(sending: false)
+            driver.carryOutEffects()
             if driver.inFlight > 0 { _ = wakeup.wait(timeout: .now() + .milliseconds(50)) }
         } while driver.inFlight > 0 && Self.realNanos() < drainDeadline
         driver.finish()

@@ -35,7 +35,7 @@ struct RealDriver {
     mutating func start() {
         engine.realNow = FleetRuntime.realNanos()
         engine.start(wallNow: Int64(Date().timeIntervalSince1970 * 1000))
-        carryOutEffects(sending: true)
+        carryOutEffects()
         let clockStarts = FleetRuntime.realNanos()
         clock = FleetClock(startMillis: engine.startMillis, warp: engine.warp, realNanos: clockStarts)
         recordClock(stopped: false, realNanos: clockStarts)
@@ -53,7 +53,7 @@ struct RealDriver {
         let spawnEnds = FleetRuntime.realNanos() + Self.turnNanos
         engine.spawnDue(realNanos: realNanos) { FleetRuntime.realNanos() >= spawnEnds }
         recordClockIfDue(realNanos: realNanos)
-        carryOutEffects(sending: true)
+        carryOutEffects()
     }
 
     /// Hands real answers to the engine.
@@ -62,16 +62,14 @@ struct RealDriver {
             engine.transferFinished(number: completion.number, result: completion.result)
         }
         inFlight -= completions.count
-        carryOutEffects(sending: true)
+        carryOutEffects()
     }
 
-    /// Carries out what the engine asked for, in order; with `sending` false (the run is
-    /// draining) requests are dropped rather than made.
-    mutating func carryOutEffects(sending: Bool) {
+    /// Carries out what the engine asked for, in order.
+    mutating func carryOutEffects() {
         for effect in engine.takeEffects() {
             switch effect {
             case .send(let transfer):
-                guard sending else { continue }
                 inFlight += 1
                 var http = transfer.http
                 http.timeoutMillis = realTimeoutMillis(transfer.kind)
@@ -133,7 +131,7 @@ struct RealDriver {
     /// The run is over: stores closed, the last clock record written.
     mutating func finish() {
         engine.finish()
-        carryOutEffects(sending: false)
+        carryOutEffects()
         recordClock(stopped: true, realNanos: FleetRuntime.realNanos())
     }
 

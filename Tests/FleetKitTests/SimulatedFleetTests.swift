@@ -1,0 +1,185 @@
+import BeekonDevice
+import BeekonNet
+import Foundation
+import Testing
+
+@testable import FleetKit
+
+/// The fleet engine on the simulated driver: no sockets, no sleeps, no wall clock, so every
+/// instant is exact and the same at any warp.
+@Suite("Simulated driver: the network on virtual time")
+struct SimulatedFleetTests {
+    /// Three Android walkers (the `TransferTimingTests` fleet) on the simulated network.
+    static func fleet(
+        _ workspace: FleetRuntimeTests.Workspace, warp: Int = 60, faults: String = "", timing: TransferTiming = .asAnswered,
+        network: @escaping (SimulatedRequest) -> SimulatedAnswer
+    ) throws -> SimulatedFleet {
+        try SimulatedFleet(
+            fleet: try workspace.fleet(TransferTimingTests.yaml(warp: warp, faults: faults)),
+            options: RunOptions(
+                dataDirectory: workspace.data, ingest: "http://ingest.invalid/ingest", routeFolder: workspace.folder.path,
+                transferTiming: timing),
+            network: network)
+    }
+
+    /// The uploads each device sent, in order.
+    static func uploads(_ fleet: SimulatedFleet) -> [String: [SimulatedRequest]] {
+        Dictionary(grouping: fleet.sent.filter { if case .upload = $0.kind { true } else { false } }, by: \.device)
+    }
+
+    /// The fix ids an upload carries.
+    static func locationIDs(_ request: SimulatedRequest) throws -> [String] {
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(request.http.body)) as? [String: Any])
+        let locations = try #require(body["locations"] as? [[String: Any]])
+        return locations.compactMap { $0["id"] as? String }
+    }
+
+    static func batchID(_ request: SimulatedRequest) -> String {
+        guard case .upload(let id) = request.kind else { return "" }
+        return id.text
+    }
+
+    @Test("a hung upload is heard as timeout exactly 30 virtual s after its send, and the same batch goes again 120 s later (60 s × 2¹)")
+    func hangThenTimeoutThenRetry() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        var answered: Set<String> = []
+        var fleet = try Self.fleet(workspace) { request in
+            // Each device's first upload hangs; every later one is answered at once.
+            answered.insert(request.device).inserted ? .hang : .ok
+        }
+        // Four minutes: the device's last 50 uploads (all it keeps) still hold the first.
+        fleet.advance(byMillis: 4 * 60_000)
+        let uploads = Self.uploads(fleet)
+        #expect(uploads.count == 3)
+        for (id, sent) in uploads {
+            let device = try #require(fleet.engine.slots.first { $0.id == id })
+            let first = try #require(sent.first)
+            let heard = try #require(device.uploads.elements.first)
+            #expect(heard.outcome == "timeout")
+            #expect(heard.at == first.sentAt + 30_000)
+            #expect(heard.latencyMillis == 30_000)
+            #expect(heard.serverMillis == nil, "a hung server has no answer time")
+            let retry = try #require(sent.dropFirst().first)
+            #expect(retry.sentAt == first.sentAt + 150_000)
+            #expect(Self.batchID(retry) == Self.batchID(first), "the retry did not reuse the batch_id")
+            #expect(try Self.locationIDs(retry) == Self.locationIDs(first), "the retry sent other fixes")
+            #expect(device.uploads.elements.dropFirst().first?.outcome == "200")
+        }
+        #expect(fleet.engine.metrics.batchesByOutcome["timeout"] == 3)
+    }
+
+    @Test(
+        "an injected 2 s latency is 2 virtual s at any warp: a 250 ms answer is heard 2,250 virtual ms after the send",
+        arguments: [1, 60, 3000])
+    func injectedLatencyIsVirtual(warp: Int) throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let faults = """
+            faults:
+              - {at: 0s, for: 1h, select: all, action: latency, params: {ms: 2000}}
+            """
+        var fleet = try Self.fleet(workspace, warp: warp, faults: faults) { _ in .respond(status: 200, afterMillis: 250) }
+        fleet.advance(byMillis: 5 * 60_000)
+        let records = fleet.engine.slots.flatMap(\.uploads.elements)
+        #expect(records.count >= 3)
+        for record in records {
+            #expect(record.outcome == "200")
+            #expect(record.latencyMillis == 2_250)
+            // The server's own time is what 250 virtual ms is at this warp, without the injected 2 s.
+            #expect(record.serverMillis == 250 / Double(warp))
+        }
+        // Heard when sent + 2,250: each record's instant is its request's send plus the latency.
+        let sentAt = Dictionary(uniqueKeysWithValues: fleet.sent.map { (Self.batchID($0), $0.sentAt) })
+        #expect(records.allSatisfy { $0.at == sentAt[$0.batchID].map { $0 + 2_250 } })
+    }
+
+    @Test(
+        "what the device heard is what is recorded: each status and each network failure by its label, at the instant it came",
+        arguments: [
+            (SimulatedAnswer.respond(status: 200, afterMillis: 40), "200", 40),
+            (.respond(status: 400, afterMillis: 40), "400", 40),
+            (.respond(status: 503, afterMillis: 1_000), "503", 1_000),
+            (.fail(.refused), "refused", 0),
+            (.fail(.reset, afterMillis: 700), "reset", 700),
+            (.fail(.dns, afterMillis: 5), "dns", 5),
+            (.fail(.tls, afterMillis: 90), "tls", 90),
+            (.respond(status: 200, afterMillis: 30_000), "timeout", 30_000),
+            (.hang, "timeout", 30_000),
+        ] as [(SimulatedAnswer, String, Int64)])
+    func outcomesAsHeard(answer: SimulatedAnswer, label: String, latency: Int64) throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        var fleet = try Self.fleet(workspace) { _ in answer }
+        fleet.advance(byMillis: 60_000)
+        let first = try #require(fleet.sent.first)
+        let device = try #require(fleet.engine.slots.first { $0.id == first.device })
+        let heard = try #require(device.uploads.elements.first)
+        #expect(heard.outcome == label)
+        #expect(heard.at == first.sentAt + latency)
+        #expect(heard.latencyMillis == Double(latency))
+        #expect(fleet.engine.metrics.batchesByOutcome[label, default: 0] >= 1)
+        #expect(fleet.engine.uploadStats.overall[label]?.count ?? 0 >= 1)
+    }
+
+    @Test("a timeouts fault: the device hears timeout at +30 virtual s though the server answered, and the server's time is kept")
+    func injectedTimeouts() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let faults = """
+            faults:
+              - {at: 0s, for: 1h, select: all, action: timeouts, params: {fraction: 1}}
+            """
+        var fleet = try Self.fleet(workspace, faults: faults) { _ in .respond(status: 200, afterMillis: 120) }
+        fleet.advance(byMillis: 5 * 60_000)
+        let records = fleet.engine.slots.flatMap(\.uploads.elements)
+        #expect(records.count >= 3)
+        #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 && $0.serverMillis == 2 })
+        #expect(fleet.engine.uploadStats.overall["200"] == nil, "a transfer the device timed out was counted as 200")
+    }
+
+    @Test("the same fleet file and seed send the same requests at the same instants, at warp 1 and at warp 3000, timed as answered or modelled")
+    func sameRequestsAtAnyWarp() throws {
+        let faults = """
+            faults:
+              - {at: 4m, for: 3m, select: {fraction: 0.5}, action: latency, params: {ms: 1500}}
+              - {at: 9m, for: 2m, select: all, action: timeouts, params: {fraction: 0.5}}
+              - {at: 12m, for: 2m, select: {fraction: 0.4}, action: networkOffline}
+            """
+        func run(warp: Int, timing: TransferTiming) throws -> (digest: RequestDigest, instants: [Int64]) {
+            let workspace = try FleetRuntimeTests.Workspace()
+            defer { workspace.cleanUp() }
+            var seen: Set<String> = []
+            // Answers that depend only on the requests: each device's first upload is refused (503).
+            var fleet = try Self.fleet(workspace, warp: warp, faults: faults, timing: timing) { request in
+                seen.insert(request.device).inserted ? .respond(status: 503, afterMillis: 100) : .respond(status: 200, afterMillis: 100)
+            }
+            fleet.advance(byMillis: 20 * 60_000)
+            fleet.finish()
+            return (fleet.engine.metrics.sent, fleet.sent.map(\.sentAt))
+        }
+        let first = try run(warp: 3000, timing: .asAnswered)
+        #expect(first.digest.count > 20, "too few requests to compare: \(first.digest.count)")
+        #expect(try run(warp: 3000, timing: .asAnswered) == first)
+        #expect(try run(warp: 1, timing: .asAnswered) == first)
+        // Modelled timing at 100 ms is the same network as answers that take 100 ms.
+        let modelled = try run(warp: 60, timing: .deterministic)
+        let split = modelled.instants.indices.first { $0 >= first.instants.count || modelled.instants[$0] != first.instants[$0] }
+        #expect(modelled == first, "first difference at request \(split ?? -1): \(split.map { (modelled.instants[$0], first.instants[$0]) } ?? (0, 0)), counts \(modelled.instants.count) \(first.instants.count)")
+    }
+
+    @Test("admin spawns at 1 a second arrive 60 virtual s apart at warp 60, and a spawned device's first upload is exact")
+    func spawnPacing() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        var fleet = try Self.fleet(workspace) { _ in .ok }
+        fleet.advance(byMillis: 1_000)
+        let start = fleet.now
+        let ids = try fleet.command { (engine) throws(FleetControlError) in
+            try engine.spawn(SpawnRequest(template: .group("walkers"), count: 3, ratePerSecond: 1))
+        }
+        fleet.advance(byMillis: 5 * 60_000)
+        let spawnedAt = ids.map { id in fleet.engine.slots.first { $0.id == id }?.setOffAt }
+        #expect(spawnedAt == [start, start + 60_000, start + 120_000])
+    }
+}
