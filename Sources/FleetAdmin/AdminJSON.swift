@@ -33,6 +33,8 @@ enum AdminJSON {
         json.number(snapshot.warp)
         json.key("paused")
         json.bool(snapshot.paused)
+        json.key("maxWarp")
+        json.bool(snapshot.maxWarp)
         json.key("realSeconds")
         json.number((metrics.realSeconds * 10).rounded() / 10)
         json.key("devices")

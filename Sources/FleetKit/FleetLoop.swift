@@ -152,6 +152,9 @@ struct FleetLoop {
                 throw RunError(description: "virtual duration \(error)")
             }
         }
+        if options.maxWarp, case .asAnswered = options.transferTiming {
+            throw RunError(description: "max warp needs modelled transfer timing (`--deterministic`): at an unbounded warp every real answer would be a timeout")
+        }
         warp = options.warp ?? fleet.clock.warp
         self.stores = stores
         self.routes = routes

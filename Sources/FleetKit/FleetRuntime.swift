@@ -33,6 +33,10 @@ public struct RunOptions: Sendable {
     public var insecure: Bool
     /// How long a transfer takes on the virtual clock (`run --deterministic`: `.deterministic`).
     public var transferTiming: TransferTiming
+    /// `--warp max`: virtual time jumps to the next event once the due work is done (`warp` then
+    /// only stands for what a warp means elsewhere: the clock record's slack). Needs modelled
+    /// timing: an answer's real time × an unbounded warp would be every answer a timeout.
+    public var maxWarp = false
     /// Tests: where store-error lines go instead of standard error.
     var storeLogSink: (@Sendable (String) -> Void)?
     /// Tests: where the start's notice (a resume) goes instead of standard output.
@@ -192,12 +196,7 @@ public final class FleetRuntime: Sendable {
             if stopRequested { break }
             let answers = commands.map { $0.run(&driver) }
             let realNow = Self.realNanos()
-            var now = driver.clock.now(realNanos: realNow)
-            // Modelled transfers: time stops short of an answer instant until the answer is in.
-            if let hold = driver.engine.answerHold(), now >= hold {
-                now = hold - 1
-                driver.engine.metrics.clockHeldMillis += driver.clock.dropLag(reached: now, realNanos: realNow)
-            }
+            var now = driver.reachable(realNanos: realNow)
             var ended: RunEnd?
             // A virtual duration ends once every timer before it has fired, however far behind
             // the loop is, so what a run produces does not depend on how fast the machine is.
@@ -286,6 +285,8 @@ public final class FleetRuntime: Sendable {
         published.withLock { $0 = metrics }
         guard full else { return }
         var snapshot = state.fleetSnapshot(metrics: metrics, paused: driver.clock.isPaused, realNanos: Self.realNanos())
+        snapshot.warp = driver.reportedWarp
+        snapshot.maxWarp = driver.maxWarp
         snapshot.sequence = publishedSnapshot.withLock { $0.sequence } &+ 1
         publishedSnapshot.withLock { $0 = snapshot }
     }

@@ -14,6 +14,8 @@ public struct FleetSnapshot: Sendable {
     public var warp = 1.0
     /// Whether virtual time stands still.
     public var paused = false
+    /// The clock jumps from event to event (`--warp max`); `warp` is then the rate reached.
+    public var maxWarp = false
     /// The real second (monotonic clock) at publication, for `UploadStats.window`.
     public var realSecond: UInt64 = 0
     /// Group names, in the order they were added.

@@ -17,6 +17,18 @@ struct RealDriver {
     var clockWrittenWarp = 0.0
     /// The last write of `clock.json` failed (logged once until one succeeds).
     var clockWriteFailing = false
+    /// `--warp max`: virtual time jumps to the next event once the due work is done, rather
+    /// than following the wall clock (until a warp is set through the control API).
+    var maxWarp: Bool
+    /// At max warp: the instant `clock.json` was last written as, which the clock does not pass
+    /// before writing the next (see `recordHorizon`).
+    var horizon: Int64 = .min
+    /// At max warp: where it began, to report the rate reached (virtual ms, real ns).
+    var maxSince: (virtual: Int64, real: UInt64) = (0, 0)
+
+    /// How far ahead of the time reached a max-warp run records its clock: an hour, so a week
+    /// costs 168 writes, and a resume after a SIGKILL starts at most an hour later than it needs.
+    static let horizonMillis: Int64 = 3_600_000
 
     /// The longest a turn of timers runs before completions and uploads get their turn.
     static let turnNanos: UInt64 = 2_000_000
@@ -26,6 +38,7 @@ struct RealDriver {
         self.transport = transport
         self.runtime = runtime
         clock = FleetClock(startMillis: 0, warp: engine.warp, realNanos: 0)
+        maxWarp = engine.options.maxWarp
     }
 
     var options: RunOptions { engine.options }
@@ -38,7 +51,34 @@ struct RealDriver {
         carryOutEffects()
         let clockStarts = FleetRuntime.realNanos()
         clock = FleetClock(startMillis: engine.startMillis, warp: engine.warp, realNanos: clockStarts)
+        maxSince = (engine.startMillis, clockStarts)
         recordClock(stopped: false, realNanos: clockStarts)
+    }
+
+    /// The virtual instant this turn may run to: the clock's reading, or at max warp the next
+    /// timer (or the run's end), and never an answer instant whose real answer is not in yet.
+    mutating func reachable(realNanos: UInt64) -> Int64 {
+        let reached = engine.metrics.virtualNow
+        var now: Int64
+        if maxWarp {
+            now = clock.isPaused ? reached : max(reached, engine.nextDeadline() ?? engine.endsAt ?? reached)
+        } else {
+            now = clock.now(realNanos: realNanos)
+        }
+        // Modelled transfers: time stops short of an answer instant until the answer is in.
+        if let hold = engine.answerHold(), now >= hold {
+            now = hold - 1
+            if !maxWarp { engine.metrics.clockHeldMillis += clock.dropLag(reached: now, realNanos: realNanos) }
+        }
+        return now
+    }
+
+    /// The warp to report: as set, or at max warp the rate reached since it began.
+    var reportedWarp: Double {
+        guard maxWarp else { return clock.warp }
+        let real = Double(FleetRuntime.realNanos() &- maxSince.real) / 1e9
+        guard real > 0 else { return clock.warp }
+        return Double(engine.metrics.virtualNow - maxSince.virtual) / 1000 / real
     }
 
     /// One turn: due timers up to `now` (at most `turnNanos` of them), due admin spawns, the
@@ -46,13 +86,14 @@ struct RealDriver {
     /// later than a record written before it left.
     mutating func turn(until now: Int64, realNanos: UInt64) {
         let turnEnds = realNanos + Self.turnNanos
+        if maxWarp { recordHorizon(covering: now, realNanos: realNanos) }
         let turn = engine.runDue(until: now) { FleetRuntime.realNanos() >= turnEnds }
         // A loop that cannot keep up at this warp drops the lag rather than racing to catch up,
         // so a pause or a lower warp takes effect within a turn whatever the backlog.
-        if !turn.caughtUp { engine.metrics.clockLagDroppedMillis += clock.dropLag(reached: turn.reached, realNanos: realNanos) }
+        if !turn.caughtUp, !maxWarp { engine.metrics.clockLagDroppedMillis += clock.dropLag(reached: turn.reached, realNanos: realNanos) }
         let spawnEnds = FleetRuntime.realNanos() + Self.turnNanos
         engine.spawnDue(realNanos: realNanos) { FleetRuntime.realNanos() >= spawnEnds }
-        recordClockIfDue(realNanos: realNanos)
+        if !maxWarp { recordClockIfDue(realNanos: realNanos) }
         carryOutEffects()
     }
 
@@ -101,6 +142,15 @@ struct RealDriver {
     /// a pause, and a lower warp slows the fleet at once.
     mutating func setClock(warp: Double?, paused: Bool?, realNanos: UInt64) {
         let reached = engine.metrics.virtualNow
+        if maxWarp, let warp {
+            // A warp set leaves max warp: the wall clock takes over from the time reached.
+            maxWarp = false
+            clock = FleetClock(startMillis: reached, warp: warp, realNanos: realNanos)
+            if let paused { clock.setPaused(paused, realNanos: realNanos) }
+            engine.warp = clock.warp
+            recordClock(stopped: false, realNanos: realNanos)
+            return
+        }
         if let warp { engine.metrics.clockLagDroppedMillis += clock.setWarp(warp, realNanos: realNanos, reached: reached) }
         if let paused { engine.metrics.clockLagDroppedMillis += clock.setPaused(paused, realNanos: realNanos, reached: reached) }
         engine.warp = clock.warp
@@ -109,6 +159,13 @@ struct RealDriver {
     /// How long to sleep: until the next due timer, a completion, or a stop; at most 100 ms so
     /// the progress line and the duration limit stay on time.
     mutating func realWait() -> UInt64? {
+        if maxWarp, !clock.isPaused {
+            // Due work waits for nothing; held for a real answer or with nothing left to do, the
+            // loop sleeps until a completion, a command or a stop wakes it.
+            let next = engine.nextDeadline() ?? engine.endsAt
+            let held = engine.answerHold().map { hold in next.map { $0 >= hold } ?? true } ?? false
+            return next == nil || held ? 100_000_000 : 0
+        }
         var waitNanos: UInt64
         // The end of a virtual duration wakes the loop as a timer would, so the run stops on time.
         var wake = engine.nextDeadline()
@@ -143,14 +200,36 @@ struct RealDriver {
         clockWrittenAt = realNanos
         clockWrittenWarp = clock.warp
         if let problem = RunFiles.writeClock(engine.clockRecord(stopped: stopped), options.dataDirectory) {
-            if !clockWriteFailing {
-                let path = "\(options.dataDirectory)/\(ClockRecord.fileName)"
-                engine.effects.append(
-                    .warn(
-                        "beekon-fleet: cannot record the virtual clock in \(path): \(problem); "
-                            + "a run resumed on this data folder may start earlier than this run's latest uploads\n"))
-            }
-            clockWriteFailing = true
+            noteClockWriteFailure(problem)
+        } else {
+            clockWriteFailing = false
+        }
+    }
+
+    /// A failed write of `clock.json`, said once until a write succeeds again.
+    private mutating func noteClockWriteFailure(_ problem: String) {
+        if !clockWriteFailing {
+            let path = "\(options.dataDirectory)/\(ClockRecord.fileName)"
+            engine.effects.append(
+                .warn(
+                    "beekon-fleet: cannot record the virtual clock in \(path): \(problem); "
+                        + "a run resumed on this data folder may start earlier than this run's latest uploads\n"))
+        }
+        clockWriteFailing = true
+    }
+
+    /// At max warp, before a turn that may reach `now`: when `now` passes the recorded horizon,
+    /// records a new one `horizonMillis` past it. The record then says the clock reached the
+    /// horizon, which nothing the run stamps passes before the next write: a resume after a
+    /// SIGKILL starts after it, however far the clock jumped between writes.
+    mutating func recordHorizon(covering now: Int64, realNanos: UInt64) {
+        guard now > horizon else { return }
+        horizon = now + Self.horizonMillis
+        clockWrittenAt = realNanos
+        clockWrittenWarp = clock.warp
+        let record = ClockRecord(reachedMillis: horizon, warp: engine.warp, stopped: false)
+        if let problem = RunFiles.writeClock(record, options.dataDirectory) {
+            noteClockWriteFailure(problem)
         } else {
             clockWriteFailing = false
         }

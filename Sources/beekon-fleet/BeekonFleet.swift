@@ -46,8 +46,12 @@ struct Run: ParsableCommand {
     @Option(help: "The ingest URL (overrides the fleet file's `ingest`); without one, a receiver starts in-process.")
     var ingest: String?
 
-    @Option(help: "Virtual seconds per real second, 0.01 to 10000 (overrides the fleet file).", transform: FlagNumber.real(FleetClock.warpRange))
-    var warp: Double?
+    @Option(
+        help: ArgumentHelp(
+            "Virtual seconds per real second, 0.01 to 10000 (overrides the fleet file), or `max`: the clock jumps to the next event as soon as the due work is done (implies --deterministic).",
+            valueName: "warp"),
+        transform: FlagNumber.warp)
+    var warp: FlagNumber.Warp?
 
     @Option(help: "The run seed, 0 to 999999999999999 (overrides the fleet file).", transform: FlagNumber.unsigned(FleetFile.seedRange))
     var seed: UInt64?
@@ -94,6 +98,9 @@ struct Run: ParsableCommand {
             valueName: "name"))
     var adminAllowedHost: [String] = []
 
+    /// Modelled transfer timing: asked for, or implied by `--warp max`.
+    var modelled: Bool { deterministic || warp == .max }
+
     func run() throws {
         StandardOutput.flushEachLine()
         // First what can be refused without creating anything: the fleet file, the options and
@@ -126,12 +133,13 @@ struct Run: ParsableCommand {
                     connections: DescriptorBudget.receiverConnections(
                         devices: devices, maxConnections: maxConnections, idleConnections: idle))
             }
-            let options = RunOptions(
-                dataDirectory: data, ingest: ingest ?? receiver?.url, warp: warp, seed: seed, realDurationMillis: duration,
+            var options = RunOptions(
+                dataDirectory: data, ingest: ingest ?? receiver?.url, warp: warp?.value, seed: seed, realDurationMillis: duration,
                 virtualDurationMillis: virtualDuration,
                 routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path,
                 maxOpenStores: budget.openStores(limit: openFiles), maxConnections: maxConnections, caFile: caFile,
-                insecure: insecure, transferTiming: deterministic ? .deterministic : .asAnswered)
+                insecure: insecure, transferTiming: modelled ? .deterministic : .asAnswered)
+            options.maxWarp = warp == .max
             do {
                 runtime = try FleetRuntime(fleet: fleet, options: options)
             } catch {
@@ -174,7 +182,10 @@ struct Run: ParsableCommand {
         let sent = runtime.metrics.sent
         print(
             "beekon-fleet: sent \(sent.count) requests, digest \(sent.text)"
-                + (deterministic ? " (the same fleet file, seed and answers give the same digest)" : ""))
+                + (!modelled ? ""
+                    : fleet.clock.start == nil
+                        ? " (the run started at the wall clock's now: give the fleet file a clock.start to reproduce it)"
+                        : " (the same fleet file, seed and answers give the same digest)"))
         print("beekon-fleet: done. \(ProgressLine.ending(end)) " + ProgressLine.text(runtime.metrics))
         if let receiver {
             let stats = receiver.stats()

@@ -20,6 +20,21 @@ enum FlagNumber {
         { text in UInt64(try range.readInteger(text)) }
     }
 
+    /// `--warp`: a number in `FleetClock.warpRange`, or `max`.
+    enum Warp: Sendable, Hashable {
+        case rate(Double)
+        case max
+
+        /// The number given (nil for `max`).
+        var value: Double? {
+            if case .rate(let value) = self { value } else { nil }
+        }
+    }
+
+    static let warp: @Sendable (String) throws -> Warp = { text in
+        text.lowercased() == "max" ? .max : .rate(try FleetClock.warpRange.read(text))
+    }
+
     /// A duration (`FleetDuration`), ms.
     static let duration: @Sendable (String) throws -> Int64 = { text in try FleetDuration.read(text) }
 

@@ -99,13 +99,13 @@ extension FleetRuntimeTests.Workspace {
     /// cooperative pool, and returns the runtime: its snapshot holds every device's last uploads
     /// and the outcome tallies.
     func runtime(
-        _ yaml: String, ingest: String, virtualMinutes: Int64, timing: TransferTiming = .asAnswered
+        _ yaml: String, ingest: String, virtualMinutes: Int64, timing: TransferTiming = .asAnswered, maxWarp: Bool = false
     ) async throws -> FleetRuntime {
-        let runtime = try FleetRuntime(
-            fleet: try fleet(yaml),
-            options: RunOptions(
-                dataDirectory: data, ingest: ingest, realDurationMillis: 120_000,
-                virtualDurationMillis: virtualMinutes * 60_000, routeFolder: folder.path, transferTiming: timing))
+        var options = RunOptions(
+            dataDirectory: data, ingest: ingest, realDurationMillis: 120_000,
+            virtualDurationMillis: virtualMinutes * 60_000, routeFolder: folder.path, transferTiming: timing)
+        options.maxWarp = maxWarp
+        let runtime = try FleetRuntime(fleet: try fleet(yaml), options: options)
         _ = try await offPool { try runtime.run(progressEverySeconds: 3600) }
         return runtime
     }
@@ -115,7 +115,7 @@ extension FleetRuntimeTests.Workspace {
 @Suite("Deterministic runs", .serialized)
 struct DeterministicRunTests {
     /// One run on a fresh folder: its digest and what the server got, by install, in order.
-    static func run(warp: Int, seed: Int = 7) async throws -> (digest: RequestDigest, uploads: [String: [String]]) {
+    static func run(warp: Int, seed: Int = 7, maxWarp: Bool = false) async throws -> (digest: RequestDigest, uploads: [String: [String]]) {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
         // Answers that depend only on the requests: each install's first upload is refused (503).
@@ -130,7 +130,8 @@ struct DeterministicRunTests {
         let yaml = FleetRuntimeTests.yaml(devices: 6, sync: "{syncThreshold: 4, intervalSeconds: 60}", faults: faults)
             .replacingOccurrences(of: "warp: 3000", with: "warp: \(warp)")
             .replacingOccurrences(of: "seed: 7", with: "seed: \(seed)")
-        let runtime = try await workspace.runtime(yaml, ingest: server.url, virtualMinutes: 20, timing: .deterministic)
+        let runtime = try await workspace.runtime(
+            yaml, ingest: server.url, virtualMinutes: 20, timing: .deterministic, maxWarp: maxWarp)
         var uploads: [String: [String]] = [:]
         for upload in server.uploads {
             uploads[upload.installID, default: []].append("\(upload.batchID) \(upload.sentAt) \(upload.locationIDs.count)")
@@ -138,7 +139,7 @@ struct DeterministicRunTests {
         return (runtime.metrics.sent, uploads)
     }
 
-    @Test("two runs of one fleet file and seed send the same requests in the same order, at warp 600 and at warp 3000")
+    @Test("two runs of one fleet file and seed send the same requests in the same order, at warp 600, at warp 3000 and at max warp")
     func sameRequests() async throws {
         let first = try await Self.run(warp: 3000)
         let second = try await Self.run(warp: 3000)
@@ -148,7 +149,65 @@ struct DeterministicRunTests {
         #expect(first.digest == second.digest)
         #expect(first.uploads == slower.uploads)
         #expect(first.digest == slower.digest)
+        let fastest = try await Self.run(warp: 3000, maxWarp: true)
+        #expect(first.uploads == fastest.uploads)
+        #expect(first.digest == fastest.digest)
         let otherSeed = try await Self.run(warp: 3000, seed: 8)
         #expect(otherSeed.digest != first.digest, "the digest does not depend on what was sent")
+    }
+}
+
+/// `--warp max`: the clock jumps to the next event once the due work is done.
+@Suite("Max warp", .serialized)
+struct MaxWarpTests {
+    @Test("a max-warp run ends by its virtual limit, says it runs at max warp, and a warp set through the control API hands the clock back to the wall")
+    func maxWarpRunsAndHandsBack() async throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let server = try IngestTestServer()
+        defer { server.stop() }
+        // A virtual hour ends the run long before its two real minutes.
+        let finished = try await workspace.runtime(
+            TransferTimingTests.yaml(warp: 60), ingest: server.url, virtualMinutes: 60, timing: .deterministic, maxWarp: true)
+        let snapshot = finished.snapshot
+        #expect(snapshot.maxWarp)
+        #expect(snapshot.virtualNow == snapshot.endsAt)
+        #expect(snapshot.warp > 60, "an hour at the rate reached took longer than at warp 60")
+        #expect(!server.uploads.isEmpty)
+
+        // Without a virtual limit: a warp set leaves max warp from the time reached.
+        let runtime = try FleetRuntime(
+            fleet: try workspace.fleet(TransferTimingTests.yaml(warp: 60)),
+            options: {
+                var options = RunOptions(
+                    dataDirectory: workspace.data + "-2", ingest: server.url, realDurationMillis: 60_000,
+                    routeFolder: workspace.folder.path, transferTiming: .deterministic)
+                options.maxWarp = true
+                return options
+            }())
+        let done = runtime.runOnThread()
+        defer { runtime.stop() }
+        _ = try await offPool {
+            try StoreFailureRunTests.waitFor("ten minutes have passed", runtime) { $0.virtualNow > RunStartResolveTests.start + 600_000 }
+        }
+        let set = DispatchSemaphore(value: 0)
+        runtime.setClock(warp: 1, paused: nil) { _ in set.signal() }
+        #expect(try await offPool { set.wait(timeout: .now() + 30) } == .success)
+        let handedBack = runtime.snapshot
+        #expect(!handedBack.maxWarp && handedBack.warp == 1)
+        // At warp 1 the clock now moves at the wall's pace: far less than a virtual minute in a real second.
+        try await Task.sleep(for: .seconds(1))
+        #expect(runtime.snapshot.virtualNow - handedBack.virtualNow < 60_000)
+        runtime.stop()
+        #expect(try await offPool { done.wait(timeout: .now() + 30) } == .success)
+    }
+
+    @Test("max warp with timing as answered is refused: every real answer would be a timeout")
+    func maxWarpNeedsModelledTiming() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        var options = RunOptions(dataDirectory: workspace.data, ingest: "http://127.0.0.1:9/ingest", routeFolder: workspace.folder.path)
+        options.maxWarp = true
+        #expect(throws: RunError.self) { try FleetRuntime(fleet: try workspace.fleet(TransferTimingTests.yaml(warp: 60)), options: options) }
     }
 }
