@@ -155,7 +155,8 @@ function onFleet(f) {
   $("#fleet-name").textContent = f.name;
   document.title = `${f.name} · Beekon Fleet admin`;
   $("#vtime").textContent = longTime(f.virtualTime);
-  $("#warp").textContent = `×${f.warp}`;
+  // At max warp the clock jumps from event to event; the figure is the rate it reached.
+  $("#warp").textContent = f.maxWarp ? `max (×${Math.round(f.warp)})` : `×${f.warp}`;
   const p = $("#paused-state");
   p.textContent = f.paused ? "paused" : "running"; p.dataset.paused = f.paused;
   $("#pause-btn").textContent = f.paused ? "Resume" : "Pause";
@@ -164,7 +165,7 @@ function onFleet(f) {
   $("#fix-counts").textContent = f.fixes ? `${num(f.fixes.uploaded)} / ${num(f.fixes.pending)}` : "–";
   $("#batch-count").textContent = f.batches ? num(f.batches.sent) : "–";
   const warpInput = $("#warp-input");
-  if (document.activeElement !== warpInput && !warpInput.value) warpInput.placeholder = f.warp;
+  if (document.activeElement !== warpInput && !warpInput.value) warpInput.placeholder = f.maxWarp ? "max" : f.warp;
   const gs = [...new Set([...(f.groups || []), ...Object.keys(f.byGroup || {})])];
   if (gs.join() !== groups.join()) { groups = gs; fillGroupSelects(); }
   chartStates.push(Date.now(), withZeros(chartStates, f.byState || {}));

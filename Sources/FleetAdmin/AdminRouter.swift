@@ -8,7 +8,7 @@ import MicroHTTP
 /// Runs on the daemon's threads; reads the snapshot, and hands commands to the runtime with
 /// the connection suspended until the loop answers.
 final class AdminRouter: Sendable {
-    let runtime: FleetRuntime
+    let runtime: any FleetControl
     let token: String?
     let files: WebFiles
     let publisher: EventPublisher
@@ -17,7 +17,7 @@ final class AdminRouter: Sendable {
     /// How long a request waits for the loop before it is answered 409.
     static let commandTimeoutMillis = 10_000
 
-    init(runtime: FleetRuntime, token: String?, files: WebFiles, publisher: EventPublisher, guard requestGuard: RequestGuard) {
+    init(runtime: any FleetControl, token: String?, files: WebFiles, publisher: EventPublisher, guard requestGuard: RequestGuard) {
         self.runtime = runtime
         self.token = token
         self.files = files

@@ -70,7 +70,7 @@ public final class AdminServer: Sendable {
 
     /// Starts listening; refuses a non-loopback address without a token, and an allowed host
     /// that is not a bare host name.
-    public init(runtime: FleetRuntime, configuration: AdminConfiguration) throws(AdminError) {
+    public init(runtime: any FleetControl, configuration: AdminConfiguration) throws(AdminError) {
         let token = configuration.token.flatMap { $0.isEmpty ? nil : $0 }
         guard token != nil || AdminConfiguration.isLoopback(configuration.host) else {
             throw AdminError(

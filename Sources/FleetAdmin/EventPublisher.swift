@@ -18,12 +18,12 @@ final class EventPublisher: Sendable {
         var stopped = false
     }
 
-    private let runtime: FleetRuntime
+    private let runtime: any FleetControl
     private let state = Mutex(State())
     private let wakeup = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(runtime: FleetRuntime) {
+    init(runtime: any FleetControl) {
         self.runtime = runtime
         let thread = Thread { [self] in self.loop() }
         thread.name = "beekon-admin-events"

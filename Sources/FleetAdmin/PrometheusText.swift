@@ -36,8 +36,10 @@ enum PrometheusText {
             metrics.serverLatency, to: &text)
         family("beekon_fleet_answers_after_timeout_total", "counter", "Server answers that came after the device's timeout had ended the transfer.")
         text += "beekon_fleet_answers_after_timeout_total \(metrics.answersAfterTimeout)\n"
-        family("beekon_fleet_warp", "gauge", "Virtual seconds per real second, as set (virtual time stands still while paused).")
+        family("beekon_fleet_warp", "gauge", "Virtual seconds per real second, as set, or at max warp the rate reached (virtual time stands still while paused).")
         text += "beekon_fleet_warp \(snapshot.warp)\n"
+        family("beekon_fleet_max_warp", "gauge", "1 while the clock jumps from event to event (run --warp max), else 0.")
+        text += "beekon_fleet_max_warp \(snapshot.maxWarp ? 1 : 0)\n"
         return text
     }
 

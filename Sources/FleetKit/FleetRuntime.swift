@@ -126,7 +126,8 @@ public final class FleetRuntime: Sendable {
         var refuse: @Sendable () -> Void
     }
 
-    enum TransferKind: Sendable {
+    /// What a device sends: an upload (with its batch id) or a token refresh.
+    public enum TransferKind: Sendable, Hashable {
         case upload(UUIDv7)
         case refresh
     }

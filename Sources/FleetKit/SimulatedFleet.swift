@@ -1,23 +1,24 @@
 import BeekonDevice
 import BeekonNet
 import Foundation
+import Synchronization
 
 /// A request as the simulated network sees it.
-struct SimulatedRequest {
+public struct SimulatedRequest: Sendable {
     /// The transfer's number (the order the fleet sent it in, from 1).
-    var number: Int
+    public var number: Int
     /// The device that sent it.
-    var device: String
+    public var device: String
     /// An upload (with its batch id) or a token refresh.
-    var kind: FleetRuntime.TransferKind
+    public var kind: FleetRuntime.TransferKind
     /// When it was sent, virtual Unix ms.
-    var sentAt: Int64
+    public var sentAt: Int64
     /// The request as a real driver would make it (the body before gzip).
-    var http: HTTPRequest
+    public var http: HTTPRequest
 }
 
 /// How the simulated network answers a request, on virtual time.
-enum SimulatedAnswer {
+public enum SimulatedAnswer: Sendable {
     /// The server answers `status` after `afterMillis` virtual ms.
     case respond(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], afterMillis: Int64 = 0)
     /// The connection fails (`refused`, `reset`, `dns`, `tls`) after `afterMillis` virtual ms.
@@ -26,7 +27,7 @@ enum SimulatedAnswer {
     case hang
 
     /// 200 with an empty body at once.
-    static let ok = SimulatedAnswer.respond(status: 200)
+    public static let ok = SimulatedAnswer.respond(status: 200)
 }
 
 /// The simulated driver: runs the fleet engine on virtual time alone, with no sockets, no
@@ -162,5 +163,126 @@ struct SimulatedFleet {
     /// The server's own time for an answer `millis` virtual ms after the send, at the run's warp.
     private func serverMillis(_ millis: Int64) -> Double {
         Double(max(0, millis)) / engine.warp
+    }
+}
+
+/// The simulated driver behind the control API (`FleetControl`), for tests of what drives a
+/// fleet (the admin API, the page): commands run at once at the current virtual instant, and
+/// virtual time moves only when the test says (`advance`). Thread-safe; the fleet's answers
+/// come from `network`, a function of the request.
+public final class SimulatedRuntime: FleetControl {
+    private let fleet: Mutex<SimulatedFleet>
+    private let published = Mutex(FleetSnapshot())
+    private let state = Mutex((paused: false, finished: false))
+
+    /// A started fleet over `fleet` with `options` (its data folder and routes), answered by `network`.
+    public init(
+        fleet file: FleetFile, options: RunOptions, network: @escaping @Sendable (SimulatedRequest) -> SimulatedAnswer
+    ) throws {
+        fleet = Mutex(try SimulatedFleet(fleet: file, options: options, network: network))
+        publish()
+    }
+
+    public var snapshot: FleetSnapshot { published.withLock { $0 } }
+
+    public var phase: RunPhase { state.withLock { $0.finished } ? .stopping : .running }
+
+    /// Virtual now, Unix ms.
+    public var now: Int64 { fleet.withLock { $0.now } }
+
+    /// Every request the fleet sent, in order.
+    public var sent: [SimulatedRequest] { fleet.withLock { $0.sent } }
+
+    /// Runs `millis` of virtual time (none while paused) and publishes the snapshot.
+    public func advance(byMillis millis: Int64) {
+        guard !state.withLock({ $0.paused || $0.finished }) else { return }
+        fleet.withLock { $0.advance(byMillis: millis) }
+        publish()
+    }
+
+    /// Ends the run; later commands are refused as `unavailable`.
+    public func finish() {
+        guard !state.withLock({ state in defer { state.finished = true }; return state.finished }) else { return }
+        fleet.withLock { $0.finish() }
+        publish()
+    }
+
+    public func spawn(_ request: SpawnRequest, reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void) {
+        command(reply) { fleet throws(FleetControlError) in
+            var newRoutes: [String: Route] = [:]
+            if case .spec(let group) = request.template {
+                newRoutes = try RunFiles.routes(
+                    for: group, missingFrom: Set(fleet.engine.routes.keys), folder: fleet.engine.options.routeFolder)
+            }
+            return try fleet.command { (engine) throws(FleetControlError) in try engine.spawn(request, newRoutes: newRoutes) }
+        }
+    }
+
+    public func deleteDevice(_ id: String, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void) {
+        command(reply) { fleet throws(FleetControlError) in
+            try fleet.command { (engine) throws(FleetControlError) in try engine.delete(id) }
+        }
+    }
+
+    public func apply(
+        _ action: FaultAction, params: FaultParams = FaultParams(), to selector: FaultSelector,
+        reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void
+    ) {
+        command(reply) { fleet throws(FleetControlError) in
+            try fleet.command { (engine) throws(FleetControlError) in try engine.act(action, params: params, on: selector) }
+        }
+    }
+
+    public func setClock(warp: Double?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void) {
+        command(reply) { fleet throws(FleetControlError) in
+            if let warp {
+                do throws(NumberProblem) {
+                    _ = try FleetClock.warpRange.check(warp)
+                } catch {
+                    throw FleetControlError(.badRequest, "warp \(error)", field: "warp")
+                }
+                fleet.engine.warp = warp
+            }
+            if let paused { self.state.withLock { $0.paused = paused } }
+        }
+    }
+
+    public func locations(
+        of id: String, from: Int64, to: Int64, limit: Int,
+        reply: @escaping @Sendable (Result<[Location], FleetControlError>) -> Void
+    ) {
+        command(reply) { fleet throws(FleetControlError) in try fleet.engine.locations(of: id, from: from, to: to, limit: limit) }
+    }
+
+    /// Runs a command at the current virtual instant, publishes, then answers.
+    private func command<Answer: Sendable>(
+        _ reply: @escaping @Sendable (Result<Answer, FleetControlError>) -> Void,
+        _ body: (inout SimulatedFleet) throws(FleetControlError) -> Answer
+    ) {
+        guard !state.withLock({ $0.finished }) else {
+            reply(.failure(FleetControlError(.unavailable, "the fleet is not running")))
+            return
+        }
+        let result: Result<Answer, FleetControlError> = fleet.withLock { fleet in
+            do throws(FleetControlError) {
+                return .success(try body(&fleet))
+            } catch {
+                return .failure(error)
+            }
+        }
+        publish()
+        reply(result)
+    }
+
+    private func publish() {
+        let paused = state.withLock { $0.paused }
+        let snapshot = fleet.withLock { fleet in
+            fleet.engine.fleetSnapshot(metrics: fleet.engine.snapshot(), paused: paused, realNanos: fleet.engine.realNow)
+        }
+        published.withLock { current in
+            let sequence = current.sequence &+ 1
+            current = snapshot
+            current.sequence = sequence
+        }
     }
 }
