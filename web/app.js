@@ -545,6 +545,10 @@ async function refreshDetail(first) {
     if (first) { if (!detailMap.fitRoute()) detailMap.fitDevices(); }
   }
 }
+const RELAUNCH_CAUSES = {
+  significantLocationChange: "a significant location change (iOS)", workManager: "WorkManager (Android)",
+  boot: "the boot receiver (Android)", userLaunch: "the user opening the app (iOS)",
+};
 function renderTimeline(hist) {
   const box = $("#d-timeline");
   if (!hist.length) { box.replaceChildren(el("p", { class: "muted", text: "No state changes recorded." })); return; }
@@ -553,9 +557,10 @@ function renderTimeline(hist) {
   const span = Math.max(1, end - t[0]);
   const colors = { tracking: "#2b8a3e", starting: "#1f5fbf", paused: "#e67700", dead: "#c92a2a", stopped: "#495057", idle: "#adb5bd", storeError: "#862e9c" };
   const bar = el("div", { class: "timeline", "aria-hidden": "true" },
-    ...hist.map((h, i) => el("span", { title: `${h.state} from ${longTime(h.at)}`,
+    ...hist.map((h, i) => el("span", { title: `${h.state}${h.cause ? ` (relaunched: ${h.cause})` : ""} from ${longTime(h.at)}`,
       style: `flex:${Math.max(0.002, ((t[i + 1] ?? end) - t[i]) / span)};background:${colors[stateKind(h.state)] || "#868e96"}` })));
-  const list = el("ol", { class: "log small" }, ...hist.slice(-12).reverse().map(h => el("li", {}, `${longTime(h.at)} — `, stateBadge(h.state))));
+  const list = el("ol", { class: "log small" }, ...hist.slice(-12).reverse().map(h => el("li", {}, `${longTime(h.at)} — `, stateBadge(h.state),
+    h.cause ? ` relaunched by ${RELAUNCH_CAUSES[h.cause] || h.cause}` : null)));
   box.replaceChildren(bar, list);
 }
 function miniTable(head, rows, empty) {
@@ -634,8 +639,8 @@ const ACTIONS = {
   osError: "A transient OS location error.",
   background: "The app goes to the background.",
   foreground: "The app comes to the foreground.",
-  kill: { help: "The OS kills the app; optionally relaunch it later.", params: [["relaunchAfterSeconds", "number", "", "optional"]] },
-  reboot: "The phone reboots.",
+  kill: { help: "The OS kills the app. Android: WorkManager relaunches it after relaunchAfterSeconds (default 60). iOS: it stays dead until the phone has moved 500 m (a significant location change) or, with relaunchAfterSeconds, until the user opens it then, whichever comes first.", params: [["relaunchAfterSeconds", "number", "", "optional"]] },
+  reboot: { help: "The phone reboots: down for relaunchAfterSeconds (default 60). Android: the boot receiver then relaunches the app. iOS: the app stays dead until the phone has moved 500 m from where it booted.", params: [["relaunchAfterSeconds", "number", "", "optional"]] },
   networkOffline: "The network goes away (fixes build a backlog).",
   networkOnline: "The network comes back.",
   latency: { help: "Add latency to every upload.", params: [["ms", "number", "800"]] },

@@ -204,6 +204,8 @@ enum AdminJSON {
             json.timestamp(unixMillis: change.at)
             json.key("state")
             json.string(change.state)
+            json.key("cause")
+            optionalString(change.cause?.rawValue, to: &json)
             json.endObject()
         }
         json.endArray()

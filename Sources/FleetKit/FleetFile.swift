@@ -136,7 +136,8 @@ public struct DeviceGroup: Sendable, Hashable {
 public struct FaultEntry: Sendable, Hashable {
     /// When, ms after the clock's start.
     public var atMillis: Int64
-    /// How long, for actions that end (the opposite action runs after it; `kill` relaunches).
+    /// How long, for actions that end (the opposite action runs after it); for `kill` and
+    /// `reboot`, the delay `ProcessOutage` reads per platform.
     public var forMillis: Int64?
     /// Which devices.
     public var selector: FaultSelector
@@ -194,7 +195,8 @@ public struct FaultParams: Sendable, Hashable {
     public var geofences: [Geofence]?
     /// `removeGeofences`.
     public var geofenceIDs: [String]?
-    /// `kill` and `reboot` from the admin API: when the app comes back, ms (the timeline uses `for`).
+    /// `kill` and `reboot` from the admin API: their delay, ms, as `ProcessOutage` reads it per
+    /// platform (the timeline uses `for`).
     public var relaunchAfterMillis: Int64?
 
     /// No parameters.

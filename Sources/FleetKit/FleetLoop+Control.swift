@@ -86,6 +86,7 @@ extension FleetLoop {
         slots[slot].accuracy = nil
         timers.cancel(.providerTick(slot))
         timers.cancel(.relaunch(slot))
+        timers.cancel(.significantMoveCheck(slot))
         timers.cancel(.spawn(slot))
         spawnQueue.removeAll { $0.slot == slot }
         metrics.devices = slots.count { !$0.removed }
@@ -121,7 +122,7 @@ extension FleetLoop {
         }
         logAction(ActionRecord(action: action.rawValue, applied: picked.count, at: time, source: .admin))
         noteLasting(
-            action, params: params, relaunchAt: time + Self.relaunchDelay(forMillis: nil, params: params), on: selector,
+            action, params: params, relaunchDelay: Self.relaunchDelay(forMillis: nil, params: params), on: selector,
             timelineFault: nil, at: time)
         return picked.map { slots[$0].id }
     }

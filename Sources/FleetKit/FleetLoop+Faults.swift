@@ -26,7 +26,7 @@ extension FleetLoop {
         logAction(ActionRecord(action: fault.action.rawValue, applied: picked.count, at: time, source: .timeline))
         noteLasting(
             fault.action, params: fault.params,
-            relaunchAt: time + Self.relaunchDelay(forMillis: fault.forMillis, params: fault.params),
+            relaunchDelay: Self.relaunchDelay(forMillis: fault.forMillis, params: fault.params),
             on: fault.selector, timelineFault: index, at: time)
         if let length = fault.forMillis, Self.undoing(fault.action) != nil {
             timers.schedule((), key: .faultEnd(index), at: time + length)
@@ -39,17 +39,11 @@ extension FleetLoop {
         for slot in selected(fault.selector, faultIndex: index) {
             apply(opposite, params: params, forMillis: nil, to: slot, at: time)
         }
-        noteLasting(opposite, params: params, relaunchAt: nil, on: fault.selector, timelineFault: index, at: time)
-    }
-
-    /// How long a killed or rebooted app stays down: the fault's `for`, else the action's
-    /// `relaunchAfterSeconds`, else a minute.
-    static func relaunchDelay(forMillis: Int64?, params: FaultParams) -> Int64 {
-        forMillis ?? params.relaunchAfterMillis ?? 60_000
+        noteLasting(opposite, params: params, relaunchDelay: nil, on: fault.selector, timelineFault: index, at: time)
     }
 
     /// The action (and its parameters) that ends a lasting fault; nil for those that end by
-    /// themselves (`osError` recovers, `kill` and `reboot` relaunch).
+    /// themselves (`osError` recovers, `kill` and `reboot` relaunch as `ProcessOutage` says).
     static func undoing(_ action: FaultAction) -> (FaultAction, FaultParams)? {
         var none = FaultParams()
         switch action {
@@ -85,10 +79,8 @@ extension FleetLoop {
             slots[slot].online = action == .networkOnline
             feed(.networkChanged(online: action == .networkOnline), to: slot, at: time)
         case .kill, .reboot:
-            guard slots[slot].processAlive else { return }
-            slots[slot].processAlive = false
-            processGone(slot, at: time)
-            timers.schedule((), key: .relaunch(slot), at: time + Self.relaunchDelay(forMillis: forMillis, params: params))
+            let delay = Self.relaunchDelay(forMillis: forMillis, params: params)
+            takeDown(slot, ProcessOutage.plan(action, platform: slots[slot].platform, delayMillis: delay, since: time), at: time)
         case .latency:
             slots[slot].extraLatencyMillis = params.latencyMillis ?? 0
         case .timeouts:
@@ -107,24 +99,6 @@ extension FleetLoop {
             if let geofences = params.geofences { feed(.addGeofences(geofences), to: slot, at: time) }
         case .removeGeofences:
             if let ids = params.geofenceIDs { feed(.removeGeofences(ids), to: slot, at: time) }
-        }
-    }
-
-    /// A killed app comes back with what its store holds.
-    mutating func relaunch(_ slot: Int, cause: RelaunchCause, at time: Int64) {
-        guard !slots[slot].processAlive else { return }
-        slots[slot].processAlive = true
-        // Killed before it spawned: its spawn, still to come, starts it.
-        guard slots[slot].device != nil else { return }
-        do {
-            let restored = try slots[slot].store.readDeviceState()
-            let pending = try slots[slot].store.pendingCount()
-            feed(.processRelaunched(cause, restored: restored, pendingFixes: pending), to: slot, at: time)
-            tellWorld(slot, at: time)
-        } catch {
-            // Relaunched when the store writes again.
-            slots[slot].processAlive = false
-            reportStoreError(error, slot: slot, at: time, resume: .relaunch(cause))
         }
     }
 }

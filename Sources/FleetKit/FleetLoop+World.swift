@@ -14,8 +14,24 @@ struct LastingAction {
     var selector: FaultSelector
     /// Seeds a `fraction` selector without a seed of its own.
     var faultIndex: Int
-    /// For `kill` and `reboot`: when the app relaunches, virtual ms.
-    var relaunchAt: Int64?
+    /// For `kill` and `reboot`: when it ran, virtual ms, and its explicit delay (see `ProcessOutage`).
+    var processDown: (since: Int64, delayMillis: Int64?)?
+
+    /// The outage a `kill` or `reboot` note gives a device of `platform`.
+    func outage(on platform: Platform) -> ProcessOutage? {
+        processDown.map { ProcessOutage.plan(action, platform: platform, delayMillis: $0.delayMillis, since: $0.since) }
+    }
+
+    /// When a `kill` or `reboot` note is over on every platform, virtual ms; nil while one
+    /// platform's app waits for a significant move, which a device added later makes too.
+    var processBackAt: Int64? {
+        var latest: Int64 = .min
+        for platform in Platform.allCases {
+            guard let launch = outage(on: platform)?.launch else { return nil }
+            latest = max(latest, launch.at)
+        }
+        return latest
+    }
 
     /// The condition `action` sets, and whether it is the default state (granted, on, online),
     /// or nil for actions that set no lasting condition.
@@ -42,7 +58,7 @@ extension FleetLoop {
     /// `time`, if that selector can pick a device added later: `all`, a group, or a timeline
     /// fraction (`faultIndex` given as the fault's place); ids and states name devices there are.
     mutating func noteLasting(
-        _ action: FaultAction, params: FaultParams, relaunchAt: Int64?, on selector: FaultSelector,
+        _ action: FaultAction, params: FaultParams, relaunchDelay: Int64?, on selector: FaultSelector,
         timelineFault faultIndex: Int?, at time: Int64
     ) {
         guard let (kind, restores) = LastingAction.kind(of: action) else { return }
@@ -53,11 +69,11 @@ extension FleetLoop {
         }
         let note = LastingAction(
             kind: kind, action: action, params: params, selector: selector, faultIndex: faultIndex ?? -1,
-            relaunchAt: kind == .process ? relaunchAt : nil)
-        // Superseded: earlier actions of the kind on devices this one picks too, and relaunches
-        // that have come.
+            processDown: kind == .process ? (time, relaunchDelay) : nil)
+        // Superseded: earlier actions of the kind on devices this one picks too, and kills and
+        // reboots every device is back from.
         lasting.removeAll { earlier in
-            if let at = earlier.relaunchAt, at <= time { return true }
+            if let back = earlier.processBackAt, back <= time { return true }
             guard earlier.kind == kind, kind != .process else { return false }
             switch (selector, earlier.selector) {
             case (.all, _): return true
@@ -75,10 +91,11 @@ extension FleetLoop {
     /// would have given it had it been there when they ran, in the order they ran.
     mutating func meetLastingActions(_ slot: Int, at time: Int64) {
         for note in lasting where picks(note.selector, faultIndex: note.faultIndex, slot: slot) {
-            if let relaunchAt = note.relaunchAt {
-                guard relaunchAt > time else { continue }
-                // Dead until the same relaunch as the devices the kill reached.
-                apply(note.action, params: note.params, forMillis: relaunchAt - time, to: slot, at: time)
+            if let outage = note.outage(on: slots[slot].platform) {
+                if let launch = outage.launch, launch.at <= time { continue }
+                // Dead until the relaunch the devices the kill or reboot reached get on this
+                // platform; an iOS app waits for a significant move from where it spawns.
+                takeDown(slot, outage, at: time)
             } else {
                 apply(note.action, params: note.params, forMillis: nil, to: slot, at: time)
             }
@@ -121,12 +138,14 @@ extension FleetLoop {
     }
 
     /// The app's process dies: the device loses what it held in memory and the OS provider
-    /// stops for it. A device not yet spawned has no process to lose.
+    /// stops for it; an iOS app starts waiting for a significant move from here. A device not
+    /// yet spawned has no process to lose (its spawn calls this).
     mutating func processGone(_ slot: Int, at time: Int64) {
         guard slots[slot].device != nil else { return }
         feed(.processDied, to: slot, at: time)
         slots[slot].accuracy = nil
         slots[slot].stateHistory.append(StateChange(at: time, state: "dead"))
         timers.cancel(.providerTick(slot))
+        watchForSignificantMove(slot, at: time)
     }
 }

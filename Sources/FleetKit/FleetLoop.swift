@@ -15,8 +15,10 @@ enum LoopTimer: Hashable, Sendable {
     case fault(Int)
     /// A fault's `for` is over (by timeline index).
     case faultEnd(Int)
-    /// A killed device's app relaunches.
+    /// A dead app's set relaunch instant (see `ProcessOutage`).
     case relaunch(Int)
+    /// An iOS app dead until a significant move: is the phone far enough yet?
+    case significantMoveCheck(Int)
     /// A transfer's answer, held back by a `latency` fault, reaches the device (by transfer number).
     case delivery(Int)
     /// The SDK's timeout of a transfer (by transfer number), on the virtual clock.
@@ -43,6 +45,8 @@ struct DeviceSlot {
     var locationServicesOn = true
     var online = true
     var processAlive = true
+    /// While the app is dead from a kill or reboot: what brings it back.
+    var outage: ProcessOutage?
     var accuracy: AccuracyRequest?
     var wasMoving = true
     var state = "idle"
@@ -373,7 +377,9 @@ struct FleetLoop {
         case .faultEnd(let index):
             endFault(index, at: time)
         case .relaunch(let slot):
-            relaunch(slot, cause: slots[slot].platform == .ios ? .significantLocationChange : .workManager, at: time)
+            relaunchDue(slot, at: time)
+        case .significantMoveCheck(let slot):
+            checkSignificantMove(slot, at: time)
         case .delivery(let number):
             deliverHeld(number, at: time)
         case .transferTimeout(let number):

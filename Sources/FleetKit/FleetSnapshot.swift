@@ -153,6 +153,9 @@ public struct StateChange: Sendable, Hashable {
     public var at: Int64
     /// The state text (`tracking`, `dead`, …).
     public var state: String
+    /// Why a dead app came back, on the first state it entered (or listed) on relaunch; nil on
+    /// every other change.
+    public var cause: RelaunchCause?
 }
 
 /// A fault or admin action that ran.

@@ -15,6 +15,9 @@ struct SpawnWorldRunTests {
         /// Nil for `kill`: the app relaunches by itself.
         var undo: FaultAction?
         var stateAtSpawn: String
+        /// The devices' platform: Android for `kill`, whose WorkManager relaunches the app at the
+        /// kill's end (an iOS app comes back on a significant move, see `RelaunchTests`).
+        var platform = Platform.ios
 
         var testDescription: String { action.rawValue }
     }
@@ -31,15 +34,16 @@ struct SpawnWorldRunTests {
         Condition(action: .networkOffline, undo: .networkOnline, stateAtSpawn: "tracking"),
         Condition(action: .revokePermission, undo: .grantPermission, stateAtSpawn: "paused(permissionRevoked)"),
         Condition(action: .locationServicesOff, undo: .locationServicesOn, stateAtSpawn: "paused(locationDisabled)"),
-        Condition(action: .kill, undo: nil, stateAtSpawn: "dead"),
+        Condition(action: .kill, undo: nil, stateAtSpawn: "dead", platform: .android),
     ]
 
     static let start: Int64 = 1_781_510_400_000
     /// When the condition ends (the fault's end, the undo, the kill's relaunch).
     static let endAfter: Int64 = 40 * 60_000
 
-    /// `walkers` (the selected group) and `others` (a control), one iOS device each, spawning at 20m.
-    static func yaml(faults: String) -> String {
+    /// `walkers` (the selected group, on `platform`) and `others` (a control, iOS), one device
+    /// each, spawning at 20m.
+    static func yaml(faults: String, platform: Platform) -> String {
         var text = """
             name: spawn-world
             seed: 11
@@ -47,12 +51,12 @@ struct SpawnWorldRunTests {
             groups:
 
             """
-        for name in ["walkers", "others"] {
+        for (name, platform) in [("walkers", platform), ("others", .ios)] {
             text += """
                   - name: \(name)
                     count: 1
                     start: 20m
-                    platform: ios
+                    platform: \(platform.rawValue)
                     route: walk.csv
                     pace: walk
                     config:
@@ -93,7 +97,7 @@ struct SpawnWorldRunTests {
             source == .timeline
             ? "faults:\n  - {at: 1m, for: 39m, select: {group: walkers}, action: \(condition.action.rawValue)}\n" : ""
         let runtime = try FleetRuntime(
-            fleet: try workspace.fleet(Self.yaml(faults: faults)),
+            fleet: try workspace.fleet(Self.yaml(faults: faults, platform: condition.platform)),
             options: RunOptions(
                 dataDirectory: workspace.data, ingest: server.url, realDurationMillis: 120_000,
                 virtualDurationMillis: 60 * 60_000, routeFolder: workspace.folder.path))
