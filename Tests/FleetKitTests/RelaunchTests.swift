@@ -50,7 +50,7 @@ struct RelaunchTests {
         // Store errors are the point of one test, and read from the device's state there.
         options.storeLogSink = { _ in }
         var loop = try FleetLoop(fleet: fleet, options: options)
-        loop.start(realNanos: FleetRuntime.realNanos())
+        loop.start(wallNow: 1_781_510_400_000)
         return loop
     }
 
@@ -58,15 +58,15 @@ struct RelaunchTests {
     /// dropped (their answers never come, so the SDK's timeout answers them).
     static func advance(_ loop: inout FleetLoop, to time: Int64) {
         while let next = loop.nextDeadline(), next <= time {
-            loop.runDue(until: time, realNanos: FleetRuntime.realNanos())
-            _ = loop.takeOutgoing()
+            loop.runDue(until: time)
+            _ = loop.takeEffects()
         }
         loop.metrics.virtualNow = max(loop.metrics.virtualNow, time)
     }
 
     /// The relaunches in a device's state history, as the admin API reads it.
     static func relaunches(_ loop: FleetLoop, _ id: String) throws -> [Relaunch] {
-        let device = try #require(loop.fleetSnapshot(metrics: loop.snapshot(), realNanos: 0).device(id))
+        let device = try #require(loop.fleetSnapshot(metrics: loop.snapshot(), paused: false, realNanos: 0).device(id))
         return device.stateHistory.compactMap { change in change.cause.map { Relaunch(at: change.at, cause: $0) } }
     }
 
@@ -250,7 +250,7 @@ struct RelaunchTests {
         // The store's file is not a database when WorkManager relaunches the app.
         let database = "\(loop.options.dataDirectory)/devices/\(try #require(loop.installIDs[id]))/beekon.db"
         let kept = database + ".kept"
-        loop.pool.closeAll()
+        loop.stores.closeAll()
         try FileManager.default.moveItem(atPath: database, toPath: kept)
         try Data(repeating: 0x78, count: 8192).write(to: URL(fileURLWithPath: database))
         Self.advance(&loop, to: Self.downAt + 60_000)
@@ -258,7 +258,7 @@ struct RelaunchTests {
         #expect(loop.slots[0].storeProblem?.resume == .relaunch(.workManager))
         #expect(try Self.relaunches(loop, id).isEmpty)
 
-        loop.pool.closeAll()
+        loop.stores.closeAll()
         try FileManager.default.removeItem(atPath: database)
         try FileManager.default.moveItem(atPath: kept, toPath: database)
         // The first retry, 10 s after the failure, finds it readable.
