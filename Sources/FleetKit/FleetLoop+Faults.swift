@@ -84,6 +84,7 @@ extension FleetLoop {
         case .networkOffline, .networkOnline:
             slots[slot].online = action == .networkOnline
             feed(.networkChanged(online: action == .networkOnline), to: slot, at: time)
+            if action == .networkOffline { networkLost(slot, at: time) }
         case .kill, .reboot:
             guard slots[slot].processAlive else { return }
             slots[slot].processAlive = false
