@@ -4,7 +4,7 @@ const WINDOW_MS = 5 * 60 * 1000;
 const PALETTE = ["#1f5fbf", "#d9480f", "#2b8a3e", "#862e9c", "#c92a2a", "#0b7285", "#e67700", "#5c940d", "#364fc7", "#a61e4d"];
 const FIXED = {
   "200": "#2b8a3e", "201": "#5c940d", "202": "#5c940d", "204": "#5c940d",
-  timeout: "#c92a2a", "503": "#e67700", "500": "#d9480f", "429": "#862e9c", "401": "#a61e4d",
+  timeout: "#c92a2a", offline: "#495057", "503": "#e67700", "500": "#d9480f", "429": "#862e9c", "401": "#a61e4d",
   p50: "#2b8a3e", p95: "#e67700", p99: "#c92a2a",
   tracking: "#2b8a3e", starting: "#1f5fbf", idle: "#868e96", stopped: "#495057", dead: "#c92a2a",
   "paused(permissionRevoked)": "#e67700", "paused(locationDisabled)": "#ae3ec9", "paused(unknown)": "#f59f00",

@@ -101,8 +101,8 @@ public struct AuthSession: Sendable, Hashable {
         return ([.cancelTimer(.proactiveRefresh), .sendRefresh(request)], true)
     }
 
-    /// Reads a refresh answer: adopts, counts a failure (opening the breaker at three), or
-    /// marks the credentials dead.
+    /// Reads a refresh answer: adopts, counts a failure (opening the breaker at three), marks
+    /// the credentials dead, or, cut off by the network's loss, counts nothing.
     public mutating func refreshFinished(_ outcome: RefreshOutcome, now: Int64) -> [DeviceAction] {
         isRefreshing = false
         switch outcome {
@@ -125,6 +125,8 @@ public struct AuthSession: Sendable, Hashable {
         case .deadCredentials:
             isDead = true
             return [.cancelTimer(.proactiveRefresh), .emitAuthChange(.deadCredentials)]
+        case .offline:
+            return []
         }
     }
 

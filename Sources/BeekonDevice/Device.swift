@@ -442,7 +442,9 @@ public struct Device: Sendable {
     }
 
     private func refreshOutcome(_ outcome: HTTPOutcome, now: Int64) -> RefreshOutcome {
-        guard case .response(let status, _, let body) = outcome else { return .transient }
+        guard case .response(let status, _, let body) = outcome else {
+            return outcome == .failed(.offline) ? .offline : .transient
+        }
         let previous = sync.auth.persisted?.tokens ?? TokenSet(accessToken: nil, refreshToken: nil, expiresAt: nil)
         return RefreshOutcome(
             status: status, body: body, mapping: sync.auth.recipe?.responseMapping,

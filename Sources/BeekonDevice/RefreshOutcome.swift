@@ -8,6 +8,9 @@ public enum RefreshOutcome: Sendable, Hashable {
     case deadCredentials
     /// 408, 429, 5xx, a timeout or a network error: back off and try again.
     case transient
+    /// The device's network went down under it: no failed refresh (the endpoint never failed);
+    /// it goes again when the network returns.
+    case offline
 
     /// Reads a refresh answer. `previous` supplies the refresh token when the server does not
     /// rotate it; `now` (Unix ms) turns a relative expiry into an absolute one.

@@ -4,6 +4,8 @@
 /// delete it and load the next, until nothing is pending or an upload fails. One upload is in
 /// flight at most. Failures back off `interval × 2^min(n, 4)` (at most an hour, or longer when
 /// `Retry-After` asks), and a retry re-sends the same rows under the same `batch_id`.
+/// Offline it sends nothing, neither upload nor token refresh; a transfer the network's loss cut
+/// off is no failure, and the network's return refreshes a token that fell due, then uploads.
 /// In local-only mode (no sync config) it never asks for anything that touches the network.
 public struct SyncEngine: Sendable, Hashable {
     /// Where the drain is.
@@ -105,17 +107,23 @@ public struct SyncEngine: Sendable, Hashable {
         return [.armTimer(.syncInterval, at: now + intervalMillis)]
     }
 
-    /// The network went down or came back. Coming back resets the failure count and uploads at once.
+    /// The network went down or came back. Coming back resets the failure count, refreshes a
+    /// token that fell due meanwhile, and uploads at once.
     public mutating func networkChanged(online: Bool, now: Int64) -> [DeviceAction] {
         guard online != isOnline else { return [] }
         isOnline = online
         guard online, config != nil else { return [] }
         failures = 0
+        // A proactive refresh (or the breaker's end) that came while offline sent nothing.
+        var actions: [DeviceAction] = []
+        if auth.wantsRefreshBeforeUpload(now: now) {
+            actions = beginRefresh(now: now).actions
+        }
         if case .awaitingNetwork(let held) = phase {
             phase = .idle
-            if let held { return send(held, now: now) }
+            if let held { return actions + send(held, now: now) }
         }
-        return drain(now: now, bypassingBackoff: true)
+        return actions + drain(now: now, bypassingBackoff: true)
     }
 
     /// The process died: whatever was in flight is forgotten (the rows stay in the store).
@@ -182,11 +190,11 @@ public struct SyncEngine: Sendable, Hashable {
             held.authRetried = false
             return send(held, now: now)
         case .proactiveRefresh:
-            return auth.beginRefresh(now: now).actions
+            return beginRefresh(now: now).actions
         case .refreshBreaker:
             auth.breakerClosed()
             if auth.wantsRefreshBeforeUpload(now: now) {
-                return auth.beginRefresh(now: now).actions
+                return beginRefresh(now: now).actions
             }
             return []
         case .osErrorRecovery, .checkIn, .currentLocationTimeout:
@@ -211,11 +219,17 @@ public struct SyncEngine: Sendable, Hashable {
         return send(held, now: now)
     }
 
-    /// An upload's outcome, read with seed 05's status table.
+    /// An upload's outcome, read with seed 05's status table. One the network's loss cut off
+    /// (the engine offline) is no failure: the rows wait for the network, whose return sends
+    /// them at once with the failure count reset (spec §6), so counting it could lengthen no wait.
     public mutating func uploadFinished(
         batchID: UUIDv7, outcome: HTTPOutcome, now: Int64
     ) -> [DeviceAction] {
         guard case .sending(var held) = phase, held.batchID == batchID else { return [] }
+        if outcome == .failed(.offline), !isOnline {
+            phase = .awaitingNetwork(held)
+            return [.emitSyncStatus(.idle)]
+        }
         let verdict: UploadVerdict
         switch outcome {
         case .response(let status, _, _): verdict = UploadVerdict(status: status)
@@ -238,7 +252,7 @@ public struct SyncEngine: Sendable, Hashable {
         case .auth:
             if auth.recipe?.refreshURL != nil, !auth.isDead, !held.authRetried {
                 held.authRetried = true
-                let refresh = auth.beginRefresh(now: now)
+                let refresh = beginRefresh(now: now)
                 if refresh.inFlight {
                     phase = .awaitingRefresh(held)
                     return refresh.actions
@@ -261,13 +275,18 @@ public struct SyncEngine: Sendable, Hashable {
         }
     }
 
-    /// A token refresh's outcome.
+    /// A token refresh's outcome. One the network's loss cut off (the engine offline) is no
+    /// failed refresh, as the token endpoint never failed: it goes again when the network
+    /// returns, and the upload waiting for it after it. Heard while online, it is a network error.
     public mutating func refreshFinished(_ outcome: RefreshOutcome, now: Int64) -> [DeviceAction] {
+        let outcome = outcome == .offline && isOnline ? .transient : outcome
         var actions = auth.refreshFinished(outcome, now: now)
         guard case .awaitingRefresh(let held) = phase else { return actions }
         switch outcome {
         case .adopted:
             actions += send(held, now: now)
+        case .offline:
+            phase = .awaitingNetwork(held)
         case .transient:
             actions += backOff(held, retryAfter: nil, now: now)
         case .deadCredentials:
@@ -313,7 +332,7 @@ public struct SyncEngine: Sendable, Hashable {
             return []
         }
         if auth.isRefreshing || auth.wantsRefreshBeforeUpload(now: now) {
-            let refresh = auth.beginRefresh(now: now)
+            let refresh = beginRefresh(now: now)
             if refresh.inFlight {
                 phase = .awaitingRefresh(held)
                 return refresh.actions
@@ -338,6 +357,13 @@ public struct SyncEngine: Sendable, Hashable {
             .emitSyncStatus(.inFlight),
             .sendBatch(UploadRequest(url: config.url, headers: headers, payload: payload)),
         ]
+    }
+
+    /// Starts a token refresh (see `AuthSession.beginRefresh`), but never while offline: the
+    /// network's return starts one that fell due meanwhile.
+    private mutating func beginRefresh(now: Int64) -> (actions: [DeviceAction], inFlight: Bool) {
+        guard isOnline else { return ([], false) }
+        return auth.beginRefresh(now: now)
     }
 
     /// Keeps the rows and waits: `interval × 2^min(n, 4)`, or longer if `Retry-After` says so.

@@ -35,7 +35,9 @@ public enum NetworkErrorKind: String, Sendable, Hashable, CaseIterable, Codable 
     case tls
     /// The connection was reset or closed mid-request.
     case reset
-    /// The device's network is down (an injected fault), so nothing was sent.
+    /// The device's network went down while the request was out: the device hears no more of
+    /// it, whatever the server did. Not counted as a failure: the network's return sends again
+    /// at once, with the count reset (spec §6).
     case offline
 }
 

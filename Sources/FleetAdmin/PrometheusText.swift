@@ -25,7 +25,7 @@ enum PrometheusText {
         labelled("beekon_fleet_geofence_events_lost_total", "cause", metrics.geofenceEventsLostByCause, to: &text)
         family("beekon_fleet_pending_fixes", "gauge", "Fixes stored and not yet acknowledged.")
         text += "beekon_fleet_pending_fixes \(metrics.pending)\n"
-        family("beekon_fleet_uploads_total", "counter", "Upload POSTs by outcome (status code or network failure).")
+        family("beekon_fleet_uploads_total", "counter", "Upload POSTs by outcome (status code, network failure, or offline: the device's network went down while it was out).")
         labelled("beekon_fleet_uploads_total", "outcome", metrics.batchesByOutcome, to: &text)
         histogram(
             "beekon_fleet_upload_latency_seconds",
@@ -36,6 +36,8 @@ enum PrometheusText {
             metrics.serverLatency, to: &text)
         family("beekon_fleet_answers_after_timeout_total", "counter", "Server answers that came after the device's timeout had ended the transfer.")
         text += "beekon_fleet_answers_after_timeout_total \(metrics.answersAfterTimeout)\n"
+        family("beekon_fleet_answers_after_offline_total", "counter", "Server answers the device never heard because its network went down first (it heard offline).")
+        text += "beekon_fleet_answers_after_offline_total \(metrics.answersAfterOffline)\n"
         family("beekon_fleet_warp", "gauge", "Virtual seconds per real second, as set, or at max warp the rate reached (virtual time stands still while paused).")
         text += "beekon_fleet_warp \(snapshot.warp)\n"
         family("beekon_fleet_max_warp", "gauge", "1 while the clock jumps from event to event (run --warp max), else 0.")

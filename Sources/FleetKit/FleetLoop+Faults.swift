@@ -78,6 +78,7 @@ extension FleetLoop {
         case .networkOffline, .networkOnline:
             slots[slot].online = action == .networkOnline
             feed(.networkChanged(online: action == .networkOnline), to: slot, at: time)
+            if action == .networkOffline { networkLost(slot, at: time) }
         case .kill, .reboot:
             let delay = Self.relaunchDelay(forMillis: forMillis, params: params)
             takeDown(slot, ProcessOutage.plan(action, platform: slots[slot].platform, delayMillis: delay, since: time), at: time)

@@ -24,6 +24,8 @@ struct TransferInFlight {
     var serverMillis: Double?
     /// The server's answer and its label, held while injected latency runs.
     var held: (outcome: HTTPOutcome, label: String)?
+    /// The real request has ended (answered or failed), whether or not the device heard it.
+    var realEnded = false
     /// When the device hears the answer, virtual Unix ms: set at send with modelled timing, at the
     /// answer's arrival with injected latency; nil when the timeout answers instead (a `timeouts`
     /// fault, latency past the deadline, no real answer).
@@ -70,17 +72,22 @@ extension FleetLoop {
     }
 
     /// The real request ended (on the transport's thread, handed over at the virtual time the
-    /// loop has reached). An answer after the device's timeout is counted and dropped: the
-    /// device has moved on, as a phone would.
+    /// loop has reached). An answer after the device's timeout, or after its network went down,
+    /// is counted and dropped: the device has moved on, as a phone would.
     mutating func transferFinished(number: Int, result: HTTPResult) {
         if case .response(_, _, _, let millis) = result {
             metrics.serverLatency.record(millis)
             noteSlowAnswer(serverMillis: millis)
         }
         guard var transfer = transfers[number] else {
-            metrics.answersAfterTimeout += 1
+            if offlineOnWire.remove(number) != nil {
+                metrics.answersAfterOffline += 1
+            } else {
+                metrics.answersAfterTimeout += 1
+            }
             return
         }
+        transfer.realEnded = true
         let now = metrics.virtualNow
         let outcome: HTTPOutcome
         let label: String
@@ -150,6 +157,24 @@ extension FleetLoop {
     mutating func deliverHeld(_ number: Int, at time: Int64) {
         guard let held = transfers[number]?.held else { return }
         finishTransfer(number, outcome: held.outcome, label: held.label, at: time)
+    }
+
+    /// The device's network went down (after it was told): each transfer it has out ends for it
+    /// now as `offline`, as nothing more reaches a phone over a network it lost. The real
+    /// request, sent while the device was online, still goes (so the server sees what the device
+    /// sent, however the turns fell); its end, in already or still to come, is counted once
+    /// (`answersAfterOffline`) and never heard.
+    mutating func networkLost(_ slot: Int, at time: Int64) {
+        var cut: [Int] = []
+        for (number, transfer) in transfers where transfer.slot == slot { cut.append(number) }
+        for number in cut.sorted() {
+            if transfers[number]?.realEnded == true {
+                metrics.answersAfterOffline += 1
+            } else {
+                offlineOnWire.insert(number)
+            }
+            finishTransfer(number, outcome: .failed(.offline), label: NetworkErrorKind.offline.rawValue, at: time)
+        }
     }
 
     /// The SDK's timeout: the device hears `timeout`, whatever the server does later.

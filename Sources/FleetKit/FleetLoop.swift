@@ -118,6 +118,8 @@ struct FleetLoop {
     var realNow: UInt64 = 0
     /// Uploads and refreshes the devices have sent and not yet heard the end of, by number.
     var transfers: [Int: TransferInFlight] = [:]
+    /// Transfers the device heard end as `offline` whose real request is still out (`networkLost`).
+    var offlineOnWire: Set<Int> = []
     var nextTransfer = 0
     /// The last virtual ms this turn may reach: just before the answer instant of a modelled
     /// transfer sent during it.

@@ -19,7 +19,8 @@ public struct FleetMetrics: Sendable, Hashable {
     public var batchesSent = 0
     /// Fixes in batches the server acknowledged.
     public var fixesUploaded = 0
-    /// Upload outcomes: the status code as text (`200`) or the network failure (`timeout`).
+    /// Upload outcomes: the status code as text (`200`), the network failure (`timeout`), or
+    /// `offline` (the device's network went down while it was out).
     public var batchesByOutcome: [String: Int] = [:]
     /// Token refreshes sent.
     public var refreshesSent = 0
@@ -47,6 +48,10 @@ public struct FleetMetrics: Sendable, Hashable {
     public var slowestAnswerMillis = 0.0
     /// Server answers that came after the device's timeout had already ended its transfer.
     public var answersAfterTimeout = 0
+    /// Ends of real requests (the server's answer, or a transport failure) that the device never
+    /// heard because its network went down first and it heard `offline`: one per such transfer,
+    /// whether the end came after that instant or before it, held for a later one.
+    public var answersAfterOffline = 0
     /// Virtual ms the clock stood still waiting for real answers (modelled transfer timing).
     public var clockHeldMillis: Int64 = 0
     /// Every request the devices sent, as one digest: two runs that sent the same requests in the

@@ -75,7 +75,7 @@ public struct DeviceSnapshot: Sendable {
     public var online: Bool
     /// Fixes stored and not yet acknowledged.
     public var pending: Int
-    /// The last upload's outcome (`200`, `timeout`).
+    /// The last upload's outcome (`200`, `timeout`, `offline`).
     public var lastOutcome: String?
     /// When the last upload ended, virtual Unix ms.
     public var lastUploadAt: Int64?
@@ -125,7 +125,7 @@ public struct AuthStatus: Sendable, Hashable {
     public var state: String
     /// The access token's expiry, virtual Unix ms.
     public var validUntil: Int64?
-    /// The last refresh's outcome (`200`, `timeout`).
+    /// The last refresh's outcome (`200`, `timeout`, `offline`).
     public var lastRefreshOutcome: String?
     /// No refresh is tried before this, virtual Unix ms.
     public var breakerOpenUntil: Int64?
@@ -139,11 +139,12 @@ public struct UploadRecord: Sendable, Hashable {
     public var batchID: String
     /// Fixes in the batch.
     public var fixes: Int
-    /// The status (`200`) or network failure (`timeout`).
+    /// The status (`200`), network failure (`timeout`), or `offline`.
     public var outcome: String
     /// Virtual ms from send to the outcome the device heard.
     public var latencyMillis: Double
-    /// Wall ms the server took to answer; nil when it did not answer before the device's timeout.
+    /// Wall ms the server took to answer; nil when it had not answered by the time the device
+    /// heard the outcome (its timeout, or `offline`).
     public var serverMillis: Double?
 }
 

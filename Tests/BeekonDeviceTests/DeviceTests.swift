@@ -19,6 +19,8 @@ struct DeviceHarness {
     var serverStatus = 200
     /// Whether uploads stay in flight until `answerUpload()` (otherwise answered at once).
     var deferUploads = false
+    /// Whether the device has a network: nothing may be sent without one.
+    var online = true
 
     init(platform: Platform, config: BeekonConfig = BeekonConfig(), seed: UInt64 = 1) {
         let (device, actions) = Device.restore(platform: platform, restored: PersistedDeviceState(), pendingFixes: 0, seed: seed, now: now)
@@ -28,7 +30,13 @@ struct DeviceHarness {
     }
 
     mutating func send(_ event: DeviceEvent) {
+        if case .networkChanged(let online) = event { self.online = online }
         apply(device.handle(event, at: now))
+        // As the fleet does: an upload out when the network goes down ends for the device as `offline`.
+        if case .networkChanged(online: false) = event, let request = inFlight {
+            inFlight = nil
+            apply(device.handle(.uploadFinished(batchID: request.payload.batchID, .failed(.offline)), at: now))
+        }
     }
 
     mutating func fix(_ latitude: Double, _ longitude: Double, accuracy: Double? = 5) {
@@ -76,11 +84,14 @@ struct DeviceHarness {
                 queue += device.handle(.batchLoaded(batch), at: now)
             case .sendBatch(let request):
                 #expect(inFlight == nil, "a second upload started while one was in flight")
+                #expect(online, "an upload was sent while offline")
                 inFlight = request
                 uploads.append(request)
                 if !deferUploads {
                     queue += answerInFlightUpload()
                 }
+            case .sendRefresh:
+                #expect(online, "a token refresh was sent while offline")
             case .acknowledgeBatch(let batch), .dropBatch(let batch):
                 let ids = Set(batch.locations.map(\.id))
                 stored.removeAll { ids.contains($0.fix.id) }

@@ -278,7 +278,7 @@ struct AdminServerTests {
             "beekon_fleet_devices{state=", "beekon_fleet_fixes_admitted_total ", "beekon_fleet_fixes_uploaded_total ",
             "beekon_fleet_pending_fixes ", "beekon_fleet_uploads_total{outcome=\"200\"}",
             "beekon_fleet_upload_latency_seconds_bucket{le=\"+Inf\"}", "beekon_fleet_upload_latency_seconds_count ",
-            "beekon_fleet_warp 120",
+            "beekon_fleet_answers_after_timeout_total ", "beekon_fleet_answers_after_offline_total ", "beekon_fleet_warp 120",
         ] {
             #expect(metrics.text.contains(name), "/metrics lacks \(name)")
         }

@@ -1,0 +1,110 @@
+import BeekonDevice
+import Foundation
+import Testing
+
+@testable import FleetKit
+
+/// A phone whose network goes down (`networkOffline`) hears `offline`, at that instant, for what it
+/// had out; it sends nothing while offline, and the server's late answers are counted, never
+/// heard. Modelled timing (`--deterministic`), so every instant is exact and every run alike.
+@Suite("Transfers cut off by the network's loss", .serialized)
+struct OfflineTransferTests {
+    /// The fleet's clock.start, 2026-06-15T08:00:00Z, Unix ms.
+    static let start: Int64 = 1_781_510_400_000
+    static let offlineAt = start + 120_000
+    static let onlineAt = offlineAt + 60_000
+    /// Every device loses its network 2 virtual minutes in, for one minute. The tests add an
+    /// injected latency, so a transfer is out long enough for the loss to find one.
+    static let offlineFaults = """
+          - {at: 2m, for: 1m, select: all, action: networkOffline}
+        """
+
+    @Test("an upload out when the network goes is heard as `offline` at that instant; the late answer is counted, not heard; the same batch goes the instant the network is back")
+    func uploadCutOff() async throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        // Answers take 300 real ms, so the cut upload's answer most likely comes after the cut; one
+        // in before it, held for its instant, is counted alike. Uploads are out 20.1 virtual s,
+        // back to back.
+        let server = try IngestTestServer(rule: { _ in IngestTestServer.Answer(delayMillis: 300) })
+        defer { server.stop() }
+        let faults = """
+            faults:
+              - {at: 0s, for: 1h, select: all, action: latency, params: {ms: 20000}}
+            \(Self.offlineFaults)
+            """
+        let runtime = try await workspace.runtime(
+            TransferTimingTests.yaml(warp: 600, faults: faults), ingest: server.url, virtualMinutes: 5, timing: .deterministic)
+        let metrics = runtime.metrics
+        let devices = runtime.snapshot.devices
+        #expect(devices.count == 3)
+        for device in devices {
+            let uploads = device.uploads
+            let cut = uploads.filter { $0.outcome == "offline" }
+            guard cut.count == 1, let record = cut.first, let index = uploads.firstIndex(of: record) else {
+                Issue.record("\(device.id): not one upload cut off: \(uploads)")
+                continue
+            }
+            #expect(record.at == Self.offlineAt)
+            #expect(record.latencyMillis > 0 && record.latencyMillis < 20_100, "it was not out: \(record)")
+            // Not heard: the server took the batch, yet the device sends it again, at once, when back.
+            let next = uploads[index + 1]
+            #expect(next.batchID == record.batchID)
+            #expect(next.outcome == "200")
+            #expect(next.at == Self.onlineAt + 20_100)
+        }
+        #expect(metrics.batchesByOutcome["offline"] == 3)
+        #expect(runtime.snapshot.uploads.overall["offline"]?.count == 3)
+        #expect(runtime.snapshot.uploads.overall["offline"]?.network == true)
+        #expect(metrics.answersAfterOffline == 3, "each cut upload's real answer is counted once")
+        #expect(metrics.answersAfterTimeout == 0)
+        // Nothing was sent while offline; the cut batches, which the server took, came again at the return.
+        let uploads = server.uploads
+        #expect(uploads.allSatisfy { $0.sentAt < "2026-06-15T08:02:00.000Z" || $0.sentAt >= "2026-06-15T08:03:00.000Z" })
+        let resent = Dictionary(grouping: uploads, by: \.batchID).values.filter { $0.count == 2 }
+        #expect(resent.count == 3)
+        #expect(resent.allSatisfy { $0[0].status == 200 && $0[1].sentAt == "2026-06-15T08:03:00.000Z" })
+        // Every fix the devices stored arrived, or is still pending: the cut rows were kept.
+        let snapshot = server.snapshot
+        #expect(snapshot.uniqueAcceptedLocationIDs.count + metrics.pending == metrics.fixesStored)
+    }
+
+    @Test("a token refresh out when the network goes is heard as `offline` and counts no failure; none is sent while offline; it goes again the instant the network is back")
+    func refreshCutOff() async throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let server = try IngestTestServer()
+        defer { server.stop() }
+        // The token expires at 08:02:55, so the proactive refresh goes at 08:01:55 (60 s skew),
+        // 5 s before the network's loss; its answer is due 10.1 s after it. No uploads before the
+        // network's return: the interval is an hour and there is no threshold.
+        let expiresAt = (Self.start + 175_000) / 1000
+        let yaml = TransferTimingTests.yaml(
+            warp: 600,
+            faults: """
+                faults:
+                  - {at: 0s, for: 1h, select: all, action: latency, params: {ms: 10000}}
+                \(Self.offlineFaults)
+                """
+        ).replacingOccurrences(
+            of: "sync: {syncThreshold: 3, intervalSeconds: 60}",
+            with: """
+                sync: {syncThreshold: 0, intervalSeconds: 3600, auth: {accessToken: a, refreshToken: r, expiresAt: \(expiresAt), refreshUrl: "\(server.tokenURL)"}}
+                """)
+        let runtime = try await workspace.runtime(yaml, ingest: server.url, virtualMinutes: 4, timing: .deterministic)
+        let metrics = runtime.metrics
+        #expect(metrics.refreshesByOutcome == ["offline": 3, "200": 3], "\(metrics.refreshesByOutcome)")
+        #expect(metrics.refreshesSent == 6)
+        #expect(server.tokenRequests.count == 6)
+        #expect(metrics.answersAfterOffline == 3)
+        // The network's return uploads the backlog, after the refresh it found due.
+        let uploads = server.uploads
+        #expect(uploads.map(\.sentAt).min() == "2026-06-15T08:03:10.100Z")
+        #expect(uploads.allSatisfy { $0.headers["authorization"]?.hasPrefix("Bearer tok-") == true })
+        for device in runtime.snapshot.devices {
+            #expect(device.auth.lastRefreshOutcome == "200")
+            #expect(device.auth.breakerOpenUntil == nil)
+            #expect(device.auth.validUntil == Self.onlineAt + 10_100 + 3_600_000, "the refresh was not sent at the network's return")
+        }
+    }
+}
