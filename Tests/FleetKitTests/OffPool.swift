@@ -1,4 +1,3 @@
-import FleetKit
 import Foundation
 
 /// Runs blocking work (a fleet run, a child process, a poll with sleeps) on a thread of its own
@@ -9,18 +8,5 @@ import Foundation
 func offPool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-}
-
-extension FleetRuntime {
-    /// Starts the run on a thread of its own, for a test that steers it while it runs; the
-    /// semaphore is signalled once the run has ended.
-    func runOnThread() -> DispatchSemaphore {
-        let finished = DispatchSemaphore(value: 0)
-        Thread {
-            _ = try? self.run(progressEverySeconds: 3600)
-            finished.signal()
-        }.start()
-        return finished
     }
 }
