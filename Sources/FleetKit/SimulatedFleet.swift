@@ -116,6 +116,17 @@ struct SimulatedFleet {
         return answer
     }
 
+    /// Runs to the run's virtual end (`--for`, else the fleet file's `duration`) and ends the run
+    /// there, as the real driver does at its virtual-time limit; returns that instant. A run
+    /// with no virtual end is left as it is (nil).
+    @discardableResult
+    mutating func runToEnd() -> Int64? {
+        guard let end = engine.endsAt else { return nil }
+        advance(to: end)
+        finish()
+        return end
+    }
+
     /// Ends the run: answers already due but held are heard, stores are closed.
     mutating func finish() {
         engine.draining = true

@@ -4,7 +4,9 @@ import Foundation
 import Testing
 
 /// `beekon-fleet run` with no ingest URL starts the reference receiver in-process, and a short
-/// accelerated run through it delivers every admitted fix exactly once.
+/// accelerated run through it delivers every admitted fix exactly once: the real driver, real
+/// HTTP and a real receiver end to end (the delivery rules themselves are tested on the simulated
+/// driver, `FleetRuntimeTests`).
 @Suite("Run with the embedded receiver", .serialized)
 struct EmbeddedReceiverRunTests {
     @Test("a run with no ingest URL uploads to the in-process receiver, which stores every delivered fix once and nothing admitted is lost")
@@ -18,7 +20,10 @@ struct EmbeddedReceiverRunTests {
         let output = Pipe()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: FleetCrashTests.executable)
-        process.arguments = ["run", fleetPath, "--data", workspace.data, "--duration", "6s", "--admin", "127.0.0.1:0", "--deterministic"]
+        // 15 virtual minutes are 1.5 s at warp 600; the wall-clock limit only guards against a hang.
+        process.arguments = [
+            "run", fleetPath, "--data", workspace.data, "--for", "15m", "--duration", "60s", "--admin", "127.0.0.1:0", "--deterministic",
+        ]
         process.standardOutput = output
         try process.run()
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

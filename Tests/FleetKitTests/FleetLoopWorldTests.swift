@@ -5,13 +5,16 @@ import Testing
 @testable import FleetKit
 
 /// The world a device added by the admin API meets: the lasting actions that would have picked
-/// it, replayed on a loop that is not running (no clock, no network).
-@Suite("Fleet loop: the world of devices added later", .serialized)
+/// it, replayed in order, on the simulated driver.
+@Suite("Fleet engine: the world of devices added later")
 struct FleetLoopWorldTests {
-    /// A started loop over `walkers` (`count` devices) and `others` (one), local-only.
-    static func loop(
+    static let start = FleetRuntimeTests.start
+
+    /// A fleet over `walkers` (`count` devices) and `others` (one), local-only, all spawning at
+    /// the start, in a data folder of its own.
+    static func fleet(
         _ workspace: FleetRuntimeTests.Workspace, walkers count: Int, faults: String = ""
-    ) throws -> FleetLoop {
+    ) throws -> SimulatedFleet {
         var text = """
             name: world
             seed: 5
@@ -28,16 +31,12 @@ struct FleetLoopWorldTests {
 
                 """
         }
-        var loop = try FleetLoop(
-            fleet: try workspace.fleet(text + faults),
-            options: RunOptions(
-                dataDirectory: workspace.data + "-\(UUID().uuidString)", routeFolder: workspace.folder.path))
-        loop.start(wallNow: 1_781_510_400_000)
-        return loop
+        return try workspace.simulated(
+            text + faults, ingest: SimulatedIngest(), dataDirectory: workspace.data + "-\(UUID().uuidString)")
     }
 
     @Test(
-        "a fraction fault picks a device the admin API adds after it began exactly as if the device had been in the file",
+        "a fraction fault picks a device the admin API adds after it began exactly as if the device had been in the file, and its end restores it",
         arguments: [0.3, 0.5, 0.8])
     func fractionPicksLaterDevicesByTheirPlace(fraction: Double) throws {
         let workspace = try FleetRuntimeTests.Workspace()
@@ -46,64 +45,77 @@ struct FleetLoopWorldTests {
         let faults = """
             faults:
               - {at: 0s, select: all, action: sync}
-              - {at: 0s, for: 1h, select: {fraction: \(fraction)}, action: networkOffline}
+              - {at: 0s, for: 2m, select: {fraction: \(fraction)}, action: networkOffline}
 
             """
-        // 13 devices either way: all from the file, or 2 from the file and 11 added after the fault began.
-        var whole = try Self.loop(workspace, walkers: 12, faults: faults)
-        var grown = try Self.loop(workspace, walkers: 1, faults: faults)
-        whole.applyFault(1, at: whole.metrics.virtualNow)
-        grown.applyFault(1, at: grown.metrics.virtualNow)
-        _ = try grown.spawn(SpawnRequest(template: .group("walkers"), count: 11))
-        let offline = { (loop: FleetLoop) in Set(loop.slots.filter { !$0.online }.map(\.id)) }
+        // 13 devices either way: all from the file, or 2 from the file and 11 added once the fault began.
+        var whole = try Self.fleet(workspace, walkers: 12, faults: faults)
+        var grown = try Self.fleet(workspace, walkers: 1, faults: faults)
+        whole.advance(to: Self.start)
+        grown.advance(to: Self.start)
+        _ = try grown.command { (engine) throws(FleetControlError) in try engine.spawn(SpawnRequest(template: .group("walkers"), count: 11)) }
+        let offline = { (fleet: SimulatedFleet) in Set(fleet.engine.slots.filter { !$0.online }.map(\.id)) }
         let wholeOffline = offline(whole)
         let grownOffline = offline(grown)
         #expect(
             !grownOffline.isEmpty && grownOffline.count < 13, "a share of \(fraction) picked \(grownOffline.count) of 13")
         // `others` is made second in `grown`, so compare places, not ids: the n-th device made is
         // picked in both fleets or in neither.
-        let byPlace = { (loop: FleetLoop, ids: Set<String>) in
-            loop.slots.indices.filter { ids.contains(loop.slots[$0].id) }
+        let byPlace = { (fleet: SimulatedFleet, ids: Set<String>) in
+            fleet.engine.slots.indices.filter { ids.contains(fleet.engine.slots[$0].id) }
         }
         #expect(byPlace(grown, grownOffline) == byPlace(whole, wholeOffline))
-        // The end restores the devices added later as well.
-        grown.endFault(1, at: grown.metrics.virtualNow + 3_600_000)
+        // The fault's end, 2 min in, restores the devices added later as well.
+        grown.advance(to: Self.start + 120_000 - 1)
+        #expect(offline(grown) == grownOffline)
+        grown.advance(to: Self.start + 120_000)
         #expect(offline(grown).isEmpty)
     }
 
-    @Test("a later device meets lasting admin actions on all or its group in the order they ran, until undone")
+    @Test("a later device meets lasting admin actions on all or its group in the order they ran, until undone; a kill's relaunch is the same instant for all")
     func adminActionsHoldForLaterDevices() throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
-        var loop = try Self.loop(workspace, walkers: 1)
-        _ = try loop.act(.revokePermission, params: FaultParams(), on: .all)
-        _ = try loop.act(.grantPermission, params: FaultParams(), on: .group("walkers"))
-        _ = try loop.act(.networkOffline, params: FaultParams(), on: .group("others"))
-        _ = try loop.act(.locationServicesOff, params: FaultParams(), on: .ids(["walkers-0001"]))
-        var relaunchSoon = FaultParams()
-        relaunchSoon.relaunchAfterMillis = 60_000
-        _ = try loop.act(.kill, params: relaunchSoon, on: .group("walkers"))
-        loop.metrics.virtualNow += 30_000
-        let during = try loop.spawn(SpawnRequest(template: .group("walkers"), count: 1))
-        let other = try loop.spawn(SpawnRequest(template: .group("others"), count: 1))
-        loop.metrics.virtualNow += 60_000
-        let after = try loop.spawn(SpawnRequest(template: .group("walkers"), count: 1))
-        func slot(_ ids: [String]) throws -> DeviceSlot { loop.slots[try #require(loop.slotsByID[ids[0]])] }
+        var fleet = try Self.fleet(workspace, walkers: 1)
+        try fleet.command { (engine) throws(FleetControlError) in
+            _ = try engine.act(.revokePermission, params: FaultParams(), on: .all)
+            _ = try engine.act(.grantPermission, params: FaultParams(), on: .group("walkers"))
+            _ = try engine.act(.networkOffline, params: FaultParams(), on: .group("others"))
+            _ = try engine.act(.locationServicesOff, params: FaultParams(), on: .ids(["walkers-0001"]))
+            var relaunchSoon = FaultParams()
+            relaunchSoon.relaunchAfterMillis = 60_000
+            _ = try engine.act(.kill, params: relaunchSoon, on: .group("walkers"))
+        }
+        let spawn = { (fleet: inout SimulatedFleet, group: String) throws -> DeviceSlot in
+            let ids = try fleet.command { (engine) throws(FleetControlError) in try engine.spawn(SpawnRequest(template: .group(group), count: 1)) }
+            fleet.advance(byMillis: 0)
+            return try #require(fleet.slot(ids[0]))
+        }
 
-        let walker = try slot(during)
+        fleet.advance(to: Self.start + 30_000)
+        let walker = try spawn(&fleet, "walkers")
         #expect(walker.permissionGranted, "the grant on its group came after the revoke on all")
         #expect(walker.online && walker.locationServicesOn, "an action on others or on ids reached it")
-        #expect(!walker.processAlive, "spawned within the kill's minute, it is not dead")
-        let otherSlot = try slot(other)
-        #expect(!otherSlot.permissionGranted && !otherSlot.online && otherSlot.processAlive)
-        let late = try slot(after)
+        #expect(!walker.processAlive && walker.listedState == "dead", "spawned within the kill's minute, it is not dead")
+        let other = try spawn(&fleet, "others")
+        #expect(!other.permissionGranted && !other.online && other.processAlive)
+
+        fleet.advance(to: Self.start + 90_000)
+        // Relaunched with the devices the kill reached, a minute after it.
+        for id in ["walkers-0001", walker.id] {
+            let history = try #require(fleet.slot(id)).stateHistory.elements
+            #expect(history.first { $0.at > Self.start + 30_000 }?.at == Self.start + 60_000, "\(id): \(history)")
+        }
+        let late = try spawn(&fleet, "walkers")
         #expect(late.processAlive, "spawned after the kill's relaunch, it is dead")
         #expect(late.permissionGranted)
 
-        _ = try loop.act(.grantPermission, params: FaultParams(), on: .all)
-        _ = try loop.act(.networkOnline, params: FaultParams(), on: .all)
-        let undone = try slot(try loop.spawn(SpawnRequest(template: .group("others"), count: 1)))
+        try fleet.command { (engine) throws(FleetControlError) in
+            _ = try engine.act(.grantPermission, params: FaultParams(), on: .all)
+            _ = try engine.act(.networkOnline, params: FaultParams(), on: .all)
+        }
+        let undone = try spawn(&fleet, "others")
         #expect(undone.permissionGranted && undone.online)
-        #expect(loop.lasting.allSatisfy { $0.kind == .process }, "undone actions are still kept: \(loop.lasting)")
+        #expect(fleet.engine.lasting.isEmpty, "undone actions and a relaunch that came are still kept: \(fleet.engine.lasting)")
     }
 }

@@ -4,15 +4,23 @@ import Testing
 
 @testable import FleetKit
 
-/// Runs small fleets at a high warp against an ingest server on loopback.
-@Suite("Fleet runtime", .serialized)
+/// Small fleets on the simulated driver (`SimulatedFleet`): what devices upload, retry, drop and
+/// keep, at exact virtual instants. Every device of `yaml()` spawns at the start and its first
+/// upload is the sync interval's, 60 s in.
+@Suite("Fleet engine: delivery, retries and faults")
 struct FleetRuntimeTests {
     /// A temporary folder with a 2 km walking route in it, removed by `cleanUp()`.
     struct Workspace {
         let folder: URL
 
+        /// Where workspaces go: in memory (`/dev/shm`) where there is one, since a device store's
+        /// SQLite file costs tens of ms of fsyncs to create on a disk; else the temporary folder.
+        static let root =
+            FileManager.default.isWritableFile(atPath: "/dev/shm")
+            ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
+
         init() throws {
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-runtime-\(UUID().uuidString)")
+            folder = Self.root.appendingPathComponent("beekon-runtime-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             var csv = "lat,lon\n"
             for index in 0...20 {
@@ -29,22 +37,14 @@ struct FleetRuntimeTests {
             return try FleetFile.load(path: path)
         }
 
-        /// Runs `fleet` for `virtualMinutes` of virtual time, every answer taking 100 virtual ms (so
-        /// a loaded machine at warp 3000 does not turn answers into timeouts).
-        func run(_ fleet: FleetFile, ingest: String, virtualMinutes: Int64, dataDirectory: String? = nil) throws -> FleetMetrics {
-            let runtime = try FleetRuntime(
-                fleet: fleet,
-                options: RunOptions(
-                    dataDirectory: dataDirectory ?? data, ingest: ingest, realDurationMillis: 60_000,
-                    virtualDurationMillis: virtualMinutes * 60_000, routeFolder: folder.path, transferTiming: .deterministic))
-            try runtime.run(progressEverySeconds: 3600)
-            return runtime.metrics
-        }
-
         func cleanUp() {
             try? FileManager.default.removeItem(at: folder)
         }
     }
+
+    /// `clock.start` of `yaml()`, Unix ms.
+    static let start: Int64 = 1_781_510_400_000
+    static let minute: Int64 = 60_000
 
     static func yaml(devices: Int = 20, sync: String = "{syncThreshold: 5, intervalSeconds: 60}", faults: String = "") -> String {
         """
@@ -66,141 +66,173 @@ struct FleetRuntimeTests {
         """
     }
 
-    @Test("every admitted fix arrives exactly once by id, and a 500 then a 200 reuses the batch_id")
+    @Test("every admitted fix is taken exactly once by id; a 500 at 60 s is retried with the same batch_id and fixes at 180 s (60 s × 2¹ later)")
     func deliversOnceWithRetries() throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
-        let server = try IngestTestServer { context in
-            IngestTestServer.Answer(status: context.priorUploads == 0 ? 500 : 200)
-        }
-        defer { server.stop() }
-        let metrics = try workspace.run(try workspace.fleet(Self.yaml()), ingest: server.url, virtualMinutes: 30)
-        let snapshot = server.snapshot
+        let ingest = SimulatedIngest { $0.priorUploads == 0 ? .respond(status: 500) : .ok }
+        var fleet = try workspace.simulated(Self.yaml(), ingest: ingest)
+        fleet.advance(byMillis: 30 * Self.minute)
+        let metrics = fleet.engine.snapshot()
         #expect(metrics.fixesStored > 200)
-        #expect(snapshot.malformedCount == 0, "the server found payloads that break seed 05")
-        #expect(snapshot.acceptedLocationIDs.count == snapshot.uniqueAcceptedLocationIDs.count, "a fix was accepted twice")
-        #expect(snapshot.uniqueAcceptedLocationIDs.count + metrics.pending == metrics.fixesStored)
-        let byDevice = Dictionary(grouping: snapshot.uploads, by: \.installID)
-        #expect(byDevice.count == 20)
-        for (_, uploads) in byDevice where uploads.count >= 2 {
-            #expect(uploads[0].status == 500)
-            #expect(uploads[1].batchID == uploads[0].batchID, "the retry did not reuse the batch_id")
-            #expect(uploads[1].locationIDs == uploads[0].locationIDs)
+        #expect(ingest.malformed.isEmpty, "uploads that break seed 05: \(ingest.malformed)")
+        let taken = ingest.acceptedLocationIDs
+        #expect(taken.count == Set(taken).count, "a fix was taken twice")
+        #expect(Set(taken).count + metrics.pending == metrics.fixesStored)
+        #expect(Set(ingest.uploads.map(\.device)).count == 20)
+        for slot in fleet.engine.slots {
+            let uploads = ingest.uploads(of: slot.id)
+            try #require(uploads.count >= 2)
+            let (first, retry) = (uploads[0], uploads[1])
+            #expect(first.request.sentAt == Self.start + Self.minute && first.status == 500)
+            #expect(retry.request.sentAt == Self.start + 3 * Self.minute && retry.status == 200)
+            #expect(retry.batchID == first.batchID, "the retry did not reuse the batch_id")
+            #expect(retry.locationIDs == first.locationIDs)
+            #expect(retry.sentAt == retry.request.sentAt, "sent_at is not the retry's own send")
         }
     }
 
-    @Test("a 400 drops the batch: its fixes are never sent again")
+    @Test("a 400 drops the batch: its fixes are never sent again and leave the store, and the rest are taken")
     func rejectedBatchIsDropped() throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
-        let server = try IngestTestServer { context in
-            IngestTestServer.Answer(status: context.priorUploads == 0 ? 400 : 200)
-        }
-        defer { server.stop() }
-        _ = try workspace.run(try workspace.fleet(Self.yaml(devices: 5)), ingest: server.url, virtualMinutes: 20)
-        let uploads = server.uploads
-        let rejected = Set(uploads.filter { $0.status == 400 }.flatMap(\.locationIDs))
-        #expect(!rejected.isEmpty)
-        let later = uploads.filter { $0.status != 400 }.flatMap(\.locationIDs)
-        #expect(later.allSatisfy { !rejected.contains($0) })
+        let ingest = SimulatedIngest { $0.priorUploads == 0 ? .respond(status: 400) : .ok }
+        var fleet = try workspace.simulated(Self.yaml(devices: 5), ingest: ingest)
+        fleet.advance(byMillis: 20 * Self.minute)
+        let rejected = ingest.uploads.filter { $0.status == 400 }
+        #expect(rejected.map(\.request.sentAt) == Array(repeating: Self.start + Self.minute, count: 5))
+        let dropped = Set(rejected.flatMap(\.locationIDs))
+        let later = ingest.uploads.filter { $0.status != 400 }.flatMap(\.locationIDs)
+        #expect(!later.contains { dropped.contains($0) }, "a rejected fix was sent again")
+        #expect(try fleet.storedFixes().allSatisfy { !dropped.contains($0.id) }, "a rejected fix is still stored")
+        let metrics = fleet.engine.snapshot()
+        #expect(dropped.count + Set(ingest.acceptedLocationIDs).count + metrics.pending == metrics.fixesStored)
     }
 
-    @Test("local-only devices send nothing")
+    @Test("local-only devices send nothing and keep every fix they admit")
     func localOnly() throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
-        let server = try IngestTestServer()
-        defer { server.stop() }
-        let metrics = try workspace.run(try workspace.fleet(Self.yaml(devices: 5, sync: "false")), ingest: server.url, virtualMinutes: 20)
-        #expect(metrics.fixesStored > 50)
-        #expect(server.requestCount == 0)
-        #expect(metrics.batchesSent == 0)
+        let ingest = SimulatedIngest()
+        var fleet = try workspace.simulated(Self.yaml(devices: 5, sync: "false"), ingest: ingest)
+        fleet.advance(byMillis: 20 * Self.minute)
+        #expect(fleet.engine.metrics.fixesStored > 50)
+        #expect(fleet.sent.isEmpty)
+        #expect(fleet.engine.metrics.batchesSent == 0)
+        #expect(try fleet.storedFixes().count == fleet.engine.metrics.fixesStored)
     }
 
-    @Test("a revoked permission pauses tracking and a re-grant resumes it")
+    @Test("a revoked permission pauses tracking at the fault's instant, no fix is admitted until the re-grant 10 min later, and tracking resumes then")
     func permissionPausesAndResumes() throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
-        let server = try IngestTestServer()
-        defer { server.stop() }
+        let ingest = SimulatedIngest()
         let faults = """
             faults:
               - {at: 5m, for: 10m, select: all, action: revokePermission}
-              - {at: 25m, select: all, action: sync}
             """
-        _ = try workspace.run(try workspace.fleet(Self.yaml(devices: 5, faults: faults)), ingest: server.url, virtualMinutes: 30)
-        let timestamps = server.uploads.filter(\.accepted).flatMap(\.timestamps).compactMap { Timestamp.unixMillis(parsing: $0) }
-        let start: Int64 = 1_781_510_400_000
-        let paused = timestamps.filter { $0 > start + 5 * 60_000 + 1000 && $0 < start + 15 * 60_000 }
-        #expect(paused.isEmpty, "fixes were stored while permission was revoked")
-        #expect(timestamps.contains { $0 > start + 16 * 60_000 }, "tracking did not resume after the re-grant")
-        #expect(timestamps.contains { $0 < start + 5 * 60_000 })
+        var fleet = try workspace.simulated(Self.yaml(devices: 5, faults: faults), ingest: ingest)
+        fleet.advance(byMillis: 30 * Self.minute)
+        let (revoked, granted) = (Self.start + 5 * Self.minute, Self.start + 15 * Self.minute)
+        let stored = try fleet.storedFixes()
+        var firstAfter: [Int64] = []
+        for slot in fleet.engine.slots {
+            let changes = slot.stateHistory.elements.filter { $0.at >= revoked }
+            #expect(
+                changes == [StateChange(at: revoked, state: "paused(permissionRevoked)"), StateChange(at: granted, state: "tracking")],
+                "\(slot.id)")
+            let fixes = (ingest.uploads(of: slot.id).filter(\.accepted).flatMap(\.timestamps)
+                + stored.filter { $0.device == slot.id }.map(\.timestamp)).sorted()
+            #expect(fixes.contains { $0 < revoked }, "\(slot.id) admitted nothing before the revoke")
+            #expect(!fixes.contains { $0 >= revoked && $0 <= granted }, "\(slot.id) admitted a fix while permission was revoked")
+            firstAfter.append(try #require(fixes.first { $0 > granted }, "\(slot.id) did not track after the re-grant"))
+        }
+        // The re-grant asks for updates again; the provider's first fix comes 1 s later.
+        #expect(firstAfter.min() == granted + 1_000)
     }
 
-    @Test("a timeout after the server took the batch makes the device send the same batch_id again")
+    @Test(
+        "a timeout after the server took the batch: the same batch_id goes again after each timeout's backoff, at 60, 210 and 480 s, and is heard 2 s later once the timeouts fault is over at 8 min"
+    )
     func timeoutsResendSameBatch() throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
-        let server = try IngestTestServer()
-        defer { server.stop() }
+        let ingest = SimulatedIngest()
         let faults = """
             faults:
               - {at: 0s, for: 8m, select: all, action: timeouts, params: {fraction: 1}}
               - {at: 0s, for: 20m, select: all, action: latency, params: {ms: 2000}}
             """
-        let metrics = try workspace.run(try workspace.fleet(Self.yaml(devices: 5, faults: faults)), ingest: server.url, virtualMinutes: 20)
-        let uploads = server.uploads
-        let batches = Dictionary(grouping: uploads, by: \.batchID)
-        #expect(batches.values.contains { $0.count >= 2 }, "no batch was sent twice after a timeout")
-        // Duplicates are whole re-sent batches; every fix still arrives.
-        #expect(server.uniqueAcceptedLocationIDs.count + metrics.pending == metrics.fixesStored)
+        var fleet = try workspace.simulated(Self.yaml(devices: 5, faults: faults), ingest: ingest)
+        fleet.advance(byMillis: 20 * Self.minute)
+        let second: Int64 = 1_000
+        for slot in fleet.engine.slots {
+            let uploads = ingest.uploads(of: slot.id)
+            try #require(uploads.count > 3)
+            // Sent at the interval (60 s), timed out 30 s later, sent again after 120 s and 240 s
+            // of backoff (60 s × 2¹, × 2²); the fault ended at 480 s, just before the third send.
+            #expect(uploads.prefix(3).map { $0.request.sentAt - Self.start } == [60 * second, 210 * second, 480 * second])
+            #expect(Set(uploads.prefix(3).map(\.batchID)).count == 1, "\(slot.id) did not send the same batch again")
+            #expect(Set(uploads.prefix(3).map(\.locationIDs)).count == 1, "\(slot.id) sent other fixes under the same batch_id")
+            let heard = slot.uploads.elements.prefix(3).map { ($0.at - Self.start, $0.outcome) }
+            #expect(heard.map(\.0) == [90 * second, 240 * second, 482 * second])
+            #expect(heard.map(\.1) == ["timeout", "timeout", "200"])
+            // And the next batch leaves at once: the drain goes on.
+            #expect(uploads[3].request.sentAt == Self.start + 482 * second && uploads[3].batchID != uploads[0].batchID)
+        }
+        // Duplicates are whole batches sent again; every fix still arrives.
+        let metrics = fleet.engine.snapshot()
+        #expect(Set(ingest.acceptedLocationIDs).count + metrics.pending == metrics.fixesStored)
     }
 
-    @Test("a restart on the same data directory resumes the same devices and delivers the rest")
+    @Test("a run on the data folder of one that stopped resumes its devices 1 ms later: the same install ids, and every fix the first kept is taken once")
     func restartResumes() throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
-        let server = try IngestTestServer { _ in IngestTestServer.Answer(status: 503) }
-        defer { server.stop() }
-        let fleet = try workspace.fleet(Self.yaml(devices: 5))
-        let first = try workspace.run(fleet, ingest: server.url, virtualMinutes: 10)
-        #expect(server.uniqueAcceptedLocationIDs.isEmpty)
-        let installs = Set(server.uploads.map(\.installID))
-        server.setRule { _ in IngestTestServer.Answer(status: 200) }
-        let faults = "faults:\n  - {at: 1m, select: all, action: sync}"
-        let second = try workspace.run(try workspace.fleet(Self.yaml(devices: 5, faults: faults)), ingest: server.url, virtualMinutes: 10)
-        #expect(Set(server.uploads.map(\.installID)) == installs, "the devices got new install ids")
-        #expect(server.uniqueAcceptedLocationIDs.count + second.pending == first.fixesStored + second.fixesStored)
-        #expect(server.acceptedLocationIDs.count == server.uniqueAcceptedLocationIDs.count)
-    }
-}
+        let refusing = SimulatedIngest { _ in .respond(status: 503) }
+        var first = try workspace.simulated(Self.yaml(devices: 5), ingest: refusing)
+        first.advance(byMillis: 10 * Self.minute)
+        first.finish()
+        #expect(refusing.acceptedLocationIDs.isEmpty && !refusing.uploads.isEmpty)
+        let kept = first.engine.metrics.fixesStored
 
-@Suite("Fleet runtime reproducibility", .serialized)
-struct FleetReproducibilityTests {
-    @Test("the same fleet file and seed give the same devices, sessions and fixes, whatever the network timing")
-    func sameSeedSameFixes() throws {
-        func run() throws -> (installs: Set<String>, fixes: [String]) {
-            let workspace = try FleetRuntimeTests.Workspace()
+        let taking = SimulatedIngest()
+        var second = try workspace.simulated(Self.yaml(devices: 5), ingest: taking)
+        let resumed = Self.start + 10 * Self.minute + 1
+        #expect(second.now == resumed)
+        second.advance(byMillis: 10 * Self.minute)
+        #expect(Set(taking.uploads.map(\.installID)) == Set(refusing.uploads.map(\.installID)), "the devices got new install ids")
+        // Each device's first fix after the restart brings its backlog over the threshold: all of
+        // it goes at once, 1 s in.
+        let firstSends = second.engine.slots.compactMap { taking.uploads(of: $0.id).first?.request.sentAt }
+        #expect(firstSends == Array(repeating: resumed + 1_000, count: 5))
+        let taken = taking.acceptedLocationIDs
+        #expect(taken.count == Set(taken).count, "a fix was taken twice")
+        #expect(Set(taken).count + second.engine.snapshot().pending == kept + second.engine.metrics.fixesStored)
+        #expect(Set(refusing.uploads.flatMap(\.locationIDs)).isSubset(of: Set(taken)), "a fix the first run kept was not delivered")
+    }
+
+    @Test(
+        "the same fleet file and seed give the same devices and fixes whatever the network answers and when",
+        arguments: [
+            SimulatedAnswer.respond(status: 200, afterMillis: 20_000), .respond(status: 503, afterMillis: 100), .hang,
+        ])
+    func sameSeedSameFixes(answer: SimulatedAnswer) throws {
+        func run(_ answer: SimulatedAnswer) throws -> (installs: [String: String], fixes: Set<String>) {
+            let workspace = try Workspace()
             defer { workspace.cleanUp() }
-            let server = try IngestTestServer()
-            defer { server.stop() }
-            _ = try workspace.run(try workspace.fleet(FleetRuntimeTests.yaml(devices: 6, sync: "{syncThreshold: 3}")), ingest: server.url, virtualMinutes: 20)
-            let start: Int64 = 1_781_510_400_000
-            let uploads = server.uploads.filter(\.accepted)
-            var fixes: [String] = []
-            for upload in uploads {
-                for (id, timestamp) in zip(upload.locationIDs, upload.timestamps)
-                where (Timestamp.unixMillis(parsing: timestamp) ?? .max) < start + 15 * 60_000 {
-                    fixes.append(id)
-                }
-            }
-            return (Set(uploads.map(\.installID)), fixes.sorted())
+            let ingest = SimulatedIngest { _ in answer }
+            var fleet = try workspace.simulated(Self.yaml(devices: 6, sync: "{syncThreshold: 3}"), ingest: ingest)
+            fleet.advance(byMillis: 20 * Self.minute)
+            let admitted = Set(ingest.uploads.flatMap(\.locationIDs)).union(try fleet.storedFixes().map(\.id))
+            #expect(admitted.count == fleet.engine.metrics.fixesStored)
+            return (fleet.engine.installIDs, admitted)
         }
-        let first = try run()
-        let second = try run()
-        #expect(first.installs.count == 6)
-        #expect(first.installs == second.installs)
-        #expect(!first.fixes.isEmpty)
-        #expect(first.fixes == second.fixes)
+        let taken = try run(.ok)
+        let other = try run(answer)
+        #expect(taken.installs.count == 6)
+        #expect(other.installs == taken.installs)
+        #expect(taken.fixes.count > 100)
+        #expect(other.fixes == taken.fixes)
     }
 }

@@ -1,5 +1,6 @@
-import FleetKit
 import Foundation
+
+@testable import FleetKit
 
 /// Runs blocking work (a fleet run, a child process, a poll with sleeps) on a thread of its own
 /// and awaits it. Swift Testing runs tests on the cooperative pool, which has one thread per core
@@ -13,8 +14,7 @@ func offPool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) as
 }
 
 extension FleetRuntime {
-    /// Starts the run on a thread of its own, for a test that steers it while it runs; the
-    /// semaphore is signalled once the run has ended.
+    /// Runs the fleet on a thread of its own; the semaphore is signalled when the run ends.
     func runOnThread() -> DispatchSemaphore {
         let finished = DispatchSemaphore(value: 0)
         Thread {
@@ -22,5 +22,17 @@ extension FleetRuntime {
             finished.signal()
         }.start()
         return finished
+    }
+
+    /// Blocks (at most a real minute, polling) until `condition` holds for the published
+    /// snapshot; nil when it never did. Call it off the pool.
+    func waitFor(_ condition: (FleetSnapshot) -> Bool) -> FleetSnapshot? {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let snapshot = snapshot
+            if condition(snapshot) { return snapshot }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return nil
     }
 }

@@ -178,6 +178,8 @@ struct RunStartTests {
         _ = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
+        // SIGTERM is a clean stop: the last clock record says so (a resume starts 1 ms after it).
+        #expect(try ResumeRunTests.clockRecord(workspace.data).stopped)
 
         let data = workspace.data
         var checked = 0

@@ -1,13 +1,12 @@
 import BeekonDevice
 import Foundation
-import Synchronization
 import Testing
 
 @testable import FleetKit
 
-/// Devices spawned into a world a fault or an admin action already changed: a real small fleet
-/// against the loopback ingest server.
-@Suite("Fleet runtime: the world at spawn", .serialized)
+/// Devices spawned into a world a fault or an admin action already changed, on the simulated
+/// driver: the state each starts in and the instant it leaves it are exact.
+@Suite("Fleet engine: the world at spawn")
 struct SpawnWorldRunTests {
     /// A lasting condition, the action that ends it, and the state a device spawned into it lists.
     struct Condition: Sendable, CustomTestStringConvertible {
@@ -24,9 +23,10 @@ struct SpawnWorldRunTests {
 
     /// Where the condition comes from.
     enum Source: String, Sendable, CaseIterable {
-        /// A fault in the fleet file's timeline, `{group: walkers}`, active 1m–40m.
+        /// A fault in the fleet file's timeline, `{group: walkers}`, active 1m–40m; an admin
+        /// spawn at 1m, once it began.
         case timeline
-        /// An admin action on the group `walkers` at the start, undone at 40m.
+        /// An admin action on the group `walkers` at the start, then an admin spawn; undone at 40m.
         case admin
     }
 
@@ -37,9 +37,10 @@ struct SpawnWorldRunTests {
         Condition(action: .kill, undo: nil, stateAtSpawn: "dead", platform: .android),
     ]
 
-    static let start: Int64 = 1_781_510_400_000
+    static let start = FleetRuntimeTests.start
+    static let minute = FleetRuntimeTests.minute
     /// When the condition ends (the fault's end, the undo, the kill's relaunch).
-    static let endAfter: Int64 = 40 * 60_000
+    static let endAt = start + 40 * minute
 
     /// `walkers` (the selected group, on `platform`) and `others` (a control, iOS), one device
     /// each, spawning at 20m.
@@ -69,98 +70,67 @@ struct SpawnWorldRunTests {
         return text + faults
     }
 
-    /// Runs `body` on the loop between turns until it answers non-nil (at most a real minute;
-    /// nil then). Polls off the cooperative pool (see `offPool`).
-    static func onLoopOnce<Answer: Sendable>(
-        _ runtime: FleetRuntime, _ body: @escaping @Sendable (inout FleetLoop) -> Answer?
-    ) async throws -> Answer {
-        let answer = try await offPool { () throws -> Answer? in
-            let deadline = Date().addingTimeInterval(60)
-            while Date() < deadline {
-                if let answer = try StoreFailureRunTests.onLoop(runtime, body) { return answer }
-                Thread.sleep(forTimeInterval: 0.005)
-            }
-            return nil
-        }
-        return try #require(answer, "the loop never reached the command's moment")
-    }
-
     @Test(
-        "a device spawned while its group is offline, revoked, location-off or killed starts in that state, sends nothing until it ends, then delivers its fixes and tracks",
+        "a device spawned while its group is offline, revoked, location-off or killed starts in that state, keeps it and sends nothing until the condition ends at 40 min, then delivers its fixes and tracks",
         arguments: conditions, Source.allCases)
-    func spawnsIntoTheWorld(condition: Condition, source: Source) async throws {
+    func spawnsIntoTheWorld(condition: Condition, source: Source) throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
-        let server = try IngestTestServer()
-        defer { server.stop() }
         let faults =
             source == .timeline
             ? "faults:\n  - {at: 1m, for: 39m, select: {group: walkers}, action: \(condition.action.rawValue)}\n" : ""
-        let runtime = try FleetRuntime(
-            fleet: try workspace.fleet(Self.yaml(faults: faults, platform: condition.platform)),
-            options: RunOptions(
-                dataDirectory: workspace.data, ingest: server.url, realDurationMillis: 120_000,
-                virtualDurationMillis: 60 * 60_000, routeFolder: workspace.folder.path))
+        let ingest = SimulatedIngest()
+        var fleet = try workspace.simulated(Self.yaml(faults: faults, platform: condition.platform), ingest: ingest)
         let walkers = FaultSelector.group("walkers")
         let spawnOne = SpawnRequest(template: .group("walkers"), count: 1)
-        if source == .admin {
-            // Queued before the run: they run on its first turn, before any device spawns.
-            var params = FaultParams()
-            params.relaunchAfterMillis = Self.endAfter
-            runtime.apply(condition.action, params: params, to: walkers) { _ in }
-            runtime.spawn(spawnOne) { _ in }
+        var spawned: [String] = []
+        switch source {
+        case .admin:
+            try fleet.command { (engine) throws(FleetControlError) in
+                var params = FaultParams()
+                params.relaunchAfterMillis = 40 * Self.minute
+                _ = try engine.act(condition.action, params: params, on: walkers)
+                spawned = try engine.spawn(spawnOne)
+            }
+            fleet.advance(to: Self.endAt)
+            if let undo = condition.undo {
+                _ = try fleet.command { (engine) throws(FleetControlError) in try engine.act(undo, params: FaultParams(), on: walkers) }
+            }
+        case .timeline:
+            fleet.advance(to: Self.start + Self.minute)
+            // A device that did not exist when the fault began.
+            spawned = try fleet.command { (engine) throws(FleetControlError) in try engine.spawn(spawnOne) }
         }
-        let finished = runtime.runOnThread()
-        defer { runtime.stop() }
+        fleet.advance(to: Self.start + 60 * Self.minute)
+        #expect(spawned == ["walkers-0002"])
+        let spawnedAt = ["walkers-0001": Self.start + 20 * Self.minute, "walkers-0002": source == .admin ? Self.start : Self.start + Self.minute]
 
-        if source == .timeline {
-            // An admin spawn while the fault is on: a device that did not exist when it began.
-            let ids = try await Self.onLoopOnce(runtime) { loop -> [String]? in
-                guard loop.actionLog.elements.contains(where: { $0.source == .timeline }) else { return nil }
-                return try? loop.spawn(spawnOne)
-            }
-            #expect(ids == ["walkers-0002"])
-        }
-        var endAt = Self.start + Self.endAfter
-        if source == .admin, let undo = condition.undo {
-            endAt = try await Self.onLoopOnce(runtime) { loop -> Int64? in
-                guard loop.metrics.virtualNow >= Self.start + Self.endAfter else { return nil }
-                _ = try? loop.act(undo, params: FaultParams(), on: walkers)
-                return loop.metrics.virtualNow
-            }
-        }
-        #expect(try await offPool { finished.wait(timeout: .now() + 120) } == .success)
-
-        let snapshot = runtime.snapshot
-        let uploads = server.snapshot.uploads
-        for device in snapshot.listed {
-            let history = device.stateHistory
-            let spawnedAt = try #require(history.first?.at, "\(device.id) never spawned")
-            let atSpawn = history.last { $0.at == spawnedAt }?.state
-            let sentAt = uploads.filter { $0.installID == device.installID }.compactMap {
-                Timestamp.unixMillis(parsing: $0.sentAt)
-            }
-            #expect(device.state == "tracking" && device.alive, "\(device.id) does not track at the end")
-            guard device.group == "walkers" else {
-                #expect(atSpawn == "tracking", "\(device.id), not selected, did not start tracking")
-                #expect(sentAt.contains { $0 < endAt }, "\(device.id), not selected, sent nothing before \(endAt)")
+        for slot in fleet.engine.slots {
+            let history = slot.stateHistory.elements
+            let sentAt = ingest.uploads(of: slot.id).map(\.request.sentAt)
+            #expect(slot.listedState == "tracking" && slot.processAlive, "\(slot.id) does not track at the end")
+            guard let expected = spawnedAt[slot.id] else {
+                #expect(slot.id == "others-0001")
+                #expect(history.first == StateChange(at: Self.start + 20 * Self.minute, state: "starting"))
+                #expect(history.last { $0.at == history.first?.at }?.state == "tracking", "\(slot.id), not selected, did not start tracking")
+                #expect(sentAt.first == Self.start + 21 * Self.minute, "\(slot.id), not selected, did not upload at its interval")
                 continue
             }
-            #expect(spawnedAt < endAt)
-            #expect(atSpawn == condition.stateAtSpawn, "\(device.id) at spawn")
-            #expect(
-                history.allSatisfy { $0.at == spawnedAt || $0.at >= endAt },
-                "\(device.id) left \(condition.stateAtSpawn) before the condition ended: \(history)")
-            #expect(!sentAt.isEmpty, "\(device.id) never uploaded")
-            #expect(sentAt.allSatisfy { $0 >= endAt }, "\(device.id) sent a request before \(endAt)")
-            if condition.action == .networkOffline {
-                let fixTimes = uploads.filter { $0.installID == device.installID && $0.accepted }
-                    .flatMap(\.timestamps).compactMap { Timestamp.unixMillis(parsing: $0) }
-                #expect(
-                    fixTimes.contains { $0 >= spawnedAt && $0 < endAt },
-                    "\(device.id)'s fixes from while it was offline never arrived")
+            #expect(history.first?.at == expected, "\(slot.id) spawned at \(history.first.map { $0.at - Self.start } ?? -1)")
+            #expect(history.last { $0.at == expected }?.state == condition.stateAtSpawn, "\(slot.id) at spawn: \(history)")
+            #expect(!sentAt.isEmpty, "\(slot.id) never uploaded")
+            #expect(sentAt.allSatisfy { $0 >= Self.endAt }, "\(slot.id) sent a request before the condition ended")
+            if condition.action != .networkOffline {
+                // Nothing changes until the condition ends, and then at once.
+                #expect(history.first { $0.at > expected }?.at == Self.endAt, "\(slot.id) left \(condition.stateAtSpawn) at another instant: \(history)")
+            } else {
+                // Offline, it tracks as ever; back online, it uploads at once what it stored meanwhile.
+                #expect(history.allSatisfy { $0.at == expected }, "\(slot.id) changed state: \(history)")
+                #expect(sentAt.first == Self.endAt)
+                let fixTimes = ingest.uploads(of: slot.id).filter(\.accepted).flatMap(\.timestamps)
+                #expect(fixTimes.contains { $0 >= expected && $0 < Self.endAt }, "\(slot.id)'s fixes from while it was offline never arrived")
             }
         }
-        #expect(snapshot.listed.map(\.id).sorted() == ["others-0001", "walkers-0001", "walkers-0002"])
+        #expect(fleet.engine.slots.map(\.id).sorted() == ["others-0001", "walkers-0001", "walkers-0002"])
     }
 }

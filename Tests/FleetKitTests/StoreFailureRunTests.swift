@@ -1,125 +1,109 @@
 import BeekonDevice
 import BeekonStore
 import Foundation
-import Synchronization
 import Testing
 
 @testable import FleetKit
 
-/// A real fleet against a loopback ingest server, whose device stores fill up mid-run (SQLite's
-/// page limit, see `DeviceStore.limitPagesForTesting`) and get room again.
-@Suite("Fleet runtime: store failures", .serialized)
+/// Device stores that fill up mid-run (SQLite's page limit, see
+/// `DeviceStore.limitPagesForTesting`) and get room again, on the simulated driver: uploads are
+/// answered 20 virtual s after they are sent, so a batch is on the wire when the stores fill.
+@Suite("Fleet engine: store failures")
 struct StoreFailureRunTests {
-    /// Runs `body` on the loop's thread between turns and returns its answer.
-    static func onLoop<Answer: Sendable>(
-        _ runtime: FleetRuntime, _ body: @escaping @Sendable (inout FleetLoop) -> Answer
-    ) throws -> Answer {
-        let answer = Mutex<Answer?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        runtime.submit(
-            FleetRuntime.Command(
-                run: { driver in
-                    let value = body(&driver.engine)
-                    return {
-                        answer.withLock { $0 = value }
-                        done.signal()
-                    }
-                },
-                refuse: { done.signal() }))
-        _ = done.wait(timeout: .now() + 60)
-        return try #require(answer.withLock { $0 }, "the fleet did not run the command")
-    }
+    static let start = FleetRuntimeTests.start
+    static let minute = FleetRuntimeTests.minute
 
-    /// Waits (at most a real minute, polling) until `condition` holds for the published snapshot.
-    static func waitFor(
-        _ what: String, _ runtime: FleetRuntime, _ condition: (FleetSnapshot) -> Bool
-    ) throws -> FleetSnapshot {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            let snapshot = runtime.snapshot
-            if condition(snapshot) { return snapshot }
-            Thread.sleep(forTimeInterval: 0.01)
+    /// Sets or lifts (`nil`) the page limit of every device store, at the current instant.
+    static func limitPages(_ pages: Int?, _ fleet: SimulatedFleet) throws {
+        for slot in fleet.engine.slots {
+            try #require(slot.store as? DeviceStore).limitPagesForTesting(pages)
         }
-        Issue.record("timed out waiting until \(what)")
-        throw CancellationError()
     }
 
     @Test(
-        "a full store shows storeError with SQLite's message and loses fixes by cause, never re-sends an acknowledged fix, and resumes once it has room"
+        "a full store shows storeError with SQLite's message from the acknowledgement it cannot delete, loses fixes by cause, holds the acknowledged rows and never sends them again, and resumes with the first fix it stores once it has room"
     )
     func fullStoreRecovers() throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
-        let server = try IngestTestServer()
-        defer { server.stop() }
-        let lines = Mutex<[String]>([])
-        var options = RunOptions(
-            dataDirectory: workspace.data, ingest: server.url, warp: 600, realDurationMillis: 120_000,
-            routeFolder: workspace.folder.path)
-        options.storeLogSink = { line in lines.withLock { $0.append(line) } }
+        let ingest = SimulatedIngest { _ in .respond(status: 200, afterMillis: 20_000) }
         let devices = 4
-        let runtime = try FleetRuntime(
-            fleet: try workspace.fleet(FleetRuntimeTests.yaml(devices: devices)), options: options)
-        let started = Date()
-        let finished = runtime.runOnThread()
-        defer { runtime.stop() }
+        var fleet = try workspace.simulated(FleetRuntimeTests.yaml(devices: devices), ingest: ingest)
 
-        _ = try Self.waitFor("fixes are uploaded", runtime) { $0.metrics.fixesUploaded > 0 }
-        let fullAt = try Self.onLoop(runtime) { loop in
-            for slot in loop.slots.indices {
-                try? (loop.slots[slot].store as? DeviceStore)?.limitPagesForTesting(1)
-            }
-            return loop.metrics.virtualNow
+        // Each device's third upload leaves at 180 s; its answer is due at 200 s.
+        let fullAt = Self.start + 3 * Self.minute + 10_000
+        fleet.advance(to: fullAt)
+        #expect(fleet.engine.transfers.values.map(\.sentAt) == Array(repeating: Self.start + 3 * Self.minute, count: devices))
+        try Self.limitPages(1, fleet)
+        fleet.advance(byMillis: 10 * Self.minute)
+
+        let full = fleet.engine.snapshot()
+        for slot in fleet.engine.slots {
+            #expect(slot.listedState == "storeError", "\(slot.id)")
+            #expect(slot.storeProblem?.cause == .full)
+            #expect(slot.storeProblem?.message == "database or disk is full")
+            // The answer to the batch on the wire is the first write that fails: its rows cannot be deleted.
+            #expect(slot.stateHistory.elements.first { $0.at >= fullAt } == StateChange(at: Self.start + 200_000, state: "storeError"))
+            // Every batch acknowledged while full is held back, row for row.
+            let acknowledged = slot.uploads.elements.filter { $0.at >= fullAt && $0.outcome == "200" }.reduce(0) { $0 + $1.fixes }
+            #expect(acknowledged > 0)
+            #expect((slot.store as? DeviceStore)?.heldDeleteCount == acknowledged, "\(slot.id)")
         }
-        let full = try Self.waitFor("every device is in storeError", runtime) { snapshot in
-            snapshot.virtualNow > fullAt + 10 * 60_000
-                && snapshot.listed.allSatisfy { $0.state == "storeError" }
-        }
-        for device in full.listed {
-            #expect(device.storeError?.cause == "full")
-            #expect(device.storeError?.message == "database or disk is full")
-        }
-        #expect(full.metrics.devicesByState == ["storeError": devices])
-        #expect(full.metrics.fixesLostByCause["full", default: 0] > 0)
-        #expect(full.metrics.storeErrorsByCause.keys.sorted() == ["full"])
-        #expect(full.metrics.storeErrors >= full.metrics.fixesLostByCause["full", default: 0])
+        #expect(full.devicesByState == ["storeError": devices])
+        #expect(full.fixesLostByCause["full", default: 0] > 0)
+        #expect(full.storeErrorsByCause.keys.sorted() == ["full"])
+        #expect(full.storeErrors >= full.fixesLostByCause["full", default: 0])
         // A lost fix is not pending: the backlog is what was stored and not yet acknowledged.
-        #expect(full.metrics.pending <= full.metrics.fixesStored - full.metrics.fixesUploaded)
+        #expect(full.pending == full.fixesStored - full.fixesUploaded)
 
-        // Acknowledged while full: held, and (below) never sent again.
-        let held = try Self.onLoop(runtime) { loop in
-            loop.slots.reduce(0) { $0 + (($1.store as? DeviceStore)?.heldDeleteCount ?? 0) }
+        let liftedAt = fleet.now
+        try Self.limitPages(nil, fleet)
+        fleet.advance(byMillis: 10 * Self.minute)
+        let stored = try fleet.storedFixes()
+        for slot in fleet.engine.slots {
+            let fixes = stored.filter { $0.device == slot.id }.map(\.timestamp) + ingest.uploads(of: slot.id).flatMap(\.timestamps)
+            let firstFix = try #require(fixes.filter { $0 >= liftedAt }.min(), "\(slot.id) stored nothing once it had room")
+            #expect(slot.stateHistory.elements.filter { $0.at >= liftedAt }.first?.at == firstFix, "\(slot.id) left storeError at another instant")
+            #expect(slot.storeProblem == nil && slot.listedState == "tracking")
+            #expect(ingest.uploads(of: slot.id).contains { $0.request.sentAt >= liftedAt && $0.accepted }, "\(slot.id) uploaded nothing once it had room")
         }
-        #expect(held > 0, "no acknowledged row had its delete fail: the test did not test that")
-        let uploadedWhileFull = server.snapshot.uploads.count
-
-        let liftedAt = try Self.onLoop(runtime) { loop in
-            for slot in loop.slots.indices {
-                try? (loop.slots[slot].store as? DeviceStore)?.limitPagesForTesting(nil)
-            }
-            return loop.metrics.virtualNow
-        }
-        let recovered = try Self.waitFor("every device leaves storeError and uploads again", runtime) { snapshot in
-            snapshot.virtualNow > liftedAt + 10 * 60_000
-                && snapshot.listed.allSatisfy { $0.storeError == nil && $0.state != "storeError" }
-        }
-        runtime.stop()
-        #expect(finished.wait(timeout: .now() + 60) == .success)
-        let realMinutes = Int(Date().timeIntervalSince(started) / 60)
-
-        #expect(recovered.metrics.fixesStored > full.metrics.fixesStored)
-        let uploads = server.snapshot.uploads
-        let after = Set(uploads[uploadedWhileFull...].filter(\.accepted).map(\.installID))
-        #expect(after.count == devices, "uploads resumed for \(after.count) of \(devices) devices")
-        let sent = uploads.flatMap(\.locationIDs)
+        #expect(fleet.engine.metrics.fixesStored > full.fixesStored)
+        let sent = ingest.uploads.flatMap(\.locationIDs)
         #expect(sent.count == Set(sent).count, "a fix was sent twice")
 
-        // One line per cause per real minute (plus the end-of-run count of what was held back).
-        let logged = lines.withLock { $0 }
-        #expect(logged.count <= 2 * (realMinutes + 1), "\(logged.count) lines in \(realMinutes + 1) minutes")
-        #expect(logged.first?.contains("database or disk is full") == true)
-        #expect(logged.contains { $0.contains("more store errors (full) in the last minute") }, "\(logged)")
-        #expect(recovered.metrics.storeErrors > logged.count)
+        // One line per cause per real minute (a real minute is 3,000 virtual ones at this warp):
+        // the first failure's, then at the end the count of what was held back.
+        fleet.finish()
+        let errors = fleet.engine.metrics.storeErrors
+        #expect(fleet.warnings.count == 2, "\(fleet.warnings)")
+        #expect(fleet.warnings.first?.contains("database or disk is full") == true)
+        #expect(fleet.warnings.last == "beekon-fleet: and \(StoreErrorLog.grouped(errors - 1)) more store errors (full) in the last minute\n")
+    }
+
+    @Test(
+        "a device in storeError that stores nothing tries its store 10 s after the failure, then after 20, 40, 80, 160 s and every 5 min, and recovers at the first try after the room comes back",
+        arguments: [(5, 10), (25, 30), (100, 150), (400, 610), (700, 910)] as [(Int64, Int64)])
+    func retriesOnTheVirtualClock(liftAfterSeconds: Int64, recoveredAfterSeconds: Int64) throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let ingest = SimulatedIngest { _ in .respond(status: 200, afterMillis: 20_000) }
+        var fleet = try workspace.simulated(FleetRuntimeTests.yaml(devices: 1), ingest: ingest)
+        // The first upload leaves at 60 s; then the device stops admitting fixes and its store fills.
+        fleet.advance(to: Self.start + Self.minute)
+        #expect(ingest.uploads.map(\.request.sentAt) == [Self.start + Self.minute])
+        _ = try fleet.command { (engine) throws(FleetControlError) in try engine.act(.revokePermission, params: FaultParams(), on: .all) }
+        try Self.limitPages(1, fleet)
+        // The answer, at 80 s, cannot delete the batch's rows.
+        let failedAt = Self.start + 80_000
+        fleet.advance(to: failedAt + liftAfterSeconds * 1_000)
+        try Self.limitPages(nil, fleet)
+        fleet.advance(byMillis: 20 * Self.minute)
+        let history = fleet.engine.slots[0].stateHistory.elements.filter { $0.at >= failedAt }
+        #expect(
+            history == [
+                StateChange(at: failedAt, state: "storeError"),
+                StateChange(at: failedAt + recoveredAfterSeconds * 1_000, state: "paused(permissionRevoked)"),
+            ])
     }
 }
 

@@ -187,9 +187,8 @@ struct MaxWarpTests {
             }())
         let done = runtime.runOnThread()
         defer { runtime.stop() }
-        _ = try await offPool {
-            try StoreFailureRunTests.waitFor("ten minutes have passed", runtime) { $0.virtualNow > RunStartResolveTests.start + 600_000 }
-        }
+        let reached = try await offPool { runtime.waitFor { $0.virtualNow > RunStartResolveTests.start + 600_000 } }
+        #expect(reached != nil, "ten virtual minutes did not pass")
         let set = DispatchSemaphore(value: 0)
         runtime.setClock(warp: 1, paused: nil) { _ in set.signal() }
         #expect(try await offPool { set.wait(timeout: .now() + 30) } == .success)
