@@ -68,7 +68,7 @@ struct ModelledTransferTimingTests {
               - {at: 0s, for: 1h, select: all, action: latency, params: {ms: \(injectedMillis)}}
             """
         let runtime = try await workspace.runtime(
-            TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url, virtualMinutes: 5, timing: .deterministic)
+            TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url, virtualMinutes: 2, timing: .deterministic)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
         #expect(records.allSatisfy { $0.outcome == "200" && $0.latencyMillis == expected }, "\(records.prefix(3))")
@@ -87,7 +87,7 @@ struct ModelledTransferTimingTests {
               - {at: 0s, for: 1h, select: all, action: timeouts, params: {fraction: 1}}
             """
         let runtime = try await workspace.runtime(
-            TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url, virtualMinutes: 5, timing: .deterministic)
+            TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url, virtualMinutes: 2, timing: .deterministic)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
         #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 })
