@@ -32,7 +32,14 @@ enum FlagNumber {
     }
 
     static let warp: @Sendable (String) throws -> Warp = { text in
-        text.lowercased() == "max" ? .max : .rate(try FleetClock.warpRange.read(text))
+        guard text.lowercased() != "max" else { return .max }
+        do throws(NumberProblem) {
+            return .rate(try FleetClock.warpRange.read(text))
+        } catch {
+            var problem = error
+            problem.expected += ", or max"
+            throw problem
+        }
     }
 
     /// A duration (`FleetDuration`), ms.
