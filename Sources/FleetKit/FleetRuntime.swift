@@ -37,6 +37,9 @@ public struct RunOptions: Sendable {
     /// only stands for what a warp means elsewhere: the clock record's slack). Needs modelled
     /// timing: an answer's real time × an unbounded warp would be every answer a timeout.
     public var maxWarp = false
+    /// Tests: the wall-clock bound on a real request instead of `RealDriver.realTimeoutMillis`'s
+    /// (how long a modelled run waits for a hung server before its device hears the timeout).
+    var realTimeoutMillis: Int?
     /// Tests: where store-error lines go instead of standard error.
     var storeLogSink: (@Sendable (String) -> Void)?
     /// Tests: where the start's notice (a resume) goes instead of standard output.

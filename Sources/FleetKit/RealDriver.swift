@@ -134,7 +134,8 @@ struct RealDriver {
     /// request whose real timeout fires first (the clock paused or slowed meanwhile) still
     /// ends, for the device, at its virtual deadline.
     func realTimeoutMillis(_ kind: FleetRuntime.TransferKind) -> Int {
-        Int((Double(FleetLoop.timeoutMillis(kind)) / min(clock.warp, 1)).rounded(.up)) + 5_000
+        if let bound = options.realTimeoutMillis { return bound }
+        return Int((Double(FleetLoop.timeoutMillis(kind)) / min(clock.warp, 1)).rounded(.up)) + 5_000
     }
 
     /// Changes the warp and/or pauses or resumes virtual time from the time reached on: a clock

@@ -210,3 +210,27 @@ struct MaxWarpTests {
         #expect(throws: RunError.self) { try FleetRuntime(fleet: try workspace.fleet(TransferTimingTests.yaml(warp: 60)), options: options) }
     }
 }
+
+/// A hung server does not stall a modelled run: its real request ends at the wall-clock bound,
+/// and the device hears the SDK's timeout at its virtual deadline.
+@Suite("Modelled timing and a hung server", .serialized)
+struct HungServerTests {
+    @Test("with modelled timing, uploads to a server that never answers are heard as timeout exactly 30 virtual s after the send, and the run goes on")
+    func hungServerTimesOut() async throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        // Answers after 10 real minutes: hung, for any run that waits a second.
+        let server = try IngestTestServer(rule: { _ in IngestTestServer.Answer(delayMillis: 600_000) })
+        defer { server.stop() }
+        var options = RunOptions(
+            dataDirectory: workspace.data, ingest: server.url, realDurationMillis: 60_000, virtualDurationMillis: 3 * 60_000,
+            routeFolder: workspace.folder.path, transferTiming: .deterministic)
+        options.realTimeoutMillis = 1_000
+        let runtime = try FleetRuntime(fleet: try workspace.fleet(TransferTimingTests.yaml(warp: 3000)), options: options)
+        let end = try await offPool { try runtime.run(progressEverySeconds: 3600) }
+        #expect(end == .virtualTimeLimit(millis: 3 * 60_000))
+        let records = runtime.snapshot.devices.flatMap(\.uploads)
+        #expect(records.count >= 3)
+        #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 && $0.serverMillis == nil }, "\(records.prefix(3))")
+    }
+}
