@@ -27,3 +27,15 @@ public protocol FleetControl: AnyObject, Sendable {
 }
 
 extension FleetRuntime: FleetControl {}
+
+extension FleetControlError {
+    /// A warp the control API refuses (`warp`, outside `FleetClock.warpRange`); nil passes.
+    static func checkWarp(_ warp: Double?) throws(FleetControlError) {
+        guard let warp else { return }
+        do throws(NumberProblem) {
+            _ = try FleetClock.warpRange.check(warp)
+        } catch {
+            throw FleetControlError(.badRequest, "warp \(error)", field: "warp")
+        }
+    }
+}

@@ -12,12 +12,7 @@ extension FleetRuntime {
     /// once (they appear in the snapshot as they spawn).
     public func spawn(_ request: SpawnRequest, reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void) {
         command(reply) { driver throws(FleetControlError) in
-            var newRoutes: [String: Route] = [:]
-            if case .spec(let group) = request.template {
-                newRoutes = try RunFiles.routes(
-                    for: group, missingFrom: Set(driver.engine.routes.keys), folder: driver.options.routeFolder)
-            }
-            return try driver.engine.spawn(request, newRoutes: newRoutes)
+            try driver.engine.spawn(request, newRoutes: RunFiles.routes(for: request, missingFrom: driver.engine))
         }
     }
 
@@ -39,13 +34,7 @@ extension FleetRuntime {
     /// virtual time; nil leaves that one as it is.
     public func setClock(warp: Double?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void) {
         command(reply) { driver throws(FleetControlError) in
-            if let warp {
-                do throws(NumberProblem) {
-                    _ = try FleetClock.warpRange.check(warp)
-                } catch {
-                    throw FleetControlError(.badRequest, "warp \(error)", field: "warp")
-                }
-            }
+            try FleetControlError.checkWarp(warp)
             driver.setClock(warp: warp, paused: paused, realNanos: FleetRuntime.realNanos())
         }
     }

@@ -20,15 +20,15 @@ enum RunFiles {
         return routes
     }
 
-    /// The routes an admin spawn's spec names that `known` lacks; a `FleetControlError` on
-    /// `spec.route` names the one that cannot be used.
-    static func routes(
-        for group: DeviceGroup, missingFrom known: Set<String>, folder: String
-    ) throws(FleetControlError) -> [String: Route] {
+    /// The routes an admin spawn's spec names that `engine` lacks (none for a group template),
+    /// read relative to the fleet file's folder; a `FleetControlError` on `spec.route` names
+    /// the one that cannot be used.
+    static func routes(for request: SpawnRequest, missingFrom engine: FleetLoop) throws(FleetControlError) -> [String: Route] {
+        guard case .spec(let group) = request.template else { return [:] }
         var routes: [String: Route] = [:]
-        for path in group.routes where !known.contains(path) && routes[path] == nil {
+        for path in group.routes where engine.routes[path] == nil && routes[path] == nil {
             do throws(RouteError) {
-                routes[path] = try Route.load(path: resolved(path, folder: folder))
+                routes[path] = try Route.load(path: resolved(path, folder: engine.options.routeFolder))
             } catch {
                 throw FleetControlError(.badRequest, "route \"\(path)\" cannot be used: \(error)", field: "spec.route")
             }

@@ -220,11 +220,7 @@ public final class SimulatedRuntime: FleetControl {
 
     public func spawn(_ request: SpawnRequest, reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void) {
         command(reply) { fleet throws(FleetControlError) in
-            var newRoutes: [String: Route] = [:]
-            if case .spec(let group) = request.template {
-                newRoutes = try RunFiles.routes(
-                    for: group, missingFrom: Set(fleet.engine.routes.keys), folder: fleet.engine.options.routeFolder)
-            }
+            let newRoutes = try RunFiles.routes(for: request, missingFrom: fleet.engine)
             return try fleet.command { (engine) throws(FleetControlError) in try engine.spawn(request, newRoutes: newRoutes) }
         }
     }
@@ -246,14 +242,8 @@ public final class SimulatedRuntime: FleetControl {
 
     public func setClock(warp: Double?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void) {
         command(reply) { fleet throws(FleetControlError) in
-            if let warp {
-                do throws(NumberProblem) {
-                    _ = try FleetClock.warpRange.check(warp)
-                } catch {
-                    throw FleetControlError(.badRequest, "warp \(error)", field: "warp")
-                }
-                fleet.engine.warp = warp
-            }
+            try FleetControlError.checkWarp(warp)
+            if let warp { fleet.engine.warp = warp }
             if let paused { self.state.withLock { $0.paused = paused } }
         }
     }
