@@ -63,15 +63,29 @@ struct SimulatedFleet {
     /// Virtual now, Unix ms.
     var now: Int64 { engine.metrics.virtualNow }
 
+    /// Where the warp last changed: the virtual instant and the real reading there (the start
+    /// and 0 until `setWarp`).
+    private var warpSince: (virtual: Int64, real: UInt64)?
+
     /// The real time a driver at the run's warp would read at `virtual`, ns from the start (what
-    /// the engine's real-time pacing, such as admin spawn rates, counts in).
+    /// the engine's real-time pacing, such as admin spawn rates, counts in); each warp counts
+    /// from where it was set, as the real clock does.
     private func realNanos(at virtual: Int64) -> UInt64 {
-        UInt64(max(0, Double(virtual - engine.startMillis) / engine.warp * 1_000_000))
+        let since = warpSince ?? (engine.startMillis, 0)
+        return since.real + UInt64(max(0, Double(virtual - since.virtual) / engine.warp * 1_000_000))
     }
 
     /// The virtual instant a driver at the run's warp reaches at the real reading `real`.
     private func virtualInstant(atReal real: UInt64) -> Int64 {
-        engine.startMillis + Int64((Double(real) / 1_000_000 * engine.warp).rounded(.up))
+        let since = warpSince ?? (engine.startMillis, 0)
+        guard real > since.real else { return since.virtual }
+        return since.virtual + Int64((Double(real - since.real) / 1_000_000 * engine.warp).rounded(.up))
+    }
+
+    /// Sets the warp from the current instant on (real time read so far stays as it was).
+    mutating func setWarp(_ warp: Double) {
+        warpSince = (now, realNanos(at: now))
+        engine.warp = warp
     }
 
     /// Runs every event up to and including `instant` (or the run's virtual end, if sooner),
@@ -243,7 +257,7 @@ public final class SimulatedRuntime: FleetControl {
     public func setClock(warp: Double?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void) {
         command(reply) { fleet throws(FleetControlError) in
             try FleetControlError.checkWarp(warp)
-            if let warp { fleet.engine.warp = warp }
+            if let warp { fleet.setWarp(warp) }
             if let paused { self.state.withLock { $0.paused = paused } }
         }
     }
@@ -278,7 +292,10 @@ public final class SimulatedRuntime: FleetControl {
     private func publish() {
         let paused = state.withLock { $0.paused }
         let snapshot = fleet.withLock { fleet in
-            fleet.engine.fleetSnapshot(metrics: fleet.engine.snapshot(), paused: paused, realNanos: fleet.engine.realNow)
+            var metrics = fleet.engine.snapshot()
+            // The real time a driver at the run's warp would have run for (rates per second).
+            metrics.realSeconds = Double(fleet.engine.realNow) / 1e9
+            return fleet.engine.fleetSnapshot(metrics: metrics, paused: paused, realNanos: fleet.engine.realNow)
         }
         published.withLock { current in
             let sequence = current.sequence &+ 1

@@ -1,3 +1,4 @@
+import BeekonDevice
 import BeekonNet
 import FleetAdmin
 import FleetKit
@@ -5,17 +6,36 @@ import Foundation
 import IngestReceiver
 import Synchronization
 
-/// A real small fleet (iOS walkers at a high warp) uploading to an in-process IngestReceiver,
-/// with the admin server on 127.0.0.1, port 0, and a libcurl client: what every test here
-/// starts from. No mocks.
+/// The admin server on 127.0.0.1, port 0, spoken to over real HTTP by a libcurl client, in
+/// front of a small fleet (iOS walkers): what every test here starts from. The fleet is the
+/// simulated driver unless a test asks for a real one: virtual time moves only when the test
+/// says (`simulated.advance(byMillis:)`), and every upload is answered by `network`, so what
+/// the API shows can be asserted exactly.
 final class AdminHarness: Sendable {
+    /// The fleet behind the admin server.
+    enum Fleet {
+        /// `SimulatedRuntime` on virtual time alone, its uploads answered by the function.
+        case simulated(@Sendable (SimulatedRequest) -> SimulatedAnswer)
+        /// A real `FleetRuntime` (wall clock × warp, libcurl) uploading to an in-process
+        /// IngestReceiver; its loop starts at once unless `started` is false (see `RealFleet.start`).
+        case real(started: Bool)
+    }
+
+    /// The fleet file's `clock.start`, 2026-06-15T08:00:00Z: where virtual time starts.
+    static let start: Int64 = 1_781_510_400_000
+    /// How long the default simulated network takes to answer 200, virtual ms.
+    static let latencyMillis: Int64 = 80
+    /// The default simulated network: every request is answered 200 after `latencyMillis`.
+    static let answersOK: @Sendable (SimulatedRequest) -> SimulatedAnswer = { _ in .respond(status: 200, afterMillis: latencyMillis) }
+
     let folder: String
-    let receiver: IngestReceiver
-    let runtime: FleetRuntime
+    /// The fleet the admin server drives.
+    let control: any FleetControl
     let admin: AdminServer
     let transport: HTTPTransport
     let token: String?
-    private let finished = DispatchSemaphore(value: 0)
+    private let simulatedFleet: SimulatedRuntime?
+    private let realFleet: RealFleet?
 
     static func yaml(devices: Int, ingest: String, warp: Int, duration: String? = nil) -> String {
         """
@@ -44,45 +64,63 @@ final class AdminHarness: Sendable {
         """
     }
 
-    init(devices: Int = 4, warp: Int = 120, duration: String? = nil, token: String? = nil, allowedHosts: [String] = []) throws {
+    init(
+        devices: Int = 4, warp: Int = 120, duration: String? = nil, token: String? = nil, allowedHosts: [String] = [],
+        fleet: Fleet = .simulated(answersOK)
+    ) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-admin-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var csv = "lat,lon\n"
         for index in 0...40 { csv += "\(51.5 + Double(index) * 0.00045),-0.12\n" }
         try csv.write(toFile: folder + "/walk.csv", atomically: true, encoding: .utf8)
-        receiver = try IngestReceiver(
-            configuration: IngestReceiverConfiguration(port: 0, databasePath: folder + "/ingest.db", threads: 2))
-        let fleet = try FleetFile.parse(
-            yaml: Self.yaml(devices: devices, ingest: receiver.url, warp: warp, duration: duration), file: "fleet.yaml", routeFolder: folder)
-        runtime = try FleetRuntime(
-            fleet: fleet,
-            options: RunOptions(
-                dataDirectory: folder + "/data", realDurationMillis: 120_000, routeFolder: folder, transferTiming: .deterministic))
-        self.token = token
-        admin = try AdminServer(runtime: runtime, configuration: AdminConfiguration(port: 0, token: token, allowedHosts: allowedHosts))
-        transport = try HTTPTransport()
-        let runtime = runtime
-        let finished = finished
-        let thread = Thread {
-            _ = try? runtime.run(progressEverySeconds: 3600)
-            finished.signal()
+        switch fleet {
+        case .simulated(let network):
+            let file = try FleetFile.parse(
+                yaml: Self.yaml(devices: devices, ingest: "http://ingest.invalid/ingest", warp: warp, duration: duration),
+                file: "fleet.yaml", routeFolder: folder)
+            let runtime = try SimulatedRuntime(
+                fleet: file, options: RunOptions(dataDirectory: folder + "/data", routeFolder: folder), network: network)
+            simulatedFleet = runtime
+            realFleet = nil
+            control = runtime
+        case .real(let started):
+            let real = try RealFleet(folder: folder, devices: devices, warp: warp, duration: duration)
+            simulatedFleet = nil
+            realFleet = real
+            control = real.runtime
+            if started { real.start() }
         }
-        thread.start()
-        // The loop publishes its first snapshot once the stores are ready.
-        let deadline = Date().addingTimeInterval(20)
-        while runtime.snapshot.sequence == 0, Date() < deadline { usleep(10_000) }
+        self.token = token
+        admin = try AdminServer(runtime: control, configuration: AdminConfiguration(port: 0, token: token, allowedHosts: allowedHosts))
+        transport = try HTTPTransport()
     }
 
     deinit {
         admin.stop()
-        runtime.stop()
-        finished.wait()
+        simulatedFleet?.finish()
+        realFleet?.stop()
         transport.shutdown()
-        receiver.stop()
         try? FileManager.default.removeItem(atPath: folder)
     }
 
+    /// The simulated fleet (the default).
+    var simulated: SimulatedRuntime {
+        guard let simulatedFleet else { preconditionFailure("this harness runs a real fleet") }
+        return simulatedFleet
+    }
+
+    /// The real fleet (`fleet: .real`).
+    var real: RealFleet {
+        guard let realFleet else { preconditionFailure("this harness runs a simulated fleet") }
+        return realFleet
+    }
+
     var base: String { "http://127.0.0.1:\(admin.port)" }
+
+    /// `start` plus `offset` ms as the API writes instants: `2026-06-15T08:00:03.080Z`.
+    static func time(_ offset: Int64) -> String {
+        Timestamp.text(unixMillis: start + offset)
+    }
 
     /// One answer: status, headers, body, and the body parsed as JSON when it is JSON.
     struct Answer: @unchecked Sendable {  // `json` holds Foundation's JSON objects, read once by one test.
@@ -119,16 +157,6 @@ final class AdminHarness: Sendable {
         return Answer(status: status, headers: headers, body: bytes, json: try? JSONSerialization.jsonObject(with: Data(bytes)))
     }
 
-    /// Polls `check` every 100 ms until it holds or `seconds` pass; returns whether it held.
-    func eventually(seconds: Double = 15, _ check: () async -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if await check() { return true }
-            try? await Task.sleep(nanoseconds: 100_000_000)
-        }
-        return await check()
-    }
-
     /// The listed devices' states by id.
     func states() async -> [String: String] {
         let answer = await call("GET", "/api/v1/devices?limit=1000")
@@ -139,14 +167,41 @@ final class AdminHarness: Sendable {
         return states
     }
 
-    /// Reads a raw HTTP stream (SSE) for `seconds` and returns what arrived.
-    func readStream(_ path: String, headers: [String] = [], seconds: Double) -> String {
-        exchange("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n", seconds: seconds)
+    /// `GET /api/v1/devices/{id}`.
+    func device(_ id: String) async -> [String: Any] {
+        await call("GET", "/api/v1/devices/\(id)").object
+    }
+
+    /// A device's state history as the API lists it: (instant text, state), oldest first.
+    func history(_ id: String) async -> [Change] {
+        let changes = await device(id)["stateHistory"] as? [[String: Any]] ?? []
+        return changes.map { Change(at: $0["at"] as? String ?? "?", state: $0["state"] as? String ?? "?") }
+    }
+
+    /// One entry of a state history.
+    struct Change: Equatable, CustomStringConvertible {
+        var at: String
+        var state: String
+        var description: String { "\(state)@\(at)" }
+    }
+
+    /// The uploads the simulated fleet sent, in order (refreshes left out).
+    var uploadsSent: [SimulatedRequest] {
+        simulated.sent.filter { if case .upload = $0.kind { true } else { false } }
+    }
+
+    /// Reads the raw HTTP stream (SSE) at `path` until `done` holds for what arrived, or
+    /// `seconds` pass, on a thread of its own; returns what arrived.
+    func readStream(_ path: String, headers: [String] = [], seconds: Double = 10, until done: @escaping @Sendable (String) -> Bool) async -> String {
+        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
+        return await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.exchange(request, seconds: seconds, until: done)) }.start()
+        }
     }
 
     /// Sends `request` as it is over one new connection (any header, or none, e.g. no `Host`) and
-    /// returns what arrived until the server closed it or `seconds` passed.
-    func exchange(_ request: String, seconds: Double) -> String {
+    /// returns what arrived until the server closed it, `done` held for it, or `seconds` passed.
+    func exchange(_ request: String, seconds: Double, until done: (String) -> Bool = { _ in false }) -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return "" }
         defer { close(fd) }
@@ -166,8 +221,71 @@ final class AdminHarness: Sendable {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             let count = recv(fd, &buffer, buffer.count, 0)
-            if count > 0 { received += buffer[0..<count] } else if count == 0 { break }
+            if count > 0 {
+                received += buffer[0..<count]
+                if done(String(decoding: received, as: UTF8.self)) { break }
+            } else if count == 0 {
+                break
+            }
         }
         return String(decoding: received, as: UTF8.self)
+    }
+}
+
+/// A real fleet for the tests that need one: `FleetRuntime` on the wall clock at the fleet's
+/// warp, its uploads going over libcurl to an in-process IngestReceiver, its loop on a thread
+/// of its own.
+final class RealFleet: Sendable {
+    let receiver: IngestReceiver
+    let runtime: FleetRuntime
+    private let started = Mutex(false)
+    private let ended = DispatchSemaphore(value: 0)
+
+    init(folder: String, devices: Int, warp: Int, duration: String?) throws {
+        receiver = try IngestReceiver(
+            configuration: IngestReceiverConfiguration(port: 0, databasePath: folder + "/ingest.db", threads: 2))
+        let fleet = try FleetFile.parse(
+            yaml: AdminHarness.yaml(devices: devices, ingest: receiver.url, warp: warp, duration: duration), file: "fleet.yaml",
+            routeFolder: folder)
+        runtime = try FleetRuntime(
+            fleet: fleet,
+            options: RunOptions(
+                dataDirectory: folder + "/data", realDurationMillis: 120_000, routeFolder: folder, transferTiming: .deterministic))
+    }
+
+    /// Starts the loop and returns once it has published its first snapshot (its stores are
+    /// open and it takes commands).
+    func start() {
+        guard !started.withLock({ started in defer { started = true }; return started }) else { return }
+        let runtime = runtime
+        let ended = ended
+        Thread {
+            _ = try? runtime.run(progressEverySeconds: 3600)
+            ended.signal()
+        }.start()
+        let deadline = Date().addingTimeInterval(20)
+        while runtime.snapshot.sequence == 0, Date() < deadline { usleep(5_000) }
+    }
+
+    /// Waits until the run is over (its duration reached, or `stop`), its uploads drained.
+    func waitForEnd() async {
+        let ended = ended
+        await withCheckedContinuation { continuation in
+            Thread {
+                ended.wait()
+                ended.signal()
+                continuation.resume()
+            }.start()
+        }
+    }
+
+    /// Stops the run (if it started) and waits for its end; then the receiver.
+    func stop() {
+        runtime.stop()
+        if started.withLock({ $0 }) {
+            ended.wait()
+            ended.signal()
+        }
+        receiver.stop()
     }
 }

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// Hostile numbers in every numeric field of the admin API's bodies and query strings, against
-/// the real server and a running fleet: each refused with 400 naming the field, and afterwards
-/// the fleet has the same warp and devices and is still running.
+/// the real server and the simulated fleet: each refused with 400 naming the field, and afterwards
+/// the fleet has the same warp, devices and virtual time, and still runs.
 @Suite("Admin API numbers", .serialized)
 struct AdminNumberTests {
     /// Values as JSON: bare tokens that are not JSON, numbers no field takes, and strings.
@@ -73,14 +73,17 @@ struct AdminNumberTests {
             }
         }
         let after = await Self.fleetState(harness)
-        #expect(after.warp == before.warp && after.devices == before.devices)
-        #expect(await harness.eventually { await Self.fleetState(harness).virtualMillis ?? 0 > after.virtualMillis ?? 0 }, "the fleet stopped")
+        #expect(after.warp == before.warp && after.devices == before.devices && after.virtualMillis == before.virtualMillis)
+        #expect(harness.simulated.snapshot.actions.isEmpty, "a refused action ran")
+        // The fleet still runs: a second of virtual time is a second.
+        harness.simulated.advance(byMillis: 1_000)
+        #expect(await Self.fleetState(harness).virtualMillis == before.virtualMillis.map { $0 + 1_000 })
     }
 
     @Test("every numeric query argument refuses what its range refuses, by name")
     func hostileQueries() async throws {
         let harness = try AdminHarness()
-        let device = try #require(await harness.states().keys.sorted().first)
+        let device = "walkers-0001"
         let before = await Self.fleetState(harness)
         for entry in Self.queryFields {
             for value in Self.queryValues where !entry.takes.contains(value) {
@@ -103,9 +106,10 @@ struct AdminNumberTests {
     @Test("PATCH /api/v1/fleet takes the ends of the warp range exactly")
     func warpBounds() async throws {
         let harness = try AdminHarness()
-        for (warp, status) in [("0.01", 200), ("10000", 200), ("0.0099", 400), ("10000.0001", 400), ("1e4", 200)] {
+        for (warp, status, set) in [("0.01", 200, 0.01), ("10000", 200, 10_000), ("0.0099", 400, 10_000), ("10000.0001", 400, 10_000), ("1e4", 200, 10_000)] {
             let answer = await harness.call("PATCH", "/api/v1/fleet", body: #"{"warp": \#(warp)}"#)
             #expect(answer.status == status, "\(warp): \(answer.text)")
+            #expect(await Self.fleetState(harness).warp == set, "\(warp)")
         }
     }
 }

@@ -60,7 +60,7 @@ struct RequestGuardTests {
         let harness = try AdminHarness()
         do {
             let server = try AdminServer(
-                runtime: harness.runtime, configuration: AdminConfiguration(port: 0, allowedHosts: ["fleet", "http://fleet:8080"]))
+                runtime: harness.control, configuration: AdminConfiguration(port: 0, allowedHosts: ["fleet", "http://fleet:8080"]))
             server.stop()
             Issue.record("an allowed host with a scheme and a port was taken")
         } catch {
