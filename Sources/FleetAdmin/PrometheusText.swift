@@ -3,7 +3,8 @@ import FleetKit
 /// `GET /metrics`: the fleet's counters in the Prometheus text format (version 0.0.4).
 enum PrometheusText {
     /// Upper bounds of the latency histogram's buckets, seconds.
-    static let latencyBounds: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+    /// The histograms' `le` bounds, seconds: where `LatencyHistogram` counts exactly.
+    static let latencyBounds: [Double] = LatencyHistogram.exactBoundsMillis.map { $0 / 1000 }
 
     static func render(_ snapshot: FleetSnapshot) -> String {
         let metrics = snapshot.metrics

@@ -54,6 +54,9 @@ extension FleetLoop {
             spawnQueue.append((slots.count - 1, realNow + gap * UInt64(offset)))
             ids.append(slots[slots.count - 1].id)
         }
+        // Due order, not request order: a spawn without a rate does not wait behind the rest
+        // of an earlier paced one (the sort is stable, so one instant keeps request order).
+        spawnQueue.sort { $0.realNanos < $1.realNanos }
         effects.append(.recordInstallIDs(installIDs))
         return ids
     }

@@ -104,7 +104,7 @@ struct FleetLoop {
     var routes: [String: Route]
     /// Slot index by device id.
     var slotsByID: [String: Int] = [:]
-    /// Devices the admin API spawned, waiting for their real-time turn (oldest first).
+    /// Devices the admin API spawned, waiting for their real-time turn (soonest first).
     var spawnQueue: [(slot: Int, realNanos: UInt64)] = []
     /// Upload outcomes with their latency, over the run and the last seconds.
     var uploadStats = UploadStats()

@@ -77,6 +77,12 @@ public struct LatencyHistogram: Sendable, Hashable {
     /// answer the SDK waits for (its timeout is 30 s) or a latency fault can add.
     static let bucketCount = 640
     private var buckets = [Int](repeating: 0, count: bucketCount)
+    /// Where `count(atOrBelow:)` is exact, ms: the bounds `/metrics` reports. Prometheus's `le`
+    /// is inclusive, so a timeout heard at exactly 30 s is within 30 s, and a modelled 100 ms
+    /// answer within 0.1 s, which a log bucket straddling the bound cannot say.
+    public static let exactBoundsMillis: [Double] = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000]
+    /// Records in (previous bound, bound], by bound; the last slot holds those past every bound.
+    private var withinBounds = [Int](repeating: 0, count: exactBoundsMillis.count + 1)
     /// How many durations were recorded.
     public private(set) var count = 0
     /// The largest recorded, ms.
@@ -91,6 +97,7 @@ public struct LatencyHistogram: Sendable, Hashable {
     public mutating func record(_ millis: Double) {
         let value = Swift.max(0, millis)
         buckets[Self.bucket(value)] += 1
+        withinBounds[Self.exactBoundsMillis.firstIndex { value <= $0 } ?? Self.exactBoundsMillis.count] += 1
         count += 1
         sum += value
         max = Swift.max(max, value)
@@ -100,15 +107,18 @@ public struct LatencyHistogram: Sendable, Hashable {
     public mutating func merge(_ other: LatencyHistogram) {
         guard other.count > 0 else { return }
         for index in buckets.indices { buckets[index] += other.buckets[index] }
+        for index in withinBounds.indices { withinBounds[index] += other.withinBounds[index] }
         count += other.count
         sum += other.sum
         max = Swift.max(max, other.max)
     }
 
-    /// How many records are at most `millis` (to the bucket's width): a cumulative bucket of a
-    /// Prometheus histogram.
+    /// How many records are at most `millis`: exactly at `exactBoundsMillis`, elsewhere to the
+    /// bucket's width (a record in the bucket that straddles `millis` is left out): a cumulative
+    /// bucket of a Prometheus histogram.
     public func count(atOrBelow millis: Double) -> Int {
         guard millis >= 0 else { return 0 }
+        if let bound = Self.exactBoundsMillis.firstIndex(of: millis) { return withinBounds[0...bound].reduce(0, +) }
         let last = Self.bucket(millis)
         var total = 0
         for index in 0..<last where Self.upperBound(index) <= millis { total += buckets[index] }

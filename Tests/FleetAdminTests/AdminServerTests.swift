@@ -314,9 +314,7 @@ struct AdminServerTests {
         harness.simulated.advance(byMillis: 10_000)
         #expect(await harness.history("walkers-0005").first == Change(at: Self.time(10_000), state: "starting"))
         let history = await harness.history("walkers-0007")
-        withKnownIssue("FleetLoop.spawnDue takes the spawn queue in order: a device queued later waits behind an earlier paced spawn's rest") {
-            #expect(history.first == Change(at: Self.time(10_000), state: "starting"))
-        }
+        #expect(history.first == Change(at: Self.time(10_000), state: "starting"))
     }
 
     @Test(
@@ -523,9 +521,7 @@ struct AdminServerTests {
         }
         // Prometheus's `le` is inclusive: a timeout heard at exactly the SDK's 30 s is within le="30".
         let within30s = Self.sample(metrics.text, "\(latency)_bucket{le=\"30.0\"}")
-        withKnownIssue("LatencyHistogram.count(atOrBelow:) leaves out the bucket that straddles a bound: 30 s timeouts count only in +Inf") {
-            #expect(within30s == Double(total))
-        }
+        #expect(within30s == Double(total))
     }
 
     /// The value of the Prometheus sample `name` (with its labels) in `text`.
