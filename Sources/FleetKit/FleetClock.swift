@@ -53,6 +53,15 @@ public struct FleetClock: Sendable, Hashable {
         return UInt64(min(virtualGap / warp * 1_000_000, 86_400e9).rounded(.up))
     }
 
+    /// The real reading at which a running clock reaches `virtual` (the last anchoring's, for an
+    /// instant at or before it): the inverse of `now(realNanos:)`, rounded up so that
+    /// `now(realNanos: realNanos(reaching: v)) >= v`.
+    public func realNanos(reaching virtual: Int64) -> UInt64 {
+        let gap = Double(virtual) - anchorVirtualMillis
+        guard gap > 0, !isPaused else { return anchorRealNanos }
+        return anchorRealNanos + UInt64((gap / warp * 1_000_000).rounded(.up))
+    }
+
     /// The virtual ms the clock may run ahead of the time reached: `maxLagRealNanos` at this warp.
     public var maxLagMillis: Int64 {
         Int64((Double(Self.maxLagRealNanos) / 1_000_000 * warp).rounded(.up))

@@ -58,13 +58,6 @@ struct ProcessOutage {
     func isUp(at time: Int64) -> Bool { (bootedAt ?? time) <= time }
 }
 
-extension DeviceSlot {
-    /// Where the phone truly is at `time`, along its route.
-    func truePosition(at time: Int64) -> TruePosition {
-        motion.position(afterMillis: time - setOffAt)
-    }
-}
-
 extension FleetLoop {
     /// Explicit delay of a `kill` or `reboot`: the fault's `for`, else the action's
     /// `relaunchAfterSeconds`; nil when neither is given (see `ProcessOutage`).

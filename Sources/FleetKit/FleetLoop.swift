@@ -75,6 +75,11 @@ struct DeviceSlot {
         if storeProblem != nil { return StoreProblem.listedState }
         return processAlive ? state : "dead"
     }
+
+    /// Where the phone truly is at `time`, along its route.
+    func truePosition(at time: Int64) -> TruePosition {
+        motion.position(afterMillis: time - setOffAt)
+    }
 }
 
 /// The fleet engine: devices, stores, timers, transfers in flight, faults, the world and metrics,
@@ -458,7 +463,7 @@ struct FleetLoop {
         guard let accuracy = slots[slot].accuracy, slots[slot].processAlive else { return }
         timers.schedule((), key: .providerTick(slot), at: time + ProviderProfile.cadenceMillis(accuracy))
         guard slots[slot].permissionGranted, slots[slot].locationServicesOn else { return }
-        let truth = slots[slot].motion.position(afterMillis: time - slots[slot].setOffAt)
+        let truth = slots[slot].truePosition(at: time)
         let moving = truth.speed > RouteMotion.standingSpeed
         if slots[slot].wasMoving, !moving {
             feed(.dwellStarted(latitude: truth.latitude, longitude: truth.longitude), to: slot, at: time)

@@ -198,17 +198,18 @@ struct RealDriver {
     /// Writes where the clock got to to `clock.json`; a failure is logged once until a write
     /// succeeds again.
     mutating func recordClock(stopped: Bool, realNanos: UInt64) {
-        clockWrittenAt = realNanos
-        clockWrittenWarp = clock.warp
-        if let problem = RunFiles.writeClock(engine.clockRecord(stopped: stopped), options.dataDirectory) {
-            noteClockWriteFailure(problem)
-        } else {
-            clockWriteFailing = false
-        }
+        write(engine.clockRecord(stopped: stopped), realNanos: realNanos)
     }
 
-    /// A failed write of `clock.json`, said once until a write succeeds again.
-    private mutating func noteClockWriteFailure(_ problem: String) {
+    /// Writes `record` to `clock.json` and notes when and at what warp; a failed write is said
+    /// once until a write succeeds again.
+    private mutating func write(_ record: ClockRecord, realNanos: UInt64) {
+        clockWrittenAt = realNanos
+        clockWrittenWarp = clock.warp
+        guard let problem = RunFiles.writeClock(record, options.dataDirectory) else {
+            clockWriteFailing = false
+            return
+        }
         if !clockWriteFailing {
             let path = "\(options.dataDirectory)/\(ClockRecord.fileName)"
             engine.effects.append(
@@ -226,14 +227,7 @@ struct RealDriver {
     mutating func recordHorizon(covering now: Int64, realNanos: UInt64) {
         guard now > horizon else { return }
         horizon = now + Self.horizonMillis
-        clockWrittenAt = realNanos
-        clockWrittenWarp = clock.warp
-        let record = ClockRecord(reachedMillis: horizon, warp: engine.warp, stopped: false)
-        if let problem = RunFiles.writeClock(record, options.dataDirectory) {
-            noteClockWriteFailure(problem)
-        } else {
-            clockWriteFailing = false
-        }
+        write(ClockRecord(reachedMillis: horizon, warp: engine.warp, stopped: false), realNanos: realNanos)
     }
 
     /// Rewrites `clock.json` once `ClockRecord.writeIntervalNanos` have passed since the last

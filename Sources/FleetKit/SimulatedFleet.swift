@@ -40,6 +40,10 @@ public enum SimulatedAnswer: Sendable {
 struct SimulatedFleet {
     var engine: FleetLoop
     let network: (SimulatedRequest) -> SimulatedAnswer
+    /// The real time a driver at the run's warp would read, ns from the start: what the
+    /// engine's real-time pacing (admin spawn rates, rates per real second) counts in. Never
+    /// paused: the simulated driver waits for nothing.
+    private var clock: FleetClock
     /// Answers on their way, in the order they are due (ties in the order they were sent).
     private var arriving: [(at: Int64, number: Int, result: HTTPResult)] = []
     /// Every request sent, in order.
@@ -57,35 +61,23 @@ struct SimulatedFleet {
         engine = try FleetLoop(fleet: fleet, options: options)
         self.network = network
         engine.start(wallNow: wallNow)
+        clock = FleetClock(startMillis: engine.startMillis, warp: engine.warp, realNanos: 0)
         carryOutEffects()
     }
 
     /// Virtual now, Unix ms.
     var now: Int64 { engine.metrics.virtualNow }
 
-    /// Where the warp last changed: the virtual instant and the real reading there (the start
-    /// and 0 until `setWarp`).
-    private var warpSince: (virtual: Int64, real: UInt64)?
-
-    /// The real time a driver at the run's warp would read at `virtual`, ns from the start (what
-    /// the engine's real-time pacing, such as admin spawn rates, counts in); each warp counts
-    /// from where it was set, as the real clock does.
-    private func realNanos(at virtual: Int64) -> UInt64 {
-        let since = warpSince ?? (engine.startMillis, 0)
-        return since.real + UInt64(max(0, Double(virtual - since.virtual) / engine.warp * 1_000_000))
-    }
-
-    /// The virtual instant a driver at the run's warp reaches at the real reading `real`.
+    /// The first virtual instant at which a driver at the run's warp has read `real`.
     private func virtualInstant(atReal real: UInt64) -> Int64 {
-        let since = warpSince ?? (engine.startMillis, 0)
-        guard real > since.real else { return since.virtual }
-        return since.virtual + Int64((Double(real - since.real) / 1_000_000 * engine.warp).rounded(.up))
+        let instant = clock.now(realNanos: real)
+        return clock.realNanos(reaching: instant) >= real ? instant : instant + 1
     }
 
     /// Sets the warp from the current instant on (real time read so far stays as it was).
     mutating func setWarp(_ warp: Double) {
-        warpSince = (now, realNanos(at: now))
-        engine.warp = warp
+        clock.setWarp(warp, realNanos: clock.realNanos(reaching: now))
+        engine.warp = clock.warp
     }
 
     /// Runs every event up to and including `instant` (or the run's virtual end, if sooner),
@@ -111,7 +103,7 @@ struct SimulatedFleet {
     /// is due there.
     private mutating func step(to instant: Int64) {
         repeat {
-            engine.realNow = realNanos(at: instant)
+            engine.realNow = clock.realNanos(reaching: instant)
             engine.runDue(until: instant)
             engine.spawnDue(realNanos: engine.realNow)
             carryOutEffects()

@@ -15,6 +15,22 @@ struct FleetClockTests {
         #expect(clock.realWait(until: Self.start + 60_000, from: 5 * Self.second) == UInt64(60 / warp * 1e9))
     }
 
+    @Test(
+        "the real reading at which the clock reaches an instant is the inverse of now, across a warp change",
+        arguments: [1.0, 60, 0.5, 3000, 0.01])
+    func realReadingReaching(warp: Double) {
+        var clock = FleetClock(startMillis: Self.start, warp: 7, realNanos: 5 * Self.second)
+        clock.setWarp(warp, realNanos: 6 * Self.second)
+        // An instant the clock had passed when the warp changed reads as that change.
+        #expect(clock.realNanos(reaching: Self.start) == 6 * Self.second)
+        for offset: Int64 in [7_000, 7_001, 9_999, 3_600_000] {
+            let reading = clock.realNanos(reaching: Self.start + offset)
+            #expect(clock.now(realNanos: reading) == Self.start + offset)
+            let exact = 6e9 + Double(offset - 7_000) / warp * 1e6
+            #expect(abs(Double(reading) - exact) <= 1_000, "\(reading) is not the reading \(exact)")
+        }
+    }
+
     @Test("changing the warp keeps the virtual time reached so far")
     func changeWarp() {
         var clock = FleetClock(startMillis: Self.start, warp: 1, realNanos: 0)
