@@ -56,19 +56,21 @@ extension FleetLoop {
             slot: slot, kind: kind, sentAt: time, deadline: deadline, fixes: fixes, hangs: hangs,
             injectedLatencyMillis: slots[slot].extraLatencyMillis)
         transfers[number] = transfer
+        slots[slot].transfersOut.append(number)
         timers.schedule((), key: .transferTimeout(number), at: deadline)
         if case .modelled(let latency) = options.transferTiming, !hangs {
             let answerAt = time + latency + transfer.injectedLatencyMillis
             if answerAt < deadline {
                 transfers[number]?.answerAt = answerAt
                 answerLimit = min(answerLimit, answerAt - 1)
+                slots[slot].answerHold = min(slots[slot].answerHold ?? answerAt, answerAt)
                 // Armed now, not when the real answer comes, so answers due at one instant are
                 // heard in the order they were sent, whatever order the server answered in.
                 timers.schedule((), key: .delivery(number), at: answerAt)
             }
         }
         metrics.sent.add(device: slots[slot].id, request: request)
-        effects.append(.send(OutgoingTransfer(number: number, kind: kind, http: request)))
+        effects.append(.send(OutgoingTransfer(number: number, kind: kind, sentAt: time, http: request)))
     }
 
     /// The real request ended (on the transport's thread, handed over at the virtual time the
@@ -104,6 +106,7 @@ extension FleetLoop {
                 transfer.answerAt = nil
                 timers.cancel(.delivery(number))
                 transfers[number] = transfer
+                refreshAnswerHold(transfer.slot)
                 return
             }
             transfer.serverMillis = millis
@@ -113,6 +116,7 @@ extension FleetLoop {
             // timer armed at the send; without one (hung, too late), the timeout answers.
             if transfer.answerAt != nil { transfer.held = (outcome, label) }
             transfers[number] = transfer
+            refreshAnswerHold(transfer.slot)
             return
         }
         let answerAt = now + transfer.injectedLatencyMillis
@@ -143,6 +147,19 @@ extension FleetLoop {
         return earliest
     }
 
+    /// Recomputes a device's answer hold after one of its transfers was answered or ended; when
+    /// it moved later (or went), its parked events go back in the timer order.
+    mutating func refreshAnswerHold(_ slot: Int) {
+        let before = slots[slot].answerHold
+        var hold: Int64?
+        for number in slots[slot].transfersOut {
+            guard let transfer = transfers[number], transfer.held == nil, let answerAt = transfer.answerAt else { continue }
+            hold = min(hold ?? answerAt, answerAt)
+        }
+        slots[slot].answerHold = hold
+        if (hold ?? .max) > (before ?? .max) { timers.release(lane: slot) }
+    }
+
     /// At the end of a run: every answer that is in but held (modelled time, injected latency) is
     /// heard at its instant, so rows the server took are acknowledged rather than sent again by
     /// the next run. Called once the run is `draining`, so nothing new is sent.
@@ -165,9 +182,7 @@ extension FleetLoop {
     /// sent, however the turns fell); its end, in already or still to come, is counted once
     /// (`answersAfterOffline`) and never heard.
     mutating func networkLost(_ slot: Int, at time: Int64) {
-        var cut: [Int] = []
-        for (number, transfer) in transfers where transfer.slot == slot { cut.append(number) }
-        for number in cut.sorted() {
+        for number in slots[slot].transfersOut.sorted() {
             if transfers[number]?.realEnded == true {
                 metrics.answersAfterOffline += 1
             } else {
@@ -190,6 +205,8 @@ extension FleetLoop {
         timers.cancel(.transferTimeout(number))
         timers.cancel(.delivery(number))
         let slot = transfer.slot
+        slots[slot].transfersOut.removeAll { $0 == number }
+        refreshAnswerHold(slot)
         let latency = Double(time - transfer.sentAt)
         let network: Bool
         if case .failed = outcome { network = true } else { network = false }

@@ -68,6 +68,11 @@ struct DeviceSlot {
     var stateHistory = RecentRing<StateChange>(capacity: 50)
     /// The store's failure while it lasts (the device is listed as `storeError`).
     var storeProblem: StoreProblem?
+    /// The transfers it has out, by number (see `FleetLoop.transfers`).
+    var transfersOut: [Int] = []
+    /// Modelled timing: the earliest answer instant of its transfers whose real answer is not in
+    /// yet. Its own events wait there (`FleetLoop.runDue`); nil when nothing is awaited.
+    var answerHold: Int64?
 
     /// The state as listed: `storeError` while its store fails, `dead` while the app's process
     /// is gone, otherwise the SDK's state (which runs on throughout a store failure).
@@ -127,8 +132,18 @@ struct FleetLoop {
     var offlineOnWire: Set<Int> = []
     var nextTransfer = 0
     /// The last virtual ms this turn may reach: just before the answer instant of a modelled
-    /// transfer sent during it.
+    /// transfer sent during it (without `lookahead`).
     var answerLimit: Int64 = .max
+    /// Devices run ahead of one another's outstanding answers (`--warp max`): a device waits at
+    /// its own answer instant for its real answer while the rest go on, and an event that
+    /// concerns many devices (a fault) waits until every device has reached it. Without it, the
+    /// driver holds the whole clock at the earliest outstanding answer instant (`answerHold()`).
+    var lookahead = false
+    /// The furthest instant a timer has fired at (with `lookahead`, the device furthest ahead).
+    var reachedMillis: Int64 = 0
+    /// With `lookahead`: commands wait until every device has reached this instant (see
+    /// `readyForCommands()`), and no device passes it meanwhile.
+    var syncTarget: Int64?
     var installIDs: [String: String]
     /// Store errors for standard error, rate-limited.
     var storeLog = StoreErrorLog()
@@ -223,6 +238,7 @@ struct FleetLoop {
             newestStored: newestStored)
         startMillis = runStart.millis
         metrics.virtualNow = startMillis
+        reachedMillis = startMillis
         var rng = SplitMix64(seed: seed)
         for (groupIndex, group) in fleet.groups.enumerated() {
             for index in 0..<group.count {
@@ -344,18 +360,20 @@ struct FleetLoop {
 
     /// Fires every timer due by `now`, each at its own deadline (so timestamps do not depend on
     /// how late the driver called), until `overBudget` says the turn has lasted long enough
-    /// (asked every 64 timers). A modelled transfer sent during the turn stops it just short of
-    /// its answer instant.
+    /// (asked every 64 timers). A device's events wait at its own answer instant until the
+    /// real answer is in (modelled timing); without `lookahead`, a modelled transfer sent during
+    /// the turn stops the whole turn just short of its answer instant instead.
     @discardableResult
     mutating func runDue(until now: Int64, overBudget: () -> Bool = { false }) -> Turn {
         var fired = 0
         var caughtUp = true
         var reached = metrics.virtualNow
-        var now = now
+        var now = min(now, syncTarget ?? .max)
         answerLimit = .max
-        while let due = timers.popDue(atOrBefore: min(now, answerLimit)) {
-            let lateness = Double(now - due.deadline) / max(warp, 1e-9)
-            metrics.timerLateness.record(lateness)
+        while let due = nextDue(atOrBefore: lookahead ? now : min(now, answerLimit)) {
+            if !lookahead {
+                metrics.timerLateness.record(Double(now - due.deadline) / max(warp, 1e-9))
+            }
             reached = max(reached, due.deadline)
             fire(due.key, at: due.deadline)
             fired += 1
@@ -364,11 +382,65 @@ struct FleetLoop {
                 break
             }
         }
+        reachedMillis = max(reachedMillis, reached)
+        if lookahead {
+            // The fleet's clock is the instant every device has reached: all before the earliest
+            // event still to fire (one waiting for an answer, or past the turn's end).
+            let frontier = min(now, (timers.nextDeadline() ?? .max) - 1)
+            metrics.virtualNow = max(metrics.virtualNow, frontier)
+            return Turn(reached: metrics.virtualNow, caughtUp: caughtUp)
+        }
         now = min(now, answerLimit)
         // Device time never runs backwards: completions handled before the remaining timers
         // are stamped with the last deadline reached, not with a `now` the loop has not caught up to.
         metrics.virtualNow = caughtUp ? max(reached, now) : reached
         return Turn(reached: reached, caughtUp: caughtUp)
+    }
+
+    /// The next timer that may fire by `instant`: a device's own event waits (parked) at or past
+    /// its answer hold; a fault, which concerns many devices, waits until no parked event comes
+    /// before it.
+    private mutating func nextDue(atOrBefore instant: Int64) -> (deadline: Int64, key: LoopTimer, event: Void)? {
+        let slots = slots
+        let transfers = transfers
+        return timers.popDue(atOrBefore: instant) { key, deadline in
+            let slot: Int
+            switch key {
+            case .device(let owner, _), .providerTick(let owner), .spawn(let owner), .relaunch(let owner),
+                .significantMoveCheck(let owner), .storeRetry(let owner):
+                slot = owner
+            case .delivery(let number), .transferTimeout(let number):
+                guard let owner = transfers[number]?.slot else { return .fire }
+                slot = owner
+            case .fault, .faultEnd:
+                return .barrier
+            }
+            guard let hold = slots[slot].answerHold, deadline >= hold else { return .fire }
+            return .park(lane: slot)
+        }
+    }
+
+    /// Whether control commands may run now. With `lookahead`, devices stand at different
+    /// instants, and a command must find each where the others are: the first call asks every
+    /// device to reach the furthest instant any reached (`syncTarget`, which none passes), and
+    /// once they all have, the clock stands there and commands run. Without it, always.
+    mutating func readyForCommands() -> Bool {
+        guard lookahead else { return true }
+        let target = syncTarget ?? max(reachedMillis, metrics.virtualNow)
+        guard (timers.nextDeadline() ?? .max) > target else {
+            syncTarget = target
+            return false
+        }
+        syncTarget = nil
+        metrics.virtualNow = max(metrics.virtualNow, target)
+        return true
+    }
+
+    /// Turns `lookahead` on or off (off: at a common instant, as after `readyForCommands()`).
+    mutating func setLookahead(_ on: Bool) {
+        lookahead = on
+        syncTarget = nil
+        if !on { timers.releaseAll() }
     }
 
     private mutating func fire(_ timer: LoopTimer, at time: Int64) {

@@ -54,8 +54,8 @@ public struct FleetMetrics: Sendable, Hashable {
     public var answersAfterOffline = 0
     /// Virtual ms the clock stood still waiting for real answers (modelled transfer timing).
     public var clockHeldMillis: Int64 = 0
-    /// Every request the devices sent, as one digest: two runs that sent the same requests in the
-    /// same order have the same one.
+    /// Every request the devices sent, as one digest: two runs whose devices each sent the same
+    /// requests in the same order have the same one.
     public var sent = RequestDigest()
     /// How late timers fired, in real ms.
     public var timerLateness = LatencyHistogram()

@@ -194,10 +194,12 @@ public final class FleetRuntime: Sendable {
         publish(driver, runSeconds: 0, full: true)
         var end = RunEnd.stopped
         while true {
-            let (completions, commands, stopRequested) = takeInbox()
+            let (completions, commandsWaiting, stopRequested) = takeInbox()
             driver.engine.realNow = Self.realNanos()
             driver.deliver(completions)
             if stopRequested { break }
+            // At max warp, commands wait until every device stands at one instant.
+            let commands = commandsWaiting && driver.engine.readyForCommands() ? takeCommands() : []
             let answers = commands.map { $0.run(&driver) }
             let realNow = Self.realNanos()
             var now = driver.reachable(realNanos: realNow)
@@ -206,7 +208,10 @@ public final class FleetRuntime: Sendable {
             // the loop is, so what a run produces does not depend on how fast the machine is.
             // It is checked first: when both limits fall in one turn, the reproducible one is named.
             if let limit = driver.engine.virtualDurationMillis, let endsAt = driver.engine.endsAt {
-                if driver.engine.metrics.virtualNow >= endsAt { ended = .virtualTimeLimit(millis: limit) }
+                // (A turn cut short by its budget may have reached the end with timers there still to fire.)
+                if driver.engine.metrics.virtualNow >= endsAt, (driver.engine.nextDeadline() ?? .max) > endsAt {
+                    ended = .virtualTimeLimit(millis: limit)
+                }
                 now = min(now, endsAt)
             }
             if ended == nil, let limit = driver.engine.options.realDurationMillis, realNow - started >= UInt64(limit) * 1_000_000 {
@@ -259,15 +264,22 @@ public final class FleetRuntime: Sendable {
         return end
     }
 
-    /// Takes the completions and commands that arrived and whether a stop was asked for.
+    /// Takes the completions that arrived, and says whether commands wait and a stop was asked for.
     private func takeInbox() -> (
-        completions: [(number: Int, result: HTTPResult)], commands: [Command], stopRequested: Bool
+        completions: [(number: Int, result: HTTPResult)], commandsWaiting: Bool, stopRequested: Bool
     ) {
         inbox.withLock { box in
-            let taken = (box.completions, box.commands, box.stopRequested)
+            let taken = (box.completions, !box.commands.isEmpty, box.stopRequested)
             box.completions = []
-            if !box.stopRequested { box.commands = [] }
             return taken
+        }
+    }
+
+    /// Takes the commands that arrived.
+    private func takeCommands() -> [Command] {
+        inbox.withLock { box in
+            defer { box.commands = [] }
+            return box.commands
         }
     }
 
@@ -304,5 +316,8 @@ public final class FleetRuntime: Sendable {
 struct OutgoingTransfer {
     var number: Int
     var kind: FleetRuntime.TransferKind
+    /// When the device sent it, virtual Unix ms (devices may stand at different instants: see
+    /// `FleetLoop.lookahead`).
+    var sentAt: Int64
     var http: HTTPRequest
 }

@@ -20,9 +20,12 @@ struct RealDriver {
     /// `--warp max`: virtual time jumps to the next event once the due work is done, rather
     /// than following the wall clock (until a warp is set through the control API).
     var maxWarp: Bool
-    /// At max warp: the instant `clock.json` was last written as, which the clock does not pass
-    /// before writing the next (see `recordHorizon`).
+    /// At max warp: the instant `clock.json` was last written as, which no device passes before
+    /// the next is written (see `recordHorizon`).
     var horizon: Int64 = .min
+    /// At max warp: the last turn did all it could, so the loop waits for an answer, a command
+    /// or a stop (see `realWait`).
+    var stalled = false
     /// At max warp: where it began, to report the rate reached (virtual ms, real ns).
     var maxSince: (virtual: Int64, real: UInt64) = (0, 0)
 
@@ -39,6 +42,7 @@ struct RealDriver {
         self.runtime = runtime
         clock = FleetClock(startMillis: 0, warp: engine.warp, realNanos: 0)
         maxWarp = engine.options.maxWarp
+        self.engine.setLookahead(maxWarp)
     }
 
     var options: RunOptions { engine.options }
@@ -55,20 +59,22 @@ struct RealDriver {
         recordClock(stopped: false, realNanos: clockStarts)
     }
 
-    /// The virtual instant this turn may run to: the clock's reading, or at max warp the next
-    /// timer (or the run's end), and never an answer instant whose real answer is not in yet.
+    /// The virtual instant this turn may run to: the clock's reading, never an answer instant
+    /// whose real answer is not in yet; at max warp, the run's end (each device stops short of
+    /// its own outstanding answers: `FleetLoop.lookahead`), or with nothing scheduled, where the
+    /// clock stands.
     mutating func reachable(realNanos: UInt64) -> Int64 {
         let reached = engine.metrics.virtualNow
-        var now: Int64
         if maxWarp {
-            now = clock.isPaused ? reached : max(reached, engine.nextDeadline() ?? engine.endsAt ?? reached)
-        } else {
-            now = clock.now(realNanos: realNanos)
+            guard !clock.isPaused else { return reached }
+            guard engine.nextDeadline() != nil else { return max(reached, engine.endsAt ?? reached) }
+            return engine.endsAt ?? .max
         }
+        var now = clock.now(realNanos: realNanos)
         // Modelled transfers: time stops short of an answer instant until the answer is in.
         if let hold = engine.answerHold(), now >= hold {
             now = hold - 1
-            if !maxWarp { engine.metrics.clockHeldMillis += clock.dropLag(reached: now, realNanos: realNanos) }
+            engine.metrics.clockHeldMillis += clock.dropLag(reached: now, realNanos: realNanos)
         }
         return now
     }
@@ -86,8 +92,11 @@ struct RealDriver {
     /// later than a record written before it left.
     mutating func turn(until now: Int64, realNanos: UInt64) {
         let turnEnds = realNanos + Self.turnNanos
-        if maxWarp { recordHorizon(covering: now, realNanos: realNanos) }
+        var now = now
+        if maxWarp { now = min(now, recordHorizon(realNanos: realNanos)) }
         let turn = engine.runDue(until: now) { FleetRuntime.realNanos() >= turnEnds }
+        // Stalled: every event up to `now` that could fire did; the next waits for an answer.
+        stalled = turn.caughtUp && (engine.nextDeadline().map { $0 <= now } ?? true)
         // A loop that cannot keep up at this warp drops the lag rather than racing to catch up,
         // so a pause or a lower warp takes effect within a turn whatever the backlog.
         if !turn.caughtUp, !maxWarp { engine.metrics.clockLagDroppedMillis += clock.dropLag(reached: turn.reached, realNanos: realNanos) }
@@ -144,8 +153,10 @@ struct RealDriver {
     mutating func setClock(warp: Double?, paused: Bool?, realNanos: UInt64) {
         let reached = engine.metrics.virtualNow
         if maxWarp, let warp {
-            // A warp set leaves max warp: the wall clock takes over from the time reached.
+            // A warp set leaves max warp: the wall clock takes over from the time reached (every
+            // device stands there: commands run once they do, `readyForCommands`).
             maxWarp = false
+            engine.setLookahead(false)
             clock = FleetClock(startMillis: reached, warp: warp, realNanos: realNanos)
             if let paused { clock.setPaused(paused, realNanos: realNanos) }
             engine.warp = clock.warp
@@ -161,11 +172,11 @@ struct RealDriver {
     /// the progress line and the duration limit stay on time.
     mutating func realWait() -> UInt64? {
         if maxWarp, !clock.isPaused {
-            // Due work waits for nothing; held for a real answer or with nothing left to do, the
-            // loop sleeps until a completion, a command or a stop wakes it.
-            let next = engine.nextDeadline() ?? engine.endsAt
-            let held = engine.answerHold().map { hold in next.map { $0 >= hold } ?? true } ?? false
-            return next == nil || held ? 100_000_000 : 0
+            // Due work waits for nothing; waiting for real answers or with nothing left to do, the
+            // loop sleeps until a completion, a command, a stop or a paced admin spawn wakes it.
+            guard stalled else { return 0 }
+            let current = FleetRuntime.realNanos()
+            return min(100_000_000, engine.nextSpawnRealNanos.map { $0 > current ? $0 - current : 0 } ?? .max)
         }
         var waitNanos: UInt64
         // The end of a virtual duration wakes the loop as a timer would, so the run stops on time.
@@ -220,14 +231,18 @@ struct RealDriver {
         clockWriteFailing = true
     }
 
-    /// At max warp, before a turn that may reach `now`: when `now` passes the recorded horizon,
-    /// records a new one `horizonMillis` past it. The record then says the clock reached the
-    /// horizon, which nothing the run stamps passes before the next write: a resume after a
-    /// SIGKILL starts after it, however far the clock jumped between writes.
-    mutating func recordHorizon(covering now: Int64, realNanos: UInt64) {
-        guard now > horizon else { return }
-        horizon = now + Self.horizonMillis
-        write(ClockRecord(reachedMillis: horizon, warp: engine.warp, stopped: false), realNanos: realNanos)
+    /// At max warp, before a turn: the instant no device may pass in it. Once the next event is
+    /// within half `horizonMillis` of the recorded horizon, records a new one `horizonMillis` past
+    /// that event. The record says the clock reached the horizon, which nothing the run stamps
+    /// passes before the next write: a resume after a SIGKILL starts after it, however far the
+    /// clock jumped between writes.
+    mutating func recordHorizon(realNanos: UInt64) -> Int64 {
+        let next = max(engine.metrics.virtualNow, engine.nextDeadline() ?? engine.metrics.virtualNow)
+        if next + Self.horizonMillis / 2 > horizon {
+            horizon = next + Self.horizonMillis
+            write(ClockRecord(reachedMillis: horizon, warp: engine.warp, stopped: false), realNanos: realNanos)
+        }
+        return horizon
     }
 
     /// Rewrites `clock.json` once `ClockRecord.writeIntervalNanos` have passed since the last

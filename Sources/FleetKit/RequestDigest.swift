@@ -1,15 +1,21 @@
 import BeekonNet
 
-/// What a run sent, folded into 64 bits (FNV-1a) in the order it was sent: each request's device,
-/// method, URL path and query, headers and uncompressed body. Two runs of the same fleet file and seed with
+/// What a run sent, folded into 64 bits (FNV-1a): each device's requests in the order that device
+/// sent them (device, method, URL path and query, headers and uncompressed body), then the
+/// devices in the order of their ids. Two runs of the same fleet file and seed with
 /// `--deterministic` and a server whose answers depend only on the requests send the same
 /// requests, so they print the same digest; a run that differs anywhere (a batch id, a `sent_at`,
-/// one fix) prints another. Not a cryptographic hash: it compares runs, it does not sign them.
+/// one fix) prints another. Folding per device is what lets devices run ahead of one another at
+/// `--warp max` (`FleetLoop.lookahead`): how their requests interleave depends on when real
+/// answers came, what each device sends does not. Not a cryptographic hash: it compares runs, it
+/// does not sign them.
 public struct RequestDigest: Sendable, Hashable {
     /// Requests folded in.
     public private(set) var count = 0
-    /// The digest so far.
-    public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    /// Each device's digest so far, by device id.
+    private var devices: [String: UInt64] = [:]
+
+    private static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
 
     /// No requests yet.
     public init() {}
@@ -17,14 +23,26 @@ public struct RequestDigest: Sendable, Hashable {
     /// Folds in one request of device `device`.
     mutating func add(device: String, request: HTTPRequest) {
         count += 1
-        fold(device.utf8)
-        fold(request.method.utf8)
-        fold(Self.pathAndQuery(request.url).utf8)
+        var value = devices[device] ?? Self.offsetBasis
+        Self.fold(device.utf8, into: &value)
+        Self.fold(request.method.utf8, into: &value)
+        Self.fold(Self.pathAndQuery(request.url).utf8, into: &value)
         for header in request.headers {
-            fold(header.name.utf8)
-            fold(header.value.utf8)
+            Self.fold(header.name.utf8, into: &value)
+            Self.fold(header.value.utf8, into: &value)
         }
-        fold(request.body)
+        Self.fold(request.body, into: &value)
+        devices[device] = value
+    }
+
+    /// The digest so far: each device's, in the order of device ids.
+    public var value: UInt64 {
+        var value = Self.offsetBasis
+        for (device, digest) in devices.sorted(by: { $0.key < $1.key }) {
+            Self.fold(device.utf8, into: &value)
+            Self.fold((0..<8).map { UInt8(truncatingIfNeeded: digest >> (8 * $0)) }, into: &value)
+        }
+        return value
     }
 
     /// The URL without its scheme, host and port: the same run against a server on another port
@@ -42,7 +60,7 @@ public struct RequestDigest: Sendable, Hashable {
     }
 
     /// Each part ends with a 0xff byte (which UTF-8 never contains), so `ab`+`c` and `a`+`bc` differ.
-    private mutating func fold<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    private static func fold<Bytes: Sequence>(_ bytes: Bytes, into value: inout UInt64) where Bytes.Element == UInt8 {
         for byte in bytes {
             value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }

@@ -46,6 +46,8 @@ struct SimulatedFleet {
     private var clock: FleetClock
     /// Answers on their way, in the order they are due (ties in the order they were sent).
     private var arriving: [(at: Int64, number: Int, result: HTTPResult)] = []
+    /// With lookahead (`advanceAhead`): real answers not yet handed over, in the order sent.
+    private var onWire: [(number: Int, result: HTTPResult)] = []
     /// Every request sent, in order.
     private(set) var sent: [SimulatedRequest] = []
     /// Lines the engine wrote for standard error and standard output.
@@ -115,6 +117,41 @@ struct SimulatedFleet {
         } while (engine.nextDeadline() ?? .max) <= instant || (arriving.first?.at ?? .max) <= instant
     }
 
+    /// Runs to `instant` as the real driver runs at max warp: devices run ahead of one another's
+    /// outstanding answers (`FleetLoop.lookahead`, modelled timing), turns are cut short at
+    /// random, and real answers come back between turns, a few at a time, in an order `rng`
+    /// draws (a hang comes back as the real request's own timeout). Each of `commands` is asked
+    /// for after its turn number and runs once every device stands at one instant
+    /// (`readyForCommands`); returns the instants they ran at. What each device does must not
+    /// depend on any of this: tests compare it with `advance(to:)`.
+    mutating func advanceAhead(
+        to instant: Int64, rng: inout SplitMix64, commands: [(afterTurn: Int, run: (inout FleetLoop) -> Void)] = []
+    ) -> [Int64] {
+        engine.setLookahead(true)
+        defer { engine.setLookahead(false) }
+        var ranAt: [Int64] = []
+        var turn = 0
+        while true {
+            if ranAt.count < commands.count, turn >= commands[ranAt.count].afterTurn, engine.readyForCommands() {
+                ranAt.append(now)
+                commands[ranAt.count - 1].run(&engine)
+                carryOutEffects()
+            }
+            engine.runDue(until: instant) { rng.next() % 3 == 0 }
+            carryOutEffects()
+            turn += 1
+            if !onWire.isEmpty {
+                for _ in 0..<Int(rng.next() % UInt64(onWire.count) + 1) {
+                    let answer = onWire.remove(at: Int(rng.next() % UInt64(onWire.count)))
+                    engine.transferFinished(number: answer.number, result: answer.result)
+                    carryOutEffects()
+                }
+            }
+            if onWire.isEmpty, ranAt.count == commands.count, (engine.nextDeadline() ?? .max) > instant { break }
+        }
+        return ranAt
+    }
+
     /// Runs an admin command (the engine's control API) at the current virtual instant.
     mutating func command<Answer>(_ body: (inout FleetLoop) throws(FleetControlError) -> Answer) throws(FleetControlError) -> Answer {
         let answer = try body(&engine)
@@ -147,7 +184,7 @@ struct SimulatedFleet {
             switch effect {
             case .send(let transfer):
                 let request = SimulatedRequest(
-                    number: transfer.number, device: transfer.http.connectionKey, kind: transfer.kind, sentAt: now,
+                    number: transfer.number, device: transfer.http.connectionKey, kind: transfer.kind, sentAt: transfer.sentAt,
                     http: transfer.http)
                 sent.append(request)
                 let result: HTTPResult
@@ -160,6 +197,15 @@ struct SimulatedFleet {
                     after = millis
                     result = .failed(kind: failure, message: "simulated \(failure.rawValue)", latencyMillis: serverMillis(millis))
                 case .hang:
+                    // Timed as answered, no answer ever comes. Modelled, the real driver's request
+                    // ends at its wall-clock bound (which no virtual instant waits on here), and
+                    // the device hears its own timeout at its deadline.
+                    guard case .modelled = engine.options.transferTiming else { continue }
+                    after = 0
+                    result = .failed(kind: .timeout, message: "simulated hang", latencyMillis: 0)
+                }
+                if engine.lookahead {
+                    onWire.append((transfer.number, result))
                     continue
                 }
                 // Modelled timing decides the answer's instant itself; the answer is in at once.

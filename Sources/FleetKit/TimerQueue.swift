@@ -5,6 +5,13 @@
 /// run is reproducible. Each event has a key; scheduling a key again replaces it (a device
 /// re-arming a timer), and cancelling a key forgets it. Replaced and cancelled entries are
 /// dropped lazily, when they reach the top.
+///
+/// Events may belong to lanes (a device's own events), and `popDue(atOrBefore:disposition:)`
+/// may set a due event aside, parked under its lane, while the rest go on: a lane waiting for
+/// something (a device for a real answer) falls behind without holding the others, and
+/// `release(lane:)` puts its events back with their places in the order. An event of no lane
+/// (a barrier: a fault that touches many devices) fires only once nothing parked comes before
+/// it, so it finds every lane exactly where a queue without parking would have.
 public struct TimerQueue<Key: Hashable & Sendable, Event: Sendable>: Sendable {
     private struct Entry: Sendable {
         var deadline: Int64
@@ -17,7 +24,20 @@ public struct TimerQueue<Key: Hashable & Sendable, Event: Sendable>: Sendable {
         }
     }
 
+    /// What `popDue(atOrBefore:disposition:)` is to do with a due event.
+    public enum Disposition: Sendable {
+        /// It may fire now.
+        case fire
+        /// Its lane waits: set it aside until `release(lane:)`.
+        case park(lane: Int)
+        /// It concerns every lane: it fires once no parked event comes before it, and nothing
+        /// after it is returned until then.
+        case barrier
+    }
+
     private var heap: [Entry] = []
+    /// Events set aside by lane; they stay scheduled (cancel and schedule still apply to them).
+    private var parked: [Int: [Entry]] = [:]
     /// The live sequence number of each scheduled key; an entry with another is stale.
     private var live: [Key: UInt64] = [:]
     private var nextSequence: UInt64 = 0
@@ -47,11 +67,16 @@ public struct TimerQueue<Key: Hashable & Sendable, Event: Sendable>: Sendable {
         compactIfMostlyStale()
     }
 
-    /// The deadline of the earliest scheduled event.
+    /// The deadline of the earliest scheduled event, parked ones included.
     public mutating func nextDeadline() -> Int64? {
         dropStaleTop()
-        return heap.first?.deadline
+        let parkedFirst = earliestParked()?.deadline
+        guard let top = heap.first?.deadline else { return parkedFirst }
+        return min(top, parkedFirst ?? top)
     }
+
+    /// Lanes with events parked.
+    public var parkedLanes: Int { parked.count }
 
     /// Removes and returns the earliest event if it is due at or before `instant`.
     public mutating func popDue(atOrBefore instant: Int64) -> (deadline: Int64, key: Key, event: Event)? {
@@ -60,6 +85,57 @@ public struct TimerQueue<Key: Hashable & Sendable, Event: Sendable>: Sendable {
         removeTop()
         live[top.key] = nil
         return (top.deadline, top.key, top.event)
+    }
+
+    /// Removes and returns the earliest event due at or before `instant` that may fire now, as
+    /// `disposition` says of each: events of a lane that must wait are parked on the way; a
+    /// barrier with a parked event before it stops the pop (nil), as nothing after it may fire.
+    public mutating func popDue(
+        atOrBefore instant: Int64, disposition: (Key, Int64) -> Disposition
+    ) -> (deadline: Int64, key: Key, event: Event)? {
+        while true {
+            dropStaleTop()
+            guard let top = heap.first, top.deadline <= instant else { return nil }
+            switch disposition(top.key, top.deadline) {
+            case .fire:
+                break
+            case .park(let lane):
+                removeTop()
+                parked[lane, default: []].append(top)
+                continue
+            case .barrier:
+                if let first = earliestParked(), first.precedes(top) { return nil }
+            }
+            removeTop()
+            live[top.key] = nil
+            return (top.deadline, top.key, top.event)
+        }
+    }
+
+    /// Puts the events parked under `lane` back in the order, in their places (those cancelled or
+    /// replaced meanwhile are dropped).
+    public mutating func release(lane: Int) {
+        guard let entries = parked.removeValue(forKey: lane) else { return }
+        for entry in entries where live[entry.key] == entry.sequence {
+            heap.append(entry)
+            siftUp(heap.count - 1)
+        }
+    }
+
+    /// Puts every parked event back.
+    public mutating func releaseAll() {
+        for lane in Array(parked.keys) { release(lane: lane) }
+    }
+
+    /// The earliest parked event still scheduled (lanes hold a few each, so they are scanned).
+    private func earliestParked() -> Entry? {
+        var earliest: Entry?
+        for entries in parked.values {
+            for entry in entries where live[entry.key] == entry.sequence {
+                if earliest.map({ entry.precedes($0) }) ?? true { earliest = entry }
+            }
+        }
+        return earliest
     }
 
     /// Whether `key` has an event scheduled.

@@ -58,4 +58,61 @@ struct TimerQueueTests {
         }
         #expect(popped == expected.values.sorted())
     }
+
+    /// Keys `lane * 100 + n` belong to lane `lane`; keys below 0 are barriers.
+    static func disposition(waiting: Set<Int>) -> (Int, Int64) -> TimerQueue<Int, String>.Disposition {
+        { key, _ in
+            if key < 0 { return .barrier }
+            return waiting.contains(key / 100) ? .park(lane: key / 100) : .fire
+        }
+    }
+
+    @Test("a waiting lane's events are parked while other lanes go on, and come back in their places when it is released")
+    func parkAndRelease() {
+        var queue = TimerQueue<Int, String>()
+        queue.schedule("a1", key: 100, at: 10)
+        queue.schedule("b1", key: 200, at: 20)
+        queue.schedule("a2", key: 101, at: 30)
+        queue.schedule("b2", key: 201, at: 40)
+        var popped: [String] = []
+        while let due = queue.popDue(atOrBefore: 100, disposition: Self.disposition(waiting: [1])) { popped.append(due.event) }
+        #expect(popped == ["b1", "b2"])
+        #expect(queue.parkedLanes == 1 && queue.count == 2)
+        #expect(queue.nextDeadline() == 10, "parked events are still scheduled")
+        queue.release(lane: 1)
+        while let due = queue.popDue(atOrBefore: 100, disposition: Self.disposition(waiting: [])) { popped.append(due.event) }
+        #expect(popped == ["b1", "b2", "a1", "a2"])
+        #expect(queue.isEmpty && queue.parkedLanes == 0)
+    }
+
+    @Test("a barrier waits until nothing parked comes before it, and nothing after it pops meanwhile")
+    func barrierWaitsForParked() {
+        var queue = TimerQueue<Int, String>()
+        queue.schedule("a1", key: 100, at: 10)
+        queue.schedule("fault", key: -1, at: 20)
+        queue.schedule("b1", key: 200, at: 15)
+        queue.schedule("b2", key: 201, at: 25)
+        queue.schedule("a2", key: 101, at: 30)
+        var popped: [String] = []
+        while let due = queue.popDue(atOrBefore: 100, disposition: Self.disposition(waiting: [1])) { popped.append(due.event) }
+        #expect(popped == ["b1"], "b2 passed the barrier, or the barrier passed a1")
+        queue.release(lane: 1)
+        while let due = queue.popDue(atOrBefore: 100, disposition: Self.disposition(waiting: [])) { popped.append(due.event) }
+        #expect(popped == ["b1", "a1", "fault", "b2", "a2"])
+    }
+
+    @Test("a parked event cancelled or replaced meanwhile does not come back, and does not hold a barrier")
+    func parkedCancelAndReplace() {
+        var queue = TimerQueue<Int, String>()
+        queue.schedule("a1", key: 100, at: 10)
+        queue.schedule("a2", key: 101, at: 12)
+        queue.schedule("fault", key: -1, at: 20)
+        #expect(queue.popDue(atOrBefore: 100, disposition: Self.disposition(waiting: [1])) == nil)
+        queue.cancel(100)
+        queue.schedule("a2 later", key: 101, at: 50)
+        #expect(queue.popDue(atOrBefore: 100, disposition: Self.disposition(waiting: [1]))?.event == "fault")
+        queue.release(lane: 1)
+        #expect(queue.popDue(atOrBefore: 100, disposition: Self.disposition(waiting: []))?.event == "a2 later")
+        #expect(queue.isEmpty)
+    }
 }
