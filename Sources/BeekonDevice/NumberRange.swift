@@ -67,8 +67,7 @@ public struct NumberRange: Sendable, Hashable, CustomStringConvertible {
         if isInteger {
             return Double(try readInteger(text))
         }
-        let trimmed = Self.trimmed(text)
-        let digits = trimmed.filter { $0 != "_" }
+        let (trimmed, digits) = Self.digits(text)
         guard Self.isDecimal(digits), let value = Double(digits) else {
             throw NumberProblem(value: trimmed, reason: .notANumber, expected: description)
         }
@@ -78,8 +77,7 @@ public struct NumberRange: Sendable, Hashable, CustomStringConvertible {
     /// Reads `text` as a whole number in the range, exactly: `1e3`, `1.0` and `2^63` are refused
     /// (they are not written as whole numbers, or do not fit).
     public func readInteger(_ text: String) throws(NumberProblem) -> Int64 {
-        let trimmed = Self.trimmed(text)
-        let digits = trimmed.filter { $0 != "_" }
+        let (trimmed, digits) = Self.digits(text)
         guard Self.isDecimal(digits) else { throw NumberProblem(value: trimmed, reason: .notANumber, expected: description) }
         guard let value = Int64(digits) else {
             // A decimal that Int64 cannot read: a fraction, an exponent, or too many digits.
@@ -93,30 +91,44 @@ public struct NumberRange: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `text` is a plain decimal number: sign, digits, one point, an exponent. This
-    /// keeps out what `Double(_:)` would also read: `nan`, `inf`, `0x1p3`.
+    /// keeps out what `Double(_:)` would also read: `nan`, `inf`, `0x1p3`. Read as UTF-8 bytes
+    /// (every character it accepts is ASCII): a receiver checks millions of numbers.
     private static func isDecimal(_ text: String) -> Bool {
         var sawDigit = false
         var sawPoint = false
         var sawExponent = false
-        var previous: Character?
-        for character in text {
-            switch character {
-            case "0"..."9":
+        var previous: UInt8?
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
                 sawDigit = true
-            case "+", "-":
-                guard previous == nil || previous == "e" || previous == "E" else { return false }
-            case ".":
+            case UInt8(ascii: "+"), UInt8(ascii: "-"):
+                guard previous == nil || previous == UInt8(ascii: "e") || previous == UInt8(ascii: "E") else { return false }
+            case UInt8(ascii: "."):
                 guard !sawPoint, !sawExponent else { return false }
                 sawPoint = true
-            case "e", "E":
+            case UInt8(ascii: "e"), UInt8(ascii: "E"):
                 guard sawDigit, !sawExponent else { return false }
                 sawExponent = true
             default:
                 return false
             }
-            previous = character
+            previous = byte
         }
-        return sawDigit && previous.map { $0.isNumber || $0 == "." } == true
+        guard sawDigit, let last = previous else { return false }
+        return (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(last) || last == UInt8(ascii: ".")
+    }
+
+    /// `text` as `read` takes its digits: without spaces and tabs around it, and without `_`.
+    /// Most text (every JSON number) has neither, and is taken as it is.
+    private static func digits(_ text: String) -> (written: String, digits: String) {
+        let blank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let bytes = text.utf8
+        if let first = bytes.first, let last = bytes.last, !blank(first), !blank(last), !bytes.contains(UInt8(ascii: "_")) {
+            return (text, text)
+        }
+        let trimmed = Self.trimmed(text)
+        return (trimmed, trimmed.filter { $0 != "_" })
     }
 
     /// `text` without spaces and tabs around it.

@@ -14,7 +14,10 @@ public struct UUIDv7: Sendable, Hashable, Comparable, Codable, CustomStringConve
         self.low = low
     }
 
-    /// Parses the 36-character hyphenated form (either case); nil for anything else.
+    /// Parses the 36-character hyphenated form (either case); nil for anything else. Inlinable,
+    /// so a caller's concrete string type is parsed without generic dispatch (stores and the
+    /// receiver parse one per fix).
+    @inlinable
     public init?(_ text: some StringProtocol) {
         var high: UInt64 = 0
         var low: UInt64 = 0
@@ -99,7 +102,8 @@ public struct UUIDv7: Sendable, Hashable, Comparable, Codable, CustomStringConve
         }
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    @inlinable
+    static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10

@@ -98,7 +98,7 @@ extension FleetLoop {
         guard var outage = slots[slot].outage, outage.wakesOnSignificantMove, outage.isUp(at: time),
             slots[slot].device != nil
         else { return }
-        let here = slots[slot].truePosition(at: time)
+        let here = truePosition(of: slot, at: time)
         outage.origin = (here.latitude, here.longitude)
         slots[slot].outage = outage
         timers.schedule((), key: .significantMoveCheck(slot), at: time + ProcessOutage.significantMoveCheckMillis)
@@ -112,7 +112,7 @@ extension FleetLoop {
             watchForSignificantMove(slot, at: time)
             return
         }
-        let here = slots[slot].truePosition(at: time)
+        let here = truePosition(of: slot, at: time)
         let moved = Geodesy.distanceMeters(
             fromLatitude: origin.latitude, longitude: origin.longitude, toLatitude: here.latitude, longitude: here.longitude)
         if moved >= ProcessOutage.significantMoveMeters {

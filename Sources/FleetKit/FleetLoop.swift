@@ -81,10 +81,6 @@ struct DeviceSlot {
         return processAlive ? state : "dead"
     }
 
-    /// Where the phone truly is at `time`, along its route.
-    func truePosition(at time: Int64) -> TruePosition {
-        motion.position(afterMillis: time - setOffAt)
-    }
 }
 
 /// The fleet engine: devices, stores, timers, transfers in flight, faults, the world and metrics,
@@ -531,11 +527,17 @@ struct FleetLoop {
         return result
     }
 
+    /// Where device `slot`'s phone truly is at `time`, along its route (read field by field: a
+    /// method of the slot would copy the whole slot out of the array on every fix).
+    func truePosition(of slot: Int, at time: Int64) -> TruePosition {
+        slots[slot].motion.position(afterMillis: time - slots[slot].setOffAt)
+    }
+
     private mutating func providerTick(_ slot: Int, at time: Int64) {
         guard let accuracy = slots[slot].accuracy, slots[slot].processAlive else { return }
         timers.schedule((), key: .providerTick(slot), at: time + ProviderProfile.cadenceMillis(accuracy))
         guard slots[slot].permissionGranted, slots[slot].locationServicesOn else { return }
-        let truth = slots[slot].truePosition(at: time)
+        let truth = truePosition(of: slot, at: time)
         let moving = truth.speed > RouteMotion.standingSpeed
         if slots[slot].wasMoving, !moving {
             feed(.dwellStarted(latitude: truth.latitude, longitude: truth.longitude), to: slot, at: time)

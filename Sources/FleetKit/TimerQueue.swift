@@ -38,6 +38,9 @@ public struct TimerQueue<Key: Hashable & Sendable, Event: Sendable>: Sendable {
     private var heap: [Entry] = []
     /// Events set aside by lane; they stay scheduled (cancel and schedule still apply to them).
     private var parked: [Int: [Entry]] = [:]
+    /// The earliest parked event when last looked for (nil with none parked), kept as events are
+    /// parked; a release, or its cancellation, has it looked for again.
+    private var parkedFirst: (entry: Entry?, known: Bool) = (nil, true)
     /// The live sequence number of each scheduled key; an entry with another is stale.
     private var live: [Key: UInt64] = [:]
     private var nextSequence: UInt64 = 0
@@ -102,6 +105,7 @@ public struct TimerQueue<Key: Hashable & Sendable, Event: Sendable>: Sendable {
             case .park(let lane):
                 removeTop()
                 parked[lane, default: []].append(top)
+                if parkedFirst.known, parkedFirst.entry.map({ top.precedes($0) }) ?? true { parkedFirst.entry = top }
                 continue
             case .barrier:
                 if let first = earliestParked(), first.precedes(top) { return nil }
@@ -116,6 +120,7 @@ public struct TimerQueue<Key: Hashable & Sendable, Event: Sendable>: Sendable {
     /// replaced meanwhile are dropped).
     public mutating func release(lane: Int) {
         guard let entries = parked.removeValue(forKey: lane) else { return }
+        parkedFirst = (nil, parked.isEmpty)
         for entry in entries where live[entry.key] == entry.sequence {
             heap.append(entry)
             siftUp(heap.count - 1)
@@ -127,8 +132,15 @@ public struct TimerQueue<Key: Hashable & Sendable, Event: Sendable>: Sendable {
         for lane in Array(parked.keys) { release(lane: lane) }
     }
 
-    /// The earliest parked event still scheduled (lanes hold a few each, so they are scanned).
-    private func earliestParked() -> Entry? {
+    /// The earliest parked event still scheduled.
+    private mutating func earliestParked() -> Entry? {
+        if parkedFirst.known, parkedFirst.entry.map({ live[$0.key] == $0.sequence }) ?? true { return parkedFirst.entry }
+        parkedFirst = (scanParked(), true)
+        return parkedFirst.entry
+    }
+
+    /// The earliest parked event still scheduled, looked for in every lane (each holds a few).
+    private func scanParked() -> Entry? {
         var earliest: Entry?
         for entries in parked.values {
             for entry in entries where live[entry.key] == entry.sequence {

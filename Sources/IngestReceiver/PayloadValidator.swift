@@ -241,7 +241,9 @@ private struct Fields {
         } catch {
             throw problem(key, error.description)
         }
-        if number.rounded(.towardZero) == number, abs(number) < 9.0e15, text.contains(where: { ".eE".contains($0) }) {
+        if number.rounded(.towardZero) == number, abs(number) < 9.0e15,
+            text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") })
+        {
             throw problem(
                 key, "the integral value \(Int64(number)) must be written without a decimal point or exponent")
         }
