@@ -166,7 +166,9 @@ extension FleetLoop {
     mutating func deliverHeldAnswers() {
         let held = transfers.filter { $0.value.held != nil }.sorted { $0.key < $1.key }
         for (number, transfer) in held {
-            deliverHeld(number, at: max(metrics.virtualNow, transfer.answerAt ?? metrics.virtualNow))
+            let time = max(metrics.virtualNow, transfer.answerAt ?? metrics.virtualNow)
+            reachedMillis = max(reachedMillis, time)
+            deliverHeld(number, at: time)
         }
     }
 

@@ -325,7 +325,8 @@ struct FleetLoop {
     /// Where the clock got to, and the warp, for the data folder's `clock.json`; `stopped` for
     /// the run's last word. The driver writes it (see `ClockRecord` for when).
     func clockRecord(stopped: Bool) -> ClockRecord {
-        ClockRecord(reachedMillis: metrics.virtualNow, warp: warp, stopped: stopped)
+        // With lookahead, devices ahead of the fleet's clock have stamped up to `reachedMillis`.
+        ClockRecord(reachedMillis: max(metrics.virtualNow, reachedMillis), warp: warp, stopped: stopped)
     }
 
     /// The install id of device `id`: kept from an earlier run on the same data directory, or

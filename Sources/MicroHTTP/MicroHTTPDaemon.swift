@@ -22,6 +22,11 @@ public final class MicroHTTPDaemon: Sendable {
         var generation: UInt64 = 0
         /// Answers to `later` requests, waiting for their connection to come back.
         var ready: [Int: OutgoingReply] = [:]
+        /// What a suspended `later` request is answered if its timer fires first, by connection.
+        /// Kept here rather than in the timer, so it is freed as soon as the real answer goes out
+        /// (a receiver at thousands of uploads a second would otherwise hold every one for the
+        /// whole timeout).
+        var timeoutReplies: [Int: OutgoingReply] = [:]
     }
 
     /// What the daemon's threads reach through their context pointer; kept alive by the daemon
@@ -45,6 +50,7 @@ public final class MicroHTTPDaemon: Sendable {
                     let pointer = OpaquePointer(bitPattern: connection)
                 else { return }
                 state.suspended[connection] = nil
+                state.timeoutReplies[connection] = nil
                 MHD_resume_connection(pointer)
             }
         }
@@ -56,18 +62,30 @@ public final class MicroHTTPDaemon: Sendable {
                     let pointer = OpaquePointer(bitPattern: connection)
                 else { return }
                 state.suspended[connection] = nil
+                state.timeoutReplies[connection] = nil
                 state.ready[connection] = reply
                 MHD_resume_connection(pointer)
             }
         }
 
-        /// Suspends `connection` and returns the suspension's generation; nil when stopping.
-        func suspend(_ connection: OpaquePointer) -> UInt64? {
+        /// A `later` request's timer fired: it is answered its timeout reply if that suspension
+        /// is still the current one.
+        func timedOut(_ connection: Int, generation: UInt64) {
+            let reply = state.withLock { state in
+                state.suspended[connection] == generation ? state.timeoutReplies[connection] : nil
+            }
+            if let reply { answer(connection, generation: generation, with: reply) }
+        }
+
+        /// Suspends `connection` and returns the suspension's generation (for a `later` request,
+        /// keeping the reply its timer sends); nil when stopping.
+        func suspend(_ connection: OpaquePointer, timeoutReply: OutgoingReply? = nil) -> UInt64? {
             state.withLock { state in
                 guard !state.stopping else { return nil }
                 MHD_suspend_connection(connection)
                 state.generation += 1
                 state.suspended[Int(bitPattern: connection)] = state.generation
+                state.timeoutReplies[Int(bitPattern: connection)] = timeoutReply
                 return state.generation
             }
         }
@@ -121,6 +139,9 @@ public final class MicroHTTPDaemon: Sendable {
     }
 
     private let core: Core
+
+    /// `later` requests suspended with a timeout reply held for them (tests: none once answered).
+    var timeoutRepliesHeld: Int { core.state.withLock { $0.timeoutReplies.count } }
 
     /// The port the daemon listens on.
     public var port: UInt16 { core.state.withLock { $0.port } }
@@ -202,6 +223,7 @@ public final class MicroHTTPDaemon: Sendable {
             }
             state.suspended = [:]
             state.ready = [:]
+            state.timeoutReplies = [:]
             defer { state.daemon = 0 }
             return state.daemon
         }
@@ -311,11 +333,11 @@ public final class MicroHTTPDaemon: Sendable {
             return MHD_Result.NO
         case .later(let timeoutMillis, let timeoutReply, let start):
             box.phase = .awaiting
-            guard let generation = core.suspend(connection) else { return MHD_Result.NO }
+            guard let generation = core.suspend(connection, timeoutReply: timeoutReply) else { return MHD_Result.NO }
             let address = Int(bitPattern: connection)
             // A Dispatch timer, not the cooperative pool: it only hands the connection back to MHD.
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(timeoutMillis)) {
-                core.answer(address, generation: generation, with: timeoutReply)
+                core.timedOut(address, generation: generation)
             }
             start(PendingReply(core: core, connection: address, generation: generation))
             return MHD_Result.YES

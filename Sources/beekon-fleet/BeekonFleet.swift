@@ -304,7 +304,8 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure the fleet's hot paths and print the figures.",
         subcommands: [
-            BenchStore.self, BenchDevice.self, BenchFleet.self, BenchUpload.self, BenchAdmin.self, BenchHostile.self,
+            BenchStore.self, BenchDevice.self, BenchFleet.self, BenchMaxWarp.self, BenchUpload.self, BenchAdmin.self,
+            BenchHostile.self,
         ])
 }
 

@@ -164,13 +164,9 @@ struct ReceiverChild {
 }
 
 extension ChildProcess {
-    /// The child's peak resident memory in KiB (`VmHWM` of /proc/PID/status); 0 once it is gone.
+    /// The child's peak resident memory in KiB; 0 once it is gone.
     func peakResidentKiB() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
-        }
-        return 0
+        ProcessMemory.peakResidentKiB(of: String(pid))
     }
 }
 

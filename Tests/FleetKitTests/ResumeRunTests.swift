@@ -221,6 +221,52 @@ struct ResumeRunTests {
         #expect(after.earliest >= record.latestPossibleMillis + 1)
     }
 
+    @Test("beekon-fleet run at max warp, stopped with SIGTERM while devices stand at different instants, then resumed: its clock.json covers the device furthest ahead, and every fix, sent_at and batch id of the second run is later than all of the first")
+    func resumedAfterMaxWarpStopIsLater() async throws {
+        #expect(FileManager.default.isExecutableFile(atPath: FleetCrashTests.executable), "beekon-fleet was not built next to the tests")
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        // Answers that take real time, so devices wait for theirs at different instants.
+        let server = try IngestTestServer(rule: { _ in IngestTestServer.Answer(delayMillis: 3) })
+        defer { server.stop() }
+        let fleet = workspace.folder.appendingPathComponent("fleet.yaml").path
+        try FleetRuntimeTests.yaml(devices: 8, sync: "{syncThreshold: 2, intervalSeconds: 60}")
+            .write(toFile: fleet, atomically: true, encoding: .utf8)
+
+        let (first, firstOutput) = try Self.launch(fleet, data: workspace.data, server: server, more: ["--warp", "max"])
+        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+        let sentEnough = try await offPool { server.waitUntil(timeoutSeconds: 30) { $0.uploads.count >= 300 } }
+        #expect(sentEnough, "the first run sent too few uploads")
+        kill(first.processIdentifier, SIGTERM)
+        try await offPool {
+            _ = firstOutput.fileHandleForReading.readDataToEndOfFile()
+            first.waitUntilExit()
+        }
+        #expect(first.terminationStatus == 0)
+        let firstUploads = server.uploads
+        let before = try Self.stamped(uploads: firstUploads.map(Sent.init), data: workspace.data)
+        let record = try Self.clockRecord(workspace.data)
+        #expect(record.stopped)
+        #expect(
+            record.latestPossibleMillis >= before.latest,
+            "clock.json says \(Timestamp.text(unixMillis: record.reachedMillis)), a device stamped \(Timestamp.text(unixMillis: before.latest))")
+
+        let (second, secondOutput) = try Self.launch(fleet, data: workspace.data, server: server, duration: "2s")
+        let printed = try await offPool {
+            let text = String(decoding: secondOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            second.waitUntilExit()
+            return text
+        }
+        #expect(second.terminationStatus == 0, "\(printed)")
+        let after = try Self.stamped(
+            uploads: server.uploads.dropFirst(firstUploads.count).map(Sent.init), data: workspace.data, apartFrom: before)
+        #expect(after.uploads > 0 && after.fixes > 0, "the second run made nothing to compare")
+        #expect(
+            after.earliest > before.latest,
+            "the second run stamped \(Timestamp.text(unixMillis: after.earliest)), not after the first run's \(Timestamp.text(unixMillis: before.latest))"
+        )
+    }
+
     @Test(
         "a clock file that is not what a run writes stops the run before it starts, naming the file and what was expected, and is left as it was",
         arguments: [
