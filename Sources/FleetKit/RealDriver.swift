@@ -33,6 +33,12 @@ struct RealDriver {
     /// costs 168 writes, and a resume after a SIGKILL starts at most an hour later than it needs.
     static let horizonMillis: Int64 = 3_600_000
 
+    /// At max warp, how far past the earliest pending event any device may run (virtual ms): a
+    /// minute, which is more than the virtual time a real round trip takes at max warp (a
+    /// 100 ms answer is about 40 virtual s at 7 virtual hours a minute), while a command, which
+    /// waits until every device stands at one instant, waits for at most a minute of fleet work.
+    static let lookaheadMillis: Int64 = 60_000
+
     /// The longest a turn of timers runs before completions and uploads get their turn.
     static let turnNanos: UInt64 = 2_000_000
 
@@ -93,7 +99,10 @@ struct RealDriver {
     mutating func turn(until now: Int64, realNanos: UInt64) {
         let turnEnds = realNanos + Self.turnNanos
         var now = now
-        if maxWarp { now = min(now, recordHorizon(realNanos: realNanos)) }
+        if maxWarp {
+            now = min(now, recordHorizon(realNanos: realNanos))
+            if let next = engine.nextDeadline() { now = min(now, max(next, engine.metrics.virtualNow) + Self.lookaheadMillis) }
+        }
         let turn = engine.runDue(until: now) { FleetRuntime.realNanos() >= turnEnds }
         // Stalled: every event up to `now` that could fire did; the next waits for an answer.
         stalled = turn.caughtUp && (engine.nextDeadline().map { $0 <= now } ?? true)
