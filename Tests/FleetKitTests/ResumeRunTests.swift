@@ -159,6 +159,19 @@ struct ResumeRunTests {
         return (process, output)
     }
 
+    /// Runs `beekon-fleet run` again on `data` for two real seconds, expects it to end well, and
+    /// returns what it printed.
+    static func resume(_ fleet: String, data: String, server: IngestTestServer) async throws -> String {
+        let (second, secondOutput) = try launch(fleet, data: data, server: server, duration: "2s")
+        let printed = try await offPool {
+            let text = String(decoding: secondOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            second.waitUntilExit()
+            return text
+        }
+        #expect(second.terminationStatus == 0, "\(printed)")
+        return printed
+    }
+
     @Test(
         "beekon-fleet run at warp 3000 or at max warp with a fixed clock.start, killed with SIGKILL, then resumed: past its last clock.json by the slack it allows, every fix, sent_at and batch id of the second run is later than all of the first",
         arguments: ["3000", "max"])
@@ -199,13 +212,7 @@ struct ResumeRunTests {
         #expect(record.warp == 3000)
 
         // The second run, on the same folder, for two real seconds (100 virtual minutes).
-        let (second, secondOutput) = try Self.launch(fleet, data: workspace.data, server: server, duration: "2s")
-        let printed = try await offPool {
-            let text = String(decoding: secondOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            second.waitUntilExit()
-            return text
-        }
-        #expect(second.terminationStatus == 0, "\(printed)")
+        let printed = try await Self.resume(fleet, data: workspace.data, server: server)
         let resumedAt = Timestamp.text(unixMillis: record.latestPossibleMillis + 1)
         #expect(printed.contains("beekon-fleet: resuming at \(resumedAt), "), "\(printed)")
         #expect(printed.contains("it did not stop cleanly"), "\(printed)")
@@ -251,13 +258,7 @@ struct ResumeRunTests {
             record.latestPossibleMillis >= before.latest,
             "clock.json says \(Timestamp.text(unixMillis: record.reachedMillis)), a device stamped \(Timestamp.text(unixMillis: before.latest))")
 
-        let (second, secondOutput) = try Self.launch(fleet, data: workspace.data, server: server, duration: "2s")
-        let printed = try await offPool {
-            let text = String(decoding: secondOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            second.waitUntilExit()
-            return text
-        }
-        #expect(second.terminationStatus == 0, "\(printed)")
+        let printed = try await Self.resume(fleet, data: workspace.data, server: server)
         let after = try Self.stamped(
             uploads: server.uploads.dropFirst(firstUploads.count).map(Sent.init), data: workspace.data, apartFrom: before)
         #expect(after.uploads > 0 && after.fixes > 0, "the second run made nothing to compare")
