@@ -30,6 +30,10 @@ struct TransferInFlight {
     /// answer's arrival with injected latency; nil when the timeout answers instead (a `timeouts`
     /// fault, latency past the deadline, no real answer).
     var answerAt: Int64?
+
+    /// Modelled timing: the answer instant while its real answer is not in yet (what the clock,
+    /// or the device with lookahead, must not reach before it is); nil otherwise.
+    var awaitedAnswerAt: Int64? { held == nil ? answerAt : nil }
 }
 
 extension FleetLoop {
@@ -140,11 +144,7 @@ extension FleetLoop {
     /// must not reach it before the answer does.
     func answerHold() -> Int64? {
         guard case .modelled = options.transferTiming else { return nil }
-        var earliest: Int64?
-        for transfer in transfers.values where transfer.held == nil {
-            if let answerAt = transfer.answerAt, answerAt < earliest ?? .max { earliest = answerAt }
-        }
-        return earliest
+        return transfers.values.lazy.compactMap(\.awaitedAnswerAt).min()
     }
 
     /// Recomputes a device's answer hold after one of its transfers was answered or ended; when
@@ -153,7 +153,7 @@ extension FleetLoop {
         let before = slots[slot].answerHold
         var hold: Int64?
         for number in slots[slot].transfersOut {
-            guard let transfer = transfers[number], transfer.held == nil, let answerAt = transfer.answerAt else { continue }
+            guard let answerAt = transfers[number]?.awaitedAnswerAt else { continue }
             hold = min(hold ?? answerAt, answerAt)
         }
         slots[slot].answerHold = hold

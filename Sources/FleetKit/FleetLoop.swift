@@ -80,7 +80,6 @@ struct DeviceSlot {
         if storeProblem != nil { return StoreProblem.listedState }
         return processAlive ? state : "dead"
     }
-
 }
 
 /// The fleet engine: devices, stores, timers, transfers in flight, faults, the world and metrics,

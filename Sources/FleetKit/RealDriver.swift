@@ -100,8 +100,12 @@ struct RealDriver {
         let turnEnds = realNanos + Self.turnNanos
         var now = now
         if maxWarp {
-            now = min(now, recordHorizon(realNanos: realNanos))
-            if let next = engine.nextDeadline() { now = min(now, max(next, engine.metrics.virtualNow) + Self.lookaheadMillis) }
+            // From the earliest pending event (or where the clock stands, with none): the clock
+            // record's horizon, and how far devices may run past it.
+            let pending = engine.nextDeadline()
+            let next = max(engine.metrics.virtualNow, pending ?? engine.metrics.virtualNow)
+            now = min(now, recordHorizon(from: next, realNanos: realNanos))
+            if pending != nil { now = min(now, next + Self.lookaheadMillis) }
         }
         let turn = engine.runDue(until: now) { FleetRuntime.realNanos() >= turnEnds }
         // Stalled: every event up to `now` that could fire did; the next waits for an answer.
@@ -240,13 +244,12 @@ struct RealDriver {
         clockWriteFailing = true
     }
 
-    /// At max warp, before a turn: the instant no device may pass in it. Once the next event is
-    /// within half `horizonMillis` of the recorded horizon, records a new one `horizonMillis` past
-    /// that event. The record says the clock reached the horizon, which nothing the run stamps
-    /// passes before the next write: a resume after a SIGKILL starts after it, however far the
-    /// clock jumped between writes.
-    mutating func recordHorizon(realNanos: UInt64) -> Int64 {
-        let next = max(engine.metrics.virtualNow, engine.nextDeadline() ?? engine.metrics.virtualNow)
+    /// At max warp, before a turn whose earliest pending event is `next`: the instant no device
+    /// may pass in it. Once `next` is within half `horizonMillis` of the recorded horizon, records
+    /// a new one `horizonMillis` past it. The record says the clock reached the horizon, which
+    /// nothing the run stamps passes before the next write: a resume after a SIGKILL starts after
+    /// it, however far the clock jumped between writes.
+    mutating func recordHorizon(from next: Int64, realNanos: UInt64) -> Int64 {
         if next + Self.horizonMillis / 2 > horizon {
             horizon = next + Self.horizonMillis
             write(ClockRecord(reachedMillis: horizon, warp: engine.warp, stopped: false), realNanos: realNanos)

@@ -83,11 +83,7 @@ public struct TimerQueue<Key: Hashable & Sendable, Event: Sendable>: Sendable {
 
     /// Removes and returns the earliest event if it is due at or before `instant`.
     public mutating func popDue(atOrBefore instant: Int64) -> (deadline: Int64, key: Key, event: Event)? {
-        dropStaleTop()
-        guard let top = heap.first, top.deadline <= instant else { return nil }
-        removeTop()
-        live[top.key] = nil
-        return (top.deadline, top.key, top.event)
+        popDue(atOrBefore: instant) { _, _ in .fire }
     }
 
     /// Removes and returns the earliest event due at or before `instant` that may fire now, as

@@ -17,16 +17,14 @@ public final class MicroHTTPDaemon: Sendable {
         var daemon = 0
         var port: UInt16 = 0
         var stopping = false
-        /// Suspended connections and the generation of the suspension each timer may resume.
-        var suspended: [Int: UInt64] = [:]
+        /// Suspended connections: the generation of the suspension each timer may resume, and for
+        /// a `later` request the reply its timer sends. The reply lives here rather than in the
+        /// timer, so it is freed as soon as the real answer goes out (a receiver at thousands of
+        /// uploads a second would otherwise hold every one for the whole timeout).
+        var suspended: [Int: (generation: UInt64, timeoutReply: OutgoingReply?)] = [:]
         var generation: UInt64 = 0
         /// Answers to `later` requests, waiting for their connection to come back.
         var ready: [Int: OutgoingReply] = [:]
-        /// What a suspended `later` request is answered if its timer fires first, by connection.
-        /// Kept here rather than in the timer, so it is freed as soon as the real answer goes out
-        /// (a receiver at thousands of uploads a second would otherwise hold every one for the
-        /// whole timeout).
-        var timeoutReplies: [Int: OutgoingReply] = [:]
     }
 
     /// What the daemon's threads reach through their context pointer; kept alive by the daemon
@@ -45,36 +43,38 @@ public final class MicroHTTPDaemon: Sendable {
 
         /// Resumes a suspended connection if that suspension is still the current one.
         func resume(_ connection: Int, generation: UInt64) {
-            state.withLock { state in
-                guard !state.stopping, state.suspended[connection] == generation,
-                    let pointer = OpaquePointer(bitPattern: connection)
-                else { return }
-                state.suspended[connection] = nil
-                state.timeoutReplies[connection] = nil
-                MHD_resume_connection(pointer)
-            }
+            state.withLock { state in _ = Self.resume(connection, generation: generation, in: &state) }
         }
 
         /// Answers a `later` request if that suspension is still the current one.
         func answer(_ connection: Int, generation: UInt64, with reply: OutgoingReply) {
             state.withLock { state in
-                guard !state.stopping, state.suspended[connection] == generation,
-                    let pointer = OpaquePointer(bitPattern: connection)
-                else { return }
-                state.suspended[connection] = nil
-                state.timeoutReplies[connection] = nil
-                state.ready[connection] = reply
-                MHD_resume_connection(pointer)
+                if Self.resume(connection, generation: generation, in: &state) != nil { state.ready[connection] = reply }
             }
         }
 
         /// A `later` request's timer fired: it is answered its timeout reply if that suspension
         /// is still the current one.
         func timedOut(_ connection: Int, generation: UInt64) {
-            let reply = state.withLock { state in
-                state.suspended[connection] == generation ? state.timeoutReplies[connection] : nil
+            state.withLock { state in
+                if let suspension = Self.resume(connection, generation: generation, in: &state) {
+                    state.ready[connection] = suspension.timeoutReply
+                }
             }
-            if let reply { answer(connection, generation: generation, with: reply) }
+        }
+
+        /// Ends the suspension of `connection` if it is still the one of `generation`, and says
+        /// what it was; nil when it is not (answered, timed out or stopped already). An answer to
+        /// hand over goes in `ready` under the same lock, before MHD's thread can pick it up.
+        private static func resume(
+            _ connection: Int, generation: UInt64, in state: inout State
+        ) -> (generation: UInt64, timeoutReply: OutgoingReply?)? {
+            guard !state.stopping, let suspension = state.suspended[connection], suspension.generation == generation,
+                let pointer = OpaquePointer(bitPattern: connection)
+            else { return nil }
+            state.suspended[connection] = nil
+            MHD_resume_connection(pointer)
+            return suspension
         }
 
         /// Suspends `connection` and returns the suspension's generation (for a `later` request,
@@ -84,8 +84,7 @@ public final class MicroHTTPDaemon: Sendable {
                 guard !state.stopping else { return nil }
                 MHD_suspend_connection(connection)
                 state.generation += 1
-                state.suspended[Int(bitPattern: connection)] = state.generation
-                state.timeoutReplies[Int(bitPattern: connection)] = timeoutReply
+                state.suspended[Int(bitPattern: connection)] = (state.generation, timeoutReply)
                 return state.generation
             }
         }
@@ -141,7 +140,7 @@ public final class MicroHTTPDaemon: Sendable {
     private let core: Core
 
     /// `later` requests suspended with a timeout reply held for them (tests: none once answered).
-    var timeoutRepliesHeld: Int { core.state.withLock { $0.timeoutReplies.count } }
+    var timeoutRepliesHeld: Int { core.state.withLock { $0.suspended.values.count { $0.timeoutReply != nil } } }
 
     /// The port the daemon listens on.
     public var port: UInt16 { core.state.withLock { $0.port } }
@@ -223,7 +222,6 @@ public final class MicroHTTPDaemon: Sendable {
             }
             state.suspended = [:]
             state.ready = [:]
-            state.timeoutReplies = [:]
             defer { state.daemon = 0 }
             return state.daemon
         }

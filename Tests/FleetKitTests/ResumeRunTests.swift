@@ -136,11 +136,16 @@ struct ResumeRunTests {
         second.finish()
         let after = try Self.stamped(
             uploads: ingest.uploads.dropFirst(firstUploads).map(Sent.init), data: workspace.data, apartFrom: before)
-        #expect(after.uploads > 0 && after.fixes > 0, "the second run made nothing to compare")
+        Self.expectLater(after, than: before)
+    }
+
+    /// The second run made something, all of it stamped after everything the first run stamped.
+    static func expectLater(_ after: Stamped, than before: Stamped, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(after.uploads > 0 && after.fixes > 0, "the second run made nothing to compare", sourceLocation: sourceLocation)
         #expect(
             after.earliest > before.latest,
-            "the second run stamped \(Timestamp.text(unixMillis: after.earliest)), not after the first run's \(Timestamp.text(unixMillis: before.latest))"
-        )
+            "the second run stamped \(Timestamp.text(unixMillis: after.earliest)), not after the first run's \(Timestamp.text(unixMillis: before.latest))",
+            sourceLocation: sourceLocation)
     }
 
     /// Starts `beekon-fleet run` on `fleet` and `data`, uploading to `server`.
@@ -219,11 +224,7 @@ struct ResumeRunTests {
 
         let after = try Self.stamped(
             uploads: server.uploads.dropFirst(firstUploads.count).map(Sent.init), data: workspace.data, apartFrom: before)
-        #expect(after.uploads > 0 && after.fixes > 0, "the second run made nothing to compare")
-        #expect(
-            after.earliest > before.latest,
-            "the second run stamped \(Timestamp.text(unixMillis: after.earliest)), not after the first run's \(Timestamp.text(unixMillis: before.latest))"
-        )
+        Self.expectLater(after, than: before)
         // And it began no earlier than it had to: the first run's clock.json said where.
         #expect(after.earliest >= record.latestPossibleMillis + 1)
     }
@@ -261,11 +262,7 @@ struct ResumeRunTests {
         let printed = try await Self.resume(fleet, data: workspace.data, server: server)
         let after = try Self.stamped(
             uploads: server.uploads.dropFirst(firstUploads.count).map(Sent.init), data: workspace.data, apartFrom: before)
-        #expect(after.uploads > 0 && after.fixes > 0, "the second run made nothing to compare")
-        #expect(
-            after.earliest > before.latest,
-            "the second run stamped \(Timestamp.text(unixMillis: after.earliest)), not after the first run's \(Timestamp.text(unixMillis: before.latest))"
-        )
+        Self.expectLater(after, than: before)
     }
 
     @Test(
