@@ -67,6 +67,9 @@ public final class IngestReceiver: Sendable {
     /// What it has seen since it started.
     public func stats() -> IngestStats { core.stats() }
 
+    /// Request bytes held in the memory budget now (tests wait on it).
+    var bytesHeld: Int { core.budget.inUse }
+
     /// Stops taking uploads (new ones get 503), commits every upload already queued and answers
     /// it, sends answers held for scripted latency at once, closes the database, then stops
     /// listening (hung connections are closed). Idempotent.
