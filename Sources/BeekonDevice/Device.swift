@@ -300,7 +300,8 @@ public struct Device: Sendable {
         var actions: [DeviceAction] = []
         let pauses = config.whenStationary != .keepTracking
         if pauses {
-            switch stationary.observe(latitude: osFix.latitude, longitude: osFix.longitude, timestamp: osFix.timestamp) {
+            switch stationary.observe(latitude: osFix.latitude, longitude: osFix.longitude, timestamp: osFix.timestamp)
+            {
             case .becameStationary?:
                 if config.whenStationary == .pauseWithCheckIns {
                     actions.append(.armTimer(.checkIn, at: now + Self.checkInMillis))

@@ -54,7 +54,9 @@ public struct NumberRange: Sendable, Hashable, CustomStringConvertible {
     public func check(_ value: Double, written: String? = nil) throws(NumberProblem) -> Double {
         let shown = written ?? Self.text(value)
         guard value.isFinite else { throw NumberProblem(value: shown, reason: .notFinite, expected: description) }
-        guard value >= lower, value <= upper else { throw NumberProblem(value: shown, reason: .outOfRange, expected: description) }
+        guard value >= lower, value <= upper else {
+            throw NumberProblem(value: shown, reason: .outOfRange, expected: description)
+        }
         guard !isInteger || value.rounded(.towardZero) == value else {
             throw NumberProblem(value: shown, reason: .notWhole, expected: description)
         }
@@ -78,7 +80,9 @@ public struct NumberRange: Sendable, Hashable, CustomStringConvertible {
     /// (they are not written as whole numbers, or do not fit).
     public func readInteger(_ text: String) throws(NumberProblem) -> Int64 {
         let (trimmed, digits) = Self.digits(text)
-        guard Self.isDecimal(digits) else { throw NumberProblem(value: trimmed, reason: .notANumber, expected: description) }
+        guard Self.isDecimal(digits) else {
+            throw NumberProblem(value: trimmed, reason: .notANumber, expected: description)
+        }
         guard let value = Int64(digits) else {
             // A decimal that Int64 cannot read: a fraction, an exponent, or too many digits.
             let isWhole = digits.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "-" || $0 == "+") }
@@ -103,7 +107,9 @@ public struct NumberRange: Sendable, Hashable, CustomStringConvertible {
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
                 sawDigit = true
             case UInt8(ascii: "+"), UInt8(ascii: "-"):
-                guard previous == nil || previous == UInt8(ascii: "e") || previous == UInt8(ascii: "E") else { return false }
+                guard previous == nil || previous == UInt8(ascii: "e") || previous == UInt8(ascii: "E") else {
+                    return false
+                }
             case UInt8(ascii: "."):
                 guard !sawPoint, !sawExponent else { return false }
                 sawPoint = true
@@ -124,7 +130,9 @@ public struct NumberRange: Sendable, Hashable, CustomStringConvertible {
     private static func digits(_ text: String) -> (written: String, digits: String) {
         let blank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         let bytes = text.utf8
-        if let first = bytes.first, let last = bytes.last, !blank(first), !blank(last), !bytes.contains(UInt8(ascii: "_")) {
+        if let first = bytes.first, let last = bytes.last, !blank(first), !blank(last),
+            !bytes.contains(UInt8(ascii: "_"))
+        {
             return (text, text)
         }
         let trimmed = Self.trimmed(text)

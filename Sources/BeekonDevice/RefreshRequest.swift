@@ -55,7 +55,8 @@ public struct RefreshRequest: Sendable, Hashable, CustomStringConvertible {
     /// Replaces `{accessToken}` and `{refreshToken}` with the current tokens ("" when absent).
     static func substitute(_ template: String, _ tokens: TokenSet) -> String {
         guard template.contains("{") else { return template }
-        return template
+        return
+            template
             .replacingOccurrences(of: "{accessToken}", with: tokens.accessToken ?? "")
             .replacingOccurrences(of: "{refreshToken}", with: tokens.refreshToken ?? "")
     }

@@ -87,7 +87,8 @@ final class HTTPTransportLoop {
             do throws(GzipError) {
                 ready = try gzipped(pending)
             } catch {
-                failures.append((pending.completion, .failed(kind: .other, message: error.description, latencyMillis: 0)))
+                failures.append(
+                    (pending.completion, .failed(kind: .other, message: error.description, latencyMillis: 0)))
                 continue
             }
             do {

@@ -22,8 +22,7 @@ extension DeviceStore {
     }
 
     /// Sets `key` to `value`, or clears it when `value` is nil; committed before this returns.
-    public func writeState<Value>(_ key: DeviceStateKey<Value>, _ value: Value?) throws(StoreError)
-    {
+    public func writeState<Value>(_ key: DeviceStateKey<Value>, _ value: Value?) throws(StoreError) {
         var update = DeviceStateUpdate()
         update.set(key, to: value)
         try writeState(update)

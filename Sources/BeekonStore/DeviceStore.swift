@@ -249,8 +249,7 @@ public final class DeviceStore {
 
     /// Applies the migration to `version` and records it, in one transaction (statements are
     /// not cached yet while opening, so this one uses plain SQL).
-    private static func migrate(_ connection: SQLiteConnection, to version: Int) throws(SQLiteError)
-    {
+    private static func migrate(_ connection: SQLiteConnection, to version: Int) throws(SQLiteError) {
         try connection.execute("BEGIN IMMEDIATE")
         do throws(SQLiteError) {
             try connection.execute(StoreSchema.migrations[version - 1])

@@ -15,7 +15,9 @@ struct APIError: Error, Sendable {
     }
 
     static func badType(_ field: String, expected: String, got value: JSONValue) -> APIError {
-        APIError(status: 400, code: "bad_type", message: "`\(field)` must be \(expected), not \(value.kindName)", field: field)
+        APIError(
+            status: 400, code: "bad_type", message: "`\(field)` must be \(expected), not \(value.kindName)",
+            field: field)
     }
 
     /// A number its field's range refuses: `\`warp\` "1e300" is out of range; expected a number
@@ -34,7 +36,8 @@ struct APIError: Error, Sendable {
     static func unknownField(_ field: String, allowed: [String]) -> APIError {
         APIError(
             status: 400, code: "unknown_field",
-            message: "unknown field `\(field)`" + (allowed.isEmpty ? "; this takes no fields" : "; expected one of \(allowed.joined(separator: ", "))"),
+            message: "unknown field `\(field)`"
+                + (allowed.isEmpty ? "; this takes no fields" : "; expected one of \(allowed.joined(separator: ", "))"),
             field: field)
     }
 
@@ -44,12 +47,14 @@ struct APIError: Error, Sendable {
 
     static func notAllowed(_ allowed: [String]) -> APIError {
         APIError(
-            status: 405, code: "method_not_allowed", message: "method not allowed; use \(allowed.joined(separator: " or "))",
+            status: 405, code: "method_not_allowed",
+            message: "method not allowed; use \(allowed.joined(separator: " or "))",
             headers: [("Allow", allowed.joined(separator: ", "))])
     }
 
     static let unauthorized = APIError(
-        status: 401, code: "unauthorized", message: "a valid admin token is required: send `Authorization: Bearer TOKEN`",
+        status: 401, code: "unauthorized",
+        message: "a valid admin token is required: send `Authorization: Bearer TOKEN`",
         headers: [("WWW-Authenticate", "Bearer")])
 
     static let tooLarge = APIError(status: 413, code: "too_large", message: "the body is larger than 64 KiB")
@@ -59,11 +64,14 @@ struct APIError: Error, Sendable {
         switch error.kind {
         case .badRequest: self.init(status: 400, code: "bad_request", message: error.message, field: error.field)
         case .notFound: self.init(status: 404, code: "not_found", message: error.message, field: error.field)
-        case .conflict, .unavailable: self.init(status: 409, code: "conflict", message: error.message, field: error.field)
+        case .conflict, .unavailable:
+            self.init(status: 409, code: "conflict", message: error.message, field: error.field)
         }
     }
 
-    init(status: Int, code: String, message: String, field: String? = nil, headers: [(name: String, value: String)] = []) {
+    init(
+        status: Int, code: String, message: String, field: String? = nil, headers: [(name: String, value: String)] = []
+    ) {
         self.status = status
         self.code = code
         self.message = message
@@ -107,7 +115,8 @@ struct BodyObject {
             throw .badRequest("the body is not valid JSON: \(error.message)")
         }
         guard case .object(let members) = value else {
-            throw APIError(status: 400, code: "bad_type", message: "the body must be a JSON object, not \(value.kindName)")
+            throw APIError(
+                status: 400, code: "bad_type", message: "the body must be a JSON object, not \(value.kindName)")
         }
         self.members = members
         path = ""
@@ -169,10 +178,14 @@ struct BodyObject {
 
     mutating func strings(_ key: String) throws(APIError) -> [String]? {
         guard let value = value(key) else { return nil }
-        guard case .array(let items) = value else { throw .badType(path + key, expected: "an array of strings", got: value) }
+        guard case .array(let items) = value else {
+            throw .badType(path + key, expected: "an array of strings", got: value)
+        }
         var result: [String] = []
         for (index, item) in items.enumerated() {
-            guard case .string(let text) = item else { throw .badType("\(path)\(key)[\(index)]", expected: "a string", got: item) }
+            guard case .string(let text) = item else {
+                throw .badType("\(path)\(key)[\(index)]", expected: "a string", got: item)
+            }
             result.append(text)
         }
         return result

@@ -295,7 +295,9 @@ enum AdminJSON {
         return json.bytes
     }
 
-    static func percentiles(_ histogram: LatencyHistogram, _ fractions: [(String, Double)], max: Bool, to json: inout JSONWriter) {
+    static func percentiles(
+        _ histogram: LatencyHistogram, _ fractions: [(String, Double)], max: Bool, to json: inout JSONWriter
+    ) {
         json.beginObject()
         for (name, fraction) in fractions {
             json.key(name)
@@ -314,7 +316,8 @@ enum AdminJSON {
     static func stats(_ snapshot: FleetSnapshot) -> [UInt8] {
         let window = UInt64(UploadStats.windowSeconds)
         let recent = snapshot.uploads.window(
-            from: snapshot.realSecond + 1 >= window ? snapshot.realSecond + 1 - window : 0, through: snapshot.realSecond)
+            from: snapshot.realSecond + 1 >= window ? snapshot.realSecond + 1 - window : 0, through: snapshot.realSecond
+        )
         let seconds = max(1, min(Double(window), snapshot.metrics.realSeconds))
         var json = JSONWriter(capacity: 2048)
         json.beginObject()

@@ -26,7 +26,9 @@ enum AdminRequests {
             guard let count else { throw .badRequest("`count` is required with `group`", field: "count") }
             return SpawnRequest(template: .group(name), count: Int(count), ratePerSecond: rate)
         case (nil, let spec?):
-            guard case .object = spec else { throw .badType("spec", expected: "an object (one fleet-file group)", got: spec) }
+            guard case .object = spec else {
+                throw .badType("spec", expected: "an object (one fleet-file group)", got: spec)
+            }
             if count != nil { throw .badRequest("with `spec`, the count goes in the spec", field: "count") }
             let parsed: DeviceGroup
             do throws(FleetFileProblems) {
@@ -111,7 +113,8 @@ enum AdminRequests {
                 throw .badRequest("`\(name)` needs `params.\(key)`", field: "params.\(key)")
             }
             switch (key, value) {
-            case ("ms", .number), ("fraction", .number), ("config", .object), ("extras", .object), ("geofences", .array), ("ids", .array):
+            case ("ms", .number), ("fraction", .number), ("config", .object), ("extras", .object),
+                ("geofences", .array), ("ids", .array):
                 break
             case ("ms", _): throw .badType("params.ms", range: FaultParams.latencyRange, got: value)
             case ("fraction", _): throw .badType("params.fraction", range: FaultParams.timeoutFractionRange, got: value)
@@ -141,7 +144,9 @@ enum AdminRequests {
         var object = try BodyObject(body: body)
         let parsed = try action(&object)
         guard var selectorObject = try object.object("selector") else {
-            throw .badRequest("`selector` is required: {\"all\": true}, {\"group\"}, {\"fraction\", \"seed\"?}, {\"ids\"} or {\"state\"}", field: "selector")
+            throw .badRequest(
+                "`selector` is required: {\"all\": true}, {\"group\"}, {\"fraction\", \"seed\"?}, {\"ids\"} or {\"state\"}",
+                field: "selector")
         }
         try object.finish()
         let selector = try selector(&selectorObject)
@@ -162,7 +167,9 @@ enum AdminRequests {
             throw .badRequest(
                 "a selector takes exactly one of all, group, fraction, ids, state (got \(given))", field: "selector")
         }
-        if seed != nil, fraction == nil { throw .badRequest("`seed` goes with `fraction` only", field: "selector.seed") }
+        if seed != nil, fraction == nil {
+            throw .badRequest("`seed` goes with `fraction` only", field: "selector.seed")
+        }
         if let all {
             guard all else { throw .badRequest("`all` must be true", field: "selector.all") }
             return .all

@@ -17,7 +17,10 @@ final class AdminRouter: Sendable {
     /// How long a request waits for the loop before it is answered 409.
     static let commandTimeoutMillis = 10_000
 
-    init(runtime: any FleetControl, token: String?, files: WebFiles, publisher: EventPublisher, guard requestGuard: RequestGuard) {
+    init(
+        runtime: any FleetControl, token: String?, files: WebFiles, publisher: EventPublisher,
+        guard requestGuard: RequestGuard
+    ) {
         self.runtime = runtime
         self.token = token
         self.files = files
@@ -48,10 +51,14 @@ final class AdminRouter: Sendable {
         if path == "/metrics" {
             try only(["GET", "HEAD"], request)
             let text = PrometheusText.render(runtime.snapshot)
-            return ok(OutgoingReply(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")], body: Array(text.utf8)))
+            return ok(
+                OutgoingReply(
+                    status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                    body: Array(text.utf8)))
         }
         guard path.hasPrefix(Self.apiPrefix) else { throw .notFound("no such path: \(path.prefix(200))") }
-        let parts = path.dropFirst(Self.apiPrefix.count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let parts = path.dropFirst(Self.apiPrefix.count).split(separator: "/", omittingEmptySubsequences: false).map(
+            String.init)
         switch (parts.first ?? "", parts.count) {
         case ("fleet", 1):
             if request.method == "PATCH" { return try patchFleet(request) }
@@ -86,11 +93,15 @@ final class AdminRouter: Sendable {
             let stream = EventStream()
             publisher.add(stream)
             return .stream(
-                headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")],
+                headers: [
+                    ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no"),
+                ],
                 stream)
         case ("openapi.yaml", 1):
             try only(["GET", "HEAD"], request)
-            guard let reply = files.openAPI() else { throw .notFound("docs/openapi.yaml was not found next to the server") }
+            guard let reply = files.openAPI() else {
+                throw .notFound("docs/openapi.yaml was not found next to the server")
+            }
             return ok(reply)
         default:
             throw .notFound("no such path: \(path.prefix(200))")
@@ -98,7 +109,9 @@ final class AdminRouter: Sendable {
     }
 
     private func device(_ request: IncomingRequest, id: String, rest: String?) throws(APIError) -> Disposition {
-        guard let device = runtime.snapshot.device(id) else { throw .notFound("no device is named \"\(id.prefix(200))\"", field: "id") }
+        guard let device = runtime.snapshot.device(id) else {
+            throw .notFound("no device is named \"\(id.prefix(200))\"", field: "id")
+        }
         switch rest {
         case nil:
             if request.method == "DELETE" {
@@ -117,7 +130,9 @@ final class AdminRouter: Sendable {
             let to = try Self.instant(request.query["to"], field: "to") ?? Int64.max
             let most = Int(try DeviceQuery.integer(request.query, "limit", Self.locationsLimitRange) ?? 500)
             return command(status: 200) { reply in
-                self.runtime.locations(of: id, from: from, to: to, limit: most) { result in reply(result.map(AdminJSON.locations)) }
+                self.runtime.locations(of: id, from: from, to: to, limit: most) { result in
+                    reply(result.map(AdminJSON.locations))
+                }
             }
         case "actions":
             try only(["POST"], request)
@@ -126,7 +141,10 @@ final class AdminRouter: Sendable {
                 self.runtime.apply(action, params: params, to: .ids([id])) { result in
                     reply(
                         result.map { AdminJSON.ids($0, applied: true) }
-                            .mapError { $0.kind == .badRequest ? FleetControlError(.notFound, "no device is named \"\(id)\"", field: "id") : $0 })
+                            .mapError {
+                                $0.kind == .badRequest
+                                    ? FleetControlError(.notFound, "no device is named \"\(id)\"", field: "id") : $0
+                            })
                 }
             }
         default:
@@ -166,7 +184,9 @@ final class AdminRouter: Sendable {
         let shown = String(text.prefix(40))
         let expected = "an ISO 8601 UTC time or Unix milliseconds from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z"
         var millis = Timestamp.unixMillis(parsing: text).map(Double.init)
-        if millis == nil, let date = ISO8601DateFormatter().date(from: text) { millis = (date.timeIntervalSince1970 * 1000).rounded() }
+        if millis == nil, let date = ISO8601DateFormatter().date(from: text) {
+            millis = (date.timeIntervalSince1970 * 1000).rounded()
+        }
         if let millis {
             guard Timestamp.inputRange.contains(millis) else {
                 throw .badNumber(field, NumberProblem(value: shown, reason: .outOfRange, expected: expected))
@@ -182,11 +202,13 @@ final class AdminRouter: Sendable {
 
     /// Suspends the connection until the loop answers (or 10 s pass).
     private func command(
-        status: Int, _ start: @escaping @Sendable (@escaping @Sendable (Result<[UInt8], FleetControlError>) -> Void) -> Void
+        status: Int,
+        _ start: @escaping @Sendable (@escaping @Sendable (Result<[UInt8], FleetControlError>) -> Void) -> Void
     ) -> Disposition {
         .later(
             timeoutMillis: Self.commandTimeoutMillis,
-            timeoutReply: APIError(status: 409, code: "conflict", message: "the fleet did not answer within 10 s").reply,
+            timeoutReply: APIError(status: 409, code: "conflict", message: "the fleet did not answer within 10 s")
+                .reply,
             start: { pending in
                 start { result in
                     switch result {

@@ -22,7 +22,8 @@ public struct AdminConfiguration: Sendable {
 
     /// A configuration; defaults listen on 127.0.0.1:8080 without a token.
     public init(
-        host: String = "127.0.0.1", port: UInt16 = 8080, token: String? = nil, webDirectory: String? = nil, threads: Int = 2,
+        host: String = "127.0.0.1", port: UInt16 = 8080, token: String? = nil, webDirectory: String? = nil,
+        threads: Int = 2,
         allowedHosts: [String] = []
     ) {
         self.host = host
@@ -81,7 +82,8 @@ public final class AdminServer: Sendable {
         for text in configuration.allowedHosts {
             guard let name = RequestGuard.allowedName(text) else {
                 throw AdminError(
-                    message: "allowed admin host \"\(text.prefix(100))\" is not a host name; expected a bare name or address "
+                    message:
+                        "allowed admin host \"\(text.prefix(100))\" is not a host name; expected a bare name or address "
                         + "such as fleet, fleet.example.org or 10.0.0.5 (no scheme, port or path)")
             }
             allowed.append(name)
@@ -90,7 +92,8 @@ public final class AdminServer: Sendable {
         let publisher = EventPublisher(runtime: runtime)
         self.publisher = publisher
         let router = AdminRouter(
-            runtime: runtime, token: token, files: WebFiles.locate(web: configuration.webDirectory), publisher: publisher,
+            runtime: runtime, token: token, files: WebFiles.locate(web: configuration.webDirectory),
+            publisher: publisher,
             guard: RequestGuard(bindHost: configuration.host, allowed: allowed))
         do throws(MicroHTTPError) {
             // An idle connection is cut after 30 s; event streams are never idle (a `fleet`

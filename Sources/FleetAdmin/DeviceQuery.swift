@@ -34,7 +34,9 @@ struct DeviceQuery {
                 sortText.removeFirst()
             }
             guard let key = SortKey(rawValue: sortText) else {
-                throw .badRequest("sort \"\(sortText)\" is not one of id, state, pending, lastUpload (with - for descending)", field: "sort")
+                throw .badRequest(
+                    "sort \"\(sortText)\" is not one of id, state, pending, lastUpload (with - for descending)",
+                    field: "sort")
             }
             sort = key
         }
@@ -74,7 +76,8 @@ struct DeviceQuery {
     }
 
     static func offset(cursor: String) -> Int? {
-        guard let data = Data(base64Encoded: cursor), let text = String(data: data, encoding: .utf8), text.hasPrefix("o:"),
+        guard let data = Data(base64Encoded: cursor), let text = String(data: data, encoding: .utf8),
+            text.hasPrefix("o:"),
             let offset = try? offsetRange.readInteger(String(text.dropFirst(2)))
         else { return nil }
         return Int(offset)
@@ -86,7 +89,9 @@ struct DeviceQuery {
         do throws(NumberProblem) {
             return try range.readInteger(text)
         } catch {
-            throw .badNumber(name, NumberProblem(value: String(error.value.prefix(40)), reason: error.reason, expected: error.expected))
+            throw .badNumber(
+                name,
+                NumberProblem(value: String(error.value.prefix(40)), reason: error.reason, expected: error.expected))
         }
     }
 }

@@ -45,7 +45,7 @@ final class EventPublisher: Sendable {
             return state.streams
         }
         guard let streams else { return }
-        streams.forEach { $0.close() }
+        for stream in streams { stream.close() }
         wakeup.signal()
         finished.wait()
     }
@@ -100,7 +100,9 @@ final class EventPublisher: Sendable {
     }
 
     /// The devices whose state, pending count or last outcome changed since the last event.
-    private func devicesEvent(_ snapshot: FleetSnapshot, sent: inout [(state: String, pending: Int, outcome: String?)]) -> [UInt8] {
+    private func devicesEvent(_ snapshot: FleetSnapshot, sent: inout [(state: String, pending: Int, outcome: String?)])
+        -> [UInt8]
+    {
         var json = JSONWriter(capacity: 1024)
         json.beginObject()
         json.key("changes")

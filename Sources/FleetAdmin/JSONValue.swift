@@ -132,7 +132,9 @@ indirect enum JSONValue: Sendable, Hashable {
             }
             while true {
                 skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                    throw error("expected a member name")
+                }
                 let key = try string()
                 skipSpace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected `:`") }
@@ -196,7 +198,8 @@ indirect enum JSONValue: Sendable, Hashable {
                     case UInt8(ascii: "t"): out.append(0x09)
                     case UInt8(ascii: "u"):
                         var scalar = try hex4()
-                        if (0xD800..<0xDC00).contains(scalar), index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                        if (0xD800..<0xDC00).contains(scalar), index + 1 < bytes.count,
+                            bytes[index] == UInt8(ascii: "\\"),
                             bytes[index + 1] == UInt8(ascii: "u")
                         {
                             index += 2
@@ -219,7 +222,8 @@ indirect enum JSONValue: Sendable, Hashable {
         }
 
         mutating func hex4() throws(SyntaxError) -> UInt32 {
-            guard index + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
+            guard index + 4 <= bytes.count,
+                let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
             else { throw error("bad \\u escape") }
             index += 4
             return value
@@ -240,7 +244,9 @@ indirect enum JSONValue: Sendable, Hashable {
             }
             if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
                 index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
                 let exponent = index
                 while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
                 guard index > exponent else { throw error("expected exponent digits") }

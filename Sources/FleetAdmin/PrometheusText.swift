@@ -18,30 +18,46 @@ enum PrometheusText {
         text += "beekon_fleet_fixes_admitted_total \(metrics.fixesStored)\n"
         family("beekon_fleet_fixes_uploaded_total", "counter", "Fixes in batches the ingest server acknowledged.")
         text += "beekon_fleet_fixes_uploaded_total \(metrics.fixesUploaded)\n"
-        family("beekon_fleet_store_errors_total", "counter", "Device store failures by cause (full, tooManyOpenFiles, ioError, ...).")
+        family(
+            "beekon_fleet_store_errors_total", "counter",
+            "Device store failures by cause (full, tooManyOpenFiles, ioError, ...).")
         labelled("beekon_fleet_store_errors_total", "cause", metrics.storeErrorsByCause, to: &text)
-        family("beekon_fleet_fixes_lost_total", "counter", "Admitted fixes whose insert failed, by the store error's cause.")
+        family(
+            "beekon_fleet_fixes_lost_total", "counter",
+            "Admitted fixes whose insert failed, by the store error's cause.")
         labelled("beekon_fleet_fixes_lost_total", "cause", metrics.fixesLostByCause, to: &text)
         family("beekon_fleet_geofence_events_lost_total", "counter", "Geofence events whose insert failed, by cause.")
         labelled("beekon_fleet_geofence_events_lost_total", "cause", metrics.geofenceEventsLostByCause, to: &text)
         family("beekon_fleet_pending_fixes", "gauge", "Fixes stored and not yet acknowledged.")
         text += "beekon_fleet_pending_fixes \(metrics.pending)\n"
-        family("beekon_fleet_uploads_total", "counter", "Upload POSTs by outcome (status code, network failure, or offline: the device's network went down while it was out).")
+        family(
+            "beekon_fleet_uploads_total", "counter",
+            "Upload POSTs by outcome (status code, network failure, or offline: the device's network went down while it was out)."
+        )
         labelled("beekon_fleet_uploads_total", "outcome", metrics.batchesByOutcome, to: &text)
         histogram(
             "beekon_fleet_upload_latency_seconds",
             "Upload latency as the devices lived it: virtual time from send to the outcome heard (injected latency and timeouts included).",
             metrics.latency, to: &text)
         histogram(
-            "beekon_fleet_upload_server_latency_seconds", "How long the server took to answer uploads and token refreshes, wall-clock time, in time for the device or not.",
+            "beekon_fleet_upload_server_latency_seconds",
+            "How long the server took to answer uploads and token refreshes, wall-clock time, in time for the device or not.",
             metrics.serverLatency, to: &text)
-        family("beekon_fleet_answers_after_timeout_total", "counter", "Server answers that came after the device's timeout had ended the transfer.")
+        family(
+            "beekon_fleet_answers_after_timeout_total", "counter",
+            "Server answers that came after the device's timeout had ended the transfer.")
         text += "beekon_fleet_answers_after_timeout_total \(metrics.answersAfterTimeout)\n"
-        family("beekon_fleet_answers_after_offline_total", "counter", "Server answers the device never heard because its network went down first (it heard offline).")
+        family(
+            "beekon_fleet_answers_after_offline_total", "counter",
+            "Server answers the device never heard because its network went down first (it heard offline).")
         text += "beekon_fleet_answers_after_offline_total \(metrics.answersAfterOffline)\n"
-        family("beekon_fleet_warp", "gauge", "Virtual seconds per real second, as set, or at max warp the rate reached (virtual time stands still while paused).")
+        family(
+            "beekon_fleet_warp", "gauge",
+            "Virtual seconds per real second, as set, or at max warp the rate reached (virtual time stands still while paused)."
+        )
         text += "beekon_fleet_warp \(snapshot.warp)\n"
-        family("beekon_fleet_max_warp", "gauge", "1 while the clock jumps from event to event (run --warp max), else 0.")
+        family(
+            "beekon_fleet_max_warp", "gauge", "1 while the clock jumps from event to event (run --warp max), else 0.")
         text += "beekon_fleet_max_warp \(snapshot.maxWarp ? 1 : 0)\n"
         return text
     }

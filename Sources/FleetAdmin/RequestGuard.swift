@@ -37,11 +37,16 @@ struct RequestGuard: Sendable {
         let host = header("host", of: request)
         let name = Self.hostName(host)
         guard let name, allows(name) else {
-            let what = host.isEmpty ? "the request has no Host header" : "Host \"\(host.prefix(100))\" is not a name of this admin"
-            let allow = name.map { "--admin-allowed-host \($0.prefix(100)) (or BEEKON_ADMIN_ALLOWED_HOSTS)" } ?? "--admin-allowed-host NAME"
+            let what =
+                host.isEmpty
+                ? "the request has no Host header" : "Host \"\(host.prefix(100))\" is not a name of this admin"
+            let allow =
+                name.map { "--admin-allowed-host \($0.prefix(100)) (or BEEKON_ADMIN_ALLOWED_HOSTS)" }
+                ?? "--admin-allowed-host NAME"
             throw APIError(
                 status: 421, code: "misdirected_request",
-                message: "\(what); it answers to loopback addresses, localhost and its bind host, and to names allowed with \(allow)",
+                message:
+                    "\(what); it answers to loopback addresses, localhost and its bind host, and to names allowed with \(allow)",
                 field: "Host")
         }
         guard Self.stateChanging.contains(request.method) else { return }
@@ -54,7 +59,9 @@ struct RequestGuard: Sendable {
                 field: "Sec-Fetch-Site")
         }
         let origin = header("origin", of: request)
-        if !origin.isEmpty, !["http://" + host.lowercased(), "https://" + host.lowercased()].contains(origin.lowercased()) {
+        if !origin.isEmpty,
+            !["http://" + host.lowercased(), "https://" + host.lowercased()].contains(origin.lowercased())
+        {
             throw APIError(
                 status: 403, code: "forbidden",
                 message: "Origin \"\(origin.prefix(100))\" is not this admin's own (http://\(host.prefix(100))): "
@@ -65,10 +72,13 @@ struct RequestGuard: Sendable {
             let contentType = header("content-type", of: request)
             let mediaType = contentType.split(separator: ";", omittingEmptySubsequences: false).first ?? ""
             guard mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "application/json" else {
-                let what = contentType.isEmpty ? "the request has no Content-Type" : "Content-Type \"\(contentType.prefix(100))\" is not JSON"
+                let what =
+                    contentType.isEmpty
+                    ? "the request has no Content-Type" : "Content-Type \"\(contentType.prefix(100))\" is not JSON"
                 throw APIError(
                     status: 415, code: "unsupported_media_type",
-                    message: "\(what); send the body as JSON with `Content-Type: application/json`", field: "Content-Type")
+                    message: "\(what); send the body as JSON with `Content-Type: application/json`",
+                    field: "Content-Type")
             }
         }
     }
@@ -97,7 +107,9 @@ struct RequestGuard: Sendable {
         }
         if !port.isEmpty {
             let digits = port.dropFirst()
-            guard port.first == ":", (1...5).contains(digits.count), digits.allSatisfy(\.isASCIIDigit) else { return nil }
+            guard port.first == ":", (1...5).contains(digits.count), digits.allSatisfy(\.isASCIIDigit) else {
+                return nil
+            }
         }
         guard !name.isEmpty, name.allSatisfy({ $0.isASCIIHostCharacter }) else { return nil }
         return String(name)

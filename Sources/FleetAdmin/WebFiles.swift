@@ -1,6 +1,6 @@
+import FleetKit
 import Foundation
 import MicroHTTP
-import FleetKit
 
 /// Where the page (`web/`) and the OpenAPI file (`docs/openapi.yaml`) are, and how they are
 /// served: by name, no listing, no `..`, with their content type.
@@ -18,12 +18,15 @@ struct WebFiles: Sendable {
         let beside = webDirectory.map {
             URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("docs/openapi.yaml").path
         }
-        let openAPI = beside.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil } ?? ShippedFiles.find("docs/openapi.yaml")
+        let openAPI =
+            beside.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+            ?? ShippedFiles.find("docs/openapi.yaml")
         return WebFiles(webDirectory: webDirectory, openAPIPath: openAPI)
     }
 
     static let contentTypes: [String: String] = [
-        "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "mjs": "text/javascript; charset=utf-8",
+        "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8",
+        "mjs": "text/javascript; charset=utf-8",
         "css": "text/css; charset=utf-8", "json": "application/json", "svg": "image/svg+xml", "png": "image/png",
         "jpg": "image/jpeg", "ico": "image/x-icon", "txt": "text/plain; charset=utf-8", "map": "application/json",
         "yaml": "application/yaml", "woff2": "font/woff2",
@@ -34,7 +37,9 @@ struct WebFiles: Sendable {
         guard let webDirectory else { return nil }
         let name = path == "/" ? "index.html" : String(path.dropFirst())
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-        guard !name.isEmpty, !parts.contains(where: { $0.isEmpty || $0 == ".." || $0.hasPrefix(".") }) else { return nil }
+        guard !name.isEmpty, !parts.contains(where: { $0.isEmpty || $0 == ".." || $0.hasPrefix(".") }) else {
+            return nil
+        }
         return file(URL(fileURLWithPath: webDirectory).appendingPathComponent(name).path)
     }
 
@@ -48,7 +53,9 @@ struct WebFiles: Sendable {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &directory), !directory.boolValue,
             let data = FileManager.default.contents(atPath: path)
         else { return nil }
-        let type = Self.contentTypes[URL(fileURLWithPath: path).pathExtension.lowercased()] ?? "application/octet-stream"
-        return OutgoingReply(status: 200, headers: [("Content-Type", type), ("Cache-Control", "no-cache")], body: Array(data))
+        let type =
+            Self.contentTypes[URL(fileURLWithPath: path).pathExtension.lowercased()] ?? "application/octet-stream"
+        return OutgoingReply(
+            status: 200, headers: [("Content-Type", type), ("Cache-Control", "no-cache")], body: Array(data))
     }
 }

@@ -81,7 +81,8 @@ public struct ClockRecord: Sendable, Hashable {
             throw Self.problem(path, "\(error)")
         }
         guard Timestamp.inputRange.contains(Double(stored.reachedUnixMillis)) else {
-            throw Self.problem(path, "has \"reached_unix_ms\" \(stored.reachedUnixMillis) that is not between 1970 and 9999")
+            throw Self.problem(
+                path, "has \"reached_unix_ms\" \(stored.reachedUnixMillis) that is not between 1970 and 9999")
         }
         do throws(NumberProblem) {
             _ = try FleetClock.warpRange.check(stored.warp)
@@ -113,7 +114,8 @@ public struct ClockRecord: Sendable, Hashable {
         case .keyNotFound(let key, _):
             return "has no \"\(key.stringValue)\""
         case .typeMismatch(let type, let context):
-            return context.codingPath.isEmpty ? "is not a JSON object" : "has \(field(context.codingPath)) that is not \(kind(type))"
+            return context.codingPath.isEmpty
+                ? "is not a JSON object" : "has \(field(context.codingPath)) that is not \(kind(type))"
         case .valueNotFound(_, let context):
             return "has \(field(context.codingPath)) that is null"
         @unknown default:

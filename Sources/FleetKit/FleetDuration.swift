@@ -29,7 +29,8 @@ public enum FleetDuration {
 
     /// `read`'s and `readRunLength`'s one parser: the text, then its total against `range`.
     private static func read(_ text: String, _ range: NumberRange, _ expected: String) throws(NumberProblem) -> Int64 {
-        let trimmed = String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        let trimmed = String(
+            text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
         func refused(_ reason: NumberProblem.Reason) -> NumberProblem {
             NumberProblem(value: trimmed, reason: reason, expected: expected)
         }
@@ -88,7 +89,8 @@ public enum FleetDuration {
         guard millis > 0 else { return "0s" }
         var rest = millis
         var text = ""
-        for (unit, size) in [("d", Int64(86_400_000)), ("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)] where rest >= size {
+        for (unit, size) in [("d", Int64(86_400_000)), ("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)]
+        where rest >= size {
             text += "\(rest / size)\(unit)"
             rest %= size
         }

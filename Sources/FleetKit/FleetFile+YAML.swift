@@ -7,12 +7,16 @@ extension FleetFile {
     public static func load(path: String) throws(FleetFileProblems) -> FleetFile {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FleetFileProblems(problems: [
-                FleetFileProblem(file: path, line: 0, column: 0, problem: "cannot read the file", expected: "a readable YAML fleet file")
+                FleetFileProblem(
+                    file: path, line: 0, column: 0, problem: "cannot read the file",
+                    expected: "a readable YAML fleet file")
             ])
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw FleetFileProblems(problems: [
-                FleetFileProblem(file: path, line: 0, column: 0, problem: "the file is not UTF-8 text", expected: "a YAML fleet file in UTF-8")
+                FleetFileProblem(
+                    file: path, line: 0, column: 0, problem: "the file is not UTF-8 text",
+                    expected: "a YAML fleet file in UTF-8")
             ])
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -51,7 +55,9 @@ extension DeviceGroup {
 extension FaultParams {
     /// Reads the `params` of `action` written as in a fleet file's fault timeline (YAML or
     /// JSON): the admin API's action parameters. An empty text means no parameters.
-    public static func parse(action: FaultAction, yaml: String, file: String = "params") throws(FleetFileProblems) -> FaultParams {
+    public static func parse(action: FaultAction, yaml: String, file: String = "params") throws(FleetFileProblems)
+        -> FaultParams
+    {
         var reader = FleetFileReader(file: file, routeFolder: nil)
         let text = yaml.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? "{}" : yaml
         var params = FaultParams()
@@ -78,7 +84,9 @@ struct FleetFileReader {
     }
 
     /// The YAML tree of `yaml`; nil (with the problem reported) when it is empty or malformed.
-    mutating func compose(_ yaml: String, whenEmpty: (problem: String, expected: String) = ("the text is empty", "a mapping")) -> Node? {
+    mutating func compose(
+        _ yaml: String, whenEmpty: (problem: String, expected: String) = ("the text is empty", "a mapping")
+    ) -> Node? {
         do {
             guard let composed = try Yams.compose(yaml: yaml) else {
                 report(nil, whenEmpty.problem, expected: whenEmpty.expected)
@@ -98,7 +106,9 @@ struct FleetFileReader {
     }
 
     mutating func read(_ yaml: String) -> FleetFile? {
-        guard let root = compose(yaml, whenEmpty: ("the file is empty", "a mapping with `name` and `groups`")) else { return nil }
+        guard let root = compose(yaml, whenEmpty: ("the file is empty", "a mapping with `name` and `groups`")) else {
+            return nil
+        }
         guard let top = mapping(root, "the fleet file") else { return nil }
         checkKeys(top, ["name", "seed", "clock", "duration", "ingest", "groups", "faults"], in: "the fleet file")
         let name = string(top["name"], "name") ?? "fleet"
@@ -109,7 +119,9 @@ struct FleetFileReader {
             if let startNode = clockMap["start"], let text = string(startNode, "clock.start"), text != "now" {
                 clock.start = instant(startNode, text, "clock.start")
             }
-            if let warpNode = clockMap["warp"], let warp = number(warpNode, "clock.warp", FleetClock.warpRange) { clock.warp = warp }
+            if let warpNode = clockMap["warp"], let warp = number(warpNode, "clock.warp", FleetClock.warpRange) {
+                clock.warp = warp
+            }
         }
         let durationMillis = top["duration"].flatMap { duration($0, "duration", FleetDuration.readRunLength) }
         let ingest = top["ingest"].flatMap { url($0, "ingest") }
@@ -120,7 +132,9 @@ struct FleetFileReader {
                 for item in list {
                     if let group = readGroup(item, ingest: ingest) {
                         if groups.contains(where: { $0.name == group.name }) {
-                            report(item["name"] ?? item, "group name \"\(group.name)\" is used twice", expected: "a unique group name")
+                            report(
+                                item["name"] ?? item, "group name \"\(group.name)\" is used twice",
+                                expected: "a unique group name")
                         }
                         groups.append(group)
                     }
@@ -136,17 +150,20 @@ struct FleetFileReader {
             }
         }
         return FleetFile(
-            name: name, seed: seed, clock: clock, ingest: ingest, durationMillis: durationMillis, groups: groups, faults: faults)
+            name: name, seed: seed, clock: clock, ingest: ingest, durationMillis: durationMillis, groups: groups,
+            faults: faults)
     }
 
     // MARK: Groups
 
     mutating func readGroup(_ node: Node, ingest: String?) -> DeviceGroup? {
         guard let map = mapping(node, "a group") else { return nil }
-        checkKeys(map, [
-            "name", "count", "platform", "model", "sdkVersion", "route", "pace", "speedFactor", "loop", "dwell",
-            "startOffset", "start", "spread", "autoStart", "config", "extras", "geofences", "provider",
-        ], in: "a group")
+        checkKeys(
+            map,
+            [
+                "name", "count", "platform", "model", "sdkVersion", "route", "pace", "speedFactor", "loop", "dwell",
+                "startOffset", "start", "spread", "autoStart", "config", "extras", "geofences", "provider",
+            ], in: "a group")
         guard let nameNode = map["name"] else {
             report(node, "a group has no `name`", expected: "`name: couriers` or similar")
             return nil
@@ -161,8 +178,12 @@ struct FleetFileReader {
         var platforms: [(platform: Platform, weight: Double)] = [(.android, 1)]
         if let platformNode = map["platform"] {
             if let text = platformNode.scalar?.string {
-                if let platform = Platform(rawValue: text) { platforms = [(platform, 1)] } else {
-                    report(platformNode, "unknown platform \"\(text)\"", expected: "`ios`, `android`, or a mix such as `{ios: 0.6, android: 0.4}`")
+                if let platform = Platform(rawValue: text) {
+                    platforms = [(platform, 1)]
+                } else {
+                    report(
+                        platformNode, "unknown platform \"\(text)\"",
+                        expected: "`ios`, `android`, or a mix such as `{ios: 0.6, android: 0.4}`")
                 }
             } else if let mix = mapping(platformNode, "platform") {
                 var weights: [(platform: Platform, weight: Double)] = []
@@ -175,7 +196,13 @@ struct FleetFileReader {
                         weights.append((platform, weight))
                     }
                 }
-                if weights.contains(where: { $0.weight > 0 }) { platforms = weights } else { report(platformNode, "the platform mix has no positive share", expected: "at least one platform with a share above 0") }
+                if weights.contains(where: { $0.weight > 0 }) {
+                    platforms = weights
+                } else {
+                    report(
+                        platformNode, "the platform mix has no positive share",
+                        expected: "at least one platform with a share above 0")
+                }
             }
         }
         let models = map["model"].map { stringList($0, "model") } ?? []
@@ -195,7 +222,10 @@ struct FleetFileReader {
                 pace = .pace(named, factor: factor)
             } else if paceNode.scalar?.string == "route" {
                 pace = .routeTimes(factor: factor)
-            } else if let speed = number(paceNode, "pace", DeviceGroup.speedRange, orWords: "`route`, `walk`, `run`, `cycle`, `drive`", what: "a pace") {
+            } else if let speed = number(
+                paceNode, "pace", DeviceGroup.speedRange, orWords: "`route`, `walk`, `run`, `cycle`, `drive`",
+                what: "a pace")
+            {
                 pace = .metersPerSecond(speed * factor)
             }
         }
@@ -205,15 +235,21 @@ struct FleetFileReader {
             checkKeys(dwellMap, ["every", "for"], in: "dwell")
             let every = dwellMap["every"].flatMap { number($0, "dwell.every", DeviceGroup.dwellEveryRange) }
             let length = dwellMap["for"].flatMap { duration($0, "dwell.for") }
-            if let every, let length { dwell = (every, Double(length) / 1000) } else if dwellMap["every"] == nil || dwellMap["for"] == nil {
-                report(dwellNode, "dwell needs both `every` (metres) and `for` (a duration)", expected: "e.g. `dwell: {every: 800, for: 2m}`")
+            if let every, let length {
+                dwell = (every, Double(length) / 1000)
+            } else if dwellMap["every"] == nil || dwellMap["for"] == nil {
+                report(
+                    dwellNode, "dwell needs both `every` (metres) and `for` (a duration)",
+                    expected: "e.g. `dwell: {every: 800, for: 2m}`")
             }
         }
         var startOffset = DeviceGroup.StartOffset.fraction(0)
         if let offsetNode = map["startOffset"] {
             if offsetNode.scalar?.string == "random" {
                 startOffset = .random
-            } else if let value = number(offsetNode, "startOffset", DeviceGroup.startOffsetRange, orWords: "`random`", what: "a start offset") {
+            } else if let value = number(
+                offsetNode, "startOffset", DeviceGroup.startOffsetRange, orWords: "`random`", what: "a start offset")
+            {
                 startOffset = .fraction(value)
             }
         }
@@ -227,7 +263,9 @@ struct FleetFileReader {
         var provider = ProviderProfile()
         if let providerNode = map["provider"], let providerMap = mapping(providerNode, "provider") {
             checkKeys(providerMap, ["gapsPerHour", "outlierProbability", "mock"], in: "provider")
-            if let node = providerMap["gapsPerHour"], let value = number(node, "provider.gapsPerHour", ProviderProfile.gapsPerHourRange) {
+            if let node = providerMap["gapsPerHour"],
+                let value = number(node, "provider.gapsPerHour", ProviderProfile.gapsPerHourRange)
+            {
                 provider.gapsPerHour = value
             }
             if let node = providerMap["outlierProbability"],
@@ -246,20 +284,28 @@ struct FleetFileReader {
 
     mutating func readConfig(_ node: Node, ingest: String?) -> BeekonConfig? {
         guard let map = mapping(node, "config") else { return nil }
-        checkKeys(map, [
-            "preset", "minTimeBetweenLocationsSeconds", "minDistanceBetweenLocationsMeters", "whenStationary",
-            "stationaryRadiusMeters", "detectActivity", "sync",
-        ], in: "config")
+        checkKeys(
+            map,
+            [
+                "preset", "minTimeBetweenLocationsSeconds", "minDistanceBetweenLocationsMeters", "whenStationary",
+                "stationaryRadiusMeters", "detectActivity", "sync",
+            ], in: "config")
         var config = BeekonConfig()
         if let node = map["preset"] { config.preset = enumValue(node, "preset", Preset.self) ?? config.preset }
         if let node = map["minTimeBetweenLocationsSeconds"] {
-            config.minTimeBetweenLocationsSeconds = number(node, "minTimeBetweenLocationsSeconds", BeekonConfig.minTimeRange)
+            config.minTimeBetweenLocationsSeconds = number(
+                node, "minTimeBetweenLocationsSeconds", BeekonConfig.minTimeRange)
         }
         if let node = map["minDistanceBetweenLocationsMeters"] {
-            config.minDistanceBetweenLocationsMeters = number(node, "minDistanceBetweenLocationsMeters", BeekonConfig.minDistanceRange)
+            config.minDistanceBetweenLocationsMeters = number(
+                node, "minDistanceBetweenLocationsMeters", BeekonConfig.minDistanceRange)
         }
-        if let node = map["whenStationary"] { config.whenStationary = enumValue(node, "whenStationary", StationaryMode.self) ?? config.whenStationary }
-        if let node = map["stationaryRadiusMeters"], let value = number(node, "stationaryRadiusMeters", BeekonConfig.stationaryRadiusRange) {
+        if let node = map["whenStationary"] {
+            config.whenStationary = enumValue(node, "whenStationary", StationaryMode.self) ?? config.whenStationary
+        }
+        if let node = map["stationaryRadiusMeters"],
+            let value = number(node, "stationaryRadiusMeters", BeekonConfig.stationaryRadiusRange)
+        {
             config.stationaryRadiusMeters = value
         }
         if let node = map["detectActivity"] { config.detectActivity = bool(node, "detectActivity") ?? false }
@@ -282,29 +328,47 @@ struct FleetFileReader {
         let urlText = map["url"].flatMap { url($0, "sync.url") } ?? ingest ?? ""
         var sync = SyncConfig(url: urlText)
         if let node = map["headers"] { sync.headers = stringMap(node, "sync.headers") ?? [:] }
-        if let node = map["intervalSeconds"], let value = integer(node, "sync.intervalSeconds", SyncConfig.intervalRange) {
+        if let node = map["intervalSeconds"],
+            let value = integer(node, "sync.intervalSeconds", SyncConfig.intervalRange)
+        {
             sync.intervalSeconds = Int(value)
         }
-        if let node = map["batchSize"], let value = integer(node, "sync.batchSize", SyncConfig.batchSizeRange) { sync.batchSize = Int(value) }
-        if let node = map["syncThreshold"], let value = integer(node, "sync.syncThreshold", SyncConfig.syncThresholdRange) {
+        if let node = map["batchSize"], let value = integer(node, "sync.batchSize", SyncConfig.batchSizeRange) {
+            sync.batchSize = Int(value)
+        }
+        if let node = map["syncThreshold"],
+            let value = integer(node, "sync.syncThreshold", SyncConfig.syncThresholdRange)
+        {
             sync.syncThreshold = Int(value)
         }
         if let authNode = map["auth"], let authMap = mapping(authNode, "sync.auth") {
-            checkKeys(authMap, [
-                "accessToken", "refreshToken", "expiresAt", "strategy", "refreshUrl", "refreshPayload", "refreshHeaders",
-                "refreshBodyFormat", "responseMapping", "skewMarginSeconds",
-            ], in: "sync.auth")
+            checkKeys(
+                authMap,
+                [
+                    "accessToken", "refreshToken", "expiresAt", "strategy", "refreshUrl", "refreshPayload",
+                    "refreshHeaders",
+                    "refreshBodyFormat", "responseMapping", "skewMarginSeconds",
+                ], in: "sync.auth")
             var auth = AuthConfig()
             auth.accessToken = authMap["accessToken"].flatMap { string($0, "auth.accessToken") }
             auth.refreshToken = authMap["refreshToken"].flatMap { string($0, "auth.refreshToken") }
             auth.expiresAt = authMap["expiresAt"].flatMap { number($0, "auth.expiresAt", AuthConfig.expiresAtRange) }
-            if let node = authMap["strategy"] { auth.strategy = enumValue(node, "auth.strategy", AuthStrategy.self) ?? .bearer }
+            if let node = authMap["strategy"] {
+                auth.strategy = enumValue(node, "auth.strategy", AuthStrategy.self) ?? .bearer
+            }
             auth.refreshURL = authMap["refreshUrl"].flatMap { url($0, "auth.refreshUrl") }
-            if let node = authMap["refreshPayload"] { auth.refreshPayload = stringMap(node, "auth.refreshPayload") ?? [:] }
-            if let node = authMap["refreshHeaders"] { auth.refreshHeaders = stringMap(node, "auth.refreshHeaders") ?? auth.refreshHeaders }
-            if let node = authMap["refreshBodyFormat"] { auth.refreshBodyFormat = enumValue(node, "auth.refreshBodyFormat", AuthBodyFormat.self) ?? .form }
+            if let node = authMap["refreshPayload"] {
+                auth.refreshPayload = stringMap(node, "auth.refreshPayload") ?? [:]
+            }
+            if let node = authMap["refreshHeaders"] {
+                auth.refreshHeaders = stringMap(node, "auth.refreshHeaders") ?? auth.refreshHeaders
+            }
+            if let node = authMap["refreshBodyFormat"] {
+                auth.refreshBodyFormat = enumValue(node, "auth.refreshBodyFormat", AuthBodyFormat.self) ?? .form
+            }
             if let node = authMap["responseMapping"], let mappingMap = mapping(node, "auth.responseMapping") {
-                checkKeys(mappingMap, ["accessToken", "refreshToken", "expiresAt", "expiresIn"], in: "auth.responseMapping")
+                checkKeys(
+                    mappingMap, ["accessToken", "refreshToken", "expiresAt", "expiresIn"], in: "auth.responseMapping")
                 auth.responseMapping = ResponseMapping(
                     accessToken: mappingMap["accessToken"].flatMap { string($0, "responseMapping.accessToken") },
                     refreshToken: mappingMap["refreshToken"].flatMap { string($0, "responseMapping.refreshToken") },
@@ -328,7 +392,9 @@ struct FleetFileReader {
             guard let idNode = map["id"], let latitudeNode = map["latitude"], let longitudeNode = map["longitude"],
                 let radiusNode = map["radius"]
             else {
-                report(item, "a geofence needs `id`, `latitude`, `longitude` and `radius`", expected: "e.g. `{id: depot, latitude: 51.5, longitude: -0.12, radius: 150}`")
+                report(
+                    item, "a geofence needs `id`, `latitude`, `longitude` and `radius`",
+                    expected: "e.g. `{id: depot, latitude: 51.5, longitude: -0.12, radius: 150}`")
                 continue
             }
             let id = string(idNode, "geofence.id")
@@ -351,7 +417,8 @@ struct FleetFileReader {
         guard let routeFolder else { return }
         let entries = node.sequence.map(Array.init) ?? [node]
         for (index, route) in routes.enumerated() where checkedRoutes.insert(route).inserted {
-            let path = route.hasPrefix("/") ? route : URL(fileURLWithPath: routeFolder).appendingPathComponent(route).path
+            let path =
+                route.hasPrefix("/") ? route : URL(fileURLWithPath: routeFolder).appendingPathComponent(route).path
             do throws(RouteError) {
                 _ = try Route.load(path: path)
             } catch {
@@ -366,29 +433,38 @@ struct FleetFileReader {
 
     /// Actions that end after `for` (the opposite runs, or the app relaunches).
     static let endingActions: Set<FaultAction> = [
-        .revokePermission, .locationServicesOff, .osError, .background, .kill, .reboot, .networkOffline, .latency, .timeouts,
+        .revokePermission, .locationServicesOff, .osError, .background, .kill, .reboot, .networkOffline, .latency,
+        .timeouts,
     ]
 
     private mutating func readFault(_ node: Node, groups: [DeviceGroup]) -> FaultEntry? {
         guard let map = mapping(node, "a fault") else { return nil }
         checkKeys(map, ["at", "for", "select", "action", "params"], in: "a fault")
         guard let atNode = map["at"], let at = duration(atNode, "at") else {
-            if map["at"] == nil { report(node, "a fault has no `at`", expected: "when, after the start, e.g. `at: 10m`") }
+            if map["at"] == nil {
+                report(node, "a fault has no `at`", expected: "when, after the start, e.g. `at: 10m`")
+            }
             return nil
         }
         guard let actionNode = map["action"] else {
-            report(node, "a fault has no `action`", expected: "one of \(FaultAction.allCases.map(\.rawValue).joined(separator: ", "))")
+            report(
+                node, "a fault has no `action`",
+                expected: "one of \(FaultAction.allCases.map(\.rawValue).joined(separator: ", "))")
             return nil
         }
         guard let action = actionNode.string.flatMap(FaultAction.init(rawValue:)) else {
-            report(actionNode, "unknown action \"\(actionNode.string ?? "")\"", expected: "one of \(FaultAction.allCases.map(\.rawValue).joined(separator: ", "))")
+            report(
+                actionNode, "unknown action \"\(actionNode.string ?? "")\"",
+                expected: "one of \(FaultAction.allCases.map(\.rawValue).joined(separator: ", "))")
             return nil
         }
         var forMillis: Int64?
         if let forNode = map["for"] {
             forMillis = duration(forNode, "for")
             if !Self.endingActions.contains(action) {
-                report(forNode, "`\(action.rawValue)` does not last, so `for` means nothing here", expected: "`for` only with \(Self.endingActions.map(\.rawValue).sorted().joined(separator: ", "))")
+                report(
+                    forNode, "`\(action.rawValue)` does not last, so `for` means nothing here",
+                    expected: "`for` only with \(Self.endingActions.map(\.rawValue).sorted().joined(separator: ", "))")
             }
         }
         var selector = FaultSelector.all
@@ -399,20 +475,29 @@ struct FleetFileReader {
                 checkKeys(selectMap, ["group", "fraction", "ids"], in: "select")
                 if let groupNode = selectMap["group"], let group = string(groupNode, "select.group") {
                     if !groups.contains(where: { $0.name == group }) {
-                        report(groupNode, "no group is named \"\(group)\"", expected: "one of the file's groups: \(Set(groups.map(\.name)).sorted().joined(separator: ", "))")
+                        report(
+                            groupNode, "no group is named \"\(group)\"",
+                            expected:
+                                "one of the file's groups: \(Set(groups.map(\.name)).sorted().joined(separator: ", "))")
                     }
                     selector = .group(group)
                 } else if let fractionNode = selectMap["fraction"] {
-                    if let fraction = number(fractionNode, "select.fraction", FaultSelector.fractionRange) { selector = .fraction(fraction) }
+                    if let fraction = number(fractionNode, "select.fraction", FaultSelector.fractionRange) {
+                        selector = .fraction(fraction)
+                    }
                 } else if let idsNode = selectMap["ids"] {
                     selector = .ids(stringList(idsNode, "select.ids"))
                 } else {
-                    report(selectNode, "an empty selector", expected: "`all`, `{group: NAME}`, `{fraction: 0.2}` or `{ids: [...]}`")
+                    report(
+                        selectNode, "an empty selector",
+                        expected: "`all`, `{group: NAME}`, `{fraction: 0.2}` or `{ids: [...]}`")
                 }
             }
         }
         let params = readParams(action, map["params"].flatMap { mapping($0, "params") }, at: node)
-        return FaultEntry(atMillis: at, forMillis: forMillis, selector: selector, action: action, params: params, line: node.mark?.line ?? 0)
+        return FaultEntry(
+            atMillis: at, forMillis: forMillis, selector: selector, action: action, params: params,
+            line: node.mark?.line ?? 0)
     }
 
     /// The parameters `action` takes, from a fault's `params` mapping; `node` is where to
@@ -422,21 +507,42 @@ struct FleetFileReader {
         func param(_ name: String) -> Node? { paramsMap?[name] }
         switch action {
         case .latency:
-            if let node = param("ms") { params.latencyMillis = millis(node, "params.ms", FaultParams.latencyRange) } else { report(node, "`latency` needs `params.ms`", expected: "the added delay, e.g. `params: {ms: 800}`") }
+            if let node = param("ms") {
+                params.latencyMillis = millis(node, "params.ms", FaultParams.latencyRange)
+            } else {
+                report(node, "`latency` needs `params.ms`", expected: "the added delay, e.g. `params: {ms: 800}`")
+            }
         case .timeouts:
             if let node = param("fraction") {
                 params.timeoutFraction = number(node, "params.fraction", FaultParams.timeoutFractionRange)
             } else {
-                report(node, "`timeouts` needs `params.fraction` from 0 to 1", expected: "e.g. `params: {fraction: 0.3}`")
+                report(
+                    node, "`timeouts` needs `params.fraction` from 0 to 1", expected: "e.g. `params: {fraction: 0.3}`")
             }
         case .configure:
-            if let node = param("config") { params.config = readConfig(node, ingest: nil) } else { report(node, "`configure` needs `params.config`", expected: "a config block like a group's") }
+            if let node = param("config") {
+                params.config = readConfig(node, ingest: nil)
+            } else {
+                report(node, "`configure` needs `params.config`", expected: "a config block like a group's")
+            }
         case .setExtras:
-            if let node = param("extras") { params.extras = stringMap(node, "params.extras") } else { report(node, "`setExtras` needs `params.extras`", expected: "a map of strings") }
+            if let node = param("extras") {
+                params.extras = stringMap(node, "params.extras")
+            } else {
+                report(node, "`setExtras` needs `params.extras`", expected: "a map of strings")
+            }
         case .addGeofences:
-            if let node = param("geofences") { params.geofences = readGeofences(node) } else { report(node, "`addGeofences` needs `params.geofences`", expected: "a list of geofences") }
+            if let node = param("geofences") {
+                params.geofences = readGeofences(node)
+            } else {
+                report(node, "`addGeofences` needs `params.geofences`", expected: "a list of geofences")
+            }
         case .removeGeofences:
-            if let node = param("ids") { params.geofenceIDs = stringList(node, "params.ids") } else { report(node, "`removeGeofences` needs `params.ids`", expected: "a list of geofence ids") }
+            if let node = param("ids") {
+                params.geofenceIDs = stringList(node, "params.ids")
+            } else {
+                report(node, "`removeGeofences` needs `params.ids`", expected: "a list of geofence ids")
+            }
         default:
             break
         }
@@ -447,7 +553,9 @@ struct FleetFileReader {
 
     mutating func report(_ node: Node?, _ problem: String, expected: String) {
         problems.append(
-            FleetFileProblem(file: file, line: node?.mark?.line ?? 0, column: node?.mark?.column ?? 0, problem: problem, expected: expected))
+            FleetFileProblem(
+                file: file, line: node?.mark?.line ?? 0, column: node?.mark?.column ?? 0, problem: problem,
+                expected: expected))
     }
 
     /// Reports a key given twice in one mapping at its second place (YAML readers differ on
@@ -464,7 +572,8 @@ struct FleetFileReader {
                 let before = column == 0 ? " " : text[column - 1]
                 var end = column
                 if text[column] == "\"" || text[column] == "'" { end += 1 }
-                if " \t{,\"'".contains(before), text.count >= end + key.count, Array(text[end..<end + key.count]) == key {
+                if " \t{,\"'".contains(before), text.count >= end + key.count, Array(text[end..<end + key.count]) == key
+                {
                     var after = end + key.count
                     if after < text.count, text[after] == "\"" || text[after] == "'" { after += 1 }
                     while after < text.count, text[after] == " " { after += 1 }
@@ -472,7 +581,8 @@ struct FleetFileReader {
                         problems.append(
                             FleetFileProblem(
                                 file: file, line: line + 1, column: column + 1,
-                                problem: "key \"\(name)\" is given twice in this mapping (first at line \(first.line), column \(first.column))",
+                                problem:
+                                    "key \"\(name)\" is given twice in this mapping (first at line \(first.line), column \(first.column))",
                                 expected: "each key once"))
                         return
                     }
@@ -484,7 +594,8 @@ struct FleetFileReader {
         }
         problems.append(
             FleetFileProblem(
-                file: file, line: first.line, column: first.column, problem: "key \"\(name)\" is given twice in this mapping",
+                file: file, line: first.line, column: first.column,
+                problem: "key \"\(name)\" is given twice in this mapping",
                 expected: "each key once"))
     }
 
@@ -492,12 +603,19 @@ struct FleetFileReader {
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _):
             let detail = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
-            problems.append(FleetFileProblem(file: file, line: mark.line, column: mark.column, problem: "YAML syntax: \(detail)", expected: "valid YAML"))
+            problems.append(
+                FleetFileProblem(
+                    file: file, line: mark.line, column: mark.column, problem: "YAML syntax: \(detail)",
+                    expected: "valid YAML"))
         case .composer(let context, let problem, let mark, _):
             let detail = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
-            problems.append(FleetFileProblem(file: file, line: mark.line, column: mark.column, problem: "YAML: \(detail)", expected: "valid YAML"))
+            problems.append(
+                FleetFileProblem(
+                    file: file, line: mark.line, column: mark.column, problem: "YAML: \(detail)", expected: "valid YAML"
+                ))
         default:
-            problems.append(FleetFileProblem(file: file, line: 0, column: 0, problem: "YAML: \(error)", expected: "valid YAML"))
+            problems.append(
+                FleetFileProblem(file: file, line: 0, column: 0, problem: "YAML: \(error)", expected: "valid YAML"))
         }
     }
 
@@ -520,7 +638,9 @@ struct FleetFileReader {
     mutating func checkKeys(_ map: Node.Mapping, _ allowed: Set<String>, in context: String) {
         for key in map.keys {
             guard let name = key.string, allowed.contains(name) else {
-                report(key, "unknown key \"\(key.string ?? "?")\" in \(context)", expected: "one of \(allowed.sorted().joined(separator: ", "))")
+                report(
+                    key, "unknown key \"\(key.string ?? "?")\" in \(context)",
+                    expected: "one of \(allowed.sorted().joined(separator: ", "))")
                 let path = context.hasPrefix("a ") || context.hasPrefix("the ") ? "" : context + "."
                 problems[problems.count - 1].unknownField = path + (key.string ?? "?")
                 continue
@@ -555,7 +675,8 @@ struct FleetFileReader {
 
     mutating func url(_ node: Node, _ field: String) -> String? {
         guard let text = string(node, field) else { return nil }
-        guard let parsed = URL(string: text), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https",
+        guard let parsed = URL(string: text), let scheme = parsed.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
             parsed.host != nil
         else {
             report(node, "\"\(text)\" is not an http(s) URL", expected: "a URL such as http://127.0.0.1:8081/ingest")
@@ -590,7 +711,8 @@ struct FleetFileReader {
 
     /// An ISO-8601 UTC instant from 1970 to 9999 (`Timestamp.inputRange`), Unix ms.
     mutating func instant(_ node: Node, _ text: String, _ field: String) -> Int64? {
-        let expected = "`now` or an ISO-8601 UTC time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, such as 2026-06-15T08:00:00Z"
+        let expected =
+            "`now` or an ISO-8601 UTC time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, such as 2026-06-15T08:00:00Z"
         guard let millis = RouteTime.unixMillis(parsingISO: text) else {
             report(node, "`\(field)` \"\(text)\" is not an instant", expected: expected)
             return nil
@@ -621,7 +743,9 @@ struct FleetFileReader {
     private mutating func reportNumber(
         _ node: Node, _ field: String, _ problem: NumberProblem, orWords words: String? = nil, what: String = "a number"
     ) {
-        let expected = words.map { problem.reason == .notANumber ? "\($0), or \(problem.expected)" : problem.expected } ?? problem.expected
+        let expected =
+            words.map { problem.reason == .notANumber ? "\($0), or \(problem.expected)" : problem.expected }
+            ?? problem.expected
         let text = problem.reason == .notANumber ? "is not \(what)" : problem.problem
         report(node, "`\(field)` \"\(problem.value)\" \(text)", expected: expected)
         problems[problems.count - 1].numberField = field
@@ -629,7 +753,9 @@ struct FleetFileReader {
 
     mutating func bool(_ node: Node, _ field: String) -> Bool? {
         guard let value = node.bool else {
-            report(node, "\"\(node.scalar?.string ?? "…")\" is not true or false", expected: "`true` or `false` for `\(field)`")
+            report(
+                node, "\"\(node.scalar?.string ?? "…")\" is not true or false",
+                expected: "`true` or `false` for `\(field)`")
             return nil
         }
         return value
@@ -668,10 +794,13 @@ struct FleetFileReader {
         }
     }
 
-    mutating func enumValue<Value: RawRepresentable & CaseIterable>(_ node: Node, _ field: String, _ type: Value.Type) -> Value?
+    mutating func enumValue<Value: RawRepresentable & CaseIterable>(_ node: Node, _ field: String, _ type: Value.Type)
+        -> Value?
     where Value.RawValue == String {
         guard let text = node.scalar?.string, let value = Value(rawValue: text) else {
-            report(node, "\"\(node.scalar?.string ?? "…")\" is not a valid `\(field)`", expected: "one of \(Value.allCases.map(\.rawValue).joined(separator: ", "))")
+            report(
+                node, "\"\(node.scalar?.string ?? "…")\" is not a valid `\(field)`",
+                expected: "one of \(Value.allCases.map(\.rawValue).joined(separator: ", "))")
             return nil
         }
         return value

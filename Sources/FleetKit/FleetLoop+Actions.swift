@@ -79,7 +79,8 @@ extension FleetLoop {
                 slots[slot].accuracy = accuracy
                 if let accuracy {
                     // The first fix comes within one cadence (GPS sooner), as a real provider's.
-                    timers.schedule((), key: .providerTick(slot), at: time + min(ProviderProfile.cadenceMillis(accuracy), 1000))
+                    timers.schedule(
+                        (), key: .providerTick(slot), at: time + min(ProviderProfile.cadenceMillis(accuracy), 1000))
                 } else {
                     timers.cancel(.providerTick(slot))
                 }

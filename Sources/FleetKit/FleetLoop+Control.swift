@@ -10,24 +10,29 @@ extension FleetLoop {
     /// Adds devices (ids assigned now) and queues their spawn at the request's real-time rate.
     /// `newRoutes` holds the routes a spec names that the engine does not have yet, read by the
     /// driver (see `RunFiles.routes(missingFrom:)`).
-    mutating func spawn(_ request: SpawnRequest, newRoutes: [String: Route] = [:]) throws(FleetControlError) -> [String] {
+    mutating func spawn(_ request: SpawnRequest, newRoutes: [String: Route] = [:]) throws(FleetControlError) -> [String]
+    {
         let groupIndex: Int
         let count: Int
         switch request.template {
         case .group(let name):
             guard let index = fleet.groups.firstIndex(where: { $0.name == name }) else {
                 throw FleetControlError(
-                    .badRequest, "no group is named \"\(name)\"; groups: \(fleet.groups.map(\.name).joined(separator: ", "))",
+                    .badRequest,
+                    "no group is named \"\(name)\"; groups: \(fleet.groups.map(\.name).joined(separator: ", "))",
                     field: "group")
             }
             groupIndex = index
             count = request.count
         case .spec(let group):
             guard !fleet.groups.contains(where: { $0.name == group.name }) else {
-                throw FleetControlError(.conflict, "a group named \"\(group.name)\" exists; give the spec another name", field: "spec.name")
+                throw FleetControlError(
+                    .conflict, "a group named \"\(group.name)\" exists; give the spec another name", field: "spec.name")
             }
             if (group.config.sync?.url ?? "x").isEmpty && options.ingest == nil && fleet.ingest == nil {
-                throw FleetControlError(.badRequest, "the spec uploads, but the run has no ingest URL: give `config.sync.url`", field: "spec.config")
+                throw FleetControlError(
+                    .badRequest, "the spec uploads, but the run has no ingest URL: give `config.sync.url`",
+                    field: "spec.config")
             }
             for path in group.routes where routes[path] == nil {
                 guard let route = newRoutes[path] else {
@@ -106,7 +111,9 @@ extension FleetLoop {
     // MARK: Actions and the clock
 
     /// Applies an action to the devices a selector picks; an unknown group or id is refused.
-    mutating func act(_ action: FaultAction, params: FaultParams, on selector: FaultSelector) throws(FleetControlError) -> [String] {
+    mutating func act(_ action: FaultAction, params: FaultParams, on selector: FaultSelector) throws(FleetControlError)
+        -> [String]
+    {
         switch selector {
         case .group(let name) where !fleet.groups.contains(where: { $0.name == name }):
             throw FleetControlError(.badRequest, "no group is named \"\(name)\"", field: "selector.group")
@@ -189,7 +196,8 @@ extension FleetLoop {
 
     static func syncStatus(_ sync: SyncEngine?) -> SyncStatus {
         guard let sync, sync.isEnabled else {
-            return SyncStatus(status: sync == nil ? "idle" : "off", consecutiveFailures: sync?.failures ?? 0, nextAttemptAt: nil)
+            return SyncStatus(
+                status: sync == nil ? "idle" : "off", consecutiveFailures: sync?.failures ?? 0, nextAttemptAt: nil)
         }
         let status: String
         var next: Int64?

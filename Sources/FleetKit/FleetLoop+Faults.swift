@@ -11,7 +11,9 @@ extension FleetLoop {
         case .fraction(let fraction, let given):
             // One pass over the draws, rather than `picks` redrawing from the start per device.
             var draws = fractionDraws(seed: given, faultIndex: faultIndex)
-            return slots.indices.filter { _ in Double.random(in: 0..<1, using: &draws) < fraction }.filter { !slots[$0].removed }
+            return slots.indices.filter { _ in Double.random(in: 0..<1, using: &draws) < fraction }.filter {
+                !slots[$0].removed
+            }
         case .all, .group, .state:
             return slots.indices.filter { picks(selector, faultIndex: faultIndex, slot: $0) }
         }
@@ -81,7 +83,9 @@ extension FleetLoop {
             if action == .networkOffline { networkLost(slot, at: time) }
         case .kill, .reboot:
             let delay = Self.relaunchDelay(forMillis: forMillis, params: params)
-            takeDown(slot, ProcessOutage.plan(action, platform: slots[slot].platform, delayMillis: delay, since: time), at: time)
+            takeDown(
+                slot, ProcessOutage.plan(action, platform: slots[slot].platform, delayMillis: delay, since: time),
+                at: time)
         case .latency:
             slots[slot].extraLatencyMillis = params.latencyMillis ?? 0
         case .timeouts:

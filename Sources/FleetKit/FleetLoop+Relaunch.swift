@@ -42,11 +42,15 @@ struct ProcessOutage {
 
     /// The outage `action` (`kill` or `reboot`) causes on `platform` at `time`, with the delay
     /// the fault or action gave (nil: none given).
-    static func plan(_ action: FaultAction, platform: Platform, delayMillis: Int64?, since time: Int64) -> ProcessOutage {
+    static func plan(_ action: FaultAction, platform: Platform, delayMillis: Int64?, since time: Int64) -> ProcessOutage
+    {
         let bootedAt = action == .reboot ? time + (delayMillis ?? defaultDelayMillis) : nil
         switch platform {
         case .android:
-            let launch = (bootedAt ?? time + (delayMillis ?? defaultDelayMillis), bootedAt == nil ? RelaunchCause.workManager : .boot)
+            let launch = (
+                bootedAt ?? time + (delayMillis ?? defaultDelayMillis),
+                bootedAt == nil ? RelaunchCause.workManager : .boot
+            )
             return ProcessOutage(action: action, bootedAt: bootedAt, launch: launch, wakesOnSignificantMove: false)
         case .ios:
             let userLaunch = bootedAt == nil ? delayMillis.map { (time + $0, RelaunchCause.userLaunch) } : nil
@@ -114,7 +118,8 @@ extension FleetLoop {
         }
         let here = truePosition(of: slot, at: time)
         let moved = Geodesy.distanceMeters(
-            fromLatitude: origin.latitude, longitude: origin.longitude, toLatitude: here.latitude, longitude: here.longitude)
+            fromLatitude: origin.latitude, longitude: origin.longitude, toLatitude: here.latitude,
+            longitude: here.longitude)
         if moved >= ProcessOutage.significantMoveMeters {
             relaunch(slot, cause: .significantLocationChange, at: time)
         } else {

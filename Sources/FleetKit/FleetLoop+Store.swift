@@ -61,7 +61,9 @@ struct StoreErrorLog {
     mutating func flush() -> [String] {
         var lines: [String] = []
         for (cause, window) in windows.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where window.suppressed > 0 {
-            lines.append("beekon-fleet: and \(Self.grouped(window.suppressed)) more store errors (\(cause.rawValue)) in the last minute\n")
+            lines.append(
+                "beekon-fleet: and \(Self.grouped(window.suppressed)) more store errors (\(cause.rawValue)) in the last minute\n"
+            )
             windows[cause]?.suppressed = 0
         }
         return lines

@@ -99,7 +99,8 @@ extension FleetLoop {
         let label: String
         switch result {
         case .response(let status, let headers, let body, let millis):
-            outcome = .response(status: status, headers: headers.map { HTTPHeader(name: $0.name, value: $0.value) }, body: body)
+            outcome = .response(
+                status: status, headers: headers.map { HTTPHeader(name: $0.name, value: $0.value) }, body: body)
             label = String(status)
             transfer.serverMillis = millis
         case .failed(let failure, _, let millis):
@@ -216,7 +217,9 @@ extension FleetLoop {
         case .upload(let batchID):
             metrics.batchesByOutcome[label, default: 0] += 1
             metrics.latency.record(latency)
-            uploadStats.record(label, network: network, latencyMillis: latency, serverMillis: transfer.serverMillis, realNanos: realNow)
+            uploadStats.record(
+                label, network: network, latencyMillis: latency, serverMillis: transfer.serverMillis, realNanos: realNow
+            )
             slots[slot].uploads.append(
                 UploadRecord(
                     at: time, batchID: batchID.text, fixes: transfer.fixes, outcome: label, latencyMillis: latency,

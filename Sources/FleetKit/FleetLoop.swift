@@ -174,7 +174,10 @@ struct FleetLoop {
             }
         }
         if options.maxWarp, case .asAnswered = options.transferTiming {
-            throw RunError(description: "max warp needs modelled transfer timing (`--deterministic`): at an unbounded warp every real answer would be a timeout")
+            throw RunError(
+                description:
+                    "max warp needs modelled transfer timing (`--deterministic`): at an unbounded warp every real answer would be a timeout"
+            )
         }
         warp = options.warp ?? fleet.clock.warp
         self.stores = stores
@@ -184,7 +187,10 @@ struct FleetLoop {
         if fleet.needsIngestURL, options.ingest == nil,
             let group = fleet.groups.first(where: { $0.config.sync?.url.isEmpty == true })
         {
-            throw RunError(description: "group \"\(group.name)\" uploads, but no ingest URL is set: give `ingest:` in the fleet file or `--ingest URL`")
+            throw RunError(
+                description:
+                    "group \"\(group.name)\" uploads, but no ingest URL is set: give `ingest:` in the fleet file or `--ingest URL`"
+            )
         }
     }
 
@@ -277,7 +283,8 @@ struct FleetLoop {
     /// store, all drawn from `rng`) and appends its slot; the caller schedules its spawn. `store`
     /// is the device's store when the caller already made it.
     mutating func addSlot(
-        group groupIndex: Int, index: Int, spawnAt: Int64, rng deviceRNG: inout SplitMix64, store: (any DeviceStorage)? = nil
+        group groupIndex: Int, index: Int, spawnAt: Int64, rng deviceRNG: inout SplitMix64,
+        store: (any DeviceStorage)? = nil
     ) {
         let group = fleet.groups[groupIndex]
         let id = Self.deviceID(group: group.name, index: index)
@@ -285,7 +292,10 @@ struct FleetLoop {
         var pick = Double.random(in: 0..<max(weights, 1e-9), using: &deviceRNG)
         var platform = group.platforms[0].platform
         for entry in group.platforms {
-            if pick < entry.weight { platform = entry.platform; break }
+            if pick < entry.weight {
+                platform = entry.platform
+                break
+            }
             pick -= entry.weight
         }
         let route = routes[group.routes[index % group.routes.count]]!
@@ -298,9 +308,13 @@ struct FleetLoop {
         switch group.pace {
         case .routeTimes(let factor): timing = .routeTimes(factor: factor)
         case .pace(let pace, let factor):
-            timing = .speed(metersPerSecond: pace.metersPerSecond * factor, dwellEveryMeters: group.dwell?.everyMeters ?? 0, dwellSeconds: group.dwell?.seconds ?? 0)
+            timing = .speed(
+                metersPerSecond: pace.metersPerSecond * factor, dwellEveryMeters: group.dwell?.everyMeters ?? 0,
+                dwellSeconds: group.dwell?.seconds ?? 0)
         case .metersPerSecond(let speed):
-            timing = .speed(metersPerSecond: speed, dwellEveryMeters: group.dwell?.everyMeters ?? 0, dwellSeconds: group.dwell?.seconds ?? 0)
+            timing = .speed(
+                metersPerSecond: speed, dwellEveryMeters: group.dwell?.everyMeters ?? 0,
+                dwellSeconds: group.dwell?.seconds ?? 0)
         }
         let installID = installID(for: id, at: spawnAt, rng: &deviceRNG)
         let store = store ?? makeStore(installID: installID, group: groupIndex)
@@ -318,7 +332,7 @@ struct FleetLoop {
     /// The run is over: every store is closed, and what the store-error log held back is said.
     mutating func finish() {
         stores.closeAll()
-        storeLog.flush().forEach { effects.append(.warn($0)) }
+        for warning in storeLog.flush() { effects.append(.warn(warning)) }
     }
 
     /// Where the clock got to, and the warp, for the data folder's `clock.json`; `stopped` for
@@ -509,7 +523,9 @@ struct FleetLoop {
         var resolved = config
         if let sync = resolved.sync, sync.url.isEmpty {
             resolved.sync?.url = options.ingest ?? fleet.ingest ?? ""
-        } else if let ingest = options.ingest, resolved.sync != nil, fleet.ingest != nil, resolved.sync?.url == fleet.ingest {
+        } else if let ingest = options.ingest, resolved.sync != nil, fleet.ingest != nil,
+            resolved.sync?.url == fleet.ingest
+        {
             resolved.sync?.url = ingest
         }
         return resolved
@@ -519,7 +535,8 @@ struct FleetLoop {
     func filled(_ extras: StringMap, slot: Int) -> StringMap {
         var result = StringMap()
         for (key, value) in extras {
-            result[key] = value
+            result[key] =
+                value
                 .replacingOccurrences(of: "{index}", with: String(slots[slot].indexInGroup + 1))
                 .replacingOccurrences(of: "{group}", with: fleet.groups[slots[slot].group].name)
                 .replacingOccurrences(of: "{id}", with: slots[slot].id)

@@ -80,7 +80,9 @@ public struct LatencyHistogram: Sendable, Hashable {
     /// Where `count(atOrBelow:)` is exact, ms: the bounds `/metrics` reports. Prometheus's `le`
     /// is inclusive, so a timeout heard at exactly 30 s is within 30 s, and a modelled 100 ms
     /// answer within 0.1 s, which a log bucket straddling the bound cannot say.
-    public static let exactBoundsMillis: [Double] = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000]
+    public static let exactBoundsMillis: [Double] = [
+        1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000,
+    ]
     /// Records in (previous bound, bound], by bound; the last slot holds those past every bound.
     private var withinBounds = [Int](repeating: 0, count: exactBoundsMillis.count + 1)
     /// How many durations were recorded.
@@ -134,7 +136,9 @@ public struct LatencyHistogram: Sendable, Hashable {
         for (index, bucketCount) in buckets.enumerated() {
             seen += bucketCount
             // The last bucket is open-ended: its records are at most `max`.
-            if seen >= Swift.max(rank, 1) { return index == Self.bucketCount - 1 ? max : Swift.min(Self.upperBound(index), max) }
+            if seen >= Swift.max(rank, 1) {
+                return index == Self.bucketCount - 1 ? max : Swift.min(Self.upperBound(index), max)
+            }
         }
         return max
     }

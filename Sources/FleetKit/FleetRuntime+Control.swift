@@ -10,7 +10,8 @@ import BeekonDevice
 extension FleetRuntime {
     /// Adds devices from a group's template or an inline group; answers their ids, assigned at
     /// once (they appear in the snapshot as they spawn).
-    public func spawn(_ request: SpawnRequest, reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void) {
+    public func spawn(_ request: SpawnRequest, reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void)
+    {
         command(reply) { driver throws(FleetControlError) in
             try driver.engine.spawn(request, newRoutes: RunFiles.routes(for: request, missingFrom: driver.engine))
         }
@@ -27,12 +28,15 @@ extension FleetRuntime {
         _ action: FaultAction, params: FaultParams = FaultParams(), to selector: FaultSelector,
         reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void
     ) {
-        command(reply) { driver throws(FleetControlError) in try driver.engine.act(action, params: params, on: selector) }
+        command(reply) { driver throws(FleetControlError) in try driver.engine.act(action, params: params, on: selector)
+        }
     }
 
     /// Sets the warp (virtual seconds per real second, in `FleetClock.warpRange`) and/or pauses or resumes
     /// virtual time; nil leaves that one as it is.
-    public func setClock(warp: Double?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void) {
+    public func setClock(
+        warp: Double?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void
+    ) {
         command(reply) { driver throws(FleetControlError) in
             try FleetControlError.checkWarp(warp)
             driver.setClock(warp: warp, paused: paused, realNanos: FleetRuntime.realNanos())

@@ -214,14 +214,16 @@ public final class FleetRuntime: Sendable {
                 }
                 now = min(now, endsAt)
             }
-            if ended == nil, let limit = driver.engine.options.realDurationMillis, realNow - started >= UInt64(limit) * 1_000_000 {
+            if ended == nil, let limit = driver.engine.options.realDurationMillis,
+                realNow - started >= UInt64(limit) * 1_000_000
+            {
                 ended = .wallClockLimit(millis: limit)
             }
             if let ended {
                 end = ended
                 // Commands that just ran are answered, after the snapshot that shows them.
                 if !answers.isEmpty { publish(driver, runSeconds: runSeconds, full: true) }
-                answers.forEach { $0() }
+                for answer in answers { answer() }
                 break
             }
             runSeconds = Double(realNow - started) / 1e9
@@ -233,7 +235,7 @@ public final class FleetRuntime: Sendable {
                 if full { lastSnapshot = realNow }
                 publish(driver, runSeconds: runSeconds, full: full)
             }
-            answers.forEach { $0() }
+            for answer in answers { answer() }
             if Double(realNow - lastProgress) / 1e9 >= progressEverySeconds {
                 lastProgress = realNow
                 progress(metrics)
@@ -250,7 +252,7 @@ public final class FleetRuntime: Sendable {
             defer { box.commands = [] }
             return box.commands
         }
-        refused.forEach { $0.refuse() }
+        for transfer in refused { transfer.refuse() }
         driver.engine.draining = true
         repeat {
             driver.deliver(takeInbox().completions)

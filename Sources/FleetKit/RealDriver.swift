@@ -112,7 +112,9 @@ struct RealDriver {
         stalled = turn.caughtUp && (engine.nextDeadline().map { $0 <= now } ?? true)
         // A loop that cannot keep up at this warp drops the lag rather than racing to catch up,
         // so a pause or a lower warp takes effect within a turn whatever the backlog.
-        if !turn.caughtUp, !maxWarp { engine.metrics.clockLagDroppedMillis += clock.dropLag(reached: turn.reached, realNanos: realNanos) }
+        if !turn.caughtUp, !maxWarp {
+            engine.metrics.clockLagDroppedMillis += clock.dropLag(reached: turn.reached, realNanos: realNanos)
+        }
         let spawnEnds = FleetRuntime.realNanos() + Self.turnNanos
         engine.spawnDue(realNanos: realNanos) { FleetRuntime.realNanos() >= spawnEnds }
         if !maxWarp { recordClockIfDue(realNanos: realNanos) }
@@ -144,7 +146,11 @@ struct RealDriver {
             case .recordInstallIDs(let map):
                 RunFiles.writeInstallIDs(map, options.dataDirectory)
             case .warn(let line):
-                if let sink = options.storeLogSink { sink(line) } else { FileHandle.standardError.write(Data(line.utf8)) }
+                if let sink = options.storeLogSink {
+                    sink(line)
+                } else {
+                    FileHandle.standardError.write(Data(line.utf8))
+                }
             case .notice(let line):
                 if let sink = options.noticeSink { sink(line) } else { print(line) }
             }
@@ -176,8 +182,12 @@ struct RealDriver {
             recordClock(stopped: false, realNanos: realNanos)
             return
         }
-        if let warp { engine.metrics.clockLagDroppedMillis += clock.setWarp(warp, realNanos: realNanos, reached: reached) }
-        if let paused { engine.metrics.clockLagDroppedMillis += clock.setPaused(paused, realNanos: realNanos, reached: reached) }
+        if let warp {
+            engine.metrics.clockLagDroppedMillis += clock.setWarp(warp, realNanos: realNanos, reached: reached)
+        }
+        if let paused {
+            engine.metrics.clockLagDroppedMillis += clock.setPaused(paused, realNanos: realNanos, reached: reached)
+        }
         engine.warp = clock.warp
     }
 
@@ -261,7 +271,9 @@ struct RealDriver {
     /// write, or at once when the warp changed (the slack a resume allows for is the recorded
     /// warp's).
     mutating func recordClockIfDue(realNanos: UInt64) {
-        guard realNanos >= clockWrittenAt + ClockRecord.writeIntervalNanos || clock.warp != clockWrittenWarp else { return }
+        guard realNanos >= clockWrittenAt + ClockRecord.writeIntervalNanos || clock.warp != clockWrittenWarp else {
+            return
+        }
         recordClock(stopped: false, realNanos: realNanos)
     }
 }

@@ -72,8 +72,7 @@ struct RouteGeoJSONReader {
         }
     }
 
-    private mutating func readGeometry(_ geometry: RouteJSON, times: RouteJSON?) throws(RouteError)
-    {
+    private mutating func readGeometry(_ geometry: RouteJSON, times: RouteJSON?) throws(RouteError) {
         let lines: [RouteJSON]
         switch try type(of: geometry) {
         case "LineString":
@@ -141,8 +140,7 @@ struct RouteGeoJSONReader {
         return flat
     }
 
-    private mutating func appendPosition(_ position: RouteJSON, time: RouteJSON?) throws(RouteError)
-    {
+    private mutating func appendPosition(_ position: RouteJSON, time: RouteJSON?) throws(RouteError) {
         guard let values = position.array, values.count >= 2 else {
             throw RouteError(
                 file: file, at: position.position, problem: "\(position.kind) is not a position",

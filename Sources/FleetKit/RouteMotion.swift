@@ -151,7 +151,9 @@ public struct RouteMotion: Sendable {
         let points = route.points
         guard points.count > 1 else {
             let only = points.first
-            return TruePosition(latitude: only?.latitude ?? 0, longitude: only?.longitude ?? 0, speed: 0, bearing: 0, altitude: only?.altitude)
+            return TruePosition(
+                latitude: only?.latitude ?? 0, longitude: only?.longitude ?? 0, speed: 0, bearing: 0,
+                altitude: only?.altitude)
         }
         var low = 0
         var high = points.count - 2

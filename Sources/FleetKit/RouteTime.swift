@@ -1,4 +1,5 @@
 import BeekonDevice
+
 /// Times as route files write them: ISO-8601 text or Unix epoch numbers, read into Unix ms.
 ///
 /// A small byte parser rather than a date formatter: formatters are slow to build and lenient

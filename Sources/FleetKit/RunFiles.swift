@@ -23,7 +23,9 @@ enum RunFiles {
     /// The routes an admin spawn's spec names that `engine` lacks (none for a group template),
     /// read relative to the fleet file's folder; a `FleetControlError` on `spec.route` names
     /// the one that cannot be used.
-    static func routes(for request: SpawnRequest, missingFrom engine: FleetLoop) throws(FleetControlError) -> [String: Route] {
+    static func routes(for request: SpawnRequest, missingFrom engine: FleetLoop) throws(FleetControlError) -> [String:
+        Route]
+    {
         guard case .spec(let group) = request.template else { return [:] }
         var routes: [String: Route] = [:]
         for path in group.routes where engine.routes[path] == nil && routes[path] == nil {

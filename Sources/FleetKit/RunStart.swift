@@ -67,15 +67,18 @@ public struct RunStart: Sendable, Hashable {
         case .fresh:
             return nil
         case .stopped:
-            return resuming + "1 ms after the previous run on this data folder stopped (\(ClockRecord.fileName))" + timeline
+            return resuming + "1 ms after the previous run on this data folder stopped (\(ClockRecord.fileName))"
+                + timeline
         case .unrecorded(let slack):
             return resuming
                 + "past anything the previous run on this data folder can have stamped: it did not stop cleanly, "
-                + "so \(Self.seconds(slack)) of virtual time after its last record in \(ClockRecord.fileName)" + timeline
+                + "so \(Self.seconds(slack)) of virtual time after its last record in \(ClockRecord.fileName)"
+                + timeline
         case .stored:
             return resuming + "1 ms after the newest fix or geofence event the device stores hold" + timeline
         case .wallClock:
-            return resuming + "the wall clock (`clock.start: now`), later than anything the previous run on this data folder stamped"
+            return resuming
+                + "the wall clock (`clock.start: now`), later than anything the previous run on this data folder stamped"
                 + timeline
         case .noTrace:
             return "beekon-fleet: starting at \(at) (`clock.start`): the data folder has devices from an earlier run "

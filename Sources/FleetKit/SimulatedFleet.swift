@@ -153,7 +153,9 @@ struct SimulatedFleet {
     }
 
     /// Runs an admin command (the engine's control API) at the current virtual instant.
-    mutating func command<Answer>(_ body: (inout FleetLoop) throws(FleetControlError) -> Answer) throws(FleetControlError) -> Answer {
+    mutating func command<Answer>(_ body: (inout FleetLoop) throws(FleetControlError) -> Answer)
+        throws(FleetControlError) -> Answer
+    {
         let answer = try body(&engine)
         carryOutEffects()
         return answer
@@ -184,7 +186,8 @@ struct SimulatedFleet {
             switch effect {
             case .send(let transfer):
                 let request = SimulatedRequest(
-                    number: transfer.number, device: transfer.http.connectionKey, kind: transfer.kind, sentAt: transfer.sentAt,
+                    number: transfer.number, device: transfer.http.connectionKey, kind: transfer.kind,
+                    sentAt: transfer.sentAt,
                     http: transfer.http)
                 sent.append(request)
                 let result: HTTPResult
@@ -192,10 +195,12 @@ struct SimulatedFleet {
                 switch network(request) {
                 case .respond(let status, let headers, let body, let millis):
                     after = millis
-                    result = .response(status: status, headers: headers, body: body, latencyMillis: serverMillis(millis))
+                    result = .response(
+                        status: status, headers: headers, body: body, latencyMillis: serverMillis(millis))
                 case .fail(let failure, let millis):
                     after = millis
-                    result = .failed(kind: failure, message: "simulated \(failure.rawValue)", latencyMillis: serverMillis(millis))
+                    result = .failed(
+                        kind: failure, message: "simulated \(failure.rawValue)", latencyMillis: serverMillis(millis))
                 case .hang:
                     // Timed as answered, no answer ever comes. Modelled, the real driver's request
                     // ends at its wall-clock bound (which no virtual instant waits on here), and
@@ -265,15 +270,23 @@ public final class SimulatedRuntime: FleetControl {
 
     /// Ends the run; later commands are refused as `unavailable`.
     public func finish() {
-        guard !state.withLock({ state in defer { state.finished = true }; return state.finished }) else { return }
+        guard
+            !state.withLock({ state in
+                defer { state.finished = true }
+                return state.finished
+            })
+        else { return }
         fleet.withLock { $0.finish() }
         publish()
     }
 
-    public func spawn(_ request: SpawnRequest, reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void) {
+    public func spawn(_ request: SpawnRequest, reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void)
+    {
         command(reply) { fleet throws(FleetControlError) in
             let newRoutes = try RunFiles.routes(for: request, missingFrom: fleet.engine)
-            return try fleet.command { (engine) throws(FleetControlError) in try engine.spawn(request, newRoutes: newRoutes) }
+            return try fleet.command { (engine) throws(FleetControlError) in
+                try engine.spawn(request, newRoutes: newRoutes)
+            }
         }
     }
 
@@ -288,11 +301,15 @@ public final class SimulatedRuntime: FleetControl {
         reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void
     ) {
         command(reply) { fleet throws(FleetControlError) in
-            try fleet.command { (engine) throws(FleetControlError) in try engine.act(action, params: params, on: selector) }
+            try fleet.command { (engine) throws(FleetControlError) in
+                try engine.act(action, params: params, on: selector)
+            }
         }
     }
 
-    public func setClock(warp: Double?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void) {
+    public func setClock(
+        warp: Double?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void
+    ) {
         command(reply) { fleet throws(FleetControlError) in
             try FleetControlError.checkWarp(warp)
             if let warp { fleet.setWarp(warp) }
@@ -304,7 +321,9 @@ public final class SimulatedRuntime: FleetControl {
         of id: String, from: Int64, to: Int64, limit: Int,
         reply: @escaping @Sendable (Result<[Location], FleetControlError>) -> Void
     ) {
-        command(reply) { fleet throws(FleetControlError) in try fleet.engine.locations(of: id, from: from, to: to, limit: limit) }
+        command(reply) { fleet throws(FleetControlError) in
+            try fleet.engine.locations(of: id, from: from, to: to, limit: limit)
+        }
     }
 
     /// Runs a command at the current virtual instant, publishes, then answers.

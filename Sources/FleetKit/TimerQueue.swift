@@ -130,7 +130,9 @@ public struct TimerQueue<Key: Hashable & Sendable, Event: Sendable>: Sendable {
 
     /// The earliest parked event still scheduled.
     private mutating func earliestParked() -> Entry? {
-        if parkedFirst.known, parkedFirst.entry.map({ live[$0.key] == $0.sequence }) ?? true { return parkedFirst.entry }
+        if parkedFirst.known, parkedFirst.entry.map({ live[$0.key] == $0.sequence }) ?? true {
+            return parkedFirst.entry
+        }
         parkedFirst = (scanParked(), true)
         return parkedFirst.entry
     }

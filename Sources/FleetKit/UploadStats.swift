@@ -37,7 +37,9 @@ public struct UploadStats: Sendable {
     /// No uploads yet.
     public init() {}
 
-    mutating func record(_ outcome: String, network: Bool, latencyMillis: Double, serverMillis: Double?, realNanos: UInt64) {
+    mutating func record(
+        _ outcome: String, network: Bool, latencyMillis: Double, serverMillis: Double?, realNanos: UInt64
+    ) {
         overall[outcome, default: Tally(network: network)].count += 1
         overall[outcome]!.latency.record(latencyMillis)
         if let serverMillis { overall[outcome]!.serverLatency.record(serverMillis) }

@@ -140,7 +140,8 @@ private final class ReceiverCore: Sendable {
 
     static func wallMillis() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 
-    static func error(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> OutgoingReply {
+    static func error(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> OutgoingReply
+    {
         var json = JSONWriter()
         json.beginObject()
         json.key("error")
@@ -196,7 +197,8 @@ private final class ReceiverCore: Sendable {
             if let refusal {
                 state.withLock { $0.recorder.stats.unauthorizedUploads += 1 }
                 return .reply(
-                    Self.error(401, "Authorization: \(refusal)", headers: [("WWW-Authenticate", "Bearer")]), delayMillis: 0)
+                    Self.error(401, "Authorization: \(refusal)", headers: [("WWW-Authenticate", "Bearer")]),
+                    delayMillis: 0)
             }
         }
         let batch: IngestBatch
@@ -303,7 +305,8 @@ private final class ReceiverCore: Sendable {
 
     /// The answer when the memory budget is spent: the SDK retries after `Retry-After`.
     static func busy() -> OutgoingReply {
-        error(503, "busy: the receiver's memory budget for request bodies is spent; retry later",
+        error(
+            503, "busy: the receiver's memory budget for request bodies is spent; retry later",
             headers: [("Retry-After", "1"), ("Connection", "close")])
     }
 
@@ -338,12 +341,12 @@ private final class ReceiverCore: Sendable {
             do {
                 json = try GzipDecompressor(maxOutputBytes: configuration.maxInflatedBytes).decompress(
                     request.body, admit: reservation.grow)
-            } catch where error.code == GzipError.outputTooLarge {
+            } catch  where error.code == GzipError.outputTooLarge {
                 throw Refusal(
                     Self.error(
                         413,
                         "body: inflates to more than \(configuration.maxInflatedBytes) bytes (--max-inflated-bytes)"))
-            } catch where error.code == GzipError.outputRefused {
+            } catch  where error.code == GzipError.outputRefused {
                 throw Refusal(Self.busy())
             } catch {
                 throw Refusal(Self.error(400, "body: not valid gzip (\(error.message))"))
@@ -398,7 +401,8 @@ private final class ReceiverCore: Sendable {
             case .issue:
                 guard let refreshToken, state.tokens.accepts(refreshToken: refreshToken) else {
                     return Self.error(
-                        400, refreshToken == nil ? "refresh_token: missing" : "refresh_token: not one this receiver accepts")
+                        400,
+                        refreshToken == nil ? "refresh_token: missing" : "refresh_token: not one this receiver accepts")
                 }
                 let issued = state.tokens.issue(expiresIn: expiresIn, now: now)
                 state.recorder.stats.tokensIssued += 1

@@ -86,7 +86,8 @@ extension IngestReceiverConfiguration {
                 switch path {
                 case .string(let text): tokenEndpoint.path = text
                 case .null: tokenEndpoint.path = nil
-                default: throw reader.fail("\(field).path", "a path like \"/oauth/token\", or null to turn it off", path)
+                default:
+                    throw reader.fail("\(field).path", "a path like \"/oauth/token\", or null to turn it off", path)
                 }
             }
             if let expiresIn = try reader.integer(object, "expires_in", Ranges.expiresIn, at: field) {
@@ -99,7 +100,9 @@ extension IngestReceiverConfiguration {
                 tokenEndpoint.failFirst = count
             }
             if let omit = try reader.bool(object, "omit_token", at: field) { tokenEndpoint.omitToken = omit }
-            if let refresh = try reader.strings(object, "refresh_tokens", at: field) { tokenEndpoint.refreshTokens = refresh }
+            if let refresh = try reader.strings(object, "refresh_tokens", at: field) {
+                tokenEndpoint.refreshTokens = refresh
+            }
         }
         do {
             _ = try validated()

@@ -115,7 +115,9 @@ public struct IngestStats: Sendable, Hashable {
         json.endObject()
         json.key("fix_age_ms")
         json.beginObject()
-        for (key, value) in [("count", Int64(fixAge.count)), ("p50", fixAge.p50), ("p95", fixAge.p95), ("p99", fixAge.p99)] {
+        for (key, value) in [
+            ("count", Int64(fixAge.count)), ("p50", fixAge.p50), ("p95", fixAge.p95), ("p99", fixAge.p99),
+        ] {
             json.key(key)
             json.integer(value)
         }

@@ -92,7 +92,9 @@ struct PayloadValidator {
         for (index, item) in try top.array("geofence_events").enumerated() {
             let fields = try Fields.element(item, path: "geofence_events[\(index)]")
             let geofenceID = try fields.string("geofence_id")
-            guard (1...100).contains(geofenceID.count) else { throw fields.problem("geofence_id", "must be 1 to 100 characters") }
+            guard (1...100).contains(geofenceID.count) else {
+                throw fields.problem("geofence_id", "must be 1 to 100 characters")
+            }
             let event = IngestBatch.GeofenceEvent(
                 id: try fields.uuid("id"), geofenceID: geofenceID,
                 type: try fields.choice("type", Self.geofenceTypes), timestamp: try fields.timestamp("timestamp"))
@@ -186,12 +188,17 @@ private struct Fields {
     static func checkUUID(_ text: String, field: String, orEmpty: Bool) throws(PayloadProblem) {
         let expected = orEmpty ? "\"\" or a UUIDv7" : "a UUIDv7"
         guard let id = UUIDv7(text) else {
-            throw PayloadProblem(field: field, reason: "expected \(expected) like 0190d4e2-7b1a-7c3e-9f10-2a4b6c8d0e1f, got \"\(text.prefix(40))\"")
+            throw PayloadProblem(
+                field: field,
+                reason: "expected \(expected) like 0190d4e2-7b1a-7c3e-9f10-2a4b6c8d0e1f, got \"\(text.prefix(40))\"")
         }
         guard id.version == 7, id.variant == 0b10 else {
-            throw PayloadProblem(field: field, reason: "\"\(text)\" is a UUID but not version 7 (RFC 9562); expected \(expected)")
+            throw PayloadProblem(
+                field: field, reason: "\"\(text)\" is a UUID but not version 7 (RFC 9562); expected \(expected)")
         }
-        guard id.text == text else { throw PayloadProblem(field: field, reason: "UUIDs are lowercase; got \"\(text)\"") }
+        guard id.text == text else {
+            throw PayloadProblem(field: field, reason: "UUIDs are lowercase; got \"\(text)\"")
+        }
     }
 
     func timestamp(_ key: String) throws(PayloadProblem) -> Int64 {
@@ -205,7 +212,8 @@ private struct Fields {
     func choice(_ key: String, _ allowed: Set<String>) throws(PayloadProblem) -> String {
         let text = try string(key)
         guard allowed.contains(text) else {
-            throw problem(key, "expected one of \(allowed.sorted().joined(separator: ", ")), got \"\(text.prefix(40))\"")
+            throw problem(
+                key, "expected one of \(allowed.sorted().joined(separator: ", ")), got \"\(text.prefix(40))\"")
         }
         return text
     }

@@ -60,7 +60,9 @@ public final class EventStream: Sendable {
     }
 
     /// Queues the streaming response on `connection`; runs in the access handler.
-    func start(on connection: OpaquePointer, core: MicroHTTPDaemon.Core, headers: [(name: String, value: String)]) -> MHD_Result {
+    func start(on connection: OpaquePointer, core: MicroHTTPDaemon.Core, headers: [(name: String, value: String)])
+        -> MHD_Result
+    {
         state.withLock { state in
             state.connection = Int(bitPattern: connection)
             state.core = core

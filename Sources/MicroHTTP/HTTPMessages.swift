@@ -56,7 +56,9 @@ public struct OutgoingReply: Sendable {
     }
 
     /// A JSON reply.
-    public static func json(_ status: Int, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> OutgoingReply {
+    public static func json(_ status: Int, _ body: [UInt8], headers: [(name: String, value: String)] = [])
+        -> OutgoingReply
+    {
         OutgoingReply(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
     }
 }

@@ -49,7 +49,9 @@ public final class MicroHTTPDaemon: Sendable {
         /// Answers a `later` request if that suspension is still the current one.
         func answer(_ connection: Int, generation: UInt64, with reply: OutgoingReply) {
             state.withLock { state in
-                if Self.resume(connection, generation: generation, in: &state) != nil { state.ready[connection] = reply }
+                if Self.resume(connection, generation: generation, in: &state) != nil {
+                    state.ready[connection] = reply
+                }
             }
         }
 
@@ -187,7 +189,8 @@ public final class MicroHTTPDaemon: Sendable {
                 MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
             ]
             return options.withUnsafeMutableBufferPointer { buffer in
-                beekon_mhd_start_daemon(UInt32(flags), port, nil, nil, MicroHTTPDaemon.handle, context, buffer.baseAddress)
+                beekon_mhd_start_daemon(
+                    UInt32(flags), port, nil, nil, MicroHTTPDaemon.handle, context, buffer.baseAddress)
             }
         }
         guard let daemon = started else {

@@ -53,11 +53,14 @@ struct Run: ParsableCommand {
         transform: FlagNumber.warp)
     var warp: FlagNumber.Warp?
 
-    @Option(help: "The run seed, 0 to 999999999999999 (overrides the fleet file).", transform: FlagNumber.unsigned(FleetFile.seedRange))
+    @Option(
+        help: "The run seed, 0 to 999999999999999 (overrides the fleet file).",
+        transform: FlagNumber.unsigned(FleetFile.seedRange))
     var seed: UInt64?
 
     @Option(
-        help: "Stop after this much wall-clock (real) time, e.g. 90s or 10m (0s to 366d); with --for, whichever comes first.",
+        help:
+            "Stop after this much wall-clock (real) time, e.g. 90s or 10m (0s to 366d); with --for, whichever comes first.",
         transform: FlagNumber.duration)
     var duration: Int64?
 
@@ -69,7 +72,9 @@ struct Run: ParsableCommand {
         transform: FlagNumber.runLength)
     var virtualDuration: Int64?
 
-    @Option(help: "Most uploads in flight at once, 0 (unlimited) to 65536.", transform: FlagNumber.integer(RunOptions.maxConnectionsRange))
+    @Option(
+        help: "Most uploads in flight at once, 0 (unlimited) to 65536.",
+        transform: FlagNumber.integer(RunOptions.maxConnectionsRange))
     var maxConnections = 256
 
     @Option(help: "A CA bundle for an HTTPS ingest server.")
@@ -117,7 +122,8 @@ struct Run: ParsableCommand {
         let idle = HTTPTransport.defaultMaxIdleConnections
         let budget = DescriptorBudget.run(
             devices: devices, maxConnections: maxConnections, idleConnections: idle,
-            adminConnections: admin.lowercased() == "off" ? nil : AdminServer.connectionLimit, embeddedReceiver: embedded)
+            adminConnections: admin.lowercased() == "off" ? nil : AdminServer.connectionLimit,
+            embeddedReceiver: embedded)
         let openFiles = try FileLimit.ensure(
             budget, for: "run", alternatives: " Or make the run need fewer: a lower --max-connections, or --admin off.")
         // Then what creates files (the receiver's database) and binds ports; a start that fails
@@ -134,7 +140,8 @@ struct Run: ParsableCommand {
                         devices: devices, maxConnections: maxConnections, idleConnections: idle))
             }
             var options = RunOptions(
-                dataDirectory: data, ingest: ingest ?? receiver?.url, warp: warp?.value, seed: seed, realDurationMillis: duration,
+                dataDirectory: data, ingest: ingest ?? receiver?.url, warp: warp?.value, seed: seed,
+                realDurationMillis: duration,
                 virtualDurationMillis: virtualDuration,
                 routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path,
                 maxOpenStores: budget.openStores(limit: openFiles), maxConnections: maxConnections, caFile: caFile,
@@ -165,7 +172,8 @@ struct Run: ParsableCommand {
         if let receiver {
             print(
                 "beekon-fleet: no ingest URL given, so the reference receiver runs in-process: "
-                    + "ingest \(receiver.url), stats \(receiver.statsURL), database \(receiver.configuration.databasePath)")
+                    + "ingest \(receiver.url), stats \(receiver.statsURL), database \(receiver.configuration.databasePath)"
+            )
         }
         // The slow-server warning: when new slow answers came, at most once a real minute.
         var slowAnswersSeen = 0
@@ -173,16 +181,19 @@ struct Run: ParsableCommand {
         let end = try runtime.run(progressEverySeconds: 5) { metrics in
             print(ProgressLine.text(metrics))
             if metrics.slowAnswers > slowAnswersSeen, lastWarning.map({ Date().timeIntervalSince($0) >= 60 }) ?? true {
-                print(ProgressLine.slowServerWarning(metrics, newly: metrics.slowAnswers - slowAnswersSeen, warp: runtime.snapshot.warp))
+                print(
+                    ProgressLine.slowServerWarning(
+                        metrics, newly: metrics.slowAnswers - slowAnswersSeen, warp: runtime.snapshot.warp))
                 slowAnswersSeen = metrics.slowAnswers
                 lastWarning = Date()
             }
         }
-        interrupts.forEach { $0.cancel() }
+        for interrupt in interrupts { interrupt.cancel() }
         let sent = runtime.metrics.sent
         print(
             "beekon-fleet: sent \(sent.count) requests, digest \(sent.text)"
-                + (!modelled ? ""
+                + (!modelled
+                    ? ""
                     : fleet.clock.start == nil
                         ? " (the run started at the wall clock's now: give the fleet file a clock.start to reproduce it)"
                         : " (the same fleet file, seed and answers give the same digest)"))
@@ -207,7 +218,8 @@ enum EmbeddedReceiver {
         } catch {
             throw CommandFailure("cannot create the data folder \(dataDirectory): \(error.localizedDescription)")
         }
-        var configuration = IngestReceiverConfiguration(host: "127.0.0.1", port: 0, databasePath: "\(dataDirectory)/ingest.db")
+        var configuration = IngestReceiverConfiguration(
+            host: "127.0.0.1", port: 0, databasePath: "\(dataDirectory)/ingest.db")
         // libmicrohttpd splits its connection limit evenly between its threads, and which thread
         // accepts a connection is a race: each gets room for all of them.
         configuration.connectionLimit = connections * configuration.threads
@@ -243,21 +255,29 @@ enum ProgressLine {
     static func ending(_ end: RunEnd) -> String {
         switch end {
         case .stopped: "Stopped."
-        case .wallClockLimit(let millis): "Ended by the wall-clock limit (--duration \(FleetDuration.text(millis: millis)))."
-        case .virtualTimeLimit(let millis): "Ended by the virtual-time limit (\(FleetDuration.text(millis: millis)) of virtual time)."
+        case .wallClockLimit(let millis):
+            "Ended by the wall-clock limit (--duration \(FleetDuration.text(millis: millis)))."
+        case .virtualTimeLimit(let millis):
+            "Ended by the virtual-time limit (\(FleetDuration.text(millis: millis)) of virtual time)."
         }
     }
 
     static func text(_ metrics: FleetMetrics) -> String {
-        let states = metrics.devicesByState.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        let outcomes = metrics.batchesByOutcome.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
-        let refreshes = metrics.refreshesByOutcome.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
+        let states = metrics.devicesByState.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(
+            separator: ", ")
+        let outcomes = metrics.batchesByOutcome.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(
+            separator: " ")
+        let refreshes = metrics.refreshesByOutcome.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(
+            separator: " ")
         let latency = metrics.latency
         return "\(Timestamp.text(unixMillis: metrics.virtualNow)) | devices: \(states) | fixes \(metrics.fixesStored)"
-            + " | batches \(outcomes.isEmpty ? "0" : outcomes)" + (refreshes.isEmpty ? "" : " | token refreshes \(refreshes)")
+            + " | batches \(outcomes.isEmpty ? "0" : outcomes)"
+            + (refreshes.isEmpty ? "" : " | token refreshes \(refreshes)")
             + " | pending \(metrics.pending)" + storePart(metrics)
             + (metrics.clockLagDroppedMillis > 0 ? " | clock lag dropped \(metrics.clockLagDroppedMillis) ms" : "")
-            + String(format: " | latency p50 %.1f p95 %.1f p99 %.1f ms", latency.percentile(0.5), latency.percentile(0.95), latency.percentile(0.99))
+            + String(
+                format: " | latency p50 %.1f p95 %.1f p99 %.1f ms", latency.percentile(0.5), latency.percentile(0.95),
+                latency.percentile(0.99))
             + String(format: " (server p99 %.1f ms real)", metrics.serverLatency.percentile(0.99))
     }
 
@@ -267,8 +287,10 @@ enum ProgressLine {
         let slowest = metrics.slowestAnswerMillis
         let halfTimeout = Double(UploadRequest.timeoutMillis) / 2
         let fitting = halfTimeout / max(slowest, 1e-9)
-        let suggested = max(FleetClock.warpRange.lower, fitting >= 1 ? fitting.rounded(.down) : (fitting * 100).rounded(.down) / 100)
-        return "beekon-fleet: warning: \(newly) more server answer\(newly == 1 ? "" : "s") took more than half the SDK's "
+        let suggested = max(
+            FleetClock.warpRange.lower, fitting >= 1 ? fitting.rounded(.down) : (fitting * 100).rounded(.down) / 100)
+        return
+            "beekon-fleet: warning: \(newly) more server answer\(newly == 1 ? "" : "s") took more than half the SDK's "
             + "\(UploadRequest.timeoutMillis / 1000) s timeout in virtual time (the slowest: "
             + String(format: "%.0f ms real, %.1f s virtual at warp %g", slowest, slowest * warp / 1000, warp)
             + "); devices hear timeouts a phone would not. Lower the warp: "

@@ -74,7 +74,10 @@ struct BenchAdmin: ParsableCommand {
         let base = "http://127.0.0.1:\(admin.port)"
         let action = Array(#"{"action": "networkOnline", "selector": {"all": true}}"#.utf8)
         let targets: [(key: String, label: String, request: HTTPRequest, status: Int)] = [
-            ("fleet", "GET /api/v1/fleet", HTTPRequest(url: base + "/api/v1/fleet", method: "GET", connectionKey: "bench"), 200),
+            (
+                "fleet", "GET /api/v1/fleet",
+                HTTPRequest(url: base + "/api/v1/fleet", method: "GET", connectionKey: "bench"), 200
+            ),
             (
                 "devices", "GET /api/v1/devices?limit=100",
                 HTTPRequest(url: base + "/api/v1/devices?limit=100", method: "GET", connectionKey: "bench"), 200
@@ -107,7 +110,9 @@ struct BenchAdmin: ParsableCommand {
             report.add("\(target.key)_p50_ms", "\(target.label) p50", latency.percentile(0.5), unit: "ms")
             report.add("\(target.key)_p99_ms", "\(target.label) p99", latency.percentile(0.99), unit: "ms")
             report.add("\(target.key)_max_ms", "\(target.label) max", latency.max, unit: "ms")
-            if failures > 0 { report.note("\(target.label): \(failures) of \(requests) answers were not \(target.status)") }
+            if failures > 0 {
+                report.note("\(target.label): \(failures) of \(requests) answers were not \(target.status)")
+            }
         }
         let metrics = runtime.metrics
         report.note(

@@ -65,11 +65,14 @@ struct BenchFleet: ParsableCommand {
         // what the devices lived (virtual ms, loop delays × warp included) beside it.
         report.add("latency_ms_p50", "server answer p50 (real)", metrics.serverLatency.percentile(0.5), unit: "ms")
         report.add("latency_ms_p99", "server answer p99 (real)", metrics.serverLatency.percentile(0.99), unit: "ms")
-        report.add("virtual_latency_ms_p50", "upload latency p50 (virtual)", metrics.latency.percentile(0.5), unit: "ms")
-        report.add("virtual_latency_ms_p99", "upload latency p99 (virtual)", metrics.latency.percentile(0.99), unit: "ms")
+        report.add(
+            "virtual_latency_ms_p50", "upload latency p50 (virtual)", metrics.latency.percentile(0.5), unit: "ms")
+        report.add(
+            "virtual_latency_ms_p99", "upload latency p99 (virtual)", metrics.latency.percentile(0.99), unit: "ms")
         report.add("timer_lateness_ms_p99", "timer lateness p99", metrics.timerLateness.percentile(0.99), unit: "ms")
         report.add(
-            "clock_lag_dropped_s", "virtual time dropped (the loop behind its warp)", Double(metrics.clockLagDroppedMillis) / 1000,
+            "clock_lag_dropped_s", "virtual time dropped (the loop behind its warp)",
+            Double(metrics.clockLagDroppedMillis) / 1000,
             unit: "s")
         report.note("server answered \(server.answered) uploads; store errors: \(metrics.storeErrors)")
         print(report.render(json: json))

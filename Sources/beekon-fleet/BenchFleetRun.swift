@@ -13,11 +13,14 @@ struct BenchFleetOptions: ParsableArguments {
     @Option(help: "Virtual seconds per real second, 0.01 to 10000.", transform: FlagNumber.real(FleetClock.warpRange))
     var warp: Double = 60
 
-    @Option(help: "Most uploads in flight at once, 0 (unlimited) to 65536.", transform: FlagNumber.integer(RunOptions.maxConnectionsRange))
+    @Option(
+        help: "Most uploads in flight at once, 0 (unlimited) to 65536.",
+        transform: FlagNumber.integer(RunOptions.maxConnectionsRange))
     var maxConnections = 256
 
     @Option(
-        help: "Devices switch on spread over this much virtual time, e.g. 60s (phones do not all start in the same millisecond).",
+        help:
+            "Devices switch on spread over this much virtual time, e.g. 60s (phones do not all start in the same millisecond).",
         transform: FlagNumber.durationText)
     var spread = "60s"
 }

@@ -115,7 +115,7 @@ struct BenchHostile: ParsableCommand {
         let receiver = try ReceiverChild(folder: folder.path("idle"), arguments: receiveArg)
         defer { receiver.process.stop() }
         var sockets: [Int32] = []
-        defer { sockets.forEach { close($0) } }
+        defer { for socket in sockets { close(socket) } }
         for index in 0..<idle {
             let source = "127.0.0.\(2 + index / perAddress)"
             let fd = LoopbackHTTP.connect(port: receiver.port, from: source, blocking: false)

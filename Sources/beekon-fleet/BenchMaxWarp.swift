@@ -1,8 +1,8 @@
 import ArgumentParser
 import BeekonDevice
+import BeekonNet
 import FleetKit
 import Foundation
-import BeekonNet
 import IngestReceiver
 
 /// `beekon-fleet bench max-warp`: how fast virtual time goes at `--warp max`, the demo fleet
@@ -10,7 +10,8 @@ import IngestReceiver
 struct BenchMaxWarp: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "max-warp",
-        abstract: "Run the demo fleet, scaled to N devices, at --warp max against the in-process receiver; print how fast virtual time went.",
+        abstract:
+            "Run the demo fleet, scaled to N devices, at --warp max against the in-process receiver; print how fast virtual time went.",
         discussion: """
             Loads the demo fleet (fleets/demo.yaml), scales its groups in proportion to --devices \
             (at least one device each), fixes its clock.start at 2026-06-01T06:00:00Z so runs compare, \
@@ -26,7 +27,9 @@ struct BenchMaxWarp: ParsableCommand {
     /// `--devices`: at least one per group of the demo fleet (three), at most a fleet file's group limit.
     static let devicesRange = NumberRange.integer(3...100_000, unit: "devices")
 
-    @Option(help: "Devices, 3 to 100000 (the demo fleet's three groups, scaled in proportion).", transform: FlagNumber.integer(devicesRange))
+    @Option(
+        help: "Devices, 3 to 100000 (the demo fleet's three groups, scaled in proportion).",
+        transform: FlagNumber.integer(devicesRange))
     var devices = 1000
 
     @Option(
@@ -56,16 +59,19 @@ struct BenchMaxWarp: ParsableCommand {
         let idle = HTTPTransport.defaultMaxIdleConnections
         let maxConnections = 256
         let budget = DescriptorBudget.run(
-            devices: devices, maxConnections: maxConnections, idleConnections: idle, adminConnections: nil, embeddedReceiver: true)
+            devices: devices, maxConnections: maxConnections, idleConnections: idle, adminConnections: nil,
+            embeddedReceiver: true)
         let openFiles = try FileLimit.ensure(budget, for: "bench max-warp")
         let receiver = try EmbeddedReceiver.start(
             dataDirectory: folder.root,
-            connections: DescriptorBudget.receiverConnections(devices: devices, maxConnections: maxConnections, idleConnections: idle))
+            connections: DescriptorBudget.receiverConnections(
+                devices: devices, maxConnections: maxConnections, idleConnections: idle))
         defer { receiver.stop() }
         var options = RunOptions(
             dataDirectory: folder.root, ingest: receiver.url, virtualDurationMillis: virtualDuration,
             routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path,
-            maxOpenStores: budget.openStores(limit: openFiles), maxConnections: maxConnections, transferTiming: .deterministic)
+            maxOpenStores: budget.openStores(limit: openFiles), maxConnections: maxConnections,
+            transferTiming: .deterministic)
         options.maxWarp = true
         let runtime: FleetRuntime
         do {
@@ -91,13 +97,19 @@ struct BenchMaxWarp: ParsableCommand {
         report.add("virtual_hours_per_minute", "virtual hours per wall minute", hoursPerMinute, unit: "h/min")
         report.add("week_minutes", "a virtual week at that rate", 168 / hoursPerMinute, unit: "min")
         report.add("fixes_stored", "fixes admitted and stored", Double(metrics.fixesStored), unit: "fixes")
-        report.add("fixes_per_s", "fixes admitted and stored per wall second", Double(metrics.fixesStored) / wall, unit: "fixes/s")
+        report.add(
+            "fixes_per_s", "fixes admitted and stored per wall second", Double(metrics.fixesStored) / wall,
+            unit: "fixes/s")
         report.add("uploads", "uploads", Double(metrics.sent.count), unit: "requests")
         report.add("receiver_fixes", "fixes the receiver stored", Double(stats.fixesStored), unit: "fixes")
         report.add("pending", "fixes still on the devices at the end", Double(metrics.pending), unit: "fixes")
         report.add("duplicate_fixes", "fixes the receiver saw twice", Double(stats.duplicateFixes), unit: "fixes")
-        report.add("fixes_lost", "fixes lost (store failures)", Double(metrics.fixesLostByCause.values.reduce(0, +)), unit: "fixes")
-        report.note("digest \(metrics.sent.text) of \(metrics.sent.count) requests; the same --devices and --for give the same one")
+        report.add(
+            "fixes_lost", "fixes lost (store failures)", Double(metrics.fixesLostByCause.values.reduce(0, +)),
+            unit: "fixes")
+        report.note(
+            "digest \(metrics.sent.text) of \(metrics.sent.count) requests; the same --devices and --for give the same one"
+        )
         report.note("data in \(folder.root)\(data == nil ? " (removed)" : "")")
         print(report.render(json: json))
     }
@@ -112,7 +124,9 @@ struct BenchMaxWarp: ParsableCommand {
         while scaled.reduce(0, +) < total, !order.isEmpty {
             scaled[order.removeFirst()] += 1
         }
-        while scaled.reduce(0, +) > total, let largest = scaled.indices.max(by: { scaled[$0] < scaled[$1] }), scaled[largest] > 1 {
+        while scaled.reduce(0, +) > total, let largest = scaled.indices.max(by: { scaled[$0] < scaled[$1] }),
+            scaled[largest] > 1
+        {
             scaled[largest] -= 1
         }
         for index in fleet.groups.indices { fleet.groups[index].count = scaled[index] }

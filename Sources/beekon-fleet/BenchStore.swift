@@ -23,16 +23,22 @@ struct BenchStore: ParsableCommand {
     /// `--commits`, `--rounds` and `--encode-iterations`.
     static let repeatsRange = NumberRange.integer(1...10_000_000)
 
-    @Option(help: "How many stores to open for the fleet-wide figures, 1 to 100000.", transform: FlagNumber.integer(storesRange))
+    @Option(
+        help: "How many stores to open for the fleet-wide figures, 1 to 100000.",
+        transform: FlagNumber.integer(storesRange))
     var stores = 1000
 
     @Option(help: "Commits into the single store, 1 to 10000000.", transform: FlagNumber.integer(repeatsRange))
     var commits = 20_000
 
-    @Option(help: "Rounds of one commit per store across all the stores, 1 to 10000000.", transform: FlagNumber.integer(repeatsRange))
+    @Option(
+        help: "Rounds of one commit per store across all the stores, 1 to 10000000.",
+        transform: FlagNumber.integer(repeatsRange))
     var rounds = 40
 
-    @Option(help: "Encode+gzip iterations of the 100-fix batch, 1 to 10000000.", transform: FlagNumber.integer(repeatsRange))
+    @Option(
+        help: "Encode+gzip iterations of the 100-fix batch, 1 to 10000000.", transform: FlagNumber.integer(repeatsRange)
+    )
     var encodeIterations = 3000
 
     @Option(help: "Where to put the stores (a new temporary folder by default; removed after).")
@@ -190,7 +196,8 @@ struct BenchFolder {
             root = given
             removeAfter = false
         } else {
-            root = FileManager.default.temporaryDirectory
+            root =
+                FileManager.default.temporaryDirectory
                 .appendingPathComponent("beekon-bench-\(ProcessInfo.processInfo.processIdentifier)").path
             removeAfter = true
         }

@@ -32,13 +32,17 @@ struct BenchUpload: ParsableCommand {
     /// `--wrk-connections`.
     static let connectionsRange = NumberRange.integer(1...100_000, unit: "connections")
 
-    @Option(help: "Wall-clock seconds of each phase (wrk, and each fleet run), 0.1 to 86400.", transform: FlagNumber.real(BenchFleet.secondsRange))
+    @Option(
+        help: "Wall-clock seconds of each phase (wrk, and each fleet run), 0.1 to 86400.",
+        transform: FlagNumber.real(BenchFleet.secondsRange))
     var seconds: Double = 10
 
     @Option(help: "wrk's threads, 1 to 256.", transform: FlagNumber.integer(workersRange))
     var wrkThreads = 1
 
-    @Option(help: "wrk's connections, 1 to 100000 and at least --wrk-threads.", transform: FlagNumber.integer(connectionsRange))
+    @Option(
+        help: "wrk's connections, 1 to 100000 and at least --wrk-threads.",
+        transform: FlagNumber.integer(connectionsRange))
     var wrkConnections = 64
 
     @Option(
@@ -54,7 +58,9 @@ struct BenchUpload: ParsableCommand {
 
     func validate() throws {
         guard wrkConnections >= wrkThreads else {
-            throw ValidationError("--wrk-connections \(wrkConnections) is below --wrk-threads \(wrkThreads); expected at least as many connections as threads.")
+            throw ValidationError(
+                "--wrk-connections \(wrkConnections) is below --wrk-threads \(wrkThreads); expected at least as many connections as threads."
+            )
         }
     }
 
@@ -91,7 +97,8 @@ struct BenchUpload: ParsableCommand {
                     (result.clientCPU + result.serverCPU) / Double(max(result.requests, 1)) * 1e6, unit: "µs")
                 report.note(
                     "(a) wrk -t\(wrkThreads) -c\(wrkConnections) -d\(wrkSeconds)s: \(result.requests) requests, "
-                        + "\(result.errors) socket errors, \(result.non2xx) non-2xx; body \(result.bodyBytes) bytes gzipped")
+                        + "\(result.errors) socket errors, \(result.non2xx) non-2xx; body \(result.bodyBytes) bytes gzipped"
+                )
             } else {
                 report.note("(a) left out: --skip-wrk")
             }
@@ -100,7 +107,9 @@ struct BenchUpload: ParsableCommand {
                     threshold: threshold, ingest: server.url, server: server.process,
                     folder: folder.path("fleet-nginx-\(threshold)"))
                 if threshold == 1 { fleetRPS1 = phase.rps }
-                phase.add(to: &report, key: "fleet", suffix: "\(threshold)fix", label: "(b) fleet → nginx, \(threshold)-fix batches")
+                phase.add(
+                    to: &report, key: "fleet", suffix: "\(threshold)fix",
+                    label: "(b) fleet → nginx, \(threshold)-fix batches")
             }
         } else {
             report.note("(a) and (b) left out: nginx not found (Debian package nginx)")
@@ -185,15 +194,23 @@ struct BenchUpload: ParsableCommand {
             let metrics = result.metrics
             let seconds = steady.seconds
             report.add("\(key)_rps_\(suffix)", "\(label): requests", rps, unit: "req/s")
-            report.add("\(key)_fixes_per_s_\(suffix)", "    fixes acknowledged", Double(steady.fixesUploaded) / seconds, unit: "fixes/s")
-            report.add("\(key)_admitted_per_s_\(suffix)", "    fixes admitted and stored", Double(steady.fixesStored) / seconds, unit: "fixes/s")
+            report.add(
+                "\(key)_fixes_per_s_\(suffix)", "    fixes acknowledged", Double(steady.fixesUploaded) / seconds,
+                unit: "fixes/s")
+            report.add(
+                "\(key)_admitted_per_s_\(suffix)", "    fixes admitted and stored",
+                Double(steady.fixesStored) / seconds, unit: "fixes/s")
             report.add("\(key)_client_cpu_s_\(suffix)", "    CPU: fleet", steady.cpu, unit: "s")
             report.add("\(key)_server_cpu_s_\(suffix)", "    CPU: server", steady.serverCPU, unit: "s")
             report.add(
                 "\(key)_cpu_us_per_req_\(suffix)", "    CPU per request, both sides",
                 (steady.cpu + steady.serverCPU) / Double(max(steady.requests, 1)) * 1e6, unit: "µs")
-            report.add("\(key)_latency_ms_p50_\(suffix)", "    upload latency p50 (whole run)", metrics.latency.percentile(0.5), unit: "ms")
-            report.add("\(key)_latency_ms_p99_\(suffix)", "    upload latency p99 (whole run)", metrics.latency.percentile(0.99), unit: "ms")
+            report.add(
+                "\(key)_latency_ms_p50_\(suffix)", "    upload latency p50 (whole run)",
+                metrics.latency.percentile(0.5), unit: "ms")
+            report.add(
+                "\(key)_latency_ms_p99_\(suffix)", "    upload latency p99 (whole run)",
+                metrics.latency.percentile(0.99), unit: "ms")
             report.add(
                 "\(key)_timer_lateness_ms_p99_\(suffix)", "    timer lateness p99 (whole run)",
                 metrics.timerLateness.percentile(0.99), unit: "ms")
@@ -221,7 +238,8 @@ struct BenchUpload: ParsableCommand {
         let result = try BenchFleetRun(options: fleet, threshold: threshold, gate: .everyFix, seconds: seconds)
             .run(ingest: ingest, in: folder, serverCPU: server.cpuSeconds)
         guard let steady = result.steadyHalf else {
-            throw CommandFailure("the fleet ran too briefly to measure (\(result.wallSeconds) s); pass a longer --seconds")
+            throw CommandFailure(
+                "the fleet ran too briefly to measure (\(result.wallSeconds) s); pass a longer --seconds")
         }
         return FleetPhase(result: result, steady: steady, warp: fleet.warp)
     }

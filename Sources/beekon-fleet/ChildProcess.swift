@@ -22,7 +22,7 @@ final class ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv = ([executable] + arguments).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         var child: pid_t = 0
         let status = posix_spawn(&child, executable, &actions, nil, argv + [nil], environ)
         guard status == 0 else {

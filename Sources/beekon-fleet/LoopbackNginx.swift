@@ -59,7 +59,8 @@ final class LoopbackNginx {
         process.stop()
         let errors = (try? String(contentsOfFile: prefix + "/error.log", encoding: .utf8)) ?? ""
         throw CommandFailure(
-            "nginx did not start on 127.0.0.1:\(port): \(process.output())\(errors)".trimmingCharacters(in: .whitespacesAndNewlines))
+            "nginx did not start on 127.0.0.1:\(port): \(process.output())\(errors)".trimmingCharacters(
+                in: .whitespacesAndNewlines))
     }
 
     /// Stops nginx (SIGTERM to the master's process id).

@@ -163,7 +163,7 @@ struct Receive: ParsableCommand {
         // Written unbuffered, so a parent process reading a pipe sees the port at once.
         FileHandle.standardOutput.write(Data(banner.utf8))
         done.wait()
-        interrupts.forEach { $0.cancel() }
+        for interrupt in interrupts { interrupt.cancel() }
         receiver.stop()
         let stats = receiver.stats()
         print(

@@ -26,12 +26,14 @@ enum RunAdmin {
             let server = try AdminServer(
                 runtime: runtime,
                 configuration: AdminConfiguration(
-                    host: host.isEmpty ? "127.0.0.1" : host, port: port, token: secret, webDirectory: web, allowedHosts: names))
+                    host: host.isEmpty ? "127.0.0.1" : host, port: port, token: secret, webDirectory: web,
+                    allowedHosts: names))
             print("admin: \(server.url)")
             return server
         } catch {
             guard error.cannotListen else { throw CommandFailure(error.message) }
-            throw CommandFailure(error.message + " Give another with --admin 127.0.0.1:PORT (0 picks a free one), or --admin off.")
+            throw CommandFailure(
+                error.message + " Give another with --admin 127.0.0.1:PORT (0 picks a free one), or --admin off.")
         }
     }
 }

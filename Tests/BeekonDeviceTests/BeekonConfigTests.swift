@@ -25,9 +25,11 @@ struct BeekonConfigTests {
         #expect(auth.refreshHeaders == ["Authorization": "Bearer {accessToken}"])
     }
 
-    @Test("batchSize is clamped to 1…1000 and the stationary radius to 5…1000 m", arguments: [
-        (0, 1, 1.0, 5.0), (-5, 1, -3, 5), (1, 1, 5, 5), (1000, 1000, 1000, 1000), (5000, 1000, 1e9, 1000),
-    ] as [(Int, Int, Double, Double)])
+    @Test(
+        "batchSize is clamped to 1…1000 and the stationary radius to 5…1000 m",
+        arguments: [
+            (0, 1, 1.0, 5.0), (-5, 1, -3, 5), (1, 1, 5, 5), (1000, 1000, 1000, 1000), (5000, 1000, 1e9, 1000),
+        ] as [(Int, Int, Double, Double)])
     func clamping(batch: Int, expectedBatch: Int, radius: Double, expectedRadius: Double) {
         var sync = SyncConfig(url: "u", batchSize: batch)
         #expect(sync.batchSize == expectedBatch)

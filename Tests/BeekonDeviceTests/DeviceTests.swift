@@ -23,7 +23,8 @@ struct DeviceHarness {
     var online = true
 
     init(platform: Platform, config: BeekonConfig = BeekonConfig(), seed: UInt64 = 1) {
-        let (device, actions) = Device.restore(platform: platform, restored: PersistedDeviceState(), pendingFixes: 0, seed: seed, now: now)
+        let (device, actions) = Device.restore(
+            platform: platform, restored: PersistedDeviceState(), pendingFixes: 0, seed: seed, now: now)
         self.device = device
         apply(actions)
         send(.configure(config))
@@ -78,9 +79,12 @@ struct DeviceHarness {
             case .loadBatch(let limit):
                 let session = stored.first?.session ?? storedEvents.first.map { _ in "" }
                 let rows = stored.enumerated().filter { $0.element.session == session }.prefix(limit)
-                let batch = session == nil ? nil : PendingBatch(
-                    sessionID: session!, locations: rows.map(\.element.fix), fixRows: rows.map { Int64($0.offset) },
-                    geofenceEvents: storedEvents, eventRows: storedEvents.indices.map { Int64($0) })
+                let batch =
+                    session == nil
+                    ? nil
+                    : PendingBatch(
+                        sessionID: session!, locations: rows.map(\.element.fix), fixRows: rows.map { Int64($0.offset) },
+                        geofenceEvents: storedEvents, eventRows: storedEvents.indices.map { Int64($0) })
                 queue += device.handle(.batchLoaded(batch), at: now)
             case .sendBatch(let request):
                 #expect(inFlight == nil, "a second upload started while one was in flight")
@@ -106,7 +110,9 @@ struct DeviceHarness {
     mutating func answerInFlightUpload() -> [DeviceAction] {
         guard let request = inFlight else { return [] }
         inFlight = nil
-        return device.handle(.uploadFinished(batchID: request.payload.batchID, .response(status: serverStatus, headers: [], body: [])), at: now)
+        return device.handle(
+            .uploadFinished(batchID: request.payload.batchID, .response(status: serverStatus, headers: [], body: [])),
+            at: now)
     }
 
     /// Answers the upload in flight, if any, and carries out what follows.
@@ -129,7 +135,8 @@ struct DeviceHarness {
 @Suite("Device")
 struct DeviceTests {
     static let metersPerDegree = Geodesy.earthRadiusMeters * .pi / 180
-    static let keepAll = BeekonConfig(minTimeBetweenLocationsSeconds: 0, minDistanceBetweenLocationsMeters: 0, whenStationary: .keepTracking)
+    static let keepAll = BeekonConfig(
+        minTimeBetweenLocationsSeconds: 0, minDistanceBetweenLocationsMeters: 0, whenStationary: .keepTracking)
 
     @Test("a new install persists its install id once and starts Idle")
     func newInstall() {
@@ -170,7 +177,9 @@ struct DeviceTests {
 
     @Test("pause mode drops fixes inside the stationary region; leaving yields a motion fix")
     func stationaryPause() {
-        var harness = DeviceHarness(platform: .ios, config: BeekonConfig(minTimeBetweenLocationsSeconds: 0, minDistanceBetweenLocationsMeters: 0))
+        var harness = DeviceHarness(
+            platform: .ios,
+            config: BeekonConfig(minTimeBetweenLocationsSeconds: 0, minDistanceBetweenLocationsMeters: 0))
         harness.send(.start)
         for second in stride(from: 0, through: 300, by: 60) {
             harness.now += 60_000
@@ -191,7 +200,11 @@ struct DeviceTests {
 
     @Test("pauseWithCheckIns writes a check_in copy of the last fix every 15 minutes while stationary")
     func checkIns() {
-        var harness = DeviceHarness(platform: .ios, config: BeekonConfig(minTimeBetweenLocationsSeconds: 0, minDistanceBetweenLocationsMeters: 0, whenStationary: .pauseWithCheckIns))
+        var harness = DeviceHarness(
+            platform: .ios,
+            config: BeekonConfig(
+                minTimeBetweenLocationsSeconds: 0, minDistanceBetweenLocationsMeters: 0,
+                whenStationary: .pauseWithCheckIns))
         harness.send(.start)
         for _ in 0..<5 {
             harness.now += 60_000
@@ -211,9 +224,11 @@ struct DeviceTests {
         #expect(checkIns[1].timestamp - checkIns[0].timestamp == 900_000)
     }
 
-    @Test("process death while tracking, then relaunch: same session, tracking resumes, nothing stored twice", arguments: [
-        (Platform.ios, RelaunchCause.significantLocationChange), (.android, .workManager), (.android, .boot),
-    ])
+    @Test(
+        "process death while tracking, then relaunch: same session, tracking resumes, nothing stored twice",
+        arguments: [
+            (Platform.ios, RelaunchCause.significantLocationChange), (.android, .workManager), (.android, .boot),
+        ])
     func relaunch(platform: Platform, cause: RelaunchCause) {
         var harness = DeviceHarness(platform: platform, config: Self.keepAll)
         harness.send(.start)
@@ -243,7 +258,8 @@ struct DeviceTests {
 
     @Test("a geofence crossing while tracking stores the event and a geofence fix, and uploads at once")
     func geofenceWhileTracking() {
-        var harness = DeviceHarness(platform: .ios, config: BeekonConfig(sync: SyncConfig(url: "https://ingest.test/l")))
+        var harness = DeviceHarness(
+            platform: .ios, config: BeekonConfig(sync: SyncConfig(url: "https://ingest.test/l")))
         harness.send(.addGeofences([Geofence(id: "depot", latitude: 48, longitude: 11, radiusMeters: 100)]))
         harness.send(.start)
         harness.fix(48 + 1000 / Self.metersPerDegree, 11)
@@ -264,17 +280,24 @@ struct DeviceTests {
         harness.fix(48, 11)
         harness.fix(48.01, 11)
         #expect(harness.storedEvents.map(\.type) == [.exit])
-        #expect(harness.log.contains { if case .persistGeofenceEvent(_, let session) = $0 { session == "" } else { false } })
+        #expect(
+            harness.log.contains { if case .persistGeofenceEvent(_, let session) = $0 { session == "" } else { false } }
+        )
         #expect(harness.stored.isEmpty)
     }
 
-    @Test("getCurrentLocation: the next fix, tagged manual, never stored or streamed; nil on timeout; an error without permission")
+    @Test(
+        "getCurrentLocation: the next fix, tagged manual, never stored or streamed; nil on timeout; an error without permission"
+    )
     func currentLocation() {
         var harness = DeviceHarness(platform: .ios)
         harness.send(.getCurrentLocation(requestID: 1, timeoutMillis: 15_000, accuracy: .high))
         #expect(harness.device.providerRequest == .high)
         harness.fix(3, 4)
-        #expect(harness.log.contains { if case .answerCurrentLocation(1, .fix(let fix)) = $0 { fix.trigger == .manual } else { false } })
+        #expect(
+            harness.log.contains {
+                if case .answerCurrentLocation(1, .fix(let fix)) = $0 { fix.trigger == .manual } else { false }
+            })
         #expect(harness.stored.isEmpty)
         #expect(!harness.log.contains { if case .emitLocation = $0 { true } else { false } })
         harness.send(.getCurrentLocation(requestID: 2, timeoutMillis: 15_000, accuracy: .balanced))
@@ -287,7 +310,11 @@ struct DeviceTests {
 
     @Test("stop() with fixes pending uploads the trip tail at once")
     func stopFlushes() {
-        var harness = DeviceHarness(platform: .ios, config: BeekonConfig(minTimeBetweenLocationsSeconds: 0, minDistanceBetweenLocationsMeters: 0, whenStationary: .keepTracking, sync: SyncConfig(url: "u")))
+        var harness = DeviceHarness(
+            platform: .ios,
+            config: BeekonConfig(
+                minTimeBetweenLocationsSeconds: 0, minDistanceBetweenLocationsMeters: 0, whenStationary: .keepTracking,
+                sync: SyncConfig(url: "u")))
         harness.send(.start)
         for index in 0..<3 {
             harness.now += 1000
@@ -319,7 +346,10 @@ struct DeviceTests {
         let localOnly = seed % 3 == 0
         var config = BeekonConfig(
             preset: Preset.allCases[Int(seed % 3)], whenStationary: StationaryMode.allCases[Int(seed / 3 % 3)],
-            sync: localOnly ? nil : SyncConfig(url: "https://ingest.test/l", intervalSeconds: 60, batchSize: 7, syncThreshold: Int(seed % 4)))
+            sync: localOnly
+                ? nil
+                : SyncConfig(
+                    url: "https://ingest.test/l", intervalSeconds: 60, batchSize: 7, syncThreshold: Int(seed % 4)))
         config.detectActivity = seed % 2 == 0
         var harness = DeviceHarness(platform: seed % 2 == 0 ? .ios : .android, config: config, seed: seed)
         harness.deferUploads = true
@@ -333,7 +363,8 @@ struct DeviceTests {
                 latitude += Double.random(in: -0.0005...0.002, using: &rng)
                 harness.fix(latitude, 7, accuracy: Double.random(in: 3...150, using: &rng))
                 if harness.stored.count > storedBefore {
-                    let allowed = stateBefore == .tracking || (stateBefore == .starting && harness.device.state == .tracking)
+                    let allowed =
+                        stateBefore == .tracking || (stateBefore == .starting && harness.device.state == .tracking)
                     #expect(allowed, "stored a fix while \(stateBefore)")
                 }
             case 60..<64: harness.send(.start)
@@ -343,11 +374,13 @@ struct DeviceTests {
             case 74..<76: harness.send(.osError(recoveryMillis: 3000))
             case 76..<80: harness.send(.networkChanged(online: Bool.random(using: &rng)))
             case 80..<84: harness.send(.sync)
-            case 84..<86: harness.serverStatus = [200, 200, 200, 500, 503, 429, 400, 401, 404].randomElement(using: &rng)!
+            case 84..<86:
+                harness.serverStatus = [200, 200, 200, 500, 503, 429, 400, 401, 404].randomElement(using: &rng)!
             case 86..<88: harness.answerUpload()
             case 88..<90: harness.killAndRelaunch(.workManager)
             case 90..<93: harness.send(.appStateChanged(background: Bool.random(using: &rng)))
-            default: harness.send(.addGeofences([Geofence(id: "g", latitude: latitude, longitude: 7, radiusMeters: 50)]))
+            default:
+                harness.send(.addGeofences([Geofence(id: "g", latitude: latitude, longitude: 7, radiusMeters: 50)]))
             }
         }
         if !localOnly {
@@ -372,18 +405,22 @@ struct DeviceTests {
 struct SecretsTests {
     @Test("tokens never appear in the description of any action, through seeding, refresh and uploads")
     func tokensNeverLogged() {
-        var harness = DeviceHarness(platform: .ios, config: BeekonConfig(
-            minTimeBetweenLocationsSeconds: 0, minDistanceBetweenLocationsMeters: 0, whenStationary: .keepTracking,
-            sync: SyncConfig(
-                url: "https://ingest.test/l", headers: ["X-Api-Key": "sekrit-static"], syncThreshold: 1,
-                auth: AuthConfig(
-                    accessToken: "sekrit-seed-access", refreshToken: "sekrit-seed-refresh", expiresAt: 1_781_527_000,
-                    refreshURL: "https://auth.test/token",
-                    refreshPayload: ["grant_type": "refresh_token", "refresh_token": "{refreshToken}"]))))
+        var harness = DeviceHarness(
+            platform: .ios,
+            config: BeekonConfig(
+                minTimeBetweenLocationsSeconds: 0, minDistanceBetweenLocationsMeters: 0, whenStationary: .keepTracking,
+                sync: SyncConfig(
+                    url: "https://ingest.test/l", headers: ["X-Api-Key": "sekrit-static"], syncThreshold: 1,
+                    auth: AuthConfig(
+                        accessToken: "sekrit-seed-access", refreshToken: "sekrit-seed-refresh",
+                        expiresAt: 1_781_527_000,
+                        refreshURL: "https://auth.test/token",
+                        refreshPayload: ["grant_type": "refresh_token", "refresh_token": "{refreshToken}"]))))
         harness.send(.start)
         harness.fix(1, 1)
         harness.advance(to: harness.now + 200_000)
-        let body = Array(#"{"access_token":"sekrit-rotated","refresh_token":"sekrit-rotated-refresh","expires_in":3600}"#.utf8)
+        let body = Array(
+            #"{"access_token":"sekrit-rotated","refresh_token":"sekrit-rotated-refresh","expires_in":3600}"#.utf8)
         harness.send(.refreshFinished(.response(status: 200, headers: [], body: body)))
         harness.serverStatus = 401
         harness.fix(1, 1.1)
@@ -398,8 +435,11 @@ struct SecretsTests {
 struct DwellTests {
     @Test("a dwell makes the device stationary at once: fixes around it are dropped and check-ins begin")
     func dwell() {
-        var harness = DeviceHarness(platform: .ios, config: BeekonConfig(
-            minTimeBetweenLocationsSeconds: 0, minDistanceBetweenLocationsMeters: 0, whenStationary: .pauseWithCheckIns))
+        var harness = DeviceHarness(
+            platform: .ios,
+            config: BeekonConfig(
+                minTimeBetweenLocationsSeconds: 0, minDistanceBetweenLocationsMeters: 0,
+                whenStationary: .pauseWithCheckIns))
         harness.send(.start)
         harness.fix(40, -3.7)
         harness.send(.dwellStarted(latitude: 40, longitude: -3.7))

@@ -31,9 +31,11 @@ struct GateTests {
         #expect(Self.admitted(gate.admit(Self.fix(seconds: 1, northMeters: 1))) != nil)
     }
 
-    @Test("a fix passes at exactly minTime and minDistance, and not a hair before either", arguments: [
-        (30.0, 100.5, true), (29.999, 100.5, false), (30.0, 99.5, false), (120, 1000, true),
-    ])
+    @Test(
+        "a fix passes at exactly minTime and minDistance, and not a hair before either",
+        arguments: [
+            (30.0, 100.5, true), (29.999, 100.5, false), (30.0, 99.5, false), (120, 1000, true),
+        ])
     func boundaries(seconds: Double, meters: Double, passes: Bool) {
         var gate = Gate(minTimeMillis: 30_000, minDistanceMeters: 100)
         _ = gate.admit(Self.fix(seconds: 0, northMeters: 0))
@@ -79,17 +81,21 @@ struct GateTests {
         #expect(gate.admit(Self.fix(seconds: 3, northMeters: 180)) == .rejected(.tooClose))
     }
 
-    @Test("quality: low_accuracy above 100 m, good at exactly 100 m, none when unreported", arguments: [
-        (Double?(100.0001), Quality?.some(.lowAccuracy)), (100, nil), (nil, nil), (5, nil),
-    ])
+    @Test(
+        "quality: low_accuracy above 100 m, good at exactly 100 m, none when unreported",
+        arguments: [
+            (Double?(100.0001), Quality?.some(.lowAccuracy)), (100, nil), (nil, nil), (5, nil),
+        ])
     func lowAccuracy(accuracy: Double?, quality: Quality?) {
         var gate = Gate(minTimeMillis: 0, minDistanceMeters: 0)
         #expect(Self.admitted(gate.admit(Self.fix(seconds: 0, northMeters: 0, accuracy: accuracy)))?.quality == quality)
     }
 
-    @Test("quality: implausible_speed above 300 m/s from the last admitted fix, over low_accuracy", arguments: [
-        (10.0, 3010.0, Quality?.some(.implausibleSpeed)), (10, 2990, nil), (0.5, 200, .implausibleSpeed),
-    ])
+    @Test(
+        "quality: implausible_speed above 300 m/s from the last admitted fix, over low_accuracy",
+        arguments: [
+            (10.0, 3010.0, Quality?.some(.implausibleSpeed)), (10, 2990, nil), (0.5, 200, .implausibleSpeed),
+        ])
     func implausibleSpeed(seconds: Double, meters: Double, quality: Quality?) {
         var gate = Gate(minTimeMillis: 0, minDistanceMeters: 0)
         _ = gate.admit(Self.fix(seconds: 0, northMeters: 0))
@@ -104,9 +110,11 @@ struct GateTests {
         #expect(Self.admitted(gate.admit(Self.fix(seconds: 0, northMeters: 10_000)))?.quality == nil)
     }
 
-    @Test("presets set the gate; overrides win, and 0 overrides disable", arguments: [
-        (Preset.saver, 60_000 as Int64, 150.0), (.balanced, 30_000, 100), (.precision, 10_000, 30),
-    ])
+    @Test(
+        "presets set the gate; overrides win, and 0 overrides disable",
+        arguments: [
+            (Preset.saver, 60_000 as Int64, 150.0), (.balanced, 30_000, 100), (.precision, 10_000, 30),
+        ])
     func presets(preset: Preset, millis: Int64, meters: Double) {
         #expect(BeekonConfig(preset: preset).gate == Gate(minTimeMillis: millis, minDistanceMeters: meters))
         let overridden = BeekonConfig(

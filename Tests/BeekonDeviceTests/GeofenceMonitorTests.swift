@@ -7,16 +7,18 @@ struct GeofenceMonitorTests {
     static let home = Geofence(id: "home", latitude: 52.52, longitude: 13.405, radiusMeters: 100)
     static let metersPerDegree = Geodesy.earthRadiusMeters * .pi / 180
 
-    @Test("each validation reason refuses the whole request", arguments: [
-        (Geofence(id: "", latitude: 0, longitude: 0, radiusMeters: 1), GeofenceValidationError.Reason.emptyID),
-        (Geofence(id: String(repeating: "x", count: 101), latitude: 0, longitude: 0, radiusMeters: 1), .idTooLong),
-        (Geofence(id: "bk:internal", latitude: 0, longitude: 0, radiusMeters: 1), .reservedPrefix),
-        (Geofence(id: "a", latitude: 90.0001, longitude: 0, radiusMeters: 1), .latitudeOutOfRange),
-        (Geofence(id: "a", latitude: .nan, longitude: 0, radiusMeters: 1), .latitudeOutOfRange),
-        (Geofence(id: "a", latitude: 0, longitude: -180.5, radiusMeters: 1), .longitudeOutOfRange),
-        (Geofence(id: "a", latitude: 0, longitude: 0, radiusMeters: 0), .radiusNotPositive),
-        (Geofence(id: "a", latitude: 0, longitude: 0, radiusMeters: -5), .radiusNotPositive),
-    ])
+    @Test(
+        "each validation reason refuses the whole request",
+        arguments: [
+            (Geofence(id: "", latitude: 0, longitude: 0, radiusMeters: 1), GeofenceValidationError.Reason.emptyID),
+            (Geofence(id: String(repeating: "x", count: 101), latitude: 0, longitude: 0, radiusMeters: 1), .idTooLong),
+            (Geofence(id: "bk:internal", latitude: 0, longitude: 0, radiusMeters: 1), .reservedPrefix),
+            (Geofence(id: "a", latitude: 90.0001, longitude: 0, radiusMeters: 1), .latitudeOutOfRange),
+            (Geofence(id: "a", latitude: .nan, longitude: 0, radiusMeters: 1), .latitudeOutOfRange),
+            (Geofence(id: "a", latitude: 0, longitude: -180.5, radiusMeters: 1), .longitudeOutOfRange),
+            (Geofence(id: "a", latitude: 0, longitude: 0, radiusMeters: 0), .radiusNotPositive),
+            (Geofence(id: "a", latitude: 0, longitude: 0, radiusMeters: -5), .radiusNotPositive),
+        ])
     func validation(bad: Geofence, reason: GeofenceValidationError.Reason) {
         var monitor = GeofenceMonitor()
         #expect(throws: GeofenceValidationError(index: 1, id: bad.id, reason: reason)) {
@@ -63,6 +65,8 @@ struct GeofenceMonitorTests {
         var monitor = GeofenceMonitor()
         try monitor.add([Self.home])
         #expect(monitor.positionChanged(latitude: Self.home.latitude, longitude: Self.home.longitude).isEmpty)
-        #expect(monitor.positionChanged(latitude: Self.home.latitude + 0.01, longitude: Self.home.longitude).map(\.type) == [.exit])
+        #expect(
+            monitor.positionChanged(latitude: Self.home.latitude + 0.01, longitude: Self.home.longitude).map(\.type)
+                == [.exit])
     }
 }

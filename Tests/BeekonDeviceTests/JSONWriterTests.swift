@@ -23,18 +23,22 @@ struct JSONWriterTests {
         #expect(String(decoding: json.bytes, as: UTF8.self) == #"{"a":[1,{},[],true],"b":"x"}"#)
     }
 
-    @Test("integers, including the extremes, are written exactly", arguments: [
-        0, 1, -1, 9, 10, 99, 100, 1_781_526_896_789, Int64.max, Int64.min,
-    ] as [Int64])
+    @Test(
+        "integers, including the extremes, are written exactly",
+        arguments: [
+            0, 1, -1, 9, 10, 99, 100, 1_781_526_896_789, Int64.max, Int64.min,
+        ] as [Int64])
     func integers(value: Int64) {
         var json = JSONWriter()
         json.integer(value)
         #expect(String(decoding: json.bytes, as: UTF8.self) == String(value))
     }
 
-    @Test("numbers: integral without a decimal point, negative zero as 0, huge ones in exponent form", arguments: [
-        (180.0, "180"), (-0.0, "0"), (1e15, "1000000000000000"), (1e300, "1e+300"), (-2.5, "-2.5"),
-    ] as [(Double, String)])
+    @Test(
+        "numbers: integral without a decimal point, negative zero as 0, huge ones in exponent form",
+        arguments: [
+            (180.0, "180"), (-0.0, "0"), (1e15, "1000000000000000"), (1e300, "1e+300"), (-2.5, "-2.5"),
+        ] as [(Double, String)])
     func numbers(value: Double, text: String) {
         var json = JSONWriter()
         json.number(value)

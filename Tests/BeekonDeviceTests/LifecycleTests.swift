@@ -48,9 +48,11 @@ struct LifecycleTests {
         #expect(lifecycle.state == .paused(.permissionRevoked))
     }
 
-    @Test("Tracking ⇄ Paused(reason): each precondition pauses, and recovery resumes by itself", arguments: [
-        PauseReason.permissionRevoked, .locationDisabled, .unknown,
-    ])
+    @Test(
+        "Tracking ⇄ Paused(reason): each precondition pauses, and recovery resumes by itself",
+        arguments: [
+            PauseReason.permissionRevoked, .locationDisabled, .unknown,
+        ])
     func pauseAndRecover(reason: PauseReason) {
         var lifecycle = Lifecycle(platform: .ios)
         _ = lifecycle.start()

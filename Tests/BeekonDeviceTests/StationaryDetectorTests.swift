@@ -6,7 +6,9 @@ import Testing
 struct StationaryDetectorTests {
     static let metersPerDegree = Geodesy.earthRadiusMeters * .pi / 180
 
-    static func observe(_ detector: inout StationaryDetector, seconds: Int64, north: Double) -> StationaryDetector.Change? {
+    static func observe(_ detector: inout StationaryDetector, seconds: Int64, north: Double) -> StationaryDetector
+        .Change?
+    {
         detector.observe(latitude: 40 + north / metersPerDegree, longitude: -3.7, timestamp: seconds * 1000)
     }
 

@@ -9,7 +9,8 @@ struct SyncEngineOfflineTests {
     static let tokenURL = "https://auth.test/token"
     /// The harnesses' clocks start at 1_781_526_896_789; this token is refreshed proactively at
     /// `expiresAt − 60 s` = 1_781_526_940_000.
-    static let expiringAuth = AuthConfig(accessToken: "a", refreshToken: "r", expiresAt: 1_781_527_000, refreshURL: tokenURL)
+    static let expiringAuth = AuthConfig(
+        accessToken: "a", refreshToken: "r", expiresAt: 1_781_527_000, refreshURL: tokenURL)
     static let refreshAt: Int64 = 1_781_526_940_000
     static let rotated = TokenSet(accessToken: "b", refreshToken: "r", expiresAt: 1_781_600_000_000)
 
@@ -21,9 +22,13 @@ struct SyncEngineOfflineTests {
         actions.compactMap { if case .sendBatch(let request) = $0 { request } else { nil } }
     }
 
-    @Test("a proactive refresh that falls due offline waits for the network and goes the instant it returns; cut off again, it counts no failure")
+    @Test(
+        "a proactive refresh that falls due offline waits for the network and goes the instant it returns; cut off again, it counts no failure"
+    )
     func proactiveRefreshWaitsForNetwork() {
-        var harness = DeviceHarness(platform: .ios, config: BeekonConfig(sync: SyncConfig(url: "https://ingest.test/l", auth: Self.expiringAuth)))
+        var harness = DeviceHarness(
+            platform: .ios,
+            config: BeekonConfig(sync: SyncConfig(url: "https://ingest.test/l", auth: Self.expiringAuth)))
         #expect(harness.timers[.proactiveRefresh] == Self.refreshAt)
         harness.send(.networkChanged(online: false))
         harness.advance(to: Self.refreshAt + 30_000)
@@ -45,10 +50,13 @@ struct SyncEngineOfflineTests {
 
     /// Everything that can start a transfer.
     enum Trigger: String, CaseIterable, Sendable {
-        case sync, geofenceEvent, sessionStopped, threshold, interval, retryTimer, proactiveRefresh, breakerClosed, reconfigured
+        case sync, geofenceEvent, sessionStopped, threshold, interval, retryTimer, proactiveRefresh, breakerClosed,
+            reconfigured
     }
 
-    @Test("offline, no trigger sends an upload or a token refresh; back online, the due refresh goes at once, then the waiting batch", arguments: Trigger.allCases)
+    @Test(
+        "offline, no trigger sends an upload or a token refresh; back online, the due refresh goes at once, then the waiting batch",
+        arguments: Trigger.allCases)
     func nothingSentOffline(trigger: Trigger) {
         let config = SyncConfig(url: "u", syncThreshold: 1, auth: Self.expiringAuth)
         var harness = SyncHarness(sync: config)
@@ -70,7 +78,8 @@ struct SyncEngineOfflineTests {
         case .proactiveRefresh: harness.actions = harness.engine.timerFired(.proactiveRefresh, now: harness.now)
         case .breakerClosed: harness.actions = harness.engine.timerFired(.refreshBreaker, now: harness.now)
         case .reconfigured:
-            let fresh = AuthConfig(accessToken: "fresh", refreshToken: "r2", expiresAt: 1_781_527_000, refreshURL: Self.tokenURL)
+            let fresh = AuthConfig(
+                accessToken: "fresh", refreshToken: "r2", expiresAt: 1_781_527_000, refreshURL: Self.tokenURL)
             harness.actions = harness.engine.configure(
                 SyncConfig(url: "u", syncThreshold: 1, auth: fresh), restoringAuth: nil, now: harness.now)
         }
@@ -102,8 +111,12 @@ struct SyncEngineOfflineTests {
         harness.answerLoad()
         let request = harness.sentRequest!
         if knewOffline { _ = harness.engine.networkChanged(online: false, now: harness.now) }
-        harness.actions = harness.engine.uploadFinished(batchID: request.payload.batchID, outcome: .failed(heard), now: harness.now)
-        #expect(!harness.actions.contains { if case .acknowledgeBatch = $0 { true } else if case .dropBatch = $0 { true } else { false } })
+        harness.actions = harness.engine.uploadFinished(
+            batchID: request.payload.batchID, outcome: .failed(heard), now: harness.now)
+        #expect(
+            !harness.actions.contains {
+                if case .acknowledgeBatch = $0 { true } else if case .dropBatch = $0 { true } else { false }
+            })
         #expect(harness.engine.failures == failures)
         #expect(harness.engine.pendingFixes == 3)
         if failures == 0 {
@@ -126,7 +139,9 @@ struct SyncEngineOfflineTests {
         #expect(harness.sentRequest?.payload.sentAt == harness.now)
     }
 
-    @Test("a token refresh cut off by the network's loss three times opens no breaker; each time it goes again on the network's return, and the batch after it")
+    @Test(
+        "a token refresh cut off by the network's loss three times opens no breaker; each time it goes again on the network's return, and the batch after it"
+    )
     func refreshCutOff() {
         var harness = SyncHarness(sync: SyncConfig(url: "u", auth: Self.expiringAuth))
         harness.addFixes(1)
@@ -150,7 +165,8 @@ struct SyncEngineOfflineTests {
         #expect(Self.uploads(harness.actions).count == 1)
     }
 
-    @Test("a refresh heard `offline` by an engine that thinks it is online is a failed refresh, and the batch backs off")
+    @Test(
+        "a refresh heard `offline` by an engine that thinks it is online is a failed refresh, and the batch backs off")
     func refreshOfflineWhileOnline() {
         var harness = SyncHarness(sync: SyncConfig(url: "u", auth: Self.expiringAuth))
         harness.addFixes(1)

@@ -11,7 +11,10 @@ struct SyncHarness {
     var pending: [Location] = []
     var actions: [DeviceAction] = []
 
-    init(platform: Platform = .ios, sync: SyncConfig? = SyncConfig(url: "https://ingest.test/locations", intervalSeconds: 60)) {
+    init(
+        platform: Platform = .ios,
+        sync: SyncConfig? = SyncConfig(url: "https://ingest.test/locations", intervalSeconds: 60)
+    ) {
         engine = SyncEngine(platform: platform, identity: DeviceIdentity(installID: "install", platform: platform))
         actions = engine.configure(sync, restoringAuth: nil, now: now)
     }
@@ -19,7 +22,8 @@ struct SyncHarness {
     mutating func addFixes(_ count: Int) {
         for _ in 0..<count {
             now += 1000
-            pending.append(Location(id: ids.next(atUnixMillis: now, using: &rng), latitude: 1, longitude: 2, timestamp: now)!)
+            pending.append(
+                Location(id: ids.next(atUnixMillis: now, using: &rng), latitude: 1, longitude: 2, timestamp: now)!)
             actions += engine.fixPersisted(now: now)
         }
     }
@@ -31,7 +35,12 @@ struct SyncHarness {
         else { return }
         actions.remove(at: index)
         let rows = Array(pending.prefix(limit))
-        let batch = rows.isEmpty ? nil : PendingBatch(sessionID: "s", locations: rows, fixRows: rows.indices.map { Int64($0) }, geofenceEvents: [], eventRows: [])
+        let batch =
+            rows.isEmpty
+            ? nil
+            : PendingBatch(
+                sessionID: "s", locations: rows, fixRows: rows.indices.map { Int64($0) }, geofenceEvents: [],
+                eventRows: [])
         actions += engine.batchLoaded(batch, now: now, ids: &ids, using: &rng)
     }
 
@@ -45,7 +54,8 @@ struct SyncHarness {
             Issue.record("no upload was sent")
             return
         }
-        actions = engine.uploadFinished(batchID: request.payload.batchID, outcome: .response(status: status, headers: headers, body: []), now: now)
+        actions = engine.uploadFinished(
+            batchID: request.payload.batchID, outcome: .response(status: status, headers: headers, body: []), now: now)
         for case .acknowledgeBatch(let batch) in actions {
             pending.removeFirst(batch.locations.count)
         }
@@ -78,7 +88,8 @@ struct SyncEngineTests {
         harness.actions += harness.engine.timerFired(.syncInterval, now: harness.now)
         for action in harness.actions {
             switch action {
-            case .loadBatch, .sendBatch, .sendRefresh, .armTimer(.syncInterval, _): Issue.record("local-only device asked for \(action)")
+            case .loadBatch, .sendBatch, .sendRefresh, .armTimer(.syncInterval, _):
+                Issue.record("local-only device asked for \(action)")
             default: break
             }
         }
@@ -107,11 +118,14 @@ struct SyncEngineTests {
         #expect(harness.engine.phase == .idle)
     }
 
-    @Test("every row of the status table does what seed 05 says to the batch", arguments: [
-        (200, "delete"), (204, "delete"), (400, "drop"), (422, "drop"),
-        (408, "keep"), (429, "keep"), (500, "keep"), (503, "keep"), (413, "keep"), (404, "keep"), (302, "keep"), (418, "keep"),
-        (401, "suspend"), (403, "suspend"),
-    ])
+    @Test(
+        "every row of the status table does what seed 05 says to the batch",
+        arguments: [
+            (200, "delete"), (204, "delete"), (400, "drop"), (422, "drop"),
+            (408, "keep"), (429, "keep"), (500, "keep"), (503, "keep"), (413, "keep"), (404, "keep"), (302, "keep"),
+            (418, "keep"),
+            (401, "suspend"), (403, "suspend"),
+        ])
     func statusTable(status: Int, effect: String) {
         var harness = SyncHarness()
         harness.addFixes(3)
@@ -162,9 +176,12 @@ struct SyncEngineTests {
         #expect(harness.engine.failures == 0)
     }
 
-    @Test("Retry-After on 429/503 is honoured when longer than the backoff, ignored when shorter", arguments: [
-        (429, "600", Int64(600_000)), (503, "30", 120_000), (500, "600", 120_000), (429, "Mon, 15 Jun 2026 13:34:56 GMT", 3_598_211),
-    ])
+    @Test(
+        "Retry-After on 429/503 is honoured when longer than the backoff, ignored when shorter",
+        arguments: [
+            (429, "600", Int64(600_000)), (503, "30", 120_000), (500, "600", 120_000),
+            (429, "Mon, 15 Jun 2026 13:34:56 GMT", 3_598_211),
+        ])
     func retryAfter(status: Int, header: String, delay: Int64) {
         var harness = SyncHarness()
         harness.addFixes(1)
@@ -211,7 +228,10 @@ struct SyncEngineTests {
         #expect(ios.actions.contains(.armTimer(.syncInterval, at: ios.now + 60_000)))
         var android = SyncHarness(platform: .android, sync: SyncConfig(url: "u", intervalSeconds: 300))
         #expect(android.actions.contains(.armTimer(.syncInterval, at: android.now + 300_000)))
-        #expect(android.engine.appStateChanged(background: true, now: android.now) == [.armTimer(.syncInterval, at: android.now + 900_000)])
+        #expect(
+            android.engine.appStateChanged(background: true, now: android.now) == [
+                .armTimer(.syncInterval, at: android.now + 900_000)
+            ])
         let fired = android.engine.timerFired(.syncInterval, now: android.now + 900_000)
         #expect(fired.first == .armTimer(.syncInterval, at: android.now + 1_800_000))
         #expect(fired.contains(.loadBatch(limit: 100)))
@@ -219,25 +239,29 @@ struct SyncEngineTests {
 
     @Test("static headers ride every upload; auth's Authorization wins over a static one")
     func headers() {
-        var harness = SyncHarness(sync: SyncConfig(
-            url: "https://ingest.test/l", headers: ["X-Api-Key": "k", "Authorization": "Static"],
-            auth: AuthConfig(accessToken: "live", refreshToken: "r")))
+        var harness = SyncHarness(
+            sync: SyncConfig(
+                url: "https://ingest.test/l", headers: ["X-Api-Key": "k", "Authorization": "Static"],
+                auth: AuthConfig(accessToken: "live", refreshToken: "r")))
         harness.addFixes(1)
         harness.actions = harness.engine.syncCalled(now: harness.now)
         harness.answerLoad()
-        #expect(harness.sentRequest?.headers == [
-            HTTPHeader(name: "Content-Type", value: "application/json"),
-            HTTPHeader(name: "Content-Encoding", value: "gzip"),
-            HTTPHeader(name: "X-Api-Key", value: "k"),
-            HTTPHeader(name: "Authorization", value: "Bearer live"),
-        ])
+        #expect(
+            harness.sentRequest?.headers == [
+                HTTPHeader(name: "Content-Type", value: "application/json"),
+                HTTPHeader(name: "Content-Encoding", value: "gzip"),
+                HTTPHeader(name: "X-Api-Key", value: "k"),
+                HTTPHeader(name: "Authorization", value: "Bearer live"),
+            ])
         #expect(harness.sentRequest?.url == "https://ingest.test/l")
     }
 
     @Test("401 with a refresh URL: one refresh, then one retry of the same batch with the new token")
     func reactiveRefresh() {
-        var harness = SyncHarness(sync: SyncConfig(
-            url: "u", auth: AuthConfig(accessToken: "old", refreshToken: "r", refreshURL: "https://auth.test/token")))
+        var harness = SyncHarness(
+            sync: SyncConfig(
+                url: "u", auth: AuthConfig(accessToken: "old", refreshToken: "r", refreshURL: "https://auth.test/token")
+            ))
         harness.addFixes(1)
         harness.actions = harness.engine.syncCalled(now: harness.now)
         harness.answerLoad()
@@ -245,10 +269,16 @@ struct SyncEngineTests {
         harness.answerUpload(401)
         #expect(harness.actions.contains { if case .sendRefresh = $0 { true } else { false } })
         #expect(harness.engine.syncCalled(now: harness.now).isEmpty)  // single flight: nothing more
-        harness.actions = harness.engine.refreshFinished(.adopted(TokenSet(accessToken: "new", refreshToken: "r", expiresAt: nil)), now: harness.now)
-        #expect(harness.actions.contains(.persistState([.auth(PersistedAuth(
-            tokens: TokenSet(accessToken: "new", refreshToken: "r", expiresAt: nil),
-            seed: TokenSet(accessToken: "old", refreshToken: "r", expiresAt: nil)))])))
+        harness.actions = harness.engine.refreshFinished(
+            .adopted(TokenSet(accessToken: "new", refreshToken: "r", expiresAt: nil)), now: harness.now)
+        #expect(
+            harness.actions.contains(
+                .persistState([
+                    .auth(
+                        PersistedAuth(
+                            tokens: TokenSet(accessToken: "new", refreshToken: "r", expiresAt: nil),
+                            seed: TokenSet(accessToken: "old", refreshToken: "r", expiresAt: nil)))
+                ])))
         #expect(harness.sentRequest?.payload.batchID == batchID)
         #expect(harness.sentRequest?.headers.last == HTTPHeader(name: "Authorization", value: "Bearer new"))
         harness.answerUpload(401)  // the one retry failed too: back off, no second refresh
@@ -259,8 +289,11 @@ struct SyncEngineTests {
     @Test("proactive refresh is armed at expiresAt − skew and dead credentials suspend sync until re-seeded")
     func proactiveAndDead() {
         let expiresAt = 1_781_530_000.0
-        var harness = SyncHarness(sync: SyncConfig(
-            url: "u", auth: AuthConfig(accessToken: "a", refreshToken: "r", expiresAt: expiresAt, refreshURL: "https://auth.test/token")))
+        var harness = SyncHarness(
+            sync: SyncConfig(
+                url: "u",
+                auth: AuthConfig(
+                    accessToken: "a", refreshToken: "r", expiresAt: expiresAt, refreshURL: "https://auth.test/token")))
         #expect(harness.actions.contains(.armTimer(.proactiveRefresh, at: 1_781_530_000_000 - 60_000)))
         harness.actions = harness.engine.timerFired(.proactiveRefresh, now: 1_781_529_940_000)
         #expect(harness.actions.contains { if case .sendRefresh = $0 { true } else { false } })
@@ -271,16 +304,20 @@ struct SyncEngineTests {
         harness.answerLoad()
         harness.answerUpload(401)
         #expect(harness.statuses == [.failed(.auth)])
-        harness.actions = harness.engine.configure(SyncConfig(
-            url: "u", auth: AuthConfig(accessToken: "fresh", refreshToken: "r2", refreshURL: "https://auth.test/token")), restoringAuth: nil, now: harness.now)
+        harness.actions = harness.engine.configure(
+            SyncConfig(
+                url: "u",
+                auth: AuthConfig(accessToken: "fresh", refreshToken: "r2", refreshURL: "https://auth.test/token")),
+            restoringAuth: nil, now: harness.now)
         #expect(harness.actions.contains(.emitAuthChange(.seeded(expiresAt: nil))))
         #expect(harness.sentRequest?.headers.last == HTTPHeader(name: "Authorization", value: "Bearer fresh"))
     }
 
     @Test("three failed refreshes open the breaker: 60, 120, 240, 480, 960 s")
     func breaker() {
-        var harness = SyncHarness(sync: SyncConfig(
-            url: "u", auth: AuthConfig(accessToken: "a", refreshToken: "r", refreshURL: "https://auth.test/token")))
+        var harness = SyncHarness(
+            sync: SyncConfig(
+                url: "u", auth: AuthConfig(accessToken: "a", refreshToken: "r", refreshURL: "https://auth.test/token")))
         var opened: [Int64] = []
         for _ in 0..<8 {
             let started = harness.engine.timerFired(.proactiveRefresh, now: harness.now)

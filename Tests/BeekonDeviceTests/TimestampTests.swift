@@ -5,14 +5,16 @@ import Testing
 
 @Suite("Timestamp")
 struct TimestampTests {
-    @Test("Unix milliseconds become YYYY-MM-DDTHH:MM:SS.mmmZ", arguments: [
-        (0, "1970-01-01T00:00:00.000Z"),
-        (1_781_526_896_789, "2026-06-15T12:34:56.789Z"),
-        (951_782_400_000, "2000-02-29T00:00:00.000Z"),
-        (-1, "1969-12-31T23:59:59.999Z"),
-        (253_402_300_799_999, "9999-12-31T23:59:59.999Z"),
-        (1_709_251_199_000, "2024-02-29T23:59:59.000Z"),
-    ] as [(Int64, String)])
+    @Test(
+        "Unix milliseconds become YYYY-MM-DDTHH:MM:SS.mmmZ",
+        arguments: [
+            (0, "1970-01-01T00:00:00.000Z"),
+            (1_781_526_896_789, "2026-06-15T12:34:56.789Z"),
+            (951_782_400_000, "2000-02-29T00:00:00.000Z"),
+            (-1, "1969-12-31T23:59:59.999Z"),
+            (253_402_300_799_999, "9999-12-31T23:59:59.999Z"),
+            (1_709_251_199_000, "2024-02-29T23:59:59.000Z"),
+        ] as [(Int64, String)])
     func formats(millis: Int64, text: String) {
         #expect(Timestamp.text(unixMillis: millis) == text)
         #expect(Timestamp.unixMillis(parsing: text) == millis)
@@ -37,10 +39,12 @@ struct TimestampTests {
         }
     }
 
-    @Test("text of any other shape does not parse", arguments: [
-        "2026-06-15T12:34:56Z", "2026-06-15 12:34:56.789Z", "2026-02-30T00:00:00.000Z",
-        "2026-06-15T24:00:00.000Z", "2026-06-15T12:34:56.789+00:00",
-    ])
+    @Test(
+        "text of any other shape does not parse",
+        arguments: [
+            "2026-06-15T12:34:56Z", "2026-06-15 12:34:56.789Z", "2026-02-30T00:00:00.000Z",
+            "2026-06-15T24:00:00.000Z", "2026-06-15T12:34:56.789+00:00",
+        ])
     func rejects(text: String) {
         #expect(Timestamp.unixMillis(parsing: text) == nil)
     }
@@ -65,6 +69,7 @@ struct TimestampTests {
         #expect(Timestamp.inputRange.contains(Double(Timestamp.maxWritable)))
         #expect(!Timestamp.inputRange.contains(Double(Timestamp.maxWritable + 1)))
         #expect(!Timestamp.inputRange.contains(-1))
-        #expect(Timestamp.unixMillis(parsing: Timestamp.text(unixMillis: Timestamp.maxWritable)) == Timestamp.maxWritable)
+        #expect(
+            Timestamp.unixMillis(parsing: Timestamp.text(unixMillis: Timestamp.maxWritable)) == Timestamp.maxWritable)
     }
 }

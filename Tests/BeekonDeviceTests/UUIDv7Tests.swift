@@ -18,9 +18,11 @@ struct UUIDv7Tests {
         }
     }
 
-    @Test("the time prefix equals the milliseconds it was given", arguments: [
-        0, 1, 1_718_454_896_789, 1_750_000_000_000, (1 << 48) - 1,
-    ] as [Int64])
+    @Test(
+        "the time prefix equals the milliseconds it was given",
+        arguments: [
+            0, 1, 1_718_454_896_789, 1_750_000_000_000, (1 << 48) - 1,
+        ] as [Int64])
     func timePrefix(millis: Int64) {
         var rng = SplitMix64(seed: 7)
         var generator = UUIDv7Generator()
@@ -59,10 +61,12 @@ struct UUIDv7Tests {
         }
     }
 
-    @Test("malformed text does not parse", arguments: [
-        "", "0190d4e2-7b1a-7c3e-9f10-2a4b6c8d0e1", "0190d4e2-7b1a-7c3e-9f10-2a4b6c8d0e1ff",
-        "0190d4e27b1a-7c3e-9f10-2a4b6c8d0e1ff", "0190d4e2-7b1a-7c3e-9f10-2a4b6c8d0e1g",
-    ])
+    @Test(
+        "malformed text does not parse",
+        arguments: [
+            "", "0190d4e2-7b1a-7c3e-9f10-2a4b6c8d0e1", "0190d4e2-7b1a-7c3e-9f10-2a4b6c8d0e1ff",
+            "0190d4e27b1a-7c3e-9f10-2a4b6c8d0e1ff", "0190d4e2-7b1a-7c3e-9f10-2a4b6c8d0e1g",
+        ])
     func malformed(text: String) {
         #expect(UUIDv7(text) == nil)
     }

@@ -96,9 +96,11 @@ struct UploadPayloadTests {
         #expect(!text.contains("180.0"))
     }
 
-    @Test("a fractional number keeps its shortest round-trip form: 5.2 stays 5.2", arguments: [
-        5.2, 0.1, 37.7749, 1e-7, 123.456789012345, 0.30000000000000004,
-    ])
+    @Test(
+        "a fractional number keeps its shortest round-trip form: 5.2 stays 5.2",
+        arguments: [
+            5.2, 0.1, 37.7749, 1e-7, 123.456789012345, 0.30000000000000004,
+        ])
     func fractionalNumbers(value: Double) throws {
         let payload = Self.payload(locations: [Self.fix(accuracy: value)])
         #expect(Self.text(payload).contains(#""accuracy":\#(value.description),"#))
@@ -119,7 +121,8 @@ struct UploadPayloadTests {
 
     @Test("a zero measure is written as 0, not omitted")
     func zeroMeasureKept() throws {
-        let location = try Self.firstLocation(Self.payload(locations: [Self.fix(accuracy: 0, speed: 0, bearing: 0, altitude: 0)]))
+        let location = try Self.firstLocation(
+            Self.payload(locations: [Self.fix(accuracy: 0, speed: 0, bearing: 0, altitude: 0)]))
         for field in ["accuracy", "speed", "bearing", "altitude"] {
             #expect(location[field] as? Double == 0)
         }
@@ -130,7 +133,8 @@ struct UploadPayloadTests {
         let plain = try Self.firstLocation(Self.payload(locations: [Self.fix(activity: nil, quality: nil)]))
         #expect(plain["activity"] == nil)
         #expect(plain["quality"] == nil)
-        let flagged = try Self.firstLocation(Self.payload(locations: [Self.fix(activity: .automotive, quality: .implausibleSpeed)]))
+        let flagged = try Self.firstLocation(
+            Self.payload(locations: [Self.fix(activity: .automotive, quality: .implausibleSpeed)]))
         #expect(flagged["activity"] as? String == "automotive")
         #expect(flagged["quality"] as? String == "implausible_speed")
     }
@@ -168,7 +172,8 @@ struct UploadPayloadTests {
     func blankDeviceFields() throws {
         let payload = Self.payload(device: DeviceIdentity(installID: "", platform: nil, sdkVersion: "", model: ""))
         #expect(Self.text(payload).contains(#""device":{},"#))
-        let android = Self.payload(device: DeviceIdentity(installID: "x", platform: .android, sdkVersion: "0.1.1", model: ""))
+        let android = Self.payload(
+            device: DeviceIdentity(installID: "x", platform: .android, sdkVersion: "0.1.1", model: ""))
         let device = try #require(try Self.object(android)["device"] as? [String: String])
         #expect(device == ["install_id": "x", "platform": "android", "sdk_version": "0.1.1"])
     }
@@ -192,7 +197,9 @@ struct UploadPayloadTests {
         #expect(Self.payload(extras: ["b": "1", "a": "2", "c": "3"]).encoded() == forward.encoded())
     }
 
-    @Test("the bytes of a realistic 100-fix batch parse, and every number reads back exactly", arguments: [1, 7, 2026] as [UInt64])
+    @Test(
+        "the bytes of a realistic 100-fix batch parse, and every number reads back exactly",
+        arguments: [1, 7, 2026] as [UInt64])
     func parses(seed: UInt64) throws {
         var rng = SplitMix64(seed: seed)
         var ids = UUIDv7Generator()

@@ -6,7 +6,9 @@ import Testing
 /// this one that would starve every test running beside it.
 @Suite("Descriptor exhaustion")
 struct DescriptorExhaustionTests {
-    @Test("an upload with every descriptor taken fails as too-many-open-files; the same upload with descriptors to spare as refused")
+    @Test(
+        "an upload with every descriptor taken fails as too-many-open-files; the same upload with descriptors to spare as refused"
+    )
     func exhaustedDescriptorsAreNamed() throws {
         let probe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("beekon-net-probe").path
@@ -24,7 +26,9 @@ struct DescriptorExhaustionTests {
         let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(complaint)")
-        let kinds = printed.split(separator: "\n").map { $0.split(separator: "\t", maxSplits: 1).first.map(String.init) ?? "" }
+        let kinds = printed.split(separator: "\n").map {
+            $0.split(separator: "\t", maxSplits: 1).first.map(String.init) ?? ""
+        }
         #expect(kinds == ["refused", "too-many-open-files"], "\(printed)")
     }
 }

@@ -9,7 +9,8 @@ struct GzipTests {
         var text = #"{"schema_version":1,"locations":["#
         for index in 0..<fixes {
             if index > 0 { text += "," }
-            text += #"{"id":"0190d4e2-7b1a-7c3e-9f10-\#(String(format: "%012x", index))","latitude":\#(37.7749 + Double(index) * 1e-5)}"#
+            text +=
+                #"{"id":"0190d4e2-7b1a-7c3e-9f10-\#(String(format: "%012x", index))","latitude":\#(37.7749 + Double(index) * 1e-5)}"#
         }
         return Array((text + "]}").utf8)
     }
@@ -17,7 +18,8 @@ struct GzipTests {
     /// Writes `data` to a temporary file, runs the system `gzip` with `arguments` and the file's
     /// path, and returns what it printed.
     static func systemGzip(_ arguments: [String], on data: [UInt8]) throws -> [UInt8] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-gzip-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "beekon-gzip-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("batch")

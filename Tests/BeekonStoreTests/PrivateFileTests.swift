@@ -74,12 +74,16 @@ struct PrivateFileTests {
     func writeIsPrivateAndAtomic() throws {
         try withTemporaryDirectory { directory in
             let path = directory.file("devices.json")
-            #expect(FileManager.default.createFile(atPath: path, contents: Data("old".utf8), attributes: [.posixPermissions: 0o644]))
+            #expect(
+                FileManager.default.createFile(
+                    atPath: path, contents: Data("old".utf8), attributes: [.posixPermissions: 0o644]))
             try PrivateFile.write(Data("{}".utf8), toFile: path)
             #expect(Self.mode(path) == 0o600)
             #expect(try String(contentsOfFile: path, encoding: .utf8) == "{}")
             #expect(!FileManager.default.fileExists(atPath: path + ".tmp"))
-            #expect(throws: (any Error).self) { try PrivateFile.write(Data(), toFile: directory.file("missing/x.json")) }
+            #expect(throws: (any Error).self) {
+                try PrivateFile.write(Data(), toFile: directory.file("missing/x.json"))
+            }
         }
     }
 }

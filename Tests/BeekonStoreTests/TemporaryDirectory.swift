@@ -25,8 +25,7 @@ struct TemporaryDirectory {
 }
 
 /// Runs `body` with a fresh temporary folder and removes the folder afterwards, pass or fail.
-func withTemporaryDirectory<Result>(_ body: (TemporaryDirectory) throws -> Result) throws -> Result
-{
+func withTemporaryDirectory<Result>(_ body: (TemporaryDirectory) throws -> Result) throws -> Result {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     return try body(directory)

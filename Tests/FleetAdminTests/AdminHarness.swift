@@ -26,7 +26,9 @@ final class AdminHarness: Sendable {
     /// How long the default simulated network takes to answer 200, virtual ms.
     static let latencyMillis: Int64 = 80
     /// The default simulated network: every request is answered 200 after `latencyMillis`.
-    static let answersOK: @Sendable (SimulatedRequest) -> SimulatedAnswer = { _ in .respond(status: 200, afterMillis: latencyMillis) }
+    static let answersOK: @Sendable (SimulatedRequest) -> SimulatedAnswer = { _ in
+        .respond(status: 200, afterMillis: latencyMillis)
+    }
 
     let folder: String
     /// The fleet the admin server drives.
@@ -76,10 +78,12 @@ final class AdminHarness: Sendable {
         switch fleet {
         case .simulated(let network):
             let file = try FleetFile.parse(
-                yaml: Self.yaml(devices: devices, ingest: "http://ingest.invalid/ingest", warp: warp, duration: duration),
+                yaml: Self.yaml(
+                    devices: devices, ingest: "http://ingest.invalid/ingest", warp: warp, duration: duration),
                 file: "fleet.yaml", routeFolder: folder)
             let runtime = try SimulatedRuntime(
-                fleet: file, options: RunOptions(dataDirectory: folder + "/data", routeFolder: folder), network: network)
+                fleet: file, options: RunOptions(dataDirectory: folder + "/data", routeFolder: folder), network: network
+            )
             simulatedFleet = runtime
             realFleet = nil
             control = runtime
@@ -91,7 +95,8 @@ final class AdminHarness: Sendable {
             if started { real.start() }
         }
         self.token = token
-        admin = try AdminServer(runtime: control, configuration: AdminConfiguration(port: 0, token: token, allowedHosts: allowedHosts))
+        admin = try AdminServer(
+            runtime: control, configuration: AdminConfiguration(port: 0, token: token, allowedHosts: allowedHosts))
         transport = try HTTPTransport()
     }
 
@@ -138,7 +143,8 @@ final class AdminHarness: Sendable {
     /// Sends a request; the harness's token goes along unless `token` says otherwise ("" for none).
     /// `headers` replace the defaults of the same name (`Content-Type: application/json` with a body).
     func call(
-        _ method: String, _ path: String, body: String? = nil, token: String? = nil, headers extra: [(name: String, value: String)] = []
+        _ method: String, _ path: String, body: String? = nil, token: String? = nil,
+        headers extra: [(name: String, value: String)] = []
     ) async -> Answer {
         var headers: [(name: String, value: String)] = []
         if let bearer = token ?? self.token, !bearer.isEmpty { headers.append(("Authorization", "Bearer \(bearer)")) }
@@ -154,7 +160,8 @@ final class AdminHarness: Sendable {
         guard case .response(let status, let headers, let bytes, _) = result else {
             return Answer(status: 0, headers: [], body: Array("\(result)".utf8), json: nil)
         }
-        return Answer(status: status, headers: headers, body: bytes, json: try? JSONSerialization.jsonObject(with: Data(bytes)))
+        return Answer(
+            status: status, headers: headers, body: bytes, json: try? JSONSerialization.jsonObject(with: Data(bytes)))
     }
 
     /// The listed devices' states by id.
@@ -192,7 +199,9 @@ final class AdminHarness: Sendable {
 
     /// Reads the raw HTTP stream (SSE) at `path` until `done` holds for what arrived, or
     /// `seconds` pass, on a thread of its own; returns what arrived.
-    func readStream(_ path: String, headers: [String] = [], seconds: Double = 10, until done: @escaping @Sendable (String) -> Bool) async -> String {
+    func readStream(
+        _ path: String, headers: [String] = [], seconds: Double = 10, until done: @escaping @Sendable (String) -> Bool
+    ) async -> String {
         let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
         return await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: self.exchange(request, seconds: seconds, until: done)) }.start()
@@ -210,7 +219,9 @@ final class AdminHarness: Sendable {
         address.sin_port = admin.port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { return "" }
         var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
@@ -245,18 +256,25 @@ final class RealFleet: Sendable {
         receiver = try IngestReceiver(
             configuration: IngestReceiverConfiguration(port: 0, databasePath: folder + "/ingest.db", threads: 2))
         let fleet = try FleetFile.parse(
-            yaml: AdminHarness.yaml(devices: devices, ingest: receiver.url, warp: warp, duration: duration), file: "fleet.yaml",
+            yaml: AdminHarness.yaml(devices: devices, ingest: receiver.url, warp: warp, duration: duration),
+            file: "fleet.yaml",
             routeFolder: folder)
         runtime = try FleetRuntime(
             fleet: fleet,
             options: RunOptions(
-                dataDirectory: folder + "/data", realDurationMillis: 120_000, routeFolder: folder, transferTiming: .deterministic))
+                dataDirectory: folder + "/data", realDurationMillis: 120_000, routeFolder: folder,
+                transferTiming: .deterministic))
     }
 
     /// Starts the loop and returns once it has published its first snapshot (its stores are
     /// open and it takes commands).
     func start() {
-        guard !started.withLock({ started in defer { started = true }; return started }) else { return }
+        guard
+            !started.withLock({ started in
+                defer { started = true }
+                return started
+            })
+        else { return }
         let runtime = runtime
         let ended = ended
         Thread {

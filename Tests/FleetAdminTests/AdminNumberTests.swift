@@ -21,18 +21,37 @@ struct AdminNumberTests {
         ("POST", "/api/v1/devices", #"{"group": "walkers", "count": 1, "ratePerSecond": V}"#, "ratePerSecond", []),
         ("POST", "/api/v1/devices", #"{"spec": {"name": "extra", "count": V, "route": "walk.csv"}}"#, "spec.count", []),
         (
-            "POST", "/api/v1/devices", #"{"spec": {"name": "extra", "count": 1, "route": "walk.csv", "speedFactor": V}}"#,
+            "POST", "/api/v1/devices",
+            #"{"spec": {"name": "extra", "count": 1, "route": "walk.csv", "speedFactor": V}}"#,
             "spec.speedFactor", []
         ),
-        ("POST", "/api/v1/fleet/actions", #"{"action": "sync", "selector": {"fraction": V}}"#, "selector.fraction", ["5e-324", "0"]),
-        ("POST", "/api/v1/fleet/actions", #"{"action": "sync", "selector": {"fraction": 0.5, "seed": V}}"#, "selector.seed", ["0"]),
-        ("POST", "/api/v1/fleet/actions", #"{"action": "kill", "selector": {"all": true}, "params": {"relaunchAfterSeconds": V}}"#,
-            "params.relaunchAfterSeconds", ["5e-324", "0"]),
-        ("POST", "/api/v1/fleet/actions", #"{"action": "latency", "selector": {"all": true}, "params": {"ms": V}}"#, "params.ms", ["0"]),
-        ("POST", "/api/v1/fleet/actions", #"{"action": "timeouts", "selector": {"all": true}, "params": {"fraction": V}}"#,
-            "params.fraction", ["5e-324", "0"]),
-        ("POST", "/api/v1/fleet/actions", #"{"action": "configure", "selector": {"all": true}, "params": {"config": {"stationaryRadiusMeters": V}}}"#,
-            "params.stationaryRadiusMeters", []),
+        (
+            "POST", "/api/v1/fleet/actions", #"{"action": "sync", "selector": {"fraction": V}}"#, "selector.fraction",
+            ["5e-324", "0"]
+        ),
+        (
+            "POST", "/api/v1/fleet/actions", #"{"action": "sync", "selector": {"fraction": 0.5, "seed": V}}"#,
+            "selector.seed", ["0"]
+        ),
+        (
+            "POST", "/api/v1/fleet/actions",
+            #"{"action": "kill", "selector": {"all": true}, "params": {"relaunchAfterSeconds": V}}"#,
+            "params.relaunchAfterSeconds", ["5e-324", "0"]
+        ),
+        (
+            "POST", "/api/v1/fleet/actions", #"{"action": "latency", "selector": {"all": true}, "params": {"ms": V}}"#,
+            "params.ms", ["0"]
+        ),
+        (
+            "POST", "/api/v1/fleet/actions",
+            #"{"action": "timeouts", "selector": {"all": true}, "params": {"fraction": V}}"#,
+            "params.fraction", ["5e-324", "0"]
+        ),
+        (
+            "POST", "/api/v1/fleet/actions",
+            #"{"action": "configure", "selector": {"all": true}, "params": {"config": {"stationaryRadiusMeters": V}}}"#,
+            "params.stationaryRadiusMeters", []
+        ),
     ]
 
     /// Query values (percent-encoded where needed).
@@ -52,7 +71,9 @@ struct AdminNumberTests {
         return (fleet["warp"] as? Double, fleet["devices"] as? Int, fleet["virtualTimeMillis"] as? Int)
     }
 
-    @Test("every numeric body field refuses NaN, infinities, 1e300, 5e-324, -1, 0, 2^63 and strings by name, and nothing changes")
+    @Test(
+        "every numeric body field refuses NaN, infinities, 1e300, 5e-324, -1, 0, 2^63 and strings by name, and nothing changes"
+    )
     func hostileBodies() async throws {
         let harness = try AdminHarness()
         let before = await Self.fleetState(harness)
@@ -68,12 +89,15 @@ struct AdminNumberTests {
                     #expect(message.contains(value.replacingOccurrences(of: "\"", with: "")), "\(body): \(answer.text)")
                     #expect(message.contains("expected") || message.contains("must be"), "\(body): \(answer.text)")
                 } else {
-                    #expect(answer.errorCode == "bad_request" && answer.text.contains("not valid JSON"), "\(body): \(answer.text)")
+                    #expect(
+                        answer.errorCode == "bad_request" && answer.text.contains("not valid JSON"),
+                        "\(body): \(answer.text)")
                 }
             }
         }
         let after = await Self.fleetState(harness)
-        #expect(after.warp == before.warp && after.devices == before.devices && after.virtualMillis == before.virtualMillis)
+        #expect(
+            after.warp == before.warp && after.devices == before.devices && after.virtualMillis == before.virtualMillis)
         #expect(harness.simulated.snapshot.actions.isEmpty, "a refused action ran")
         // The fleet still runs: a second of virtual time is a second.
         harness.simulated.advance(byMillis: 1_000)
@@ -87,7 +111,8 @@ struct AdminNumberTests {
         let before = await Self.fleetState(harness)
         for entry in Self.queryFields {
             for value in Self.queryValues where !entry.takes.contains(value) {
-                let path = entry.path.replacingOccurrences(of: "{id}", with: device).replacingOccurrences(of: "=V", with: "=\(value)")
+                let path = entry.path.replacingOccurrences(of: "{id}", with: device).replacingOccurrences(
+                    of: "=V", with: "=\(value)")
                 let answer = await harness.call("GET", path)
                 #expect(answer.status == 400 && answer.errorField == entry.field, "\(path): \(answer.text)")
                 let message = (answer.object["error"] as? [String: Any])?["message"] as? String ?? ""
@@ -95,7 +120,9 @@ struct AdminNumberTests {
             }
         }
         for offset in ["1e300", "-1", "9223372036854775808", "x"] {
-            let cursor = Data("o:\(offset)".utf8).base64EncodedString().addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let cursor =
+                Data("o:\(offset)".utf8).base64EncodedString().addingPercentEncoding(
+                    withAllowedCharacters: .alphanumerics) ?? ""
             let answer = await harness.call("GET", "/api/v1/devices?cursor=\(cursor)")
             #expect(answer.status == 400 && answer.errorField == "cursor", "\(offset): \(answer.text)")
         }
@@ -106,7 +133,10 @@ struct AdminNumberTests {
     @Test("PATCH /api/v1/fleet takes the ends of the warp range exactly")
     func warpBounds() async throws {
         let harness = try AdminHarness()
-        for (warp, status, set) in [("0.01", 200, 0.01), ("10000", 200, 10_000), ("0.0099", 400, 10_000), ("10000.0001", 400, 10_000), ("1e4", 200, 10_000)] {
+        for (warp, status, set) in [
+            ("0.01", 200, 0.01), ("10000", 200, 10_000), ("0.0099", 400, 10_000), ("10000.0001", 400, 10_000),
+            ("1e4", 200, 10_000),
+        ] {
             let answer = await harness.call("PATCH", "/api/v1/fleet", body: #"{"warp": \#(warp)}"#)
             #expect(answer.status == status, "\(warp): \(answer.text)")
             #expect(await Self.fleetState(harness).warp == set, "\(warp)")

@@ -8,7 +8,9 @@ import Testing
 /// one run end to end.
 @Suite("Admin server over a real fleet", .serialized)
 struct AdminRealFleetTests {
-    @Test("GET /healthz follows a real loop: 503 starting before it runs, 200 running while it runs, 503 stopping once asked to stop")
+    @Test(
+        "GET /healthz follows a real loop: 503 starting before it runs, 200 running while it runs, 503 stopping once asked to stop"
+    )
     func healthPhases() async throws {
         let harness = try AdminHarness(token: "s3cret", fleet: .real(started: false))
         let starting = await harness.call("GET", "/healthz", token: "")
@@ -21,7 +23,9 @@ struct AdminRealFleetTests {
         #expect(stopping.status == 503 && stopping.text == #"{"status":"stopping"}"#)
     }
 
-    @Test("end to end: a real run (2 virtual minutes at warp 120) uploads to a real receiver, a spawn through the API included, and the API counts what the receiver stored")
+    @Test(
+        "end to end: a real run (2 virtual minutes at warp 120) uploads to a real receiver, a spawn through the API included, and the API counts what the receiver stored"
+    )
     func endToEnd() async throws {
         let harness = try AdminHarness(duration: "2m", fleet: .real(started: false))
         // Asked as the loop starts: it takes the spawn at one of its first turns, well inside the run.

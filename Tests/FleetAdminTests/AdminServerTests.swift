@@ -29,7 +29,8 @@ struct AdminServerTests {
 
     // MARK: The fleet
 
-    @Test("GET /api/v1/fleet describes the fleet at the virtual instant it reached, and counts what the network answered")
+    @Test(
+        "GET /api/v1/fleet describes the fleet at the virtual instant it reached, and counts what the network answered")
     func fleetSummary() async throws {
         let harness = try AdminHarness()
         harness.simulated.advance(byMillis: 10_000)
@@ -49,7 +50,8 @@ struct AdminServerTests {
         #expect(fleet["endsAt"] is NSNull && fleet["endsAtMillis"] is NSNull, "no virtual-time limit: \(answer.text)")
         // Every upload sent by now was answered 200, 80 virtual ms later.
         let sent = harness.uploadsSent
-        #expect(!sent.isEmpty && sent.allSatisfy { $0.sentAt + AdminHarness.latencyMillis <= AdminHarness.start + 10_000 })
+        #expect(
+            !sent.isEmpty && sent.allSatisfy { $0.sentAt + AdminHarness.latencyMillis <= AdminHarness.start + 10_000 })
         let batches = fleet["batches"] as? [String: Any] ?? [:]
         #expect(batches["sent"] as? Int == sent.count)
         #expect(batches["byOutcome"] as? [String: Int] == ["200": sent.count])
@@ -80,13 +82,17 @@ struct AdminServerTests {
         #expect(await harness.call("GET", "/metrics").text.contains("\nbeekon_fleet_warp 30.0\n"))
         let sent = harness.simulated.sent.count
         harness.simulated.advance(byMillis: 60_000)
-        #expect(await harness.call("GET", "/api/v1/fleet").object["virtualTimeMillis"] as? Int == Int(AdminHarness.start + 10_000))
+        #expect(
+            await harness.call("GET", "/api/v1/fleet").object["virtualTimeMillis"] as? Int
+                == Int(AdminHarness.start + 10_000))
         #expect(harness.simulated.sent.count == sent, "a paused fleet sent uploads")
 
         let resumed = await harness.call("PATCH", "/api/v1/fleet", body: #"{"paused": false}"#)
         #expect(resumed.object["paused"] as? Bool == false && resumed.object["warp"] as? Double == 30)
         harness.simulated.advance(byMillis: 60_000)
-        #expect(await harness.call("GET", "/api/v1/fleet").object["virtualTimeMillis"] as? Int == Int(AdminHarness.start + 70_000))
+        #expect(
+            await harness.call("GET", "/api/v1/fleet").object["virtualTimeMillis"] as? Int
+                == Int(AdminHarness.start + 70_000))
         #expect(harness.simulated.sent.count > sent)
     }
 
@@ -121,7 +127,10 @@ struct AdminServerTests {
         let page = first.object["devices"] as? [[String: Any]] ?? []
         #expect(page.map { $0["id"] as? String } == ["walkers-0001", "walkers-0002", "walkers-0003"])
         let summary = page.first ?? [:]
-        for key in ["group", "platform", "model", "installId", "state", "alive", "permission", "locationServices", "network", "pending"] {
+        for key in [
+            "group", "platform", "model", "installId", "state", "alive", "permission", "locationServices", "network",
+            "pending",
+        ] {
             #expect(summary[key] != nil, "DeviceSummary lacks \(key)")
         }
         #expect(summary["state"] as? String == "tracking")
@@ -132,7 +141,9 @@ struct AdminServerTests {
         #expect(second.object["next"] is NSNull)
         let descending = await harness.call("GET", "/api/v1/devices?sort=-id&limit=1")
         #expect((descending.object["devices"] as? [[String: Any]])?.first?["id"] as? String == "walkers-0004")
-        for (query, total) in [("q=0002", 1), ("state=track*&group=walkers", 4), ("state=paused*", 0), ("group=nobody", 0)] {
+        for (query, total) in [
+            ("q=0002", 1), ("state=track*&group=walkers", 4), ("state=paused*", 0), ("group=nobody", 0),
+        ] {
             #expect(await harness.call("GET", "/api/v1/devices?\(query)").object["total"] as? Int == total, "\(query)")
         }
     }
@@ -146,7 +157,9 @@ struct AdminServerTests {
         #expect(answer.status == 400 && answer.errorField == field, "\(answer.text)")
     }
 
-    @Test("GET /api/v1/devices/{id} shows the state history at exact instants, sync, auth and config without any secret; an unknown id is 404")
+    @Test(
+        "GET /api/v1/devices/{id} shows the state history at exact instants, sync, auth and config without any secret; an unknown id is 404"
+    )
     func deviceDetail() async throws {
         let harness = try AdminHarness()
         harness.simulated.advance(byMillis: 10_000)
@@ -155,7 +168,10 @@ struct AdminServerTests {
         let device = answer.object
         #expect(device["id"] as? String == "walkers-0001")
         // Spawned at the run's first instant.
-        #expect(await harness.history("walkers-0001") == [Change(at: Self.time(0), state: "starting"), Change(at: Self.time(0), state: "tracking")])
+        #expect(
+            await harness.history("walkers-0001") == [
+                Change(at: Self.time(0), state: "starting"), Change(at: Self.time(0), state: "tracking"),
+            ])
         #expect((device["sync"] as? [String: Any])?["status"] as? String == "idle")
         #expect((device["sync"] as? [String: Any])?["consecutiveFailures"] as? Int == 0)
         #expect((device["auth"] as? [String: Any])?["state"] as? String == "none")
@@ -189,7 +205,11 @@ struct AdminServerTests {
         #expect(record["at"] as? String == Timestamp.text(unixMillis: request.sentAt + latency))
         #expect(record["latencyMs"] as? Double == Double(latency))
         // The server's own time: the virtual latency at warp 120, none when it never answered.
-        if let serverMillis { #expect(record["serverMs"] as? Double == serverMillis) } else { #expect(record["serverMs"] is NSNull) }
+        if let serverMillis {
+            #expect(record["serverMs"] as? Double == serverMillis)
+        } else {
+            #expect(record["serverMs"] is NSNull)
+        }
         #expect(record["batchId"] as? String == Self.batchID(request))
         #expect(record["fixes"] as? Int == (try Self.fixes(request)))
         let unknown = await harness.call("GET", "/api/v1/devices/nobody/uploads")
@@ -201,20 +221,27 @@ struct AdminServerTests {
         let harness = try AdminHarness()
         harness.simulated.advance(byMillis: 10_000)
         // Offline, the device keeps what it takes.
-        let offline = await harness.call("POST", "/api/v1/devices/walkers-0001/actions", body: #"{"action": "networkOffline"}"#)
+        let offline = await harness.call(
+            "POST", "/api/v1/devices/walkers-0001/actions", body: #"{"action": "networkOffline"}"#)
         #expect(offline.status == 202)
         let sent = harness.simulated.sent.count
         harness.simulated.advance(byMillis: 10_000)
-        #expect(!harness.simulated.sent.dropFirst(sent).contains { $0.device == "walkers-0001" }, "an offline device uploaded")
+        #expect(
+            !harness.simulated.sent.dropFirst(sent).contains { $0.device == "walkers-0001" },
+            "an offline device uploaded")
         let pending = await harness.device("walkers-0001")["pending"] as? Int ?? 0
         let all = await harness.call("GET", "/api/v1/devices/walkers-0001/locations")
         #expect(all.status == 200)
         let fixes = all.object["locations"] as? [[String: Any]] ?? []
-        #expect(fixes.count == pending && pending > 10, "the store holds \(fixes.count), the device says \(pending) pending")
+        #expect(
+            fixes.count == pending && pending > 10, "the store holds \(fixes.count), the device says \(pending) pending"
+        )
         let instants = fixes.compactMap { ($0["timestamp"] as? String).flatMap(Timestamp.unixMillis(parsing:)) }
         #expect(instants == instants.sorted() && instants.last ?? 0 <= AdminHarness.start + 20_000)
         // Every fix taken while offline is there (one a second).
-        #expect(Set(instants).isSuperset(of: stride(from: AdminHarness.start + 11_000, through: AdminHarness.start + 20_000, by: 1_000)))
+        #expect(
+            Set(instants).isSuperset(
+                of: stride(from: AdminHarness.start + 11_000, through: AdminHarness.start + 20_000, by: 1_000)))
         let fix = fixes.first ?? [:]
         for key in ["id", "timestamp", "latitude", "longitude", "accuracy", "speed", "trigger", "uploaded"] {
             #expect(fix[key] != nil, "a location lacks \(key)")
@@ -229,10 +256,13 @@ struct AdminServerTests {
         #expect(await listed("limit=2") == Array(ids.prefix(2)))
         let from = Self.time(12_000)
         let to = Self.time(14_000)
-        let inRange = zip(ids, instants).filter { $0.1 >= AdminHarness.start + 12_000 && $0.1 <= AdminHarness.start + 14_000 }.map(\.0)
+        let inRange = zip(ids, instants).filter {
+            $0.1 >= AdminHarness.start + 12_000 && $0.1 <= AdminHarness.start + 14_000
+        }.map(\.0)
         #expect(inRange.count == 3)
         #expect(await listed("from=\(from)&to=\(to)") == inRange)
-        #expect(await listed("from=\(AdminHarness.start + 12_000)&to=\(AdminHarness.start + 14_000)") == inRange, "Unix ms")
+        #expect(
+            await listed("from=\(AdminHarness.start + 12_000)&to=\(AdminHarness.start + 14_000)") == inRange, "Unix ms")
         #expect(await listed("from=\(from)&to=\(to)&limit=1") == Array(inRange.prefix(1)))
         #expect(await listed("from=\(to)&to=\(from)").isEmpty)
     }
@@ -249,7 +279,9 @@ struct AdminServerTests {
         #expect(answer.status == status && answer.errorField == field, "\(answer.text)")
     }
 
-    @Test("POST /api/v1/devices lists the copies at once; they set off at the spawn instant, paced at the rate on the fleet's warp, and upload 3 s later")
+    @Test(
+        "POST /api/v1/devices lists the copies at once; they set off at the spawn instant, paced at the rate on the fleet's warp, and upload 3 s later"
+    )
     func spawn() async throws {
         let harness = try AdminHarness()
         harness.simulated.advance(byMillis: 10_000)
@@ -261,20 +293,28 @@ struct AdminServerTests {
         #expect(added.status == 202)
         #expect(added.object["ids"] as? [String] == ["runners-0001"])
         // 20 a second at warp 120: one every 50 real ms, 6 virtual s.
-        let copies = await harness.call("POST", "/api/v1/devices", body: #"{"group": "walkers", "count": 2, "ratePerSecond": 20}"#)
+        let copies = await harness.call(
+            "POST", "/api/v1/devices", body: #"{"group": "walkers", "count": 2, "ratePerSecond": 20}"#)
         #expect(copies.status == 202)
         #expect(copies.object["ids"] as? [String] == ["walkers-0005", "walkers-0006"])
         let fleet = await harness.call("GET", "/api/v1/fleet").object
         #expect(fleet["devices"] as? Int == 7)
         #expect(fleet["groups"] as? [String] == ["walkers", "runners"])
-        #expect(Set(await harness.states().keys) == ["walkers-0001", "walkers-0002", "walkers-0003", "walkers-0004", "walkers-0005", "walkers-0006", "runners-0001"])
+        #expect(
+            Set(await harness.states().keys) == [
+                "walkers-0001", "walkers-0002", "walkers-0003", "walkers-0004", "walkers-0005", "walkers-0006",
+                "runners-0001",
+            ])
         let devicesFile = try String(contentsOfFile: harness.folder + "/data/devices.json", encoding: .utf8)
         #expect(devicesFile.contains("runners-0001"), "a spawned device's install id is not remembered")
 
         harness.simulated.advance(byMillis: 20_000)
         for (id, setOff) in [("walkers-0005", Int64(10_000)), ("walkers-0006", 16_000)] {
             let history = await harness.history(id)
-            #expect(history == [Change(at: Self.time(setOff), state: "starting"), Change(at: Self.time(setOff), state: "tracking")], "\(id)")
+            #expect(
+                history == [
+                    Change(at: Self.time(setOff), state: "starting"), Change(at: Self.time(setOff), state: "tracking"),
+                ], "\(id)")
         }
         let runner = await harness.history("runners-0001")
         #expect(runner.first == Change(at: Self.time(10_000), state: "starting"))
@@ -282,7 +322,8 @@ struct AdminServerTests {
         for (id, setOff) in [("walkers-0005", Int64(10_000)), ("walkers-0006", 16_000)] {
             let first = try #require(harness.uploadsSent.first { $0.device == id })
             #expect(first.sentAt == AdminHarness.start + setOff + 3_000, "\(id)")
-            let listed = await harness.call("GET", "/api/v1/devices/\(id)/uploads").object["uploads"] as? [[String: Any]]
+            let listed =
+                await harness.call("GET", "/api/v1/devices/\(id)/uploads").object["uploads"] as? [[String: Any]]
             #expect(listed?.last?["at"] as? String == Self.time(setOff + 3_000 + AdminHarness.latencyMillis), "\(id)")
         }
         #expect(await harness.device("runners-0001")["platform"] as? String == "android")
@@ -293,7 +334,8 @@ struct AdminServerTests {
         let harness = try AdminHarness()
         harness.simulated.advance(byMillis: 10_000)
         #expect(await harness.call("PATCH", "/api/v1/fleet", body: #"{"warp": 30}"#).status == 200)
-        let copies = await harness.call("POST", "/api/v1/devices", body: #"{"group": "walkers", "count": 3, "ratePerSecond": 20}"#)
+        let copies = await harness.call(
+            "POST", "/api/v1/devices", body: #"{"group": "walkers", "count": 3, "ratePerSecond": 20}"#)
         #expect(copies.object["ids"] as? [String] == ["walkers-0005", "walkers-0006", "walkers-0007"])
         harness.simulated.advance(byMillis: 10_000)
         for (id, setOff) in [("walkers-0005", Int64(10_000)), ("walkers-0006", 11_500), ("walkers-0007", 13_000)] {
@@ -307,7 +349,8 @@ struct AdminServerTests {
         let harness = try AdminHarness()
         harness.simulated.advance(byMillis: 10_000)
         // 1 a second at warp 120: walkers-0005 at once, walkers-0006 two virtual minutes later.
-        let paced = await harness.call("POST", "/api/v1/devices", body: #"{"group": "walkers", "count": 2, "ratePerSecond": 1}"#)
+        let paced = await harness.call(
+            "POST", "/api/v1/devices", body: #"{"group": "walkers", "count": 2, "ratePerSecond": 1}"#)
         #expect(paced.object["ids"] as? [String] == ["walkers-0005", "walkers-0006"])
         let unpaced = await harness.call("POST", "/api/v1/devices", body: #"{"group": "walkers", "count": 1}"#)
         #expect(unpaced.object["ids"] as? [String] == ["walkers-0007"])
@@ -323,7 +366,10 @@ struct AdminServerTests {
             (#"{"group": "nobody", "count": 1}"#, 400, "bad_request", "group"),
             (#"{"group": "walkers", "count": "two"}"#, 400, "bad_type", "count"),
             (#"{"group": "walkers"}"#, 400, "bad_request", "count"),
-            (#"{"spec": {"name": "x", "count": 1, "route": "walk.csv", "colour": "red"}}"#, 400, "unknown_field", "spec.colour"),
+            (
+                #"{"spec": {"name": "x", "count": 1, "route": "walk.csv", "colour": "red"}}"#, 400, "unknown_field",
+                "spec.colour"
+            ),
             (#"{"spec": {"name": "walkers", "count": 1, "route": "walk.csv"}}"#, 409, "conflict", "spec.name"),
             (#"{"spec": {"name": "lost", "count": 1, "route": "nowhere.gpx"}}"#, 400, "bad_request", "spec.route"),
             (#"{"group": "walkers", "count": 100000}"#, 400, "bad_request", "count"),
@@ -336,7 +382,9 @@ struct AdminServerTests {
         #expect(fleet["devices"] as? Int == 4 && fleet["groups"] as? [String] == ["walkers"])
     }
 
-    @Test("DELETE /api/v1/devices/{id} stops the device at once: it is no longer listed and sends nothing more; its store stays")
+    @Test(
+        "DELETE /api/v1/devices/{id} stops the device at once: it is no longer listed and sends nothing more; its store stays"
+    )
     func delete() async throws {
         let harness = try AdminHarness()
         harness.simulated.advance(byMillis: 10_000)
@@ -357,7 +405,9 @@ struct AdminServerTests {
 
     // MARK: Actions
 
-    @Test("revokePermission pauses every device at the instant it is asked, listed in the answer's snapshot; grantPermission brings them back the same way")
+    @Test(
+        "revokePermission pauses every device at the instant it is asked, listed in the answer's snapshot; grantPermission brings them back the same way"
+    )
     func permissionRoundTrip() async throws {
         let harness = try AdminHarness()
         harness.simulated.advance(byMillis: 10_000)
@@ -365,7 +415,10 @@ struct AdminServerTests {
             "POST", "/api/v1/fleet/actions", body: #"{"action": "revokePermission", "selector": {"all": true}}"#)
         #expect(revoked.status == 202)
         #expect(revoked.object["applied"] as? Int == 4)
-        #expect((revoked.object["ids"] as? [String])?.sorted() == ["walkers-0001", "walkers-0002", "walkers-0003", "walkers-0004"])
+        #expect(
+            (revoked.object["ids"] as? [String])?.sorted() == [
+                "walkers-0001", "walkers-0002", "walkers-0003", "walkers-0004",
+            ])
         // No time has passed: the answer came after the snapshot that shows it.
         #expect(Set(await harness.states().values) == ["paused(permissionRevoked)"])
         for id in ["walkers-0001", "walkers-0002", "walkers-0003", "walkers-0004"] {
@@ -383,19 +436,26 @@ struct AdminServerTests {
             body: #"{"action": "grantPermission", "selector": {"state": "paused(permissionRevoked)"}}"#)
         #expect(granted.object["applied"] as? Int == 4)
         #expect(Set(await harness.states().values) == ["tracking"])
-        #expect(await harness.history("walkers-0001").suffix(2) == [
-            Change(at: Self.time(10_000), state: "paused(permissionRevoked)"), Change(at: Self.time(70_000), state: "tracking"),
-        ])
+        #expect(
+            await harness.history("walkers-0001").suffix(2) == [
+                Change(at: Self.time(10_000), state: "paused(permissionRevoked)"),
+                Change(at: Self.time(70_000), state: "tracking"),
+            ])
         harness.simulated.advance(byMillis: 10_000)
         #expect(await admitted()["admitted"] ?? 0 > before ?? 0)
     }
 
-    @Test("a device action applies at the instant it is asked: latency delays its answers by exactly that much, kill is dead at once and relaunches when it said")
+    @Test(
+        "a device action applies at the instant it is asked: latency delays its answers by exactly that much, kill is dead at once and relaunches when it said"
+    )
     func deviceActions() async throws {
         let harness = try AdminHarness()
         harness.simulated.advance(byMillis: 10_000)
-        let latency = await harness.call("POST", "/api/v1/devices/walkers-0001/actions", body: #"{"action": "latency", "params": {"ms": 50}}"#)
-        #expect(latency.status == 202 && latency.object["applied"] as? Int == 1 && latency.object["ids"] as? [String] == ["walkers-0001"])
+        let latency = await harness.call(
+            "POST", "/api/v1/devices/walkers-0001/actions", body: #"{"action": "latency", "params": {"ms": 50}}"#)
+        #expect(
+            latency.status == 202 && latency.object["applied"] as? Int == 1
+                && latency.object["ids"] as? [String] == ["walkers-0001"])
         let kill = await harness.call(
             "POST", "/api/v1/fleet/actions",
             body: #"{"action": "kill", "selector": {"ids": ["walkers-0002"]}, "params": {"relaunchAfterSeconds": 60}}"#)
@@ -406,7 +466,9 @@ struct AdminServerTests {
         harness.simulated.advance(byMillis: 60_000)
         // walkers-0001's next upload is heard 80 + 50 ms after it left.
         let next = try #require(harness.simulated.sent.dropFirst(sent).first { $0.device == "walkers-0001" })
-        let listed = await harness.call("GET", "/api/v1/devices/walkers-0001/uploads").object["uploads"] as? [[String: Any]] ?? []
+        let listed =
+            await harness.call("GET", "/api/v1/devices/walkers-0001/uploads").object["uploads"] as? [[String: Any]]
+            ?? []
         let record = try #require(listed.first { $0["batchId"] as? String == Self.batchID(next) })
         #expect(record["at"] as? String == Timestamp.text(unixMillis: next.sentAt + 130))
         #expect(record["latencyMs"] as? Double == 130)
@@ -426,7 +488,8 @@ struct AdminServerTests {
         let second = await harness.call("POST", "/api/v1/fleet/actions", body: body)
         #expect(first.status == 202 && (first.object["ids"] as? [String])?.isEmpty == false)
         #expect(first.object["ids"] as? [String] == second.object["ids"] as? [String])
-        let all = await harness.call("POST", "/api/v1/fleet/actions", body: #"{"action": "sync", "selector": {"fraction": 1, "seed": 7}}"#)
+        let all = await harness.call(
+            "POST", "/api/v1/fleet/actions", body: #"{"action": "sync", "selector": {"fraction": 1, "seed": 7}}"#)
         #expect(all.object["applied"] as? Int == 4)
     }
 
@@ -434,20 +497,53 @@ struct AdminServerTests {
         "actions refuse unknown devices, groups, ids, actions, params and malformed selectors by field",
         arguments: [
             ("/api/v1/devices/nobody/actions", #"{"action": "sync"}"#, 404, "not_found", nil),
-            ("/api/v1/fleet/actions", #"{"action": "sync", "selector": {"group": "nobody"}}"#, 400, "bad_request", "selector.group"),
-            ("/api/v1/fleet/actions", #"{"action": "sync", "selector": {"ids": ["nobody"]}}"#, 400, "bad_request", "selector.ids"),
+            (
+                "/api/v1/fleet/actions", #"{"action": "sync", "selector": {"group": "nobody"}}"#, 400, "bad_request",
+                "selector.group"
+            ),
+            (
+                "/api/v1/fleet/actions", #"{"action": "sync", "selector": {"ids": ["nobody"]}}"#, 400, "bad_request",
+                "selector.ids"
+            ),
             ("/api/v1/fleet/actions", #"{"action": "sync", "selector": {}}"#, 400, "bad_request", "selector"),
-            ("/api/v1/fleet/actions", #"{"action": "sync", "selector": {"all": true, "group": "walkers"}}"#, 400, "bad_request", "selector"),
-            ("/api/v1/fleet/actions", #"{"action": "sync", "selector": {"colour": "red"}}"#, 400, "unknown_field", "selector.colour"),
-            ("/api/v1/fleet/actions", #"{"action": "sync", "selector": {"fraction": "half"}}"#, 400, "bad_type", "selector.fraction"),
-            ("/api/v1/fleet/actions", #"{"action": "sync", "selector": {"fraction": 2}}"#, 400, "bad_request", "selector.fraction"),
+            (
+                "/api/v1/fleet/actions", #"{"action": "sync", "selector": {"all": true, "group": "walkers"}}"#, 400,
+                "bad_request", "selector"
+            ),
+            (
+                "/api/v1/fleet/actions", #"{"action": "sync", "selector": {"colour": "red"}}"#, 400, "unknown_field",
+                "selector.colour"
+            ),
+            (
+                "/api/v1/fleet/actions", #"{"action": "sync", "selector": {"fraction": "half"}}"#, 400, "bad_type",
+                "selector.fraction"
+            ),
+            (
+                "/api/v1/fleet/actions", #"{"action": "sync", "selector": {"fraction": 2}}"#, 400, "bad_request",
+                "selector.fraction"
+            ),
             ("/api/v1/fleet/actions", #"{"action": "sync"}"#, 400, "bad_request", "selector"),
-            ("/api/v1/fleet/actions", #"{"action": "explode", "selector": {"all": true}}"#, 400, "bad_request", "action"),
+            (
+                "/api/v1/fleet/actions", #"{"action": "explode", "selector": {"all": true}}"#, 400, "bad_request",
+                "action"
+            ),
             ("/api/v1/fleet/actions", #"{"action": 3, "selector": {"all": true}}"#, 400, "bad_type", "action"),
-            ("/api/v1/fleet/actions", #"{"action": "latency", "selector": {"all": true}, "params": {"ms": "slow"}}"#, 400, "bad_type", "params.ms"),
-            ("/api/v1/fleet/actions", #"{"action": "latency", "selector": {"all": true}, "params": {"seconds": 1}}"#, 400, "unknown_field", "params.seconds"),
-            ("/api/v1/fleet/actions", #"{"action": "latency", "selector": {"all": true}}"#, 400, "bad_request", "params.ms"),
-            ("/api/v1/fleet/actions", #"{"action": "sync", "selector": {"all": true}, "extra": 1}"#, 400, "unknown_field", "extra"),
+            (
+                "/api/v1/fleet/actions", #"{"action": "latency", "selector": {"all": true}, "params": {"ms": "slow"}}"#,
+                400, "bad_type", "params.ms"
+            ),
+            (
+                "/api/v1/fleet/actions", #"{"action": "latency", "selector": {"all": true}, "params": {"seconds": 1}}"#,
+                400, "unknown_field", "params.seconds"
+            ),
+            (
+                "/api/v1/fleet/actions", #"{"action": "latency", "selector": {"all": true}}"#, 400, "bad_request",
+                "params.ms"
+            ),
+            (
+                "/api/v1/fleet/actions", #"{"action": "sync", "selector": {"all": true}, "extra": 1}"#, 400,
+                "unknown_field", "extra"
+            ),
         ] as [(String, String, Int, String, String?)])
     func actionRefuses(path: String, body: String, status: Int, code: String, field: String?) async throws {
         let harness = try AdminHarness()
@@ -490,7 +586,11 @@ struct AdminServerTests {
             #expect(outcome["kind"] as? String == (planned.network ? "network" : "status"), "\(label)")
             #expect(outcome["ratePerSecond"] as? Double == (Double(count) / 2 * 100).rounded() / 100, "\(label)")
             let latency = outcome["latencyMs"] as? [String: Double] ?? [:]
-            #expect(latency == ["p50": Double(planned.latency), "p90": Double(planned.latency), "p95": Double(planned.latency), "p99": Double(planned.latency), "max": Double(planned.latency)], "\(label)")
+            #expect(
+                latency == [
+                    "p50": Double(planned.latency), "p90": Double(planned.latency), "p95": Double(planned.latency),
+                    "p99": Double(planned.latency), "max": Double(planned.latency),
+                ], "\(label)")
             let last10s = outcome["last10s"] as? [String: Any] ?? [:]
             #expect(last10s["count"] as? Int == count, "\(label)")
             #expect((last10s["latencyMs"] as? [String: Double])?["p99"] == Double(planned.latency), "\(label)")
@@ -515,7 +615,10 @@ struct AdminServerTests {
             ("\(latency)_bucket{le=\"0.1\"}", Double(expected["refused", default: 0] + expected["200", default: 0])),
             ("\(latency)_bucket{le=\"1.0\"}", Double(total - expected["timeout", default: 0])),
         ]
-        samples += [("beekon_fleet_answers_after_timeout_total", 0), ("beekon_fleet_answers_after_offline_total", 0), ("beekon_fleet_max_warp", 0)]
+        samples += [
+            ("beekon_fleet_answers_after_timeout_total", 0), ("beekon_fleet_answers_after_offline_total", 0),
+            ("beekon_fleet_max_warp", 0),
+        ]
         for (name, value) in samples {
             #expect(Self.sample(metrics.text, name) == value, "\(name)")
         }
@@ -544,7 +647,9 @@ struct AdminServerTests {
         #expect(wrongMethod.headers.contains { $0.name.lowercased() == "allow" })
     }
 
-    @Test("with a token, /api and /metrics need it (401 without or with a wrong one), SSE takes ?token=, the page does not")
+    @Test(
+        "with a token, /api and /metrics need it (401 without or with a wrong one), SSE takes ?token=, the page does not"
+    )
     func tokenRule() async throws {
         let harness = try AdminHarness(token: "s3cret")
         #expect(await harness.call("GET", "/api/v1/fleet").status == 200)
@@ -554,9 +659,12 @@ struct AdminServerTests {
         #expect(await harness.call("GET", "/metrics", token: "").status == 401)
         #expect(await harness.call("PATCH", "/api/v1/fleet", body: #"{"warp": 2}"#, token: "").status == 401)
         #expect(await harness.call("GET", "/api/v1/fleet", token: "").status == 401)
-        #expect(await harness.call("GET", "/api/v1/fleet?token=s3cret", token: "").status == 401, "?token= is for SSE only")
+        #expect(
+            await harness.call("GET", "/api/v1/fleet?token=s3cret", token: "").status == 401, "?token= is for SSE only")
         #expect(await harness.call("GET", "/", token: "").status == 200)
-        #expect(await harness.call("GET", "/api/v1/fleet").object["warp"] as? Double == 120, "a refused PATCH changed the warp")
+        #expect(
+            await harness.call("GET", "/api/v1/fleet").object["warp"] as? Double == 120,
+            "a refused PATCH changed the warp")
         let stream = await harness.readStream("/api/v1/events?token=s3cret") { $0.contains("event: fleet\ndata: {") }
         #expect(stream.hasPrefix("HTTP/1.1 200"))
         #expect(stream.contains("event: fleet"))
@@ -564,7 +672,9 @@ struct AdminServerTests {
         #expect(refused.hasPrefix("HTTP/1.1 401"))
     }
 
-    @Test("GET /healthz needs no token and takes any Host: 200 running while the fleet runs, 503 stopping once it ends, when commands are refused")
+    @Test(
+        "GET /healthz needs no token and takes any Host: 200 running while the fleet runs, 503 stopping once it ends, when commands are refused"
+    )
     func health() async throws {
         let harness = try AdminHarness(token: "s3cret")
         let running = await harness.call("GET", "/healthz", token: "")
@@ -587,11 +697,14 @@ struct AdminServerTests {
         #expect(throws: AdminError.self) {
             _ = try AdminServer(runtime: harness.control, configuration: AdminConfiguration(host: "0.0.0.0", port: 0))
         }
-        let withToken = try AdminServer(runtime: harness.control, configuration: AdminConfiguration(host: "0.0.0.0", port: 0, token: "t"))
+        let withToken = try AdminServer(
+            runtime: harness.control, configuration: AdminConfiguration(host: "0.0.0.0", port: 0, token: "t"))
         withToken.stop()
     }
 
-    @Test("GET /api/v1/events streams the fleet, the action at its virtual instant, the devices it changed and the uploads answered")
+    @Test(
+        "GET /api/v1/events streams the fleet, the action at its virtual instant, the devices it changed and the uploads answered"
+    )
     func events() async throws {
         let harness = try AdminHarness()
         harness.simulated.advance(byMillis: 10_000)
@@ -605,7 +718,10 @@ struct AdminServerTests {
         let opened = Mutex(false)
         let stream = await harness.readStream("/api/v1/events") { raw in
             // Once the stream is open, a sync for all at +10 s, and half a second of virtual time.
-            if !opened.withLock({ opened in defer { opened = true }; return opened }) {
+            if !opened.withLock({ opened in
+                defer { opened = true }
+                return opened
+            }) {
                 runtime.apply(.sync, to: .all) { _ in }
                 runtime.advance(byMillis: 500)
             }
@@ -619,7 +735,9 @@ struct AdminServerTests {
         #expect(body.contains(uploads), "\(body)")
         #expect(body.contains("event: devices\ndata: {\"changes\":["))
         for change in settled { #expect(body.contains(change), "no devices change \(change)") }
-        #expect(body.components(separatedBy: "event: fleet\ndata: {").count >= 3, "a fleet event on opening and one a second")
+        #expect(
+            body.components(separatedBy: "event: fleet\ndata: {").count >= 3,
+            "a fleet event on opening and one a second")
         // Every event is one `event:` line and one `data:` line of JSON, as EventSource reads them.
         for block in body.components(separatedBy: "\n\n") where block.contains("event: ") {
             let lines = block.split(separator: "\n").filter { $0.hasPrefix("event: ") || $0.hasPrefix("data: ") }

@@ -19,7 +19,8 @@ struct RelaunchCauseJSONTests {
             StateChange(at: 1_781_510_460_000, state: "dead"),
             StateChange(at: 1_781_510_520_000, state: "tracking", cause: cause),
         ]
-        let history = try #require(try StoreErrorJSONTests.object(AdminJSON.deviceDetail(device))["stateHistory"] as? [[String: Any]])
+        let history = try #require(
+            try StoreErrorJSONTests.object(AdminJSON.deviceDetail(device))["stateHistory"] as? [[String: Any]])
         #expect(history.map { $0["state"] as? String } == ["tracking", "dead", "tracking"])
         #expect(history[2]["at"] as? String == "2026-06-15T08:02:00.000Z")
         #expect(history[2]["cause"] as? String == cause.rawValue)

@@ -14,16 +14,19 @@ struct RequestGuardTests {
     @Test(
         "Host must be a loopback literal, localhost, the bind host or an allowed name, with or without a port",
         arguments: [
-            ("127.0.0.1:8080", true), ("127.0.0.1", true), ("localhost:8080", true), ("LocalHost", true), ("[::1]:8080", true),
+            ("127.0.0.1:8080", true), ("127.0.0.1", true), ("localhost:8080", true), ("LocalHost", true),
+            ("[::1]:8080", true),
             ("[::1]", true), ("127.0.0.5", true), ("127.255.0.1:1", true), ("fleet:8080", true), ("FLEET", true),
-            ("evil.example", false), ("evil.example:8080", false), ("127.0.0.1.nip.io", false), ("localhost.evil.example", false),
+            ("evil.example", false), ("evil.example:8080", false), ("127.0.0.1.nip.io", false),
+            ("localhost.evil.example", false),
             ("rebind.test:8080", false), ("", false), ("127.0.0.256", false), ("127.0.0", false), ("128.0.0.1", false),
             ("[::1", false), ("[::2]:8080", false), ("127.0.0.1:80x", false), ("127.0.0.1:", false), ("::1", false),
             ("fleet.evil.example", false), ("10.0.0.5", false),
         ])
     func hostRule(host: String, allowed: Bool) {
         let check = RequestGuard(bindHost: "127.0.0.1", allowed: ["fleet"])
-        let request = IncomingRequest(method: "GET", path: "/api/v1/fleet", headers: host.isEmpty ? [:] : ["host": host])
+        let request = IncomingRequest(
+            method: "GET", path: "/api/v1/fleet", headers: host.isEmpty ? [:] : ["host": host])
         do throws(APIError) {
             try check.check(request)
             #expect(allowed, "Host \"\(host)\" was let through")
@@ -42,14 +45,17 @@ struct RequestGuardTests {
         ])
     func bindHostRule(bind: String, host: String, allowed: Bool) {
         let request = IncomingRequest(method: "GET", path: "/", headers: ["host": host])
-        #expect(Result { () throws(APIError) in try RequestGuard(bindHost: bind, allowed: []).check(request) }.isSuccess == allowed)
+        #expect(
+            Result { () throws(APIError) in try RequestGuard(bindHost: bind, allowed: []).check(request) }.isSuccess
+                == allowed)
     }
 
     @Test(
         "an allowed host is a bare name or address, stored as Host carries it; anything else is refused",
         arguments: [
             ("fleet", "fleet"), ("Fleet.Example.org", "fleet.example.org"), ("10.0.0.5", "10.0.0.5"), ("::1", "[::1]"),
-            (" fleet ", "fleet"), ("http://fleet", nil), ("fleet:8080", nil), ("fleet/admin", nil), ("", nil), ("fl eet", nil),
+            (" fleet ", "fleet"), ("http://fleet", nil), ("fleet:8080", nil), ("fleet/admin", nil), ("", nil),
+            ("fl eet", nil),
         ] as [(String, String?)])
     func allowedNames(text: String, name: String?) {
         #expect(RequestGuard.allowedName(text) == name)
@@ -60,12 +66,14 @@ struct RequestGuardTests {
         let harness = try AdminHarness()
         do {
             let server = try AdminServer(
-                runtime: harness.control, configuration: AdminConfiguration(port: 0, allowedHosts: ["fleet", "http://fleet:8080"]))
+                runtime: harness.control,
+                configuration: AdminConfiguration(port: 0, allowedHosts: ["fleet", "http://fleet:8080"]))
             server.stop()
             Issue.record("an allowed host with a scheme and a port was taken")
         } catch {
             #expect(!error.cannotListen)
-            #expect(error.message.contains("\"http://fleet:8080\"") && error.message.contains("no scheme, port or path"))
+            #expect(
+                error.message.contains("\"http://fleet:8080\"") && error.message.contains("no scheme, port or path"))
         }
     }
 
@@ -79,13 +87,15 @@ struct RequestGuardTests {
         #expect(AdminRouter.same(given, "s3cret") == same)
     }
 
-    @Test("over HTTP, a request whose Host is not the admin's is 421 naming the Host and the option, and changes nothing")
+    @Test(
+        "over HTTP, a request whose Host is not the admin's is 421 naming the Host and the option, and changes nothing")
     func hostOverHTTP() async throws {
         let harness = try AdminHarness(allowedHosts: ["fleet"])
         let port = harness.admin.port
         let table: [(host: String, allowed: Bool)] = [
             ("127.0.0.1:\(port)", true), ("localhost:\(port)", true), ("[::1]:\(port)", true), ("127.0.0.5", true),
-            ("fleet:\(port)", true), ("evil.example", false), ("127.0.0.1.nip.io", false), ("rebind.test:\(port)", false),
+            ("fleet:\(port)", true), ("evil.example", false), ("127.0.0.1.nip.io", false),
+            ("rebind.test:\(port)", false),
         ]
         var spawned = 0
         for (host, allowed) in table {
@@ -100,9 +110,13 @@ struct RequestGuardTests {
                 spawned += 1
             } else {
                 for answer in [read, spawn, warp, page] {
-                    #expect(answer.status == 421 && answer.errorCode == "misdirected_request" && answer.errorField == "Host", "Host \(host)")
+                    #expect(
+                        answer.status == 421 && answer.errorCode == "misdirected_request"
+                            && answer.errorField == "Host", "Host \(host)")
                     let name = host.split(separator: ":").first.map(String.init) ?? host
-                    #expect(answer.text.contains(host) && answer.text.contains("--admin-allowed-host \(name)"), "Host \(host): \(answer.text)")
+                    #expect(
+                        answer.text.contains(host) && answer.text.contains("--admin-allowed-host \(name)"),
+                        "Host \(host): \(answer.text)")
                 }
             }
         }
@@ -115,7 +129,9 @@ struct RequestGuardTests {
         try await Self.expectUnchanged(harness, spawned: spawned)
     }
 
-    @Test("a state-changing request from another origin, or marked cross-site, is 403 and changes nothing; reads are not affected")
+    @Test(
+        "a state-changing request from another origin, or marked cross-site, is 403 and changes nothing; reads are not affected"
+    )
     func originOverHTTP() async throws {
         let harness = try AdminHarness()
         let port = harness.admin.port
@@ -150,7 +166,8 @@ struct RequestGuardTests {
                 }
             }
         }
-        let delete = await harness.call("DELETE", "/api/v1/devices/walkers-0001", headers: [("Origin", "http://evil.example")])
+        let delete = await harness.call(
+            "DELETE", "/api/v1/devices/walkers-0001", headers: [("Origin", "http://evil.example")])
         #expect(delete.status == 403 && delete.errorField == "Origin")
         #expect(await harness.states()["walkers-0001"] != nil)
         try await Self.expectUnchanged(harness, spawned: spawned)
@@ -160,7 +177,8 @@ struct RequestGuardTests {
     func contentTypeOverHTTP() async throws {
         let harness = try AdminHarness()
         let table: [(contentType: String?, allowed: Bool)] = [
-            ("application/json", true), ("application/json; charset=utf-8", true), ("Application/JSON;charset=UTF-8", true),
+            ("application/json", true), ("application/json; charset=utf-8", true),
+            ("Application/JSON;charset=UTF-8", true),
             ("text/plain", false), ("text/plain;charset=UTF-8", false), ("application/x-www-form-urlencoded", false),
             ("multipart/form-data; boundary=x", false), ("application/jsonx", false), ("", false), (nil, false),
         ]
@@ -182,7 +200,9 @@ struct RequestGuardTests {
                 spawned += 1
             } else {
                 for answer in [spawn, warp] {
-                    #expect(answer.status == 415 && answer.errorField == "Content-Type", "Content-Type \(contentType ?? "none"): \(answer.text)")
+                    #expect(
+                        answer.status == 415 && answer.errorField == "Content-Type",
+                        "Content-Type \(contentType ?? "none"): \(answer.text)")
                 }
             }
         }
@@ -199,7 +219,8 @@ struct RequestGuardTests {
         let status = raw.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
         let text = raw.range(of: "\r\n\r\n").map { String(raw[$0.upperBound...]) } ?? ""
         let bytes = Array(text.utf8)
-        return HarnessAnswer(status: status, headers: [], body: bytes, json: try? JSONSerialization.jsonObject(with: Data(bytes)))
+        return HarnessAnswer(
+            status: status, headers: [], body: bytes, json: try? JSONSerialization.jsonObject(with: Data(bytes)))
     }
 
     /// The refused requests changed nothing: the warp is the fleet file's, and the next spawn gets

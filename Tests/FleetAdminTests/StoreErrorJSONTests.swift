@@ -10,7 +10,8 @@ import Testing
 struct StoreErrorJSONTests {
     static func device(_ id: String, storeError: DeviceStoreError?) -> DeviceSnapshot {
         DeviceSnapshot(
-            id: id, group: "walkers", platform: .ios, model: "", installID: "", state: storeError == nil ? "tracking" : "storeError",
+            id: id, group: "walkers", platform: .ios, model: "", installID: "",
+            state: storeError == nil ? "tracking" : "storeError",
             alive: true, spawned: true, deleted: false, permissionGranted: true, locationServicesOn: true, online: true,
             pending: 0, lastOutcome: nil, lastUploadAt: nil, latitude: nil, longitude: nil, config: nil,
             sync: SyncStatus(status: "idle", consecutiveFailures: 0, nextAttemptAt: nil),
@@ -21,7 +22,10 @@ struct StoreErrorJSONTests {
     static var snapshot: FleetSnapshot {
         var snapshot = FleetSnapshot()
         snapshot.devices = [
-            device("walkers-0001", storeError: DeviceStoreError(cause: "full", message: "database or disk is full", since: 1_781_510_400_000)),
+            device(
+                "walkers-0001",
+                storeError: DeviceStoreError(
+                    cause: "full", message: "database or disk is full", since: 1_781_510_400_000)),
             device("walkers-0002", storeError: nil),
         ]
         snapshot.metrics.devicesByState = ["storeError": 1, "tracking": 1]

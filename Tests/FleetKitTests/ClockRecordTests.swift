@@ -46,14 +46,29 @@ struct ClockRecordTests {
             (#"{"warp": 60, "stopped": false}"#, #"has no "reached_unix_ms""#),
             (#"{"reached_unix_ms": 1781510400000, "stopped": false}"#, #"has no "warp""#),
             (#"{"reached_unix_ms": 1781510400000, "warp": 60}"#, #"has no "stopped""#),
-            (#"{"reached_unix_ms": "soon", "warp": 60, "stopped": false}"#, #""reached_unix_ms" that is not an integer"#),
+            (
+                #"{"reached_unix_ms": "soon", "warp": 60, "stopped": false}"#,
+                #""reached_unix_ms" that is not an integer"#
+            ),
             (#"{"reached_unix_ms": 1781510400000, "warp": "fast", "stopped": false}"#, #""warp" that is not a number"#),
-            (#"{"reached_unix_ms": 1781510400000, "warp": 60, "stopped": "no"}"#, #""stopped" that is not true or false"#),
-            (#"{"reached_unix_ms": 1781510400000, "warp": 60, "stopped": null}"#, #""stopped" that is not true or false"#),
+            (
+                #"{"reached_unix_ms": 1781510400000, "warp": 60, "stopped": "no"}"#,
+                #""stopped" that is not true or false"#
+            ),
+            (
+                #"{"reached_unix_ms": 1781510400000, "warp": 60, "stopped": null}"#,
+                #""stopped" that is not true or false"#
+            ),
             (#"{"reached_unix_ms": 1.5, "warp": 60, "stopped": false}"#, #""reached_unix_ms""#),
-            (#"{"reached_unix_ms": -1, "warp": 60, "stopped": false}"#, #""reached_unix_ms" -1 that is not between 1970 and 9999"#),
+            (
+                #"{"reached_unix_ms": -1, "warp": 60, "stopped": false}"#,
+                #""reached_unix_ms" -1 that is not between 1970 and 9999"#
+            ),
             (#"{"reached_unix_ms": 1781510400000, "warp": 0, "stopped": false}"#, #""warp" 0 that is out of range"#),
-            (#"{"reached_unix_ms": 1781510400000, "warp": 20000, "stopped": false}"#, #""warp" 20000 that is out of range"#),
+            (
+                #"{"reached_unix_ms": 1781510400000, "warp": 20000, "stopped": false}"#,
+                #""warp" 20000 that is out of range"#
+            ),
         ])
     func badFileIsRefused(content: String, problem: String) {
         do {
@@ -62,7 +77,9 @@ struct ClockRecordTests {
         } catch {
             #expect(error.description.contains("the clock file \(Self.path) "), "\(error)")
             #expect(error.description.contains(problem), "\(error)")
-            #expect(error.description.contains("expected \(ClockRecord.expected), as beekon-fleet run writes it"), "\(error)")
+            #expect(
+                error.description.contains("expected \(ClockRecord.expected), as beekon-fleet run writes it"),
+                "\(error)")
             #expect(error.description.contains("delete it"), "\(error)")
         }
     }

@@ -73,7 +73,9 @@ struct CommandNumberTests {
         flags.flatMap { flag in hostile.filter { !flag.kind.accepts($0) }.map { (flag.command, flag.flag, $0) } }
     }
 
-    @Test("every numeric flag refuses what its range refuses: exit 64 naming the flag, the value and the range", arguments: cases)
+    @Test(
+        "every numeric flag refuses what its range refuses: exit 64 naming the flag, the value and the range",
+        arguments: cases)
     func hostileFlag(command: [String], flag: String, value: String) throws {
         let (status, errors, _) = try Self.runToExit(command + ["\(flag)=\(value)"])
         #expect(status == 64, "\(errors)")
@@ -83,10 +85,12 @@ struct CommandNumberTests {
 
     @Test("validate lists every out-of-range number of a fleet file and exits 1")
     func validateListsAll() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-numbers-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "beekon-numbers-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        try "lat,lon\n51.5,-0.12\n51.6,-0.13\n".write(to: folder.appendingPathComponent("r.csv"), atomically: true, encoding: .utf8)
+        try "lat,lon\n51.5,-0.12\n51.6,-0.13\n".write(
+            to: folder.appendingPathComponent("r.csv"), atomically: true, encoding: .utf8)
         let path = folder.appendingPathComponent("fleet.yaml").path
         try """
         clock: {warp: 1e300}
@@ -98,7 +102,10 @@ struct CommandNumberTests {
         """.write(toFile: path, atomically: true, encoding: .utf8)
         let (status, _, text) = try Self.runToExit(["validate", path])
         #expect(status == 1)
-        #expect(text.contains("\(path):1:15: error: `clock.warp` \"1e300\" is out of range; expected a number from 0.01 to 10000"), "\(text)")
+        #expect(
+            text.contains(
+                "\(path):1:15: error: `clock.warp` \"1e300\" is out of range; expected a number from 0.01 to 10000"),
+            "\(text)")
         #expect(text.contains("\(path):4:12: error: `count` \"9223372036854775808\" is out of range"), "\(text)")
         #expect(text.contains("\(path):6:13: error: `spread` \".nan\" is not a duration"), "\(text)")
     }

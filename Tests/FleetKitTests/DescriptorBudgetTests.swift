@@ -36,7 +36,8 @@ struct DescriptorBudgetTests {
         ])
     func openStores(devices: Int, limit: Int, stores: Int) {
         let budget = DescriptorBudget.run(
-            devices: devices, maxConnections: 256, idleConnections: 1024, adminConnections: nil, embeddedReceiver: false)
+            devices: devices, maxConnections: 256, idleConnections: 1024, adminConnections: nil, embeddedReceiver: false
+        )
         #expect(budget.openStores(limit: limit) == stores)
     }
 
@@ -46,7 +47,8 @@ struct DescriptorBudgetTests {
             devices: 2000, maxConnections: 256, idleConnections: 1024, adminConnections: 1024, embeddedReceiver: true)
         let text = try #require(budget.refusal(command: "run", limit: 256))
         #expect(text.contains("run of 2000 devices needs at least \(budget.needed) file descriptors"))
-        #expect(text.contains("128 for 64 open stores (2 each), 1280 for upload connections, 1025 for the admin server"))
+        #expect(
+            text.contains("128 for 64 open stores (2 each), 1280 for upload connections, 1025 for the admin server"))
         #expect(text.contains("the open-file limit is 256"))
         #expect(text.contains("`ulimit -n \(budget.needed)`"))
         #expect(text.contains("`ulimits: nofile: \(budget.needed)`"))

@@ -9,7 +9,9 @@ import Testing
 /// driver, `FleetRuntimeTests`).
 @Suite("Run with the embedded receiver", .serialized)
 struct EmbeddedReceiverRunTests {
-    @Test("a run with no ingest URL uploads to the in-process receiver, which stores every delivered fix once and nothing admitted is lost")
+    @Test(
+        "a run with no ingest URL uploads to the in-process receiver, which stores every delivered fix once and nothing admitted is lost"
+    )
     func embeddedReceiverGetsEveryFixOnce() throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
@@ -22,7 +24,8 @@ struct EmbeddedReceiverRunTests {
         process.executableURL = URL(fileURLWithPath: FleetCrashTests.executable)
         // 15 virtual minutes are 1.5 s at warp 600; the wall-clock limit only guards against a hang.
         process.arguments = [
-            "run", fleetPath, "--data", workspace.data, "--for", "15m", "--duration", "60s", "--admin", "127.0.0.1:0", "--deterministic",
+            "run", fleetPath, "--data", workspace.data, "--for", "15m", "--duration", "60s", "--admin", "127.0.0.1:0",
+            "--deterministic",
         ]
         process.standardOutput = output
         try process.run()
@@ -54,7 +57,9 @@ struct EmbeddedReceiverRunTests {
         }
         #expect(!delivered.isEmpty)
         #expect(delivered.isDisjoint(with: pending), "a fix the receiver acknowledged is still pending")
-        #expect(delivered.count + pending.count == admitted, "delivered \(delivered.count) + pending \(pending.count) ≠ admitted \(admitted)")
+        #expect(
+            delivered.count + pending.count == admitted,
+            "delivered \(delivered.count) + pending \(pending.count) ≠ admitted \(admitted)")
         #expect(printed.contains("duplicates seen: 0 batches, 0 fixes"))
     }
 }

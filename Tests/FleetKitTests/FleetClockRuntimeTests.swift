@@ -44,7 +44,8 @@ struct FleetClockRuntimeTests {
         defer { workspace.cleanUp() }
         let runtime = try FleetRuntime(
             fleet: try workspace.fleet(Self.yaml),
-            options: RunOptions(dataDirectory: workspace.data, realDurationMillis: 60_000, routeFolder: workspace.folder.path))
+            options: RunOptions(
+                dataDirectory: workspace.data, realDurationMillis: 60_000, routeFolder: workspace.folder.path))
         let start = try #require(Timestamp.unixMillis(parsing: "2026-06-15T08:00:00.000Z"))
         let runner = Thread { _ = try? runtime.run(progressEverySeconds: 3600) }
         runner.start()

@@ -94,7 +94,10 @@ struct FleetClockTests {
 
     @Test(
         "a warp outside the range is taken to its nearest bound, and NaN to real time",
-        arguments: [(0.0, 0.01), (-1, 0.01), (.leastNonzeroMagnitude, 0.01), (1e300, 10_000), (.infinity, 10_000), (.nan, 1), (60, 60)])
+        arguments: [
+            (0.0, 0.01), (-1, 0.01), (.leastNonzeroMagnitude, 0.01), (1e300, 10_000), (.infinity, 10_000), (.nan, 1),
+            (60, 60),
+        ])
     func warpBounds(given: Double, used: Double) {
         var clock = FleetClock(startMillis: Self.start, warp: given, realNanos: 0)
         #expect(clock.warp == used)

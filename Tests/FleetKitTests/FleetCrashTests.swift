@@ -17,7 +17,9 @@ struct FleetCrashTests {
 
     @Test("SIGKILL of the fleet process loses no admitted fix")
     func sigkillLosesNothing() throws {
-        #expect(FileManager.default.isExecutableFile(atPath: Self.executable), "beekon-fleet was not built next to the tests")
+        #expect(
+            FileManager.default.isExecutableFile(atPath: Self.executable),
+            "beekon-fleet was not built next to the tests")
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
         let server = try IngestTestServer { _ in IngestTestServer.Answer(status: 503) }

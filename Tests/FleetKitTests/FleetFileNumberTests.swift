@@ -59,39 +59,82 @@ struct FleetFileNumberTests {
         ("speedFactor", fleet(group: "    speedFactor: V"), .real(DeviceGroup.speedFactorRange)),
         ("pace", fleet(group: "    pace: V"), .real(DeviceGroup.speedRange)),
         ("platform.ios", fleet(group: "    platform: {ios: V, android: 1}"), .real(DeviceGroup.platformWeightRange)),
-        ("dwell.every", fleet(group: "    pace: walk\n    dwell: {every: V, for: 1m}"), .real(DeviceGroup.dwellEveryRange)),
+        (
+            "dwell.every", fleet(group: "    pace: walk\n    dwell: {every: V, for: 1m}"),
+            .real(DeviceGroup.dwellEveryRange)
+        ),
         ("dwell.for", fleet(group: "    pace: walk\n    dwell: {every: 100, for: V}"), .duration),
         ("startOffset", fleet(group: "    startOffset: V"), .real(DeviceGroup.startOffsetRange)),
         ("start", fleet(group: "    start: V"), .duration),
         ("spread", fleet(group: "    spread: V"), .duration),
-        ("provider.gapsPerHour", fleet(group: "    provider: {gapsPerHour: V}"), .real(ProviderProfile.gapsPerHourRange)),
+        (
+            "provider.gapsPerHour", fleet(group: "    provider: {gapsPerHour: V}"),
+            .real(ProviderProfile.gapsPerHourRange)
+        ),
         (
             "provider.outlierProbability", fleet(group: "    provider: {outlierProbability: V}"),
             .real(ProviderProfile.outlierProbabilityRange)
         ),
-        ("minTimeBetweenLocationsSeconds", fleet(group: "    config: {minTimeBetweenLocationsSeconds: V, sync: false}"), .real(BeekonConfig.minTimeRange)),
         (
-            "minDistanceBetweenLocationsMeters", fleet(group: "    config: {minDistanceBetweenLocationsMeters: V, sync: false}"),
+            "minTimeBetweenLocationsSeconds",
+            fleet(group: "    config: {minTimeBetweenLocationsSeconds: V, sync: false}"),
+            .real(BeekonConfig.minTimeRange)
+        ),
+        (
+            "minDistanceBetweenLocationsMeters",
+            fleet(group: "    config: {minDistanceBetweenLocationsMeters: V, sync: false}"),
             .real(BeekonConfig.minDistanceRange)
         ),
-        ("stationaryRadiusMeters", fleet(group: "    config: {stationaryRadiusMeters: V, sync: false}"), .real(BeekonConfig.stationaryRadiusRange)),
-        ("sync.intervalSeconds", fleet(group: "    config: {sync: {url: 'http://127.0.0.1:1/i', intervalSeconds: V}}"), .integer(SyncConfig.intervalRange)),
-        ("sync.batchSize", fleet(group: "    config: {sync: {url: 'http://127.0.0.1:1/i', batchSize: V}}"), .integer(SyncConfig.batchSizeRange)),
-        ("sync.syncThreshold", fleet(group: "    config: {sync: {url: 'http://127.0.0.1:1/i', syncThreshold: V}}"), .integer(SyncConfig.syncThresholdRange)),
-        ("auth.expiresAt", fleet(group: "    config: {sync: {url: 'http://127.0.0.1:1/i', auth: {expiresAt: V}}}"), .real(AuthConfig.expiresAtRange)),
         (
-            "auth.skewMarginSeconds", fleet(group: "    config: {sync: {url: 'http://127.0.0.1:1/i', auth: {skewMarginSeconds: V}}}"),
+            "stationaryRadiusMeters", fleet(group: "    config: {stationaryRadiusMeters: V, sync: false}"),
+            .real(BeekonConfig.stationaryRadiusRange)
+        ),
+        (
+            "sync.intervalSeconds",
+            fleet(group: "    config: {sync: {url: 'http://127.0.0.1:1/i', intervalSeconds: V}}"),
+            .integer(SyncConfig.intervalRange)
+        ),
+        (
+            "sync.batchSize", fleet(group: "    config: {sync: {url: 'http://127.0.0.1:1/i', batchSize: V}}"),
+            .integer(SyncConfig.batchSizeRange)
+        ),
+        (
+            "sync.syncThreshold", fleet(group: "    config: {sync: {url: 'http://127.0.0.1:1/i', syncThreshold: V}}"),
+            .integer(SyncConfig.syncThresholdRange)
+        ),
+        (
+            "auth.expiresAt", fleet(group: "    config: {sync: {url: 'http://127.0.0.1:1/i', auth: {expiresAt: V}}}"),
+            .real(AuthConfig.expiresAtRange)
+        ),
+        (
+            "auth.skewMarginSeconds",
+            fleet(group: "    config: {sync: {url: 'http://127.0.0.1:1/i', auth: {skewMarginSeconds: V}}}"),
             .real(AuthConfig.skewMarginRange)
         ),
-        ("geofence.latitude", fleet(group: "    geofences: [{id: a, latitude: V, longitude: 0, radius: 100}]"), .real(Geofence.latitudeRange)),
-        ("geofence.longitude", fleet(group: "    geofences: [{id: a, latitude: 0, longitude: V, radius: 100}]"), .real(Geofence.longitudeRange)),
-        ("geofence.radius", fleet(group: "    geofences: [{id: a, latitude: 0, longitude: 0, radius: V}]"), .real(Geofence.radiusRange)),
+        (
+            "geofence.latitude", fleet(group: "    geofences: [{id: a, latitude: V, longitude: 0, radius: 100}]"),
+            .real(Geofence.latitudeRange)
+        ),
+        (
+            "geofence.longitude", fleet(group: "    geofences: [{id: a, latitude: 0, longitude: V, radius: 100}]"),
+            .real(Geofence.longitudeRange)
+        ),
+        (
+            "geofence.radius", fleet(group: "    geofences: [{id: a, latitude: 0, longitude: 0, radius: V}]"),
+            .real(Geofence.radiusRange)
+        ),
         ("at", fleet().replacingOccurrences(of: "at: 1m", with: "at: V"), .duration),
         ("for", fleet(fault: "    for: V").replacingOccurrences(of: "action: sync", with: "action: kill"), .duration),
         ("select.fraction", fleet(fault: "    select: {fraction: V}"), .real(FaultSelector.fractionRange)),
-        ("params.ms", fleet(fault: "    params: {ms: V}").replacingOccurrences(of: "action: sync", with: "action: latency"), .millis(FaultParams.latencyRange)),
         (
-            "params.fraction", fleet(fault: "    params: {fraction: V}").replacingOccurrences(of: "action: sync", with: "action: timeouts"),
+            "params.ms",
+            fleet(fault: "    params: {ms: V}").replacingOccurrences(of: "action: sync", with: "action: latency"),
+            .millis(FaultParams.latencyRange)
+        ),
+        (
+            "params.fraction",
+            fleet(fault: "    params: {fraction: V}").replacingOccurrences(
+                of: "action: sync", with: "action: timeouts"),
             .real(FaultParams.timeoutFractionRange)
         ),
     ]
@@ -100,10 +143,14 @@ struct FleetFileNumberTests {
         fields.flatMap { field in hostile.map { (field.field, field.yaml, field.kind, $0) } }
     }
 
-    @Test("every numeric field takes a value exactly when its range does, and names itself when it refuses", arguments: cases)
+    @Test(
+        "every numeric field takes a value exactly when its range does, and names itself when it refuses",
+        arguments: cases)
     func hostileNumber(field: String, yaml: String, kind: Kind, value: String) {
         let text = yaml.replacingOccurrences(of: ": V", with: ": \(value)")
-        let line = text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains(": \(value)") }.map { $0 + 1 }
+        let line = text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex {
+            $0.contains(": \(value)")
+        }.map { $0 + 1 }
         do throws(FleetFileProblems) {
             _ = try FleetFile.parse(yaml: text, file: "f.yaml")
             #expect(kind.accepts(value), "\(field) took \(value)")
@@ -130,23 +177,26 @@ struct FleetFileNumberTests {
             #expect(accepted)
         } catch {
             #expect(!accepted)
-            #expect(error.problems.map(\.description) == [
-                "f.yaml:2:16: error: `clock.start` \"\(text)\" "
-                    + (text.hasPrefix("19") || text.hasPrefix("00") ? "is out of range" : "is not an instant")
-                    + "; expected `now` or an ISO-8601 UTC time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, such as 2026-06-15T08:00:00Z"
-            ])
+            #expect(
+                error.problems.map(\.description) == [
+                    "f.yaml:2:16: error: `clock.start` \"\(text)\" "
+                        + (text.hasPrefix("19") || text.hasPrefix("00") ? "is out of range" : "is not an instant")
+                        + "; expected `now` or an ISO-8601 UTC time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, such as 2026-06-15T08:00:00Z"
+                ])
         }
     }
 
     @Test("a quoted number is text, not a number (an admin spec's JSON string too); a quoted duration is a duration")
     func quotedNumbers() throws {
         do throws(FleetFileProblems) {
-            _ = try FleetFile.parse(yaml: Self.fleet().replacingOccurrences(of: "count: 2", with: "count: \"2\""), file: "f.yaml")
+            _ = try FleetFile.parse(
+                yaml: Self.fleet().replacingOccurrences(of: "count: 2", with: "count: \"2\""), file: "f.yaml")
             Issue.record("a quoted count was taken")
         } catch {
-            #expect(error.problems.map(\.description) == [
-                "f.yaml:5:12: error: `count` \"2\" is not a number; expected a whole number from 1 to 100000 devices"
-            ])
+            #expect(
+                error.problems.map(\.description) == [
+                    "f.yaml:5:12: error: `count` \"2\" is not a number; expected a whole number from 1 to 100000 devices"
+                ])
         }
         let fleet = try FleetFile.parse(yaml: Self.fleet(group: "    spread: \"90s\""), file: "f.yaml")
         #expect(fleet.groups[0].spreadMillis == 90_000)

@@ -1,5 +1,5 @@
-import Foundation
 import BeekonDevice
+import Foundation
 import Testing
 
 @testable import FleetKit
@@ -133,14 +133,23 @@ struct FleetFileTests {
         } catch {
             let lines = error.problems.map(\.line)
             let text = error.description
-            #expect(text.contains("fleet.yaml:4:12: error: `count` \"zero\" is not a number; expected a whole number from 1 to 100000 devices"))
-            #expect(text.contains("fleet.yaml:6:11: error: `pace` \"teleport\" is not a pace; expected `route`, `walk`"))
+            #expect(
+                text.contains(
+                    "fleet.yaml:4:12: error: `count` \"zero\" is not a number; expected a whole number from 1 to 100000 devices"
+                ))
+            #expect(
+                text.contains("fleet.yaml:6:11: error: `pace` \"teleport\" is not a pace; expected `route`, `walk`"))
             #expect(text.contains("fleet.yaml:7:5: error: unknown key \"colour\" in a group"))
             #expect(text.contains("fleet.yaml:8:11: error: group name \"a\" is used twice"))
             #expect(text.contains("fleet.yaml:12:15: error: \"turbo\" is not a valid `preset`"))
             #expect(text.contains("fleet.yaml:14:14: error: \"ftp://nope\" is not an http(s) URL"))
-            #expect(text.contains("fleet.yaml:15:20: error: `sync.batchSize` \"5000\" is out of range; expected a whole number from 1 to 1000"))
-            #expect(text.contains("fleet.yaml:17:9: error: `at` \"soon\" is not a duration; expected a duration from 0s to 366d"))
+            #expect(
+                text.contains(
+                    "fleet.yaml:15:20: error: `sync.batchSize` \"5000\" is out of range; expected a whole number from 1 to 1000"
+                ))
+            #expect(
+                text.contains(
+                    "fleet.yaml:17:9: error: `at` \"soon\" is not a duration; expected a duration from 0s to 366d"))
             #expect(text.contains("fleet.yaml:20:13: error: unknown action \"dance\""))
             #expect(text.contains("fleet.yaml:22:21: error: no group is named \"nobody\""))
             #expect(text.contains("fleet.yaml:24:10: error: `sync` does not last"))
@@ -181,7 +190,10 @@ struct FleetFileTests {
     @Test(
         "a key given twice is reported at the second one, with where the first is",
         arguments: [
-            ("name: a\nname: b\ngroups: []\n", "f.yaml:2:1: error: key \"name\" is given twice in this mapping (first at line 1, column 1); expected each key once"),
+            (
+                "name: a\nname: b\ngroups: []\n",
+                "f.yaml:2:1: error: key \"name\" is given twice in this mapping (first at line 1, column 1); expected each key once"
+            ),
             (
                 "clock: {warp: 2, warp: 3}\ngroups:\n  - {name: a, count: 1, route: r.csv}\n",
                 "f.yaml:1:18: error: key \"warp\" is given twice in this mapping (first at line 1, column 9); expected each key once"
@@ -200,27 +212,34 @@ struct FleetFileTests {
         }
     }
 
-    @Test("durations: 90s, 10m, 1h30m, 500ms, 2d and bare seconds, from 0 to 366 days", arguments: [
-        ("90s", Int64?(90_000)), ("10m", 600_000), ("1h30m", 5_400_000), ("500ms", 500), ("2d", 172_800_000),
-        ("45", 45_000), ("1.5h", 5_400_000), ("0", 0), ("366d", 31_622_400_000), ("1e3", 1_000_000),
-        ("", nil), ("10x", nil), ("m", nil), ("-5s", nil), ("-1", nil), ("367d", nil), ("1e300", nil),
-        ("1e300d", nil), ("9223372036854775808", nil), ("5e-324", 0), ("nan", nil), ("inf", nil), (".inf", nil),
-        ("0x10", nil), ("1..5s", nil),
-    ])
+    @Test(
+        "durations: 90s, 10m, 1h30m, 500ms, 2d and bare seconds, from 0 to 366 days",
+        arguments: [
+            ("90s", Int64?(90_000)), ("10m", 600_000), ("1h30m", 5_400_000), ("500ms", 500), ("2d", 172_800_000),
+            ("45", 45_000), ("1.5h", 5_400_000), ("0", 0), ("366d", 31_622_400_000), ("1e3", 1_000_000),
+            ("", nil), ("10x", nil), ("m", nil), ("-5s", nil), ("-1", nil), ("367d", nil), ("1e300", nil),
+            ("1e300d", nil), ("9223372036854775808", nil), ("5e-324", 0), ("nan", nil), ("inf", nil), (".inf", nil),
+            ("0x10", nil), ("1..5s", nil),
+        ])
     func durations(text: String, millis: Int64?) {
         #expect((try? FleetDuration.read(text)) == millis)
     }
 
-    @Test("a refused duration says the value and the range", arguments: [
-        ("1e300", "\"1e300\" is out of range"), ("-1", "\"-1\" is out of range"), ("nan", "\"nan\" is not a number"),
-        ("5x", "\"5x\" is not a number"),
-    ])
+    @Test(
+        "a refused duration says the value and the range",
+        arguments: [
+            ("1e300", "\"1e300\" is out of range"), ("-1", "\"-1\" is out of range"),
+            ("nan", "\"nan\" is not a number"),
+            ("5x", "\"5x\" is not a number"),
+        ])
     func durationProblem(text: String, problem: String) {
         #expect(throws: NumberProblem.self) { try FleetDuration.read(text) }
         do throws(NumberProblem) {
             _ = try FleetDuration.read(text)
         } catch {
-            #expect(error.description == "\(problem); expected a duration from 0s to 366d, such as 90s, 10m, 1h30m or 500ms")
+            #expect(
+                error.description == "\(problem); expected a duration from 0s to 366d, such as 90s, 10m, 1h30m or 500ms"
+            )
         }
     }
 
@@ -287,14 +306,19 @@ struct FleetFileTests {
     @Test("route files are read relative to the fleet file, and their problems reported at the line naming them")
     func routes() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-fleet-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("routes"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("routes"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        try "lat,lon\n51.5,-0.12\n51.6,-0.13\n".write(to: folder.appendingPathComponent("routes/good.csv"), atomically: true, encoding: .utf8)
-        try "lat,lon\n51.5,-0.12\nabc,-0.13\n".write(to: folder.appendingPathComponent("routes/bad.csv"), atomically: true, encoding: .utf8)
+        try "lat,lon\n51.5,-0.12\n51.6,-0.13\n".write(
+            to: folder.appendingPathComponent("routes/good.csv"), atomically: true, encoding: .utf8)
+        try "lat,lon\n51.5,-0.12\nabc,-0.13\n".write(
+            to: folder.appendingPathComponent("routes/bad.csv"), atomically: true, encoding: .utf8)
         let fleetPath = folder.appendingPathComponent("fleet.yaml").path
-        try "groups:\n  - name: a\n    count: 1\n    route: routes/good.csv\n".write(toFile: fleetPath, atomically: true, encoding: .utf8)
+        try "groups:\n  - name: a\n    count: 1\n    route: routes/good.csv\n".write(
+            toFile: fleetPath, atomically: true, encoding: .utf8)
         #expect(try FleetFile.load(path: fleetPath).groups[0].routes == ["routes/good.csv"])
-        try "groups:\n  - name: a\n    count: 1\n    route: [routes/bad.csv, routes/missing.gpx]\n".write(toFile: fleetPath, atomically: true, encoding: .utf8)
+        try "groups:\n  - name: a\n    count: 1\n    route: [routes/bad.csv, routes/missing.gpx]\n".write(
+            toFile: fleetPath, atomically: true, encoding: .utf8)
         do {
             _ = try FleetFile.load(path: fleetPath)
             Issue.record("bad routes passed")
@@ -306,9 +330,11 @@ struct FleetFileTests {
         }
     }
 
-    @Test("every fleet file shipped in fleets/ is valid, routes included", arguments: [
-        "demo.yaml", "couriers-rotating-tokens.yaml", "commuters-network-outage.yaml",
-    ])
+    @Test(
+        "every fleet file shipped in fleets/ is valid, routes included",
+        arguments: [
+            "demo.yaml", "couriers-rotating-tokens.yaml", "commuters-network-outage.yaml",
+        ])
     func shippedFleets(name: String) throws {
         let fleets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("fleets")

@@ -53,12 +53,15 @@ struct FleetLoopWorldTests {
         var grown = try Self.fleet(workspace, walkers: 1, faults: faults)
         whole.advance(to: Self.start)
         grown.advance(to: Self.start)
-        _ = try grown.command { (engine) throws(FleetControlError) in try engine.spawn(SpawnRequest(template: .group("walkers"), count: 11)) }
+        _ = try grown.command { (engine) throws(FleetControlError) in
+            try engine.spawn(SpawnRequest(template: .group("walkers"), count: 11))
+        }
         let offline = { (fleet: SimulatedFleet) in Set(fleet.engine.slots.filter { !$0.online }.map(\.id)) }
         let wholeOffline = offline(whole)
         let grownOffline = offline(grown)
         #expect(
-            !grownOffline.isEmpty && grownOffline.count < 13, "a share of \(fraction) picked \(grownOffline.count) of 13")
+            !grownOffline.isEmpty && grownOffline.count < 13,
+            "a share of \(fraction) picked \(grownOffline.count) of 13")
         // `others` is made second in `grown`, so compare places, not ids: the n-th device made is
         // picked in both fleets or in neither.
         let byPlace = { (fleet: SimulatedFleet, ids: Set<String>) in
@@ -72,7 +75,9 @@ struct FleetLoopWorldTests {
         #expect(offline(grown).isEmpty)
     }
 
-    @Test("a later device meets lasting admin actions on all or its group in the order they ran, until undone; a kill's relaunch is the same instant for all")
+    @Test(
+        "a later device meets lasting admin actions on all or its group in the order they ran, until undone; a kill's relaunch is the same instant for all"
+    )
     func adminActionsHoldForLaterDevices() throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
@@ -87,7 +92,9 @@ struct FleetLoopWorldTests {
             _ = try engine.act(.kill, params: relaunchSoon, on: .group("walkers"))
         }
         let spawn = { (fleet: inout SimulatedFleet, group: String) throws -> DeviceSlot in
-            let ids = try fleet.command { (engine) throws(FleetControlError) in try engine.spawn(SpawnRequest(template: .group(group), count: 1)) }
+            let ids = try fleet.command { (engine) throws(FleetControlError) in
+                try engine.spawn(SpawnRequest(template: .group(group), count: 1))
+            }
             fleet.advance(byMillis: 0)
             return try #require(fleet.slot(ids[0]))
         }
@@ -96,7 +103,8 @@ struct FleetLoopWorldTests {
         let walker = try spawn(&fleet, "walkers")
         #expect(walker.permissionGranted, "the grant on its group came after the revoke on all")
         #expect(walker.online && walker.locationServicesOn, "an action on others or on ids reached it")
-        #expect(!walker.processAlive && walker.listedState == "dead", "spawned within the kill's minute, it is not dead")
+        #expect(
+            !walker.processAlive && walker.listedState == "dead", "spawned within the kill's minute, it is not dead")
         let other = try spawn(&fleet, "others")
         #expect(!other.permissionGranted && !other.online && other.processAlive)
 
@@ -116,6 +124,8 @@ struct FleetLoopWorldTests {
         }
         let undone = try spawn(&fleet, "others")
         #expect(undone.permissionGranted && undone.online)
-        #expect(fleet.engine.lasting.isEmpty, "undone actions and a relaunch that came are still kept: \(fleet.engine.lasting)")
+        #expect(
+            fleet.engine.lasting.isEmpty,
+            "undone actions and a relaunch that came are still kept: \(fleet.engine.lasting)")
     }
 }

@@ -46,7 +46,9 @@ struct FleetRuntimeTests {
     static let start: Int64 = 1_781_510_400_000
     static let minute: Int64 = 60_000
 
-    static func yaml(devices: Int = 20, sync: String = "{syncThreshold: 5, intervalSeconds: 60}", faults: String = "") -> String {
+    static func yaml(devices: Int = 20, sync: String = "{syncThreshold: 5, intervalSeconds: 60}", faults: String = "")
+        -> String
+    {
         """
         name: test
         seed: 7
@@ -66,7 +68,9 @@ struct FleetRuntimeTests {
         """
     }
 
-    @Test("every admitted fix is taken exactly once by id; a 500 at 60 s is retried with the same batch_id and fixes at 180 s (60 s × 2¹ later)")
+    @Test(
+        "every admitted fix is taken exactly once by id; a 500 at 60 s is retried with the same batch_id and fixes at 180 s (60 s × 2¹ later)"
+    )
     func deliversOnceWithRetries() throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
@@ -122,7 +126,9 @@ struct FleetRuntimeTests {
         #expect(try fleet.storedFixes().count == fleet.engine.metrics.fixesStored)
     }
 
-    @Test("a revoked permission pauses tracking at the fault's instant, no fix is admitted until the re-grant 10 min later, and tracking resumes then")
+    @Test(
+        "a revoked permission pauses tracking at the fault's instant, no fix is admitted until the re-grant 10 min later, and tracking resumes then"
+    )
     func permissionPausesAndResumes() throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
@@ -139,12 +145,18 @@ struct FleetRuntimeTests {
         for slot in fleet.engine.slots {
             let changes = slot.stateHistory.elements.filter { $0.at >= revoked }
             #expect(
-                changes == [StateChange(at: revoked, state: "paused(permissionRevoked)"), StateChange(at: granted, state: "tracking")],
+                changes == [
+                    StateChange(at: revoked, state: "paused(permissionRevoked)"),
+                    StateChange(at: granted, state: "tracking"),
+                ],
                 "\(slot.id)")
-            let fixes = (ingest.uploads(of: slot.id).filter(\.accepted).flatMap(\.timestamps)
+            let fixes =
+                (ingest.uploads(of: slot.id).filter(\.accepted).flatMap(\.timestamps)
                 + stored.filter { $0.device == slot.id }.map(\.timestamp)).sorted()
             #expect(fixes.contains { $0 < revoked }, "\(slot.id) admitted nothing before the revoke")
-            #expect(!fixes.contains { $0 >= revoked && $0 <= granted }, "\(slot.id) admitted a fix while permission was revoked")
+            #expect(
+                !fixes.contains { $0 >= revoked && $0 <= granted },
+                "\(slot.id) admitted a fix while permission was revoked")
             firstAfter.append(try #require(fixes.first { $0 > granted }, "\(slot.id) did not track after the re-grant"))
         }
         // The re-grant asks for updates again; the provider's first fix comes 1 s later.
@@ -171,9 +183,12 @@ struct FleetRuntimeTests {
             try #require(uploads.count > 3)
             // Sent at the interval (60 s), timed out 30 s later, sent again after 120 s and 240 s
             // of backoff (60 s × 2¹, × 2²); the fault ended at 480 s, just before the third send.
-            #expect(uploads.prefix(3).map { $0.request.sentAt - Self.start } == [60 * second, 210 * second, 480 * second])
+            #expect(
+                uploads.prefix(3).map { $0.request.sentAt - Self.start } == [60 * second, 210 * second, 480 * second])
             #expect(Set(uploads.prefix(3).map(\.batchID)).count == 1, "\(slot.id) did not send the same batch again")
-            #expect(Set(uploads.prefix(3).map(\.locationIDs)).count == 1, "\(slot.id) sent other fixes under the same batch_id")
+            #expect(
+                Set(uploads.prefix(3).map(\.locationIDs)).count == 1,
+                "\(slot.id) sent other fixes under the same batch_id")
             let heard = slot.uploads.elements.prefix(3).map { ($0.at - Self.start, $0.outcome) }
             #expect(heard.map(\.0) == [90 * second, 240 * second, 482 * second])
             #expect(heard.map(\.1) == ["timeout", "timeout", "200"])
@@ -185,7 +200,9 @@ struct FleetRuntimeTests {
         #expect(Set(ingest.acceptedLocationIDs).count + metrics.pending == metrics.fixesStored)
     }
 
-    @Test("a run on the data folder of one that stopped resumes its devices 1 ms later: the same install ids, and every fix the first kept is taken once")
+    @Test(
+        "a run on the data folder of one that stopped resumes its devices 1 ms later: the same install ids, and every fix the first kept is taken once"
+    )
     func restartResumes() throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
@@ -201,7 +218,9 @@ struct FleetRuntimeTests {
         let resumed = Self.start + 10 * Self.minute + 1
         #expect(second.now == resumed)
         second.advance(byMillis: 10 * Self.minute)
-        #expect(Set(taking.uploads.map(\.installID)) == Set(refusing.uploads.map(\.installID)), "the devices got new install ids")
+        #expect(
+            Set(taking.uploads.map(\.installID)) == Set(refusing.uploads.map(\.installID)),
+            "the devices got new install ids")
         // Each device's first fix after the restart brings its backlog over the threshold: all of
         // it goes at once, 1 s in.
         let firstSends = second.engine.slots.compactMap { taking.uploads(of: $0.id).first?.request.sentAt }
@@ -209,7 +228,9 @@ struct FleetRuntimeTests {
         let taken = taking.acceptedLocationIDs
         #expect(taken.count == Set(taken).count, "a fix was taken twice")
         #expect(Set(taken).count + second.engine.snapshot().pending == kept + second.engine.metrics.fixesStored)
-        #expect(Set(refusing.uploads.flatMap(\.locationIDs)).isSubset(of: Set(taken)), "a fix the first run kept was not delivered")
+        #expect(
+            Set(refusing.uploads.flatMap(\.locationIDs)).isSubset(of: Set(taken)),
+            "a fix the first run kept was not delivered")
     }
 
     @Test(

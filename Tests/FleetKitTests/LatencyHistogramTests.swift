@@ -28,7 +28,9 @@ struct LatencyHistogramTests {
         #expect(first.count == 6)
     }
 
-    @Test("percentiles are within the bucket width (about 3%) of the recorded value, and the open last bucket reports the max", arguments: [0.5, 12.0, 100, 2_250, 30_000])
+    @Test(
+        "percentiles are within the bucket width (about 3%) of the recorded value, and the open last bucket reports the max",
+        arguments: [0.5, 12.0, 100, 2_250, 30_000])
     func percentileNearValue(millis: Double) {
         var histogram = LatencyHistogram()
         for _ in 0..<10 { histogram.record(millis) }

@@ -69,7 +69,8 @@ struct LookaheadTests {
         var lived: [String: Lived] = [:]
         for request in fleet.sent {
             lived[request.device, default: Lived(sent: [], heard: [], state: "")].sent.append(
-                "\(request.sentAt) \(request.http.url) \(request.http.headers.map { "\($0.name)=\($0.value)" }) \(String(decoding: request.http.body, as: UTF8.self))")
+                "\(request.sentAt) \(request.http.url) \(request.http.headers.map { "\($0.name)=\($0.value)" }) \(String(decoding: request.http.body, as: UTF8.self))"
+            )
         }
         for slot in fleet.engine.slots {
             lived[slot.id, default: Lived(sent: [], heard: [], state: "")].heard = slot.uploads.elements.map {
@@ -87,8 +88,12 @@ struct LookaheadTests {
             guard let other = ahead[device] else { continue }
             for (name, mine, theirs) in [("sent", other.sent, lived.sent), ("heard", other.heard, lived.heard)] {
                 guard mine != theirs else { continue }
-                let first = (0..<min(mine.count, theirs.count)).first { mine[$0] != theirs[$0] } ?? min(mine.count, theirs.count)
-                Issue.record("\(device) \(name) differs at \(first) of \(theirs.count): ahead \(mine.dropFirst(first).first?.prefix(160) ?? "none"), held \(theirs.dropFirst(first).first?.prefix(160) ?? "none")")
+                let first =
+                    (0..<min(mine.count, theirs.count)).first { mine[$0] != theirs[$0] }
+                    ?? min(mine.count, theirs.count)
+                Issue.record(
+                    "\(device) \(name) differs at \(first) of \(theirs.count): ahead \(mine.dropFirst(first).first?.prefix(160) ?? "none"), held \(theirs.dropFirst(first).first?.prefix(160) ?? "none")"
+                )
             }
             #expect(other.state == lived.state, "\(device)")
         }
@@ -98,12 +103,15 @@ struct LookaheadTests {
         try SimulatedFleet(
             fleet: try workspace.fleet(yaml),
             options: RunOptions(
-                dataDirectory: workspace.data, ingest: "http://ingest.invalid/ingest", routeFolder: workspace.folder.path,
+                dataDirectory: workspace.data, ingest: "http://ingest.invalid/ingest",
+                routeFolder: workspace.folder.path,
                 transferTiming: .deterministic),
             network: network())
     }
 
-    @Test("each device sends the same requests and hears the same answers at the same instants, whatever order answers come back in", arguments: [1, 2, 3] as [UInt64])
+    @Test(
+        "each device sends the same requests and hears the same answers at the same instants, whatever order answers come back in",
+        arguments: [1, 2, 3] as [UInt64])
     func sameAsHeldClock(order: UInt64) throws {
         let end = Self.start + 20 * 60_000
         let heldWorkspace = try FleetRuntimeTests.Workspace()
@@ -129,7 +137,9 @@ struct LookaheadTests {
     @Test("a command waits until every device stands at the instant the furthest reached, and finds each there")
     func commandsFindEveryDeviceAtOneInstant() throws {
         let end = Self.start + 20 * 60_000
-        let revoke: (inout FleetLoop) -> Void = { _ = try? $0.act(.revokePermission, params: FaultParams(), on: .fraction(0.5)) }
+        let revoke: (inout FleetLoop) -> Void = {
+            _ = try? $0.act(.revokePermission, params: FaultParams(), on: .fraction(0.5))
+        }
         let grant: (inout FleetLoop) -> Void = { _ = try? $0.act(.grantPermission, params: FaultParams(), on: .all) }
 
         let aheadWorkspace = try FleetRuntimeTests.Workspace()

@@ -16,7 +16,8 @@ struct OSProviderTests {
             let delivered = provider.fix(at: Int64(index) * 1000, truth: Self.truth, request: request)
             let fix = try #require(delivered)
             let error = Geodesy.distanceMeters(
-                fromLatitude: Self.truth.latitude, longitude: Self.truth.longitude, toLatitude: fix.latitude, longitude: fix.longitude)
+                fromLatitude: Self.truth.latitude, longitude: Self.truth.longitude, toLatitude: fix.latitude,
+                longitude: fix.longitude)
             if error <= fix.accuracy! + 0.05 { within += 1 }
             let range = ProviderProfile.accuracyRange(request)
             #expect(fix.accuracy! >= range.lowerBound - 0.05 && fix.accuracy! <= range.upperBound + 0.05)
@@ -61,7 +62,9 @@ struct OSProviderTests {
         #expect(gaps.allSatisfy { (19...121).contains($0) })
     }
 
-    @Test("speed and bearing come from the motion; standing still reports speed 0 and no bearing; mock only when configured")
+    @Test(
+        "speed and bearing come from the motion; standing still reports speed 0 and no bearing; mock only when configured"
+    )
     func motionFields() throws {
         var provider = OSProvider(profile: .clean, seed: 5)
         let first = provider.fix(at: 0, truth: Self.truth, request: .high)

@@ -19,7 +19,9 @@ struct OfflineTransferTests {
           - {at: 2m, for: 1m, select: all, action: networkOffline}
         """
 
-    @Test("an upload out when the network goes is heard as `offline` at that instant; the late answer is counted, not heard; the same batch goes the instant the network is back")
+    @Test(
+        "an upload out when the network goes is heard as `offline` at that instant; the late answer is counted, not heard; the same batch goes the instant the network is back"
+    )
     func uploadCutOff() async throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
@@ -34,7 +36,8 @@ struct OfflineTransferTests {
             \(Self.offlineFaults)
             """
         let runtime = try await workspace.runtime(
-            TransferTimingTests.yaml(warp: 600, faults: faults), ingest: server.url, virtualMinutes: 5, timing: .deterministic)
+            TransferTimingTests.yaml(warp: 600, faults: faults), ingest: server.url, virtualMinutes: 5,
+            timing: .deterministic)
         let metrics = runtime.metrics
         let devices = runtime.snapshot.devices
         #expect(devices.count == 3)
@@ -60,7 +63,8 @@ struct OfflineTransferTests {
         #expect(metrics.answersAfterTimeout == 0)
         // Nothing was sent while offline; the cut batches, which the server took, came again at the return.
         let uploads = server.uploads
-        #expect(uploads.allSatisfy { $0.sentAt < "2026-06-15T08:02:00.000Z" || $0.sentAt >= "2026-06-15T08:03:00.000Z" })
+        #expect(
+            uploads.allSatisfy { $0.sentAt < "2026-06-15T08:02:00.000Z" || $0.sentAt >= "2026-06-15T08:03:00.000Z" })
         let resent = Dictionary(grouping: uploads, by: \.batchID).values.filter { $0.count == 2 }
         #expect(resent.count == 3)
         #expect(resent.allSatisfy { $0[0].status == 200 && $0[1].sentAt == "2026-06-15T08:03:00.000Z" })
@@ -69,7 +73,9 @@ struct OfflineTransferTests {
         #expect(snapshot.uniqueAcceptedLocationIDs.count + metrics.pending == metrics.fixesStored)
     }
 
-    @Test("a token refresh out when the network goes is heard as `offline` and counts no failure; none is sent while offline; it goes again the instant the network is back")
+    @Test(
+        "a token refresh out when the network goes is heard as `offline` and counts no failure; none is sent while offline; it goes again the instant the network is back"
+    )
     func refreshCutOff() async throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
@@ -104,7 +110,9 @@ struct OfflineTransferTests {
         for device in runtime.snapshot.devices {
             #expect(device.auth.lastRefreshOutcome == "200")
             #expect(device.auth.breakerOpenUntil == nil)
-            #expect(device.auth.validUntil == Self.onlineAt + 10_100 + 3_600_000, "the refresh was not sent at the network's return")
+            #expect(
+                device.auth.validUntil == Self.onlineAt + 10_100 + 3_600_000,
+                "the refresh was not sent at the network's return")
         }
     }
 }

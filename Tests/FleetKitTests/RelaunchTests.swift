@@ -46,7 +46,8 @@ struct RelaunchTests {
                   sync: {syncThreshold: 1, intervalSeconds: 60}
             \(faults)
             """)
-        var options = RunOptions(dataDirectory: workspace.data + "-\(UUID().uuidString)", routeFolder: workspace.folder.path)
+        var options = RunOptions(
+            dataDirectory: workspace.data + "-\(UUID().uuidString)", routeFolder: workspace.folder.path)
         // Store errors are the point of one test, and read from the device's state there.
         options.storeLogSink = { _ in }
         var loop = try FleetLoop(fleet: fleet, options: options)
@@ -102,19 +103,32 @@ struct RelaunchTests {
     /// Walking at 1.4 m/s, the phone is 500 m from where it died 357 s later; the check at 360 s
     /// sees it.
     static let cases = [
-        Case(platform: .android, action: .kill, route: walk, delaySeconds: nil, cause: .workManager, backAfterSeconds: 60),
-        Case(platform: .android, action: .kill, route: walk, delaySeconds: 600, cause: .workManager, backAfterSeconds: 600),
+        Case(
+            platform: .android, action: .kill, route: walk, delaySeconds: nil, cause: .workManager, backAfterSeconds: 60
+        ),
+        Case(
+            platform: .android, action: .kill, route: walk, delaySeconds: 600, cause: .workManager,
+            backAfterSeconds: 600),
         Case(platform: .android, action: .reboot, route: walk, delaySeconds: nil, cause: .boot, backAfterSeconds: 60),
         Case(platform: .android, action: .reboot, route: walk, delaySeconds: 300, cause: .boot, backAfterSeconds: 300),
-        Case(platform: .ios, action: .kill, route: walk, delaySeconds: nil, cause: .significantLocationChange, backAfterSeconds: 360),
-        Case(platform: .ios, action: .kill, route: walk, delaySeconds: 600, cause: .significantLocationChange, backAfterSeconds: 360),
+        Case(
+            platform: .ios, action: .kill, route: walk, delaySeconds: nil, cause: .significantLocationChange,
+            backAfterSeconds: 360),
+        Case(
+            platform: .ios, action: .kill, route: walk, delaySeconds: 600, cause: .significantLocationChange,
+            backAfterSeconds: 360),
         Case(platform: .ios, action: .kill, route: walk, delaySeconds: 300, cause: .userLaunch, backAfterSeconds: 300),
         // The user opens the app at the instant a check would find the move: the opening counts.
         Case(platform: .ios, action: .kill, route: walk, delaySeconds: 360, cause: .userLaunch, backAfterSeconds: 360),
-        Case(platform: .ios, action: .kill, route: stand, delaySeconds: 7200, cause: .userLaunch, backAfterSeconds: 7200),
+        Case(
+            platform: .ios, action: .kill, route: stand, delaySeconds: 7200, cause: .userLaunch, backAfterSeconds: 7200),
         // Booted a minute later (by default), then 500 m from where it booted.
-        Case(platform: .ios, action: .reboot, route: walk, delaySeconds: nil, cause: .significantLocationChange, backAfterSeconds: 420),
-        Case(platform: .ios, action: .reboot, route: walk, delaySeconds: 300, cause: .significantLocationChange, backAfterSeconds: 660),
+        Case(
+            platform: .ios, action: .reboot, route: walk, delaySeconds: nil, cause: .significantLocationChange,
+            backAfterSeconds: 420),
+        Case(
+            platform: .ios, action: .reboot, route: walk, delaySeconds: 300, cause: .significantLocationChange,
+            backAfterSeconds: 660),
     ]
 
     @Test(
@@ -195,17 +209,29 @@ struct RelaunchTests {
     }
 
     static let spawnCases = [
-        SpawnCase(platform: .android, action: .kill, delaySeconds: nil, spawnAfterSeconds: 30, cause: .workManager, backAfterSeconds: 60),
+        SpawnCase(
+            platform: .android, action: .kill, delaySeconds: nil, spawnAfterSeconds: 30, cause: .workManager,
+            backAfterSeconds: 60),
         SpawnCase(platform: .android, action: .kill, delaySeconds: 60, spawnAfterSeconds: 120, cause: nil),
-        SpawnCase(platform: .android, action: .reboot, delaySeconds: 300, spawnAfterSeconds: 120, cause: .boot, backAfterSeconds: 300),
+        SpawnCase(
+            platform: .android, action: .reboot, delaySeconds: 300, spawnAfterSeconds: 120, cause: .boot,
+            backAfterSeconds: 300),
         // From where it spawned, 500 m takes 357 s.
-        SpawnCase(platform: .ios, action: .kill, delaySeconds: nil, spawnAfterSeconds: 120, cause: .significantLocationChange, backAfterSeconds: 480),
-        SpawnCase(platform: .ios, action: .kill, delaySeconds: 300, spawnAfterSeconds: 120, cause: .userLaunch, backAfterSeconds: 300),
+        SpawnCase(
+            platform: .ios, action: .kill, delaySeconds: nil, spawnAfterSeconds: 120, cause: .significantLocationChange,
+            backAfterSeconds: 480),
+        SpawnCase(
+            platform: .ios, action: .kill, delaySeconds: 300, spawnAfterSeconds: 120, cause: .userLaunch,
+            backAfterSeconds: 300),
         SpawnCase(platform: .ios, action: .kill, delaySeconds: 60, spawnAfterSeconds: 120, cause: nil),
         // Spawned before the boot: measured from where it is at boot.
-        SpawnCase(platform: .ios, action: .reboot, delaySeconds: 300, spawnAfterSeconds: 120, cause: .significantLocationChange, backAfterSeconds: 660),
+        SpawnCase(
+            platform: .ios, action: .reboot, delaySeconds: 300, spawnAfterSeconds: 120,
+            cause: .significantLocationChange, backAfterSeconds: 660),
         // Spawned after the boot: measured from where it spawned.
-        SpawnCase(platform: .ios, action: .reboot, delaySeconds: 60, spawnAfterSeconds: 120, cause: .significantLocationChange, backAfterSeconds: 480),
+        SpawnCase(
+            platform: .ios, action: .reboot, delaySeconds: 60, spawnAfterSeconds: 120,
+            cause: .significantLocationChange, backAfterSeconds: 480),
     ]
 
     @Test(

@@ -27,24 +27,41 @@ struct RequestDigestTests {
         return digest
     }
 
-    @Test("each device's requests in the same order give the same digest, however devices interleave, on any port; anything else gives another")
+    @Test(
+        "each device's requests in the same order give the same digest, however devices interleave, on any port; anything else gives another"
+    )
     func sameAndDifferent() {
         let base = Self.digest([
             ("a", "http://h:1/ingest", "{1}"), ("b", "http://h:1/ingest", "{2}"), ("a", "http://h:1/ingest", "{3}"),
         ])
         for same in [
-            Self.digest([("a", "http://h:2/ingest", "{1}"), ("b", "http://h:2/ingest", "{2}"), ("a", "http://h:2/ingest", "{3}")]),  // a port
-            Self.digest([("b", "http://h:1/ingest", "{2}"), ("a", "http://h:1/ingest", "{1}"), ("a", "http://h:1/ingest", "{3}")]),  // interleaving
+            Self.digest([
+                ("a", "http://h:2/ingest", "{1}"), ("b", "http://h:2/ingest", "{2}"), ("a", "http://h:2/ingest", "{3}"),
+            ]),  // a port
+            Self.digest([
+                ("b", "http://h:1/ingest", "{2}"), ("a", "http://h:1/ingest", "{1}"), ("a", "http://h:1/ingest", "{3}"),
+            ]),  // interleaving
         ] {
             #expect(same.text == base.text)
         }
         #expect(base.count == 3 && base.text.count == 16)
         for other in [
-            Self.digest([("a", "http://h:1/ingest", "{3}"), ("b", "http://h:1/ingest", "{2}"), ("a", "http://h:1/ingest", "{1}")]),  // one device's order
-            Self.digest([("a", "http://h:1/ingest", "{1}"), ("b", "http://h:1/ingest", "{2}"), ("b", "http://h:1/ingest", "{3}")]),  // a device
-            Self.digest([("a", "http://h:1/ingest", "{1}"), ("b", "http://h:1/ingest", "{4}"), ("a", "http://h:1/ingest", "{3}")]),  // a body
-            Self.digest([("ab", "http://h:1/ingest", "{1}"), ("", "http://h:1/ingest", "{2}"), ("ab", "http://h:1/ingest", "{3}")]),  // a boundary
-            Self.digest([("a", "http://h:1/other", "{1}"), ("b", "http://h:1/ingest", "{2}"), ("a", "http://h:1/ingest", "{3}")]),  // a path
+            Self.digest([
+                ("a", "http://h:1/ingest", "{3}"), ("b", "http://h:1/ingest", "{2}"), ("a", "http://h:1/ingest", "{1}"),
+            ]),  // one device's order
+            Self.digest([
+                ("a", "http://h:1/ingest", "{1}"), ("b", "http://h:1/ingest", "{2}"), ("b", "http://h:1/ingest", "{3}"),
+            ]),  // a device
+            Self.digest([
+                ("a", "http://h:1/ingest", "{1}"), ("b", "http://h:1/ingest", "{4}"), ("a", "http://h:1/ingest", "{3}"),
+            ]),  // a body
+            Self.digest([
+                ("ab", "http://h:1/ingest", "{1}"), ("", "http://h:1/ingest", "{2}"),
+                ("ab", "http://h:1/ingest", "{3}"),
+            ]),  // a boundary
+            Self.digest([
+                ("a", "http://h:1/other", "{1}"), ("b", "http://h:1/ingest", "{2}"), ("a", "http://h:1/ingest", "{3}"),
+            ]),  // a path
             Self.digest([("a", "http://h:1/ingest", "{1}"), ("b", "http://h:1/ingest", "{2}")]),  // one fewer
         ] {
             #expect(other.text != base.text)

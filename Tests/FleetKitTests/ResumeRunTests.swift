@@ -97,7 +97,9 @@ struct ResumeRunTests {
         try ClockRecord(json: Data(contentsOf: URL(fileURLWithPath: data + "/clock.json")), path: "clock.json")
     }
 
-    @Test("a fresh data folder starts at clock.start with the provider's first fix 1 s in, prints no resume line, and leaves a clock.json that says where it stopped")
+    @Test(
+        "a fresh data folder starts at clock.start with the provider's first fix 1 s in, prints no resume line, and leaves a clock.json that says where it stopped"
+    )
     func freshFolderStartsAtClockStart() throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
@@ -110,10 +112,14 @@ struct ResumeRunTests {
         #expect(stamped.earliest == Self.start + 1_000)
         #expect(stamped.latest <= Self.start + 5 * 60_000)
         #expect(fleet.notices.isEmpty, "\(fleet.notices)")
-        #expect(try Self.clockRecord(workspace.data) == ClockRecord(reachedMillis: Self.start + 5 * 60_000, warp: 3000, stopped: true))
+        #expect(
+            try Self.clockRecord(workspace.data)
+                == ClockRecord(reachedMillis: Self.start + 5 * 60_000, warp: 3000, stopped: true))
     }
 
-    @Test("a run that stopped, resumed on its data folder, starts 1 ms after where it stopped and says why: every fix, sent_at and batch id of the second run is later than all of the first")
+    @Test(
+        "a run that stopped, resumed on its data folder, starts 1 ms after where it stopped and says why: every fix, sent_at and batch id of the second run is later than all of the first"
+    )
     func resumedAfterAStopIsLater() throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
@@ -126,7 +132,9 @@ struct ResumeRunTests {
         let before = try Self.stamped(uploads: ingest.uploads.map(Sent.init), data: workspace.data)
         #expect(before.uploads >= 10 && before.fixes >= 10, "\(before.uploads) uploads, \(before.fixes) fixes")
         #expect(before.latest == Self.start + 10 * 60_000)
-        #expect(try Self.clockRecord(workspace.data) == ClockRecord(reachedMillis: Self.start + 10 * 60_000, warp: 3000, stopped: true))
+        #expect(
+            try Self.clockRecord(workspace.data)
+                == ClockRecord(reachedMillis: Self.start + 10 * 60_000, warp: 3000, stopped: true))
 
         var second = try workspace.simulated(yaml, ingest: ingest)
         let resumed = RunStart(millis: Self.start + 10 * 60_000 + 1, reason: .stopped)
@@ -141,7 +149,9 @@ struct ResumeRunTests {
 
     /// The second run made something, all of it stamped after everything the first run stamped.
     static func expectLater(_ after: Stamped, than before: Stamped, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(after.uploads > 0 && after.fixes > 0, "the second run made nothing to compare", sourceLocation: sourceLocation)
+        #expect(
+            after.uploads > 0 && after.fixes > 0, "the second run made nothing to compare",
+            sourceLocation: sourceLocation)
         #expect(
             after.earliest > before.latest,
             "the second run stamped \(Timestamp.text(unixMillis: after.earliest)), not after the first run's \(Timestamp.text(unixMillis: before.latest))",
@@ -155,7 +165,8 @@ struct ResumeRunTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: FleetCrashTests.executable)
         process.arguments =
-            ["run", fleet, "--data", data, "--ingest", server.url, "--admin", "off"] + (duration.map { ["--duration", $0] } ?? [])
+            ["run", fleet, "--data", data, "--ingest", server.url, "--admin", "off"]
+            + (duration.map { ["--duration", $0] } ?? [])
             + more
         let output = Pipe()
         process.standardOutput = output
@@ -181,7 +192,9 @@ struct ResumeRunTests {
         "beekon-fleet run at warp 3000 or at max warp with a fixed clock.start, killed with SIGKILL, then resumed: past its last clock.json by the slack it allows, every fix, sent_at and batch id of the second run is later than all of the first",
         arguments: ["3000", "max"])
     func resumedAfterSIGKILLIsLater(warp: String) async throws {
-        #expect(FileManager.default.isExecutableFile(atPath: FleetCrashTests.executable), "beekon-fleet was not built next to the tests")
+        #expect(
+            FileManager.default.isExecutableFile(atPath: FleetCrashTests.executable),
+            "beekon-fleet was not built next to the tests")
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
         let server = try IngestTestServer()
@@ -223,15 +236,20 @@ struct ResumeRunTests {
         #expect(printed.contains("it did not stop cleanly"), "\(printed)")
 
         let after = try Self.stamped(
-            uploads: server.uploads.dropFirst(firstUploads.count).map(Sent.init), data: workspace.data, apartFrom: before)
+            uploads: server.uploads.dropFirst(firstUploads.count).map(Sent.init), data: workspace.data,
+            apartFrom: before)
         Self.expectLater(after, than: before)
         // And it began no earlier than it had to: the first run's clock.json said where.
         #expect(after.earliest >= record.latestPossibleMillis + 1)
     }
 
-    @Test("beekon-fleet run at max warp, stopped with SIGTERM while devices stand at different instants, then resumed: its clock.json covers the device furthest ahead, and every fix, sent_at and batch id of the second run is later than all of the first")
+    @Test(
+        "beekon-fleet run at max warp, stopped with SIGTERM while devices stand at different instants, then resumed: its clock.json covers the device furthest ahead, and every fix, sent_at and batch id of the second run is later than all of the first"
+    )
     func resumedAfterMaxWarpStopIsLater() async throws {
-        #expect(FileManager.default.isExecutableFile(atPath: FleetCrashTests.executable), "beekon-fleet was not built next to the tests")
+        #expect(
+            FileManager.default.isExecutableFile(atPath: FleetCrashTests.executable),
+            "beekon-fleet was not built next to the tests")
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
         // Answers that take real time, so devices wait for theirs at different instants.
@@ -241,7 +259,8 @@ struct ResumeRunTests {
         try FleetRuntimeTests.yaml(devices: 8, sync: "{syncThreshold: 2, intervalSeconds: 60}")
             .write(toFile: fleet, atomically: true, encoding: .utf8)
 
-        let (first, firstOutput) = try Self.launch(fleet, data: workspace.data, server: server, more: ["--warp", "max"])
+        let (first, firstOutput) = try Self.launch(
+            fleet, data: workspace.data, server: server, more: ["--warp", "max"])
         defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
         let sentEnough = try await offPool { server.waitUntil(timeoutSeconds: 30) { $0.uploads.count >= 300 } }
         #expect(sentEnough, "the first run sent too few uploads")
@@ -257,11 +276,13 @@ struct ResumeRunTests {
         #expect(record.stopped)
         #expect(
             record.latestPossibleMillis >= before.latest,
-            "clock.json says \(Timestamp.text(unixMillis: record.reachedMillis)), a device stamped \(Timestamp.text(unixMillis: before.latest))")
+            "clock.json says \(Timestamp.text(unixMillis: record.reachedMillis)), a device stamped \(Timestamp.text(unixMillis: before.latest))"
+        )
 
         let printed = try await Self.resume(fleet, data: workspace.data, server: server)
         let after = try Self.stamped(
-            uploads: server.uploads.dropFirst(firstUploads.count).map(Sent.init), data: workspace.data, apartFrom: before)
+            uploads: server.uploads.dropFirst(firstUploads.count).map(Sent.init), data: workspace.data,
+            apartFrom: before)
         Self.expectLater(after, than: before)
     }
 
@@ -270,7 +291,10 @@ struct ResumeRunTests {
         arguments: [
             ("{\"reached_unix_ms\": 17815104", "is not a JSON object"),
             (#"{"reached_unix_ms": 1781510400000, "warp": 60}"#, #"has no "stopped""#),
-            (#"{"reached_unix_ms": 1781510400000, "warp": -3, "stopped": true}"#, #"has "warp" -3 that is out of range"#),
+            (
+                #"{"reached_unix_ms": 1781510400000, "warp": -3, "stopped": true}"#,
+                #"has "warp" -3 that is out of range"#
+            ),
         ])
     func corruptClockFileIsRefused(content: String, problem: String) throws {
         let workspace = try FleetRuntimeTests.Workspace()
@@ -280,7 +304,10 @@ struct ResumeRunTests {
         try Data(content.utf8).write(to: URL(fileURLWithPath: path))
         let fleet = try workspace.fleet(FleetRuntimeTests.yaml(devices: 2))
         do {
-            _ = try FleetRuntime(fleet: fleet, options: RunOptions(dataDirectory: workspace.data, ingest: "http://127.0.0.1:9", routeFolder: workspace.folder.path))
+            _ = try FleetRuntime(
+                fleet: fleet,
+                options: RunOptions(
+                    dataDirectory: workspace.data, ingest: "http://127.0.0.1:9", routeFolder: workspace.folder.path))
             Issue.record("the run accepted \(content)")
         } catch {
             let message = "\(error)"
@@ -299,7 +326,10 @@ struct ResumeRunTests {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         let fleet = try workspace.fleet(FleetRuntimeTests.yaml(devices: 2))
         #expect {
-            _ = try FleetRuntime(fleet: fleet, options: RunOptions(dataDirectory: workspace.data, ingest: "http://127.0.0.1:9", routeFolder: workspace.folder.path))
+            _ = try FleetRuntime(
+                fleet: fleet,
+                options: RunOptions(
+                    dataDirectory: workspace.data, ingest: "http://127.0.0.1:9", routeFolder: workspace.folder.path))
         } throws: { error in
             let message = "\(error)"
             return message.contains("the clock file \(path) cannot be read (") && message.contains(ClockRecord.expected)
@@ -314,7 +344,9 @@ struct ResumeRunTests {
         try FileManager.default.createDirectory(atPath: workspace.data, withIntermediateDirectories: true)
         let path = workspace.data + "/clock.json"
         try Data("not json".utf8).write(to: URL(fileURLWithPath: path))
-        let outcome = try RunStartTests.run(["run", fleet, "--data", workspace.data, "--ingest", "http://127.0.0.1:9", "--admin", "off"])
+        let outcome = try RunStartTests.run([
+            "run", fleet, "--data", workspace.data, "--ingest", "http://127.0.0.1:9", "--admin", "off",
+        ])
         #expect(outcome.status != 0)
         #expect(outcome.errors.contains("the clock file \(path) is not a JSON object"), "\(outcome.errors)")
         #expect(!outcome.output.contains("running"), "\(outcome.output)")

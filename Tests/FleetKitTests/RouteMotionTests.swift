@@ -23,7 +23,9 @@ struct RouteMotionTests {
 
     @Test("at a speed, distance covered grows with time, and the bearing is the route's")
     func speed() {
-        let motion = RouteMotion(route: Self.northRoute(), timing: .speed(metersPerSecond: 1.4, dwellEveryMeters: 0, dwellSeconds: 0), loops: false)
+        let motion = RouteMotion(
+            route: Self.northRoute(), timing: .speed(metersPerSecond: 1.4, dwellEveryMeters: 0, dwellSeconds: 0),
+            loops: false)
         #expect(abs(motion.lengthMeters - 1000) < 0.01)
         #expect(abs(Self.metersNorth(motion.position(afterMillis: 100_000)) - 140) < 0.01)
         #expect(motion.position(afterMillis: 100_000).speed == 1.4)
@@ -36,14 +38,18 @@ struct RouteMotionTests {
 
     @Test("a looping route starts over; a start fraction sets off part-way")
     func loopAndOffset() {
-        let loop = RouteMotion(route: Self.northRoute(), timing: .speed(metersPerSecond: 10, dwellEveryMeters: 0, dwellSeconds: 0), loops: true, startFraction: 0.5)
+        let loop = RouteMotion(
+            route: Self.northRoute(), timing: .speed(metersPerSecond: 10, dwellEveryMeters: 0, dwellSeconds: 0),
+            loops: true, startFraction: 0.5)
         #expect(abs(Self.metersNorth(loop.position(afterMillis: 0)) - 500) < 0.01)
         #expect(abs(Self.metersNorth(loop.position(afterMillis: 60_000)) - 100) < 0.01)
     }
 
     @Test("a configured dwell stops the phone for its seconds every so many metres")
     func dwell() {
-        let motion = RouteMotion(route: Self.northRoute(), timing: .speed(metersPerSecond: 2, dwellEveryMeters: 200, dwellSeconds: 60), loops: false)
+        let motion = RouteMotion(
+            route: Self.northRoute(), timing: .speed(metersPerSecond: 2, dwellEveryMeters: 200, dwellSeconds: 60),
+            loops: false)
         #expect(abs(Self.metersNorth(motion.position(afterMillis: 100_000)) - 200) < 0.01)
         #expect(motion.position(afterMillis: 120_000).speed == 0)
         #expect(abs(Self.metersNorth(motion.position(afterMillis: 159_000)) - 200) < 0.01)

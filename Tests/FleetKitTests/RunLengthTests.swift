@@ -79,13 +79,17 @@ struct RunLengthTests {
         return (RunStartTests.Outcome(status: process.terminationStatus, output: printed, errors: text), seconds, clock)
     }
 
-    @Test("with both limits, the virtual one ends a run it comes first in: at exactly start + --for, after that much virtual time at the warp, recorded as a clean stop there")
+    @Test(
+        "with both limits, the virtual one ends a run it comes first in: at exactly start + --for, after that much virtual time at the warp, recorded as a clean stop there"
+    )
     func virtualLimitFirst() async throws {
-        let (outcome, seconds, clock) = try await Self.run(fileDuration: "8h", flags: ["--for", "30m", "--duration", "1m"])
+        let (outcome, seconds, clock) = try await Self.run(
+            fileDuration: "8h", flags: ["--for", "30m", "--duration", "1m"])
         #expect(outcome.status == 0, "\(outcome.errors)")
         let last = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
         #expect(
-            last.hasPrefix("beekon-fleet: done. Ended by the virtual-time limit (30m of virtual time). 2026-06-15T08:30:00.000Z |"),
+            last.hasPrefix(
+                "beekon-fleet: done. Ended by the virtual-time limit (30m of virtual time). 2026-06-15T08:30:00.000Z |"),
             "\(outcome.output)")
         // 30 virtual minutes at 3600x are 0.5 s of wall time; the bound above leaves room for
         // start-up on a busy machine while staying far below the wall-clock limit of 1 m.
@@ -93,12 +97,15 @@ struct RunLengthTests {
         #expect(clock == ClockRecord(reachedMillis: FleetRuntimeTests.start + 30 * 60_000, warp: 3600, stopped: true))
     }
 
-    @Test("with both limits, the wall-clock one ends a run whose virtual limit is further away, and the summary says so")
+    @Test(
+        "with both limits, the wall-clock one ends a run whose virtual limit is further away, and the summary says so")
     func wallClockFirst() async throws {
         let (outcome, seconds, clock) = try await Self.run(fileDuration: "8h", flags: ["--duration", "1s"])
         #expect(outcome.status == 0, "\(outcome.errors)")
         let last = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
-        #expect(last.hasPrefix("beekon-fleet: done. Ended by the wall-clock limit (--duration 1s). 2026-06-15T0"), "\(outcome.output)")
+        #expect(
+            last.hasPrefix("beekon-fleet: done. Ended by the wall-clock limit (--duration 1s). 2026-06-15T0"),
+            "\(outcome.output)")
         #expect(seconds >= 1 && seconds < 10, "\(seconds) s")
         #expect(clock?.stopped == true)
     }

@@ -25,7 +25,9 @@ struct RunStartResolveTests {
     static let cases: [Case] = [
         // Fresh folders start where the fleet file says, as before resumes existed.
         Case(configured: start, earlierRun: false, expected: RunStart(millis: start, reason: .fresh)),
-        Case(configured: nil, wallNow: start + 5, earlierRun: false, expected: RunStart(millis: start + 5, reason: .fresh)),
+        Case(
+            configured: nil, wallNow: start + 5, earlierRun: false,
+            expected: RunStart(millis: start + 5, reason: .fresh)),
         // A clean stop: 1 ms on, whatever clock.start says.
         Case(
             configured: start, record: ClockRecord(reachedMillis: reached, warp: 60, stopped: true),
@@ -43,7 +45,8 @@ struct RunStartResolveTests {
             configured: start, record: ClockRecord(reachedMillis: reached, warp: 60, stopped: true),
             newestStored: reached + 50_000, expected: RunStart(millis: reached + 50_001, reason: .stored)),
         Case(
-            configured: start, record: ClockRecord(reachedMillis: reached, warp: 60, stopped: true), newestStored: reached,
+            configured: start, record: ClockRecord(reachedMillis: reached, warp: 60, stopped: true),
+            newestStored: reached,
             expected: RunStart(millis: reached + 1, reason: .stopped)),
         // No clock file (a run of an older build): the stores alone.
         Case(configured: start, newestStored: reached, expected: RunStart(millis: reached + 1, reason: .stored)),
@@ -52,14 +55,18 @@ struct RunStartResolveTests {
         Case(configured: nil, wallNow: start, expected: RunStart(millis: start, reason: .noTrace)),
         // `start: now`: the wall clock when it is later than the floor, the floor when a warp ran ahead of it.
         Case(
-            configured: nil, wallNow: reached + 600_000, record: ClockRecord(reachedMillis: reached, warp: 1, stopped: true),
+            configured: nil, wallNow: reached + 600_000,
+            record: ClockRecord(reachedMillis: reached, warp: 1, stopped: true),
             expected: RunStart(millis: reached + 600_000, reason: .wallClock)),
         Case(
-            configured: nil, wallNow: reached - 600_000, record: ClockRecord(reachedMillis: reached, warp: 60, stopped: false),
+            configured: nil, wallNow: reached - 600_000,
+            record: ClockRecord(reachedMillis: reached, warp: 60, stopped: false),
             expected: RunStart(millis: reached + 21_001, reason: .unrecorded(slackMillis: 21_000))),
     ]
 
-    @Test("a fresh folder starts at clock.start; a used one just after everything its last run can have stamped", arguments: cases)
+    @Test(
+        "a fresh folder starts at clock.start; a used one just after everything its last run can have stamped",
+        arguments: cases)
     func resolve(_ example: Case) {
         let resolved = RunStart.resolve(
             configured: example.configured, wallNow: example.wallNow, earlierRun: example.earlierRun,
@@ -71,10 +78,19 @@ struct RunStartResolveTests {
         "the start line names the instant and why, and a fresh start prints none",
         arguments: [
             (RunStart(millis: start, reason: .fresh), nil),
-            (RunStart(millis: start, reason: .stopped), "resuming at 2026-06-15T08:00:00.000Z, 1 ms after the previous run on this data folder stopped (clock.json)"),
-            (RunStart(millis: start, reason: .unrecorded(slackMillis: 1_050_000)), "it did not stop cleanly, so 1050 s of virtual time after its last record in clock.json"),
+            (
+                RunStart(millis: start, reason: .stopped),
+                "resuming at 2026-06-15T08:00:00.000Z, 1 ms after the previous run on this data folder stopped (clock.json)"
+            ),
+            (
+                RunStart(millis: start, reason: .unrecorded(slackMillis: 1_050_000)),
+                "it did not stop cleanly, so 1050 s of virtual time after its last record in clock.json"
+            ),
             (RunStart(millis: start, reason: .unrecorded(slackMillis: 350)), "so 0.35 s of virtual time"),
-            (RunStart(millis: start, reason: .stored), "resuming at 2026-06-15T08:00:00.000Z, 1 ms after the newest fix or geofence event"),
+            (
+                RunStart(millis: start, reason: .stored),
+                "resuming at 2026-06-15T08:00:00.000Z, 1 ms after the newest fix or geofence event"
+            ),
             (RunStart(millis: start, reason: .wallClock), "resuming at 2026-06-15T08:00:00.000Z, the wall clock"),
             (RunStart(millis: start, reason: .noTrace), "starting at 2026-06-15T08:00:00.000Z (`clock.start`)"),
         ] as [(RunStart, String?)])

@@ -21,13 +21,16 @@ struct RunStartTests {
         let process = Process()
         if let openFiles {
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", FleetCrashTests.executable] + arguments
+            process.arguments =
+                ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", FleetCrashTests.executable] + arguments
         } else {
             process.executableURL = URL(fileURLWithPath: FleetCrashTests.executable)
             process.arguments = arguments
         }
         // Standard error to a file, so neither pipe can fill while the other is read.
-        let errorPath = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-run-\(UUID().uuidString).err").path
+        let errorPath = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "beekon-run-\(UUID().uuidString).err"
+        ).path
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: errorPath) }
         let output = Pipe()
@@ -59,17 +62,22 @@ struct RunStartTests {
         return result
     }
 
-    @Test("under ulimit -n 256, a run of 2,000 devices refuses to start, names the numbers and the fix, and creates nothing")
+    @Test(
+        "under ulimit -n 256, a run of 2,000 devices refuses to start, names the numbers and the fix, and creates nothing"
+    )
     func lowLimitIsRefused() throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
         let fleet = try Self.fleetFile(devices: 2000, in: workspace)
-        let outcome = try Self.run(["run", fleet, "--data", workspace.data, "--duration", "5s", "--admin", "127.0.0.1:0"], openFiles: 256)
+        let outcome = try Self.run(
+            ["run", fleet, "--data", workspace.data, "--duration", "5s", "--admin", "127.0.0.1:0"], openFiles: 256)
         let needed = DescriptorBudget.run(
             devices: 2000, maxConnections: 256, idleConnections: 1024, adminConnections: 256, embeddedReceiver: true
         ).needed
         #expect(outcome.status != 0)
-        #expect(outcome.errors.contains("run of 2000 devices needs at least \(needed) file descriptors"), "\(outcome.errors)")
+        #expect(
+            outcome.errors.contains("run of 2000 devices needs at least \(needed) file descriptors"),
+            "\(outcome.errors)")
         #expect(outcome.errors.contains("the open-file limit is 256"), "\(outcome.errors)")
         #expect(outcome.errors.contains("`ulimit -n \(needed)`"), "\(outcome.errors)")
         #expect(!FileManager.default.fileExists(atPath: workspace.data))
@@ -85,10 +93,13 @@ struct RunStartTests {
         let busy = try IngestTestServer { _ in IngestTestServer.Answer(status: 204) }
         defer { busy.stop() }
         let data = workspace.data + "/nested/data"
-        let outcome = try Self.run(["run", fleet, "--data", data, "--duration", "5s", "--admin", "127.0.0.1:\(busy.port)"])
+        let outcome = try Self.run([
+            "run", fleet, "--data", data, "--duration", "5s", "--admin", "127.0.0.1:\(busy.port)",
+        ])
         #expect(outcome.status != 0)
         #expect(outcome.errors.contains("cannot listen on 127.0.0.1:\(busy.port)"), "\(outcome.errors)")
-        #expect(!FileManager.default.fileExists(atPath: workspace.data), "the start left \(Self.listing(workspace.data))")
+        #expect(
+            !FileManager.default.fileExists(atPath: workspace.data), "the start left \(Self.listing(workspace.data))")
     }
 
     @Test("a start refused for its admin port leaves a data folder that was there, and its stores, as they were")
@@ -115,7 +126,9 @@ struct RunStartTests {
         // A port something already listens on.
         let busy = try IngestTestServer { _ in IngestTestServer.Answer(status: 204) }
         defer { busy.stop() }
-        let outcome = try Self.run(["run", fleet, "--data", workspace.data, "--duration", "5s", "--admin", "127.0.0.1:\(busy.port)"])
+        let outcome = try Self.run([
+            "run", fleet, "--data", workspace.data, "--duration", "5s", "--admin", "127.0.0.1:\(busy.port)",
+        ])
         #expect(outcome.status != 0)
         #expect(Self.listing(workspace.data) == before)
         let reopened = try DeviceStore(path: storePath, retention: .syncing)
@@ -123,7 +136,9 @@ struct RunStartTests {
         reopened.close()
     }
 
-    @Test("receive under ulimit -n 256 refuses to start with the numbers, and a receive refused for its port leaves no database")
+    @Test(
+        "receive under ulimit -n 256 refuses to start with the numbers, and a receive refused for its port leaves no database"
+    )
     func receiveStartChecks() throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }

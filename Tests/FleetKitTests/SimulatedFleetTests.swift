@@ -11,13 +11,15 @@ import Testing
 struct SimulatedFleetTests {
     /// Three Android walkers (the `TransferTimingTests` fleet) on the simulated network.
     static func fleet(
-        _ workspace: FleetRuntimeTests.Workspace, warp: Int = 60, faults: String = "", timing: TransferTiming = .asAnswered,
+        _ workspace: FleetRuntimeTests.Workspace, warp: Int = 60, faults: String = "",
+        timing: TransferTiming = .asAnswered,
         network: @escaping (SimulatedRequest) -> SimulatedAnswer
     ) throws -> SimulatedFleet {
         try SimulatedFleet(
             fleet: try workspace.fleet(TransferTimingTests.yaml(warp: warp, faults: faults)),
             options: RunOptions(
-                dataDirectory: workspace.data, ingest: "http://ingest.invalid/ingest", routeFolder: workspace.folder.path,
+                dataDirectory: workspace.data, ingest: "http://ingest.invalid/ingest",
+                routeFolder: workspace.folder.path,
                 transferTiming: timing),
             network: network)
     }
@@ -39,7 +41,9 @@ struct SimulatedFleetTests {
         return id.text
     }
 
-    @Test("a hung upload is heard as timeout exactly 30 virtual s after its send, and the same batch goes again 120 s later (60 s × 2¹)")
+    @Test(
+        "a hung upload is heard as timeout exactly 30 virtual s after its send, and the same batch goes again 120 s later (60 s × 2¹)"
+    )
     func hangThenTimeoutThenRetry() throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
@@ -79,7 +83,8 @@ struct SimulatedFleetTests {
             faults:
               - {at: 0s, for: 1h, select: all, action: latency, params: {ms: 2000}}
             """
-        var fleet = try Self.fleet(workspace, warp: warp, faults: faults) { _ in .respond(status: 200, afterMillis: 250) }
+        var fleet = try Self.fleet(workspace, warp: warp, faults: faults) { _ in .respond(status: 200, afterMillis: 250)
+        }
         fleet.advance(byMillis: 5 * 60_000)
         let records = fleet.engine.slots.flatMap(\.uploads.elements)
         #expect(records.count >= 3)
@@ -122,7 +127,9 @@ struct SimulatedFleetTests {
         #expect(fleet.engine.uploadStats.overall[label]?.count ?? 0 >= 1)
     }
 
-    @Test("a timeouts fault: the device hears timeout at +30 virtual s though the server answered, and the server's time is kept")
+    @Test(
+        "a timeouts fault: the device hears timeout at +30 virtual s though the server answered, and the server's time is kept"
+    )
     func injectedTimeouts() throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
@@ -138,7 +145,9 @@ struct SimulatedFleetTests {
         #expect(fleet.engine.uploadStats.overall["200"] == nil, "a transfer the device timed out was counted as 200")
     }
 
-    @Test("the same fleet file and seed send the same requests at the same instants, at warp 1 and at warp 3000, timed as answered or modelled")
+    @Test(
+        "the same fleet file and seed send the same requests at the same instants, at warp 1 and at warp 3000, timed as answered or modelled"
+    )
     func sameRequestsAtAnyWarp() throws {
         let faults = """
             faults:
@@ -152,7 +161,8 @@ struct SimulatedFleetTests {
             var seen: Set<String> = []
             // Answers that depend only on the requests: each device's first upload is refused (503).
             var fleet = try Self.fleet(workspace, warp: warp, faults: faults, timing: timing) { request in
-                seen.insert(request.device).inserted ? .respond(status: 503, afterMillis: 100) : .respond(status: 200, afterMillis: 100)
+                seen.insert(request.device).inserted
+                    ? .respond(status: 503, afterMillis: 100) : .respond(status: 200, afterMillis: 100)
             }
             fleet.advance(byMillis: 20 * 60_000)
             fleet.finish()
@@ -164,11 +174,17 @@ struct SimulatedFleetTests {
         #expect(try run(warp: 1, timing: .asAnswered) == first)
         // Modelled timing at 100 ms is the same network as answers that take 100 ms.
         let modelled = try run(warp: 60, timing: .deterministic)
-        let split = modelled.instants.indices.first { $0 >= first.instants.count || modelled.instants[$0] != first.instants[$0] }
-        #expect(modelled == first, "first difference at request \(split ?? -1): \(split.map { (modelled.instants[$0], first.instants[$0]) } ?? (0, 0)), counts \(modelled.instants.count) \(first.instants.count)")
+        let split = modelled.instants.indices.first {
+            $0 >= first.instants.count || modelled.instants[$0] != first.instants[$0]
+        }
+        #expect(
+            modelled == first,
+            "first difference at request \(split ?? -1): \(split.map { (modelled.instants[$0], first.instants[$0]) } ?? (0, 0)), counts \(modelled.instants.count) \(first.instants.count)"
+        )
     }
 
-    @Test("admin spawns at 1 a second arrive 60 virtual s apart at warp 60, and a spawned device's first upload is exact")
+    @Test(
+        "admin spawns at 1 a second arrive 60 virtual s apart at warp 60, and a spawned device's first upload is exact")
     func spawnPacing() throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }

@@ -94,7 +94,9 @@ struct SpawnWorldRunTests {
             }
             fleet.advance(to: Self.endAt)
             if let undo = condition.undo {
-                _ = try fleet.command { (engine) throws(FleetControlError) in try engine.act(undo, params: FaultParams(), on: walkers) }
+                _ = try fleet.command { (engine) throws(FleetControlError) in
+                    try engine.act(undo, params: FaultParams(), on: walkers)
+                }
             }
         case .timeline:
             fleet.advance(to: Self.start + Self.minute)
@@ -103,7 +105,10 @@ struct SpawnWorldRunTests {
         }
         fleet.advance(to: Self.start + 60 * Self.minute)
         #expect(spawned == ["walkers-0002"])
-        let spawnedAt = ["walkers-0001": Self.start + 20 * Self.minute, "walkers-0002": source == .admin ? Self.start : Self.start + Self.minute]
+        let spawnedAt = [
+            "walkers-0001": Self.start + 20 * Self.minute,
+            "walkers-0002": source == .admin ? Self.start : Self.start + Self.minute,
+        ]
 
         for slot in fleet.engine.slots {
             let history = slot.stateHistory.elements
@@ -112,23 +117,34 @@ struct SpawnWorldRunTests {
             guard let expected = spawnedAt[slot.id] else {
                 #expect(slot.id == "others-0001")
                 #expect(history.first == StateChange(at: Self.start + 20 * Self.minute, state: "starting"))
-                #expect(history.last { $0.at == history.first?.at }?.state == "tracking", "\(slot.id), not selected, did not start tracking")
-                #expect(sentAt.first == Self.start + 21 * Self.minute, "\(slot.id), not selected, did not upload at its interval")
+                #expect(
+                    history.last { $0.at == history.first?.at }?.state == "tracking",
+                    "\(slot.id), not selected, did not start tracking")
+                #expect(
+                    sentAt.first == Self.start + 21 * Self.minute,
+                    "\(slot.id), not selected, did not upload at its interval")
                 continue
             }
-            #expect(history.first?.at == expected, "\(slot.id) spawned at \(history.first.map { $0.at - Self.start } ?? -1)")
-            #expect(history.last { $0.at == expected }?.state == condition.stateAtSpawn, "\(slot.id) at spawn: \(history)")
+            #expect(
+                history.first?.at == expected, "\(slot.id) spawned at \(history.first.map { $0.at - Self.start } ?? -1)"
+            )
+            #expect(
+                history.last { $0.at == expected }?.state == condition.stateAtSpawn, "\(slot.id) at spawn: \(history)")
             #expect(!sentAt.isEmpty, "\(slot.id) never uploaded")
             #expect(sentAt.allSatisfy { $0 >= Self.endAt }, "\(slot.id) sent a request before the condition ended")
             if condition.action != .networkOffline {
                 // Nothing changes until the condition ends, and then at once.
-                #expect(history.first { $0.at > expected }?.at == Self.endAt, "\(slot.id) left \(condition.stateAtSpawn) at another instant: \(history)")
+                #expect(
+                    history.first { $0.at > expected }?.at == Self.endAt,
+                    "\(slot.id) left \(condition.stateAtSpawn) at another instant: \(history)")
             } else {
                 // Offline, it tracks as ever; back online, it uploads at once what it stored meanwhile.
                 #expect(history.allSatisfy { $0.at == expected }, "\(slot.id) changed state: \(history)")
                 #expect(sentAt.first == Self.endAt)
                 let fixTimes = ingest.uploads(of: slot.id).filter(\.accepted).flatMap(\.timestamps)
-                #expect(fixTimes.contains { $0 >= expected && $0 < Self.endAt }, "\(slot.id)'s fixes from while it was offline never arrived")
+                #expect(
+                    fixTimes.contains { $0 >= expected && $0 < Self.endAt },
+                    "\(slot.id)'s fixes from while it was offline never arrived")
             }
         }
         #expect(fleet.engine.slots.map(\.id).sorted() == ["others-0001", "walkers-0001", "walkers-0002"])

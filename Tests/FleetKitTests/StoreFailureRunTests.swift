@@ -33,7 +33,9 @@ struct StoreFailureRunTests {
         // Each device's third upload leaves at 180 s; its answer is due at 200 s.
         let fullAt = Self.start + 3 * Self.minute + 10_000
         fleet.advance(to: fullAt)
-        #expect(fleet.engine.transfers.values.map(\.sentAt) == Array(repeating: Self.start + 3 * Self.minute, count: devices))
+        #expect(
+            fleet.engine.transfers.values.map(\.sentAt)
+                == Array(repeating: Self.start + 3 * Self.minute, count: devices))
         try Self.limitPages(1, fleet)
         fleet.advance(byMillis: 10 * Self.minute)
 
@@ -43,9 +45,13 @@ struct StoreFailureRunTests {
             #expect(slot.storeProblem?.cause == .full)
             #expect(slot.storeProblem?.message == "database or disk is full")
             // The answer to the batch on the wire is the first write that fails: its rows cannot be deleted.
-            #expect(slot.stateHistory.elements.first { $0.at >= fullAt } == StateChange(at: Self.start + 200_000, state: "storeError"))
+            #expect(
+                slot.stateHistory.elements.first { $0.at >= fullAt }
+                    == StateChange(at: Self.start + 200_000, state: "storeError"))
             // Every batch acknowledged while full is held back, row for row.
-            let acknowledged = slot.uploads.elements.filter { $0.at >= fullAt && $0.outcome == "200" }.reduce(0) { $0 + $1.fixes }
+            let acknowledged = slot.uploads.elements.filter { $0.at >= fullAt && $0.outcome == "200" }.reduce(0) {
+                $0 + $1.fixes
+            }
             #expect(acknowledged > 0)
             #expect((slot.store as? DeviceStore)?.heldDeleteCount == acknowledged, "\(slot.id)")
         }
@@ -61,11 +67,18 @@ struct StoreFailureRunTests {
         fleet.advance(byMillis: 10 * Self.minute)
         let stored = try fleet.storedFixes()
         for slot in fleet.engine.slots {
-            let fixes = stored.filter { $0.device == slot.id }.map(\.timestamp) + ingest.uploads(of: slot.id).flatMap(\.timestamps)
-            let firstFix = try #require(fixes.filter { $0 >= liftedAt }.min(), "\(slot.id) stored nothing once it had room")
-            #expect(slot.stateHistory.elements.filter { $0.at >= liftedAt }.first?.at == firstFix, "\(slot.id) left storeError at another instant")
+            let fixes =
+                stored.filter { $0.device == slot.id }.map(\.timestamp)
+                + ingest.uploads(of: slot.id).flatMap(\.timestamps)
+            let firstFix = try #require(
+                fixes.filter { $0 >= liftedAt }.min(), "\(slot.id) stored nothing once it had room")
+            #expect(
+                slot.stateHistory.elements.filter { $0.at >= liftedAt }.first?.at == firstFix,
+                "\(slot.id) left storeError at another instant")
             #expect(slot.storeProblem == nil && slot.listedState == "tracking")
-            #expect(ingest.uploads(of: slot.id).contains { $0.request.sentAt >= liftedAt && $0.accepted }, "\(slot.id) uploaded nothing once it had room")
+            #expect(
+                ingest.uploads(of: slot.id).contains { $0.request.sentAt >= liftedAt && $0.accepted },
+                "\(slot.id) uploaded nothing once it had room")
         }
         #expect(fleet.engine.metrics.fixesStored > full.fixesStored)
         let sent = ingest.uploads.flatMap(\.locationIDs)
@@ -77,7 +90,10 @@ struct StoreFailureRunTests {
         let errors = fleet.engine.metrics.storeErrors
         #expect(fleet.warnings.count == 2, "\(fleet.warnings)")
         #expect(fleet.warnings.first?.contains("database or disk is full") == true)
-        #expect(fleet.warnings.last == "beekon-fleet: and \(StoreErrorLog.grouped(errors - 1)) more store errors (full) in the last minute\n")
+        #expect(
+            fleet.warnings.last
+                == "beekon-fleet: and \(StoreErrorLog.grouped(errors - 1)) more store errors (full) in the last minute\n"
+        )
     }
 
     @Test(
@@ -91,7 +107,9 @@ struct StoreFailureRunTests {
         // The first upload leaves at 60 s; then the device stops admitting fixes and its store fills.
         fleet.advance(to: Self.start + Self.minute)
         #expect(ingest.uploads.map(\.request.sentAt) == [Self.start + Self.minute])
-        _ = try fleet.command { (engine) throws(FleetControlError) in try engine.act(.revokePermission, params: FaultParams(), on: .all) }
+        _ = try fleet.command { (engine) throws(FleetControlError) in
+            try engine.act(.revokePermission, params: FaultParams(), on: .all)
+        }
         try Self.limitPages(1, fleet)
         // The answer, at 80 s, cannot delete the batch's rows.
         let failedAt = Self.start + 80_000
@@ -110,7 +128,8 @@ struct StoreFailureRunTests {
 @Suite("Store error log and retry")
 struct StoreErrorLogTests {
     static func error(_ kind: StoreError.Kind) -> StoreError {
-        StoreError(kind: kind, code: 13, path: "/data/beekon.db", operation: "insert fix", message: "database or disk is full")
+        StoreError(
+            kind: kind, code: 13, path: "/data/beekon.db", operation: "insert fix", message: "database or disk is full")
     }
 
     @Test("one line per cause per real minute, the next one counting what was held back")
@@ -119,10 +138,13 @@ struct StoreErrorLogTests {
         var log = StoreErrorLog()
         let second: UInt64 = 1_000_000_000
         for index in 0..<4_212 {
-            lines += [log.report(Self.error(.full), device: "d-\(index)", realNanos: 5 * second + UInt64(index) * 1_000)].compactMap { $0 }
+            lines += [
+                log.report(Self.error(.full), device: "d-\(index)", realNanos: 5 * second + UInt64(index) * 1_000)
+            ].compactMap { $0 }
         }
         for (device, second) in [("d-io", 6 * second), ("d-late", 65 * second), ("d-later", 66 * second)] {
-            lines += [log.report(Self.error(device == "d-io" ? .ioError : .full), device: device, realNanos: second)].compactMap { $0 }
+            lines += [log.report(Self.error(device == "d-io" ? .ioError : .full), device: device, realNanos: second)]
+                .compactMap { $0 }
         }
         lines += log.flush()
         #expect(

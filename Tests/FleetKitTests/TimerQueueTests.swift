@@ -67,7 +67,8 @@ struct TimerQueueTests {
         }
     }
 
-    @Test("a waiting lane's events are parked while other lanes go on, and come back in their places when it is released")
+    @Test(
+        "a waiting lane's events are parked while other lanes go on, and come back in their places when it is released")
     func parkAndRelease() {
         var queue = TimerQueue<Int, String>()
         queue.schedule("a1", key: 100, at: 10)
@@ -75,12 +76,16 @@ struct TimerQueueTests {
         queue.schedule("a2", key: 101, at: 30)
         queue.schedule("b2", key: 201, at: 40)
         var popped: [String] = []
-        while let due = queue.popDue(atOrBefore: 100, disposition: Self.disposition(waiting: [1])) { popped.append(due.event) }
+        while let due = queue.popDue(atOrBefore: 100, disposition: Self.disposition(waiting: [1])) {
+            popped.append(due.event)
+        }
         #expect(popped == ["b1", "b2"])
         #expect(queue.parkedLanes == 1 && queue.count == 2)
         #expect(queue.nextDeadline() == 10, "parked events are still scheduled")
         queue.release(lane: 1)
-        while let due = queue.popDue(atOrBefore: 100, disposition: Self.disposition(waiting: [])) { popped.append(due.event) }
+        while let due = queue.popDue(atOrBefore: 100, disposition: Self.disposition(waiting: [])) {
+            popped.append(due.event)
+        }
         #expect(popped == ["b1", "b2", "a1", "a2"])
         #expect(queue.isEmpty && queue.parkedLanes == 0)
     }
@@ -94,10 +99,14 @@ struct TimerQueueTests {
         queue.schedule("b2", key: 201, at: 25)
         queue.schedule("a2", key: 101, at: 30)
         var popped: [String] = []
-        while let due = queue.popDue(atOrBefore: 100, disposition: Self.disposition(waiting: [1])) { popped.append(due.event) }
+        while let due = queue.popDue(atOrBefore: 100, disposition: Self.disposition(waiting: [1])) {
+            popped.append(due.event)
+        }
         #expect(popped == ["b1"], "b2 passed the barrier, or the barrier passed a1")
         queue.release(lane: 1)
-        while let due = queue.popDue(atOrBefore: 100, disposition: Self.disposition(waiting: [])) { popped.append(due.event) }
+        while let due = queue.popDue(atOrBefore: 100, disposition: Self.disposition(waiting: [])) {
+            popped.append(due.event)
+        }
         #expect(popped == ["b1", "a1", "fault", "b2", "a2"])
     }
 

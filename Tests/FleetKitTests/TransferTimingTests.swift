@@ -32,8 +32,9 @@ struct TransferTimingTests {
         """
     }
 
-
-    @Test("a server slower than the SDK's timeout at this warp: the device hears timeout exactly 30 virtual s after it sent")
+    @Test(
+        "a server slower than the SDK's timeout at this warp: the device hears timeout exactly 30 virtual s after it sent"
+    )
     func slowServerTimesOut() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
@@ -63,16 +64,21 @@ struct ModelledTransferTimingTests {
         // 50 ms of real time is 150 virtual s at warp 3000.
         let server = try IngestTestServer(rule: { _ in IngestTestServer.Answer(delayMillis: 50) })
         defer { server.stop() }
-        let faults = injectedMillis == 0 ? "" : """
+        let faults =
+            injectedMillis == 0
+            ? ""
+            : """
             faults:
               - {at: 0s, for: 1h, select: all, action: latency, params: {ms: \(injectedMillis)}}
             """
         let runtime = try await workspace.runtime(
-            TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url, virtualMinutes: 2, timing: .deterministic)
+            TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url, virtualMinutes: 2,
+            timing: .deterministic)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
         #expect(records.allSatisfy { $0.outcome == "200" && $0.latencyMillis == expected }, "\(records.prefix(3))")
-        #expect(records.allSatisfy { ($0.serverMillis ?? 0) >= 50 }, "the server's real time is kept beside the model's")
+        #expect(
+            records.allSatisfy { ($0.serverMillis ?? 0) >= 50 }, "the server's real time is kept beside the model's")
         #expect(runtime.metrics.clockHeldMillis > 0, "the clock never waited for a real answer")
     }
 
@@ -87,7 +93,8 @@ struct ModelledTransferTimingTests {
               - {at: 0s, for: 1h, select: all, action: timeouts, params: {fraction: 1}}
             """
         let runtime = try await workspace.runtime(
-            TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url, virtualMinutes: 2, timing: .deterministic)
+            TransferTimingTests.yaml(warp: 3000, faults: faults), ingest: server.url, virtualMinutes: 2,
+            timing: .deterministic)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
         #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 })
@@ -99,7 +106,8 @@ extension FleetRuntimeTests.Workspace {
     /// cooperative pool, and returns the runtime: its snapshot holds every device's last uploads
     /// and the outcome tallies.
     func runtime(
-        _ yaml: String, ingest: String, virtualMinutes: Int64, timing: TransferTiming = .asAnswered, maxWarp: Bool = false
+        _ yaml: String, ingest: String, virtualMinutes: Int64, timing: TransferTiming = .asAnswered,
+        maxWarp: Bool = false
     ) async throws -> FleetRuntime {
         var options = RunOptions(
             dataDirectory: data, ingest: ingest, realDurationMillis: 120_000,
@@ -115,7 +123,9 @@ extension FleetRuntimeTests.Workspace {
 @Suite("Deterministic runs", .serialized)
 struct DeterministicRunTests {
     /// One run on a fresh folder: its digest and what the server got, by install, in order.
-    static func run(warp: Int, seed: Int = 7, maxWarp: Bool = false) async throws -> (digest: RequestDigest, uploads: [String: [String]]) {
+    static func run(warp: Int, seed: Int = 7, maxWarp: Bool = false) async throws -> (
+        digest: RequestDigest, uploads: [String: [String]]
+    ) {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
         // Answers that depend only on the requests: each install's first upload is refused (503).
@@ -134,12 +144,15 @@ struct DeterministicRunTests {
             yaml, ingest: server.url, virtualMinutes: 20, timing: .deterministic, maxWarp: maxWarp)
         var uploads: [String: [String]] = [:]
         for upload in server.uploads {
-            uploads[upload.installID, default: []].append("\(upload.batchID) \(upload.sentAt) \(upload.locationIDs.count)")
+            uploads[upload.installID, default: []].append(
+                "\(upload.batchID) \(upload.sentAt) \(upload.locationIDs.count)")
         }
         return (runtime.metrics.sent, uploads)
     }
 
-    @Test("two runs of one fleet file and seed send the same requests in the same order, at warp 600, at warp 3000 and at max warp")
+    @Test(
+        "two runs of one fleet file and seed send the same requests in the same order, at warp 600, at warp 3000 and at max warp"
+    )
     func sameRequests() async throws {
         let first = try await Self.run(warp: 3000)
         let second = try await Self.run(warp: 3000)
@@ -160,7 +173,9 @@ struct DeterministicRunTests {
 /// `--warp max`: the clock jumps to the next event once the due work is done.
 @Suite("Max warp", .serialized)
 struct MaxWarpTests {
-    @Test("a max-warp run ends by its virtual limit, says it runs at max warp, and a warp set through the control API hands the clock back to the wall")
+    @Test(
+        "a max-warp run ends by its virtual limit, says it runs at max warp, and a warp set through the control API hands the clock back to the wall"
+    )
     func maxWarpRunsAndHandsBack() async throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
@@ -168,7 +183,8 @@ struct MaxWarpTests {
         defer { server.stop() }
         // A virtual hour ends the run long before its two real minutes.
         let finished = try await workspace.runtime(
-            TransferTimingTests.yaml(warp: 60), ingest: server.url, virtualMinutes: 60, timing: .deterministic, maxWarp: true)
+            TransferTimingTests.yaml(warp: 60), ingest: server.url, virtualMinutes: 60, timing: .deterministic,
+            maxWarp: true)
         let snapshot = finished.snapshot
         #expect(snapshot.maxWarp)
         #expect(snapshot.virtualNow == snapshot.endsAt)
@@ -205,9 +221,12 @@ struct MaxWarpTests {
     func maxWarpNeedsModelledTiming() throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
-        var options = RunOptions(dataDirectory: workspace.data, ingest: "http://127.0.0.1:9/ingest", routeFolder: workspace.folder.path)
+        var options = RunOptions(
+            dataDirectory: workspace.data, ingest: "http://127.0.0.1:9/ingest", routeFolder: workspace.folder.path)
         options.maxWarp = true
-        #expect(throws: RunError.self) { try FleetRuntime(fleet: try workspace.fleet(TransferTimingTests.yaml(warp: 60)), options: options) }
+        #expect(throws: RunError.self) {
+            try FleetRuntime(fleet: try workspace.fleet(TransferTimingTests.yaml(warp: 60)), options: options)
+        }
     }
 }
 
@@ -215,7 +234,9 @@ struct MaxWarpTests {
 /// and the device hears the SDK's timeout at its virtual deadline.
 @Suite("Modelled timing and a hung server", .serialized)
 struct HungServerTests {
-    @Test("with modelled timing, uploads to a server that never answers are heard as timeout exactly 30 virtual s after the send, and the run goes on")
+    @Test(
+        "with modelled timing, uploads to a server that never answers are heard as timeout exactly 30 virtual s after the send, and the run goes on"
+    )
     func hungServerTimesOut() async throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
@@ -223,14 +244,18 @@ struct HungServerTests {
         let server = try IngestTestServer(rule: { _ in IngestTestServer.Answer(delayMillis: 600_000) })
         defer { server.stop() }
         var options = RunOptions(
-            dataDirectory: workspace.data, ingest: server.url, realDurationMillis: 60_000, virtualDurationMillis: 3 * 60_000,
+            dataDirectory: workspace.data, ingest: server.url, realDurationMillis: 60_000,
+            virtualDurationMillis: 3 * 60_000,
             routeFolder: workspace.folder.path, transferTiming: .deterministic)
         options.realTimeoutMillis = 1_000
-        let runtime = try FleetRuntime(fleet: try workspace.fleet(TransferTimingTests.yaml(warp: 3000)), options: options)
+        let runtime = try FleetRuntime(
+            fleet: try workspace.fleet(TransferTimingTests.yaml(warp: 3000)), options: options)
         let end = try await offPool { try runtime.run(progressEverySeconds: 3600) }
         #expect(end == .virtualTimeLimit(millis: 3 * 60_000))
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(records.count >= 3)
-        #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 && $0.serverMillis == nil }, "\(records.prefix(3))")
+        #expect(
+            records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 && $0.serverMillis == nil },
+            "\(records.prefix(3))")
     }
 }

@@ -10,8 +10,12 @@ struct BoundedJSONParserTests {
     @Test(
         "valid JSON is read, strings unescaped and numbers kept as written",
         arguments: [
-            (#"{"a": [1, -0.5, 2e-3, 1E+2], "b": null}"#,
-             JSONNode.object(["a": .array([.number("1"), .number("-0.5"), .number("2e-3"), .number("1E+2")]), "b": .null])),
+            (
+                #"{"a": [1, -0.5, 2e-3, 1E+2], "b": null}"#,
+                JSONNode.object([
+                    "a": .array([.number("1"), .number("-0.5"), .number("2e-3"), .number("1E+2")]), "b": .null,
+                ])
+            ),
             (#" [true, false, {}, []] "#, .array([.bool(true), .bool(false), .object([:]), .array([])])),
             (#""a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00z""#, .string("a\"\\/\u{8}\u{c}\n\r\té😀z")),
             (#""café ☕""#, .string("café ☕")),
@@ -25,10 +29,12 @@ struct BoundedJSONParserTests {
         "invalid JSON is refused with the reason and the byte",
         arguments: [
             ("", "ends early"), ("[1,]", "expected a value"), ("{\"a\":1,}", "expected a key"), ("01", "leading zero"),
-            ("1.", "a digit after '.'"), ("-", "expected a digit"), ("+1", "expected a value"), ("[1] x", "data after the value"),
+            ("1.", "a digit after '.'"), ("-", "expected a digit"), ("+1", "expected a value"),
+            ("[1] x", "data after the value"),
             ("{\"a\":1,\"a\":2}", "duplicate key \"a\""), (#""\ud800""#, "lone UTF-16 surrogate"),
             (#""\udc00x""#, "lone UTF-16 surrogate"), ("\"a\tb\"", "control character"), (#""\x""#, "unknown escape"),
-            ("NaN", "expected a value"), ("[1 2]", "expected ',' or ']'"), ("\"abc", "never ends"), ("tru", "expected true"),
+            ("NaN", "expected a value"), ("[1 2]", "expected ',' or ']'"), ("\"abc", "never ends"),
+            ("tru", "expected true"),
             ("[[[[[[[[[1]]]]]]]]]", "nested deeper than 8 levels (the depth limit)"),
         ])
     func invalid(text: String, reason: String) {
@@ -48,7 +54,9 @@ struct BoundedJSONParserTests {
         #expect(accepted == (count <= 1000))
     }
 
-    @Test("invalid UTF-8 in a string is refused", arguments: [[0xFF], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xE2, 0x82]] as [[UInt8]])
+    @Test(
+        "invalid UTF-8 in a string is refused",
+        arguments: [[0xFF], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xE2, 0x82]] as [[UInt8]])
     func invalidUTF8(bytes: [UInt8]) {
         let body = Array(#"{"a": "x"#.utf8) + bytes + Array(#""}"#.utf8)
         #expect(throws: JSONProblem.self) { try parser.parse(body) }

@@ -3,9 +3,10 @@ import BeekonNet
 import BeekonStore
 import Dispatch
 import Foundation
-@testable import IngestReceiver
 import Synchronization
 import Testing
+
+@testable import IngestReceiver
 
 /// Group commit (`IngestWriter`): concurrent uploads share a transaction, yet each is answered
 /// and deduped exactly as if stored alone, and a bad upload costs the others nothing.
@@ -23,7 +24,9 @@ struct GroupCommitTests {
             """)
     }
 
-    @Test("200 concurrent uploads from 50 devices, with duplicates and partial replays, are each answered right and stored once")
+    @Test(
+        "200 concurrent uploads from 50 devices, with duplicates and partial replays, are each answered right and stored once"
+    )
     func concurrentUploads() async throws {
         let harness = try ReceiverHarness { $0.threads = 4 }
         struct Device {
@@ -157,9 +160,15 @@ struct GroupCommitTests {
             }
             #expect(outcome.newBatch && outcome.storedLocationTimestamps.count == 3)
         }
-        guard case .failure(let error)?? = all[5] else { Issue.record("poisoned: \(String(describing: all[5]))"); return }
+        guard case .failure(let error)?? = all[5] else {
+            Issue.record("poisoned: \(String(describing: all[5]))")
+            return
+        }
         #expect(error.message.contains("poisoned row"))
-        guard case .success(let replay)?? = all[10] else { Issue.record("replay: \(String(describing: all[10]))"); return }
+        guard case .success(let replay)?? = all[10] else {
+            Issue.record("replay: \(String(describing: all[10]))")
+            return
+        }
         #expect(!replay.newBatch && replay.duplicateLocations == 3 && replay.storedLocationTimestamps.isEmpty)
         #expect(try ReceiverHarness.count("SELECT count(*) FROM batches", in: path) == 9)
         #expect(try ReceiverHarness.count("SELECT count(*) FROM locations", in: path) == 25)
@@ -196,7 +205,8 @@ struct GroupCommitTests {
         writer.close()
         let all = outcomes.withLock { $0 }
         #expect(all[0]?.newBatch == true && all[0]?.storedLocationTimestamps.count == 2)
-        #expect(all[1]?.newBatch == true && all[1]?.storedLocationTimestamps.count == 1 && all[1]?.duplicateLocations == 2)
+        #expect(
+            all[1]?.newBatch == true && all[1]?.storedLocationTimestamps.count == 1 && all[1]?.duplicateLocations == 2)
         #expect(all[2]?.newBatch == false && all[2]?.duplicateLocations == 2)
     }
 }

@@ -80,11 +80,15 @@ struct HostileInputTests {
     /// generic parser most), and the same split over many gzip members.
     static let bombs: [(name: String, plain: [UInt8], members: Int)] = [
         ("16 MiB of spaces", [UInt8](repeating: 0x20, count: 16 << 20), 1),
-        ("16 MiB array of zeros", Array("[".utf8) + Array(repeating: Array("0,".utf8), count: 8 << 20).flatMap { $0 } + Array("0]".utf8), 1),
+        (
+            "16 MiB array of zeros",
+            Array("[".utf8) + Array(repeating: Array("0,".utf8), count: 8 << 20).flatMap { $0 } + Array("0]".utf8), 1
+        ),
         ("16 MiB of spaces in 64 gzip members", [UInt8](repeating: 0x20, count: 256 << 10), 64),
     ]
 
-    @Test("a gzip bomb is refused 413 once it inflates past the limit, and the receiver keeps serving",
+    @Test(
+        "a gzip bomb is refused 413 once it inflates past the limit, and the receiver keeps serving",
         arguments: bombs.indices)
     func gzipBomb(index: Int) async throws {
         let (_, plain, members) = Self.bombs[index]
@@ -130,13 +134,27 @@ struct HostileInputTests {
     /// `{"a":1}` and seed 05's example in encodings other than UTF-8, and what the refusal says.
     static let encodings: [(name: String, body: [UInt8], reason: String)] = {
         func utf16(_ text: String, bigEndian: Bool) -> [UInt8] {
-            text.utf16.flatMap { unit in bigEndian ? [UInt8(unit >> 8), UInt8(unit & 0xFF)] : [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+            text.utf16.flatMap { unit in
+                bigEndian ? [UInt8(unit >> 8), UInt8(unit & 0xFF)] : [UInt8(unit & 0xFF), UInt8(unit >> 8)]
+            }
         }
         return [
-            ("UTF-16LE with a BOM", [0xFF, 0xFE] + utf16(seedExample, bigEndian: false), "UTF-16 (it starts with a byte order mark)"),
-            ("UTF-16BE with a BOM", [0xFE, 0xFF] + utf16(seedExample, bigEndian: true), "UTF-16 (it starts with a byte order mark)"),
-            ("UTF-16LE without a BOM", utf16(seedExample, bigEndian: false), "UTF-16 or UTF-32 without a byte order mark"),
-            ("UTF-16BE without a BOM", utf16(seedExample, bigEndian: true), "UTF-16 or UTF-32 without a byte order mark"),
+            (
+                "UTF-16LE with a BOM", [0xFF, 0xFE] + utf16(seedExample, bigEndian: false),
+                "UTF-16 (it starts with a byte order mark)"
+            ),
+            (
+                "UTF-16BE with a BOM", [0xFE, 0xFF] + utf16(seedExample, bigEndian: true),
+                "UTF-16 (it starts with a byte order mark)"
+            ),
+            (
+                "UTF-16LE without a BOM", utf16(seedExample, bigEndian: false),
+                "UTF-16 or UTF-32 without a byte order mark"
+            ),
+            (
+                "UTF-16BE without a BOM", utf16(seedExample, bigEndian: true),
+                "UTF-16 or UTF-32 without a byte order mark"
+            ),
             ("UTF-8 with a BOM", [0xEF, 0xBB, 0xBF] + Array(seedExample.utf8), "UTF-8 byte order mark"),
             ("Latin-1", Array(#"{"schema_version": 1, "x": "caf"#.utf8) + [0xE9] + Array(#""}"#.utf8), "invalid UTF-8"),
         ]
@@ -160,7 +178,8 @@ struct HostileInputTests {
         arguments: ["1e16", "1.0", "1e0", "9223372036854775808", "-9223372036854775809", "2", "\"1\""])
     func integerFields(written: String) async throws {
         let harness = try ReceiverHarness()
-        let body = seedExample.replacingOccurrences(of: #""schema_version": 1,"#, with: #""schema_version": \#(written),"#)
+        let body = seedExample.replacingOccurrences(
+            of: #""schema_version": 1,"#, with: #""schema_version": \#(written),"#)
         let result = try await harness.upload(Array(body.utf8))
         #expect(result.status == 400)
         #expect(result.reason.hasPrefix("schema_version: "), "\(result.reason)")
@@ -204,7 +223,8 @@ struct HostileInputTests {
 
     /// What slow clients send before they stall: nothing, part of a head, a head and part of a body.
     static let stalls = [
-        "", "POST /ingest HTTP/1.1\r\nHost: x\r\n", "POST /ingest HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"sch",
+        "", "POST /ingest HTTP/1.1\r\nHost: x\r\n",
+        "POST /ingest HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"sch",
         "GET /stats HTTP/1.1\r\nHo", "POST /ingest HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{\"s",
     ]
 
@@ -212,7 +232,7 @@ struct HostileInputTests {
     func slowClients() async throws {
         let harness = try ReceiverHarness { $0.connectionTimeoutSeconds = 1 }
         var sockets: [Int32] = []
-        defer { sockets.forEach { close($0) } }
+        defer { for socket in sockets { close(socket) } }
         for stall in Self.stalls {
             let socket = RawSocket.connect(port: harness.receiver.port)
             try #require(socket >= 0)
@@ -235,12 +255,15 @@ struct HostileInputTests {
             $0.connectionTimeoutSeconds = 600  // The idle pair must outlive a slow run.
         }
         let idle = (0..<2).map { _ in RawSocket.connect(port: harness.receiver.port) }
-        defer { idle.forEach { close($0) } }
+        defer { for fd in idle { close(fd) } }
         try #require(idle.allSatisfy { $0 >= 0 })
         // Let the daemon accept both before the third arrives.
-        let probe = RawSocket.exchange(port: harness.receiver.port, Array("GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8), from: "127.0.0.2")
+        let probe = RawSocket.exchange(
+            port: harness.receiver.port, Array("GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
+            from: "127.0.0.2")
         #expect(probe.hasPrefix("HTTP/1.1 200 "), "\(probe)")
-        let third = RawSocket.exchange(port: harness.receiver.port, Array("GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        let third = RawSocket.exchange(
+            port: harness.receiver.port, Array("GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
         #expect(third == "", "a third connection from 127.0.0.1 was served: \(third)")
         let body = try GzipCompressor().compress(harness.payload().json)
         let head =
@@ -280,9 +303,14 @@ struct HostileInputTests {
             var peek = [UInt8](repeating: 0, count: 512)
             let got = recv(holder, &peek, 512, Int32(MSG_DONTWAIT))
             let err = errno
-            var addr = sockaddr_in(); var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let peer = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(holder, $0, &len) } }
-            print("DIAG gzip=\(gzip) status=\(refused.status) holder=\(holder) recv=\(got) errno=\(err) text=\(String(decoding: peek.prefix(max(0, got)), as: UTF8.self)) peer=\(peer) port=\(UInt16(bigEndian: addr.sin_port)) receiverPort=\(harness.receiver.port)")
+            var addr = sockaddr_in()
+            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let peer = withUnsafeMutablePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(holder, $0, &len) }
+            }
+            print(
+                "DIAG gzip=\(gzip) status=\(refused.status) holder=\(holder) recv=\(got) errno=\(err) text=\(String(decoding: peek.prefix(max(0, got)), as: UTF8.self)) peer=\(peer) port=\(UInt16(bigEndian: addr.sin_port)) receiverPort=\(harness.receiver.port)"
+            )
         }
         #expect(refused.status == 503)
         #expect(refused.header("Retry-After") == "1")
@@ -290,7 +318,9 @@ struct HostileInputTests {
         // Declaring a body holds nothing until its bytes arrive.
         let declarer = RawSocket.connect(port: harness.receiver.port)
         defer { close(declarer) }
-        _ = "POST /ingest HTTP/1.1\r\nHost: x\r\nContent-Length: 40000\r\n\r\n".withCString { send(declarer, $0, strlen($0), 0) }
+        _ = "POST /ingest HTTP/1.1\r\nHost: x\r\nContent-Length: 40000\r\n\r\n".withCString {
+            send(declarer, $0, strlen($0), 0)
+        }
         close(holder)
         var served = try await harness.upload(json, gzip: gzip)
         for _ in 0..<250 where served.status == 503 {
@@ -314,7 +344,9 @@ enum RawSocket {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

@@ -18,7 +18,8 @@ struct IngestReceiverTests {
         #expect(
             try harness.count(
                 "SELECT count(*) FROM locations WHERE install_id = '0190c1a4-aaaa-7bbb-8ccc-ddddeeeeffff' "
-                    + "AND session_id = '0190d4e0-1234-7000-8000-aabbccddeeff' AND bearing = 180 AND accuracy = 5.2") == 1)
+                    + "AND session_id = '0190d4e0-1234-7000-8000-aabbccddeeff' AND bearing = 180 AND accuracy = 5.2")
+                == 1)
         #expect(try harness.count("SELECT count(*) FROM geofence_events WHERE type = 'exit'") == 1)
         #expect(try harness.count("SELECT count(*) FROM devices WHERE model = 'iPhone15,3'") == 1)
         #expect(try harness.count("SELECT count(*) FROM sessions") == 1)
@@ -93,7 +94,8 @@ struct IngestReceiverTests {
     func encodings() async throws {
         let harness = try ReceiverHarness()
         #expect(try await harness.upload(harness.payload().json, gzip: false).status == 200)
-        let brotli = try await harness.upload(harness.payload().json, gzip: false, headers: [("Content-Encoding", "br")])
+        let brotli = try await harness.upload(
+            harness.payload().json, gzip: false, headers: [("Content-Encoding", "br")])
         #expect(brotli.status == 415)
         #expect(brotli.reason.hasPrefix("Content-Encoding"))
         let form = await harness.send(
@@ -109,7 +111,8 @@ struct IngestReceiverTests {
         let harness = try ReceiverHarness()
         let device = harness.newID()
         let session = harness.newID()
-        #expect(try await harness.upload(harness.payload(device: device, session: session, fixes: 5).json).status == 200)
+        #expect(
+            try await harness.upload(harness.payload(device: device, session: session, fixes: 5).json).status == 200)
         #expect(try await harness.upload(Array("{}".utf8)).status == 400)
         let missing = await harness.send(
             HTTPRequest(url: harness.receiver.baseURL + "/nope", method: "GET", connectionKey: "d"))
@@ -161,7 +164,9 @@ struct IngestReceiverTests {
             try IngestReceiverConfiguration(ingestPath: "ingest").checked()
         }
         #expect(throws: IngestReceiverError.self) {
-            try IngestReceiverConfiguration(script: AnswerScript(mix: [MixEntry(.status(503), percent: 80), MixEntry(.hang, percent: 30)])).checked()
+            try IngestReceiverConfiguration(
+                script: AnswerScript(mix: [MixEntry(.status(503), percent: 80), MixEntry(.hang, percent: 30)])
+            ).checked()
         }
         do {
             _ = try IngestReceiverConfiguration.parseListen("localhost")
@@ -173,12 +178,14 @@ struct IngestReceiverTests {
         #expect(any.host == "0.0.0.0" && any.port == 9000)
         let loopback = try IngestReceiverConfiguration.parseListen(":0")
         #expect(loopback.host == "127.0.0.1" && loopback.port == 0)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-receiver-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "beekon-receiver-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         do {
             _ = try IngestReceiver(
-                configuration: IngestReceiverConfiguration(host: "example.com", port: 0, databasePath: folder.path + "/x.db"))
+                configuration: IngestReceiverConfiguration(
+                    host: "example.com", port: 0, databasePath: folder.path + "/x.db"))
             Issue.record("a host name was accepted")
         } catch {
             #expect(error.kind == .listen)

@@ -60,8 +60,12 @@ struct ReceiveCommandTests {
 
     @Test("SIGKILL right after a 2xx loses nothing: the rows are in the database")
     func sigkillAfterTwoHundred() async throws {
-        #expect(FileManager.default.isExecutableFile(atPath: Self.executable), "beekon-fleet was not built next to the tests")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-receive-\(UUID().uuidString)").path
+        #expect(
+            FileManager.default.isExecutableFile(atPath: Self.executable),
+            "beekon-fleet was not built next to the tests")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "beekon-receive-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let database = folder + "/ingest.db"
@@ -106,10 +110,14 @@ struct ReceiveCommandTests {
 
     @Test("SIGTERM stops it cleanly with a summary")
     func sigterm() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-receive-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "beekon-receive-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let child = try Self.start(["--listen", "127.0.0.1:0", "--db", folder + "/ingest.db", "--mix", "503:50", "--seed", "3"])
+        let child = try Self.start([
+            "--listen", "127.0.0.1:0", "--db", folder + "/ingest.db", "--mix", "503:50", "--seed", "3",
+        ])
         kill(child.process.processIdentifier, SIGTERM)
         child.process.waitUntilExit()
         #expect(child.process.terminationStatus == 0)
@@ -122,17 +130,30 @@ struct ReceiveCommandTests {
         arguments: [
             (["--listen", "nowhere"], "ADDR:PORT"),
             (["--mix", "503=10"], "ANSWER:PERCENT"),
-            (["--fail-status", "999"], "--fail-status \"999\" is out of range; expected a whole number from 100 to 599"),
-            (["--latency-ms", "1e16"], "--latency-ms \"1e16\" is not a whole number; expected a whole number from 0 to 3600000 ms"),
-            (["--connection-timeout", "0"], "--connection-timeout \"0\" is out of range; expected a whole number from 1 to 3600 s"),
+            (
+                ["--fail-status", "999"],
+                "--fail-status \"999\" is out of range; expected a whole number from 100 to 599"
+            ),
+            (
+                ["--latency-ms", "1e16"],
+                "--latency-ms \"1e16\" is not a whole number; expected a whole number from 0 to 3600000 ms"
+            ),
+            (
+                ["--connection-timeout", "0"],
+                "--connection-timeout \"0\" is out of range; expected a whole number from 1 to 3600 s"
+            ),
             (["--max-inflated-bytes", "1.0"], "--max-inflated-bytes \"1.0\" is not a whole number"),
-            (["--memory-budget-bytes", "9223372036854775808"], "--memory-budget-bytes \"9223372036854775808\" is out of range"),
+            (
+                ["--memory-budget-bytes", "9223372036854775808"],
+                "--memory-budget-bytes \"9223372036854775808\" is out of range"
+            ),
             (["--per-ip-connection-limit", "x"], "--per-ip-connection-limit \"x\" is not a number"),
             (["--path", "ingest"], "must start with /"),
             (["--rules", "/nonexistent/rules.json"], "/nonexistent/rules.json: cannot read"),
         ])
     func badFlags(arguments: [String], expected: String) throws {
-        let (status, text) = try Self.runToExit(["--listen", "127.0.0.1:0", "--db", "/nonexistent/never.db"] + arguments)
+        let (status, text) = try Self.runToExit(
+            ["--listen", "127.0.0.1:0", "--db", "/nonexistent/never.db"] + arguments)
         #expect(status == 64)
         #expect(text.contains(expected), "\(text)")
     }

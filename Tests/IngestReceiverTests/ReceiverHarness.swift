@@ -16,7 +16,8 @@ final class ReceiverHarness: Sendable {
     var databasePath: String { folder + "/ingest.db" }
 
     init(_ configure: (inout IngestReceiverConfiguration) -> Void = { _ in }) throws {
-        folder = FileManager.default.temporaryDirectory
+        folder =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("beekon-receiver-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var configuration = IngestReceiverConfiguration(port: 0, databasePath: folder + "/ingest.db", threads: 2)

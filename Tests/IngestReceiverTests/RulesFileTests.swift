@@ -30,7 +30,10 @@ struct RulesFileTests {
             configuration.script
                 == AnswerScript(
                     seed: 7,
-                    mix: [MixEntry(.status(503), percent: 10), MixEntry(.hang, percent: 1), MixEntry(.close, percent: 0.5)],
+                    mix: [
+                        MixEntry(.status(503), percent: 10), MixEntry(.hang, percent: 1),
+                        MixEntry(.close, percent: 0.5),
+                    ],
                     failFirst: 2, failFirstStatus: 429, retryAfter: "30", latencyMillis: 25, hangMillis: 9000,
                     storeBeforeFault: true))
         #expect(configuration.auth == AuthScript(requireToken: true, tokens: ["k1", "k2"]))
@@ -48,7 +51,10 @@ struct RulesFileTests {
             (#"{"latency_ms": 1e16}"#, "rules.json: latency_ms: \"1e16\" is not a whole number"),
             (#"{"latency_ms": 1.0}"#, "rules.json: latency_ms: \"1.0\" is not a whole number"),
             (#"{"hang_ms": 9223372036854775808}"#, "rules.json: hang_ms: \"9223372036854775808\" is out of range"),
-            (#"{"hang_ms": 86400001}"#, "rules.json: hang_ms: \"86400001\" is out of range; expected a whole number from 0 to 86400000 ms"),
+            (
+                #"{"hang_ms": 86400001}"#,
+                "rules.json: hang_ms: \"86400001\" is out of range; expected a whole number from 0 to 86400000 ms"
+            ),
             (#"{"mix": [{"answer": 503, "percent": 1e300}]}"#, "rules.json: mix[0].percent: \"1e300\" is out of range"),
             (#"{"mix": [{"answer": 999, "percent": 1}]}"#, "rules.json: mix[0].answer: \"999\" is out of range"),
             (#"{"fail_first": {"count": -1}}"#, "rules.json: fail_first.count: \"-1\" is out of range"),
@@ -59,7 +65,10 @@ struct RulesFileTests {
             (#"{"fail_first": {"count": 2, "code": 503}}"#, "rules.json: fail_first.code: unknown field"),
             (#"{"require_token": "yes"}"#, "rules.json: require_token: expected true or false"),
             (#"{"tokens": "k"}"#, "rules.json: tokens: expected an array of strings"),
-            (#"{"token_endpoint": {"expires_in": 1.5}}"#, "rules.json: token_endpoint.expires_in: \"1.5\" is not a whole number"),
+            (
+                #"{"token_endpoint": {"expires_in": 1.5}}"#,
+                "rules.json: token_endpoint.expires_in: \"1.5\" is not a whole number"
+            ),
             (#"{"token_endpoint": {"path": "token"}}"#, "must start with /"),
             ("[1]", "rules.json: expected a JSON object"),
             ("{", "rules.json: not valid JSON"),

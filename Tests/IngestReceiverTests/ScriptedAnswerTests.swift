@@ -8,10 +8,15 @@ import Testing
 /// Scripted answers: the planner alone, then each behaviour over HTTP.
 @Suite("Scripted answers")
 struct ScriptedAnswerTests {
-    @Test("the status mix follows its percentages and the same seed gives the same answers", arguments: [1, 42, 9001] as [UInt64])
+    @Test(
+        "the status mix follows its percentages and the same seed gives the same answers",
+        arguments: [1, 42, 9001] as [UInt64])
     func mixProportions(seed: UInt64) {
         let script = AnswerScript(
-            seed: seed, mix: [MixEntry(.status(503), percent: 20), MixEntry(.status(429), percent: 10), MixEntry(.close, percent: 5)])
+            seed: seed,
+            mix: [
+                MixEntry(.status(503), percent: 20), MixEntry(.status(429), percent: 10), MixEntry(.close, percent: 5),
+            ])
         func run() -> [ScriptedOutcome?] {
             var planner = AnswerPlanner(script: script, tokens: TokenScript())
             return (0..<10_000).map { _ in planner.planUpload(installID: "d").outcome }
@@ -32,7 +37,8 @@ struct ScriptedAnswerTests {
         #expect(
             try AnswerScript.parseMix("503:10, 429:5,hang:1,close:0.5")
                 == [
-                    MixEntry(.status(503), percent: 10), MixEntry(.status(429), percent: 5), MixEntry(.hang, percent: 1),
+                    MixEntry(.status(503), percent: 10), MixEntry(.status(429), percent: 5),
+                    MixEntry(.hang, percent: 1),
                     MixEntry(.close, percent: 0.5),
                 ])
         #expect(throws: IngestReceiverError.self) { try AnswerScript.parseMix("503=10") }
@@ -43,7 +49,8 @@ struct ScriptedAnswerTests {
     func mixOverHTTP() async throws {
         func statuses() async throws -> (statuses: [Int], stored: Int) {
             let harness = try ReceiverHarness {
-                $0.script = AnswerScript(seed: 7, mix: [MixEntry(.status(503), percent: 40), MixEntry(.status(202), percent: 10)])
+                $0.script = AnswerScript(
+                    seed: 7, mix: [MixEntry(.status(503), percent: 40), MixEntry(.status(202), percent: 10)])
             }
             var statuses: [Int] = []
             for _ in 0..<60 {
@@ -170,13 +177,18 @@ struct ScriptedAnswerTests {
         #expect(missing.reason.contains("missing"))
         let wrong = try await harness.upload(harness.payload().json, headers: [("Authorization", "Bearer forged")])
         #expect(wrong.status == 401)
-        #expect(try await harness.upload(harness.payload().json, headers: [("Authorization", "Bearer static-key")]).status == 200)
+        #expect(
+            try await harness.upload(harness.payload().json, headers: [("Authorization", "Bearer static-key")]).status
+                == 200)
         // The SDK's raw strategy sends the token alone.
-        #expect(try await harness.upload(harness.payload().json, headers: [("Authorization", "static-key")]).status == 200)
+        #expect(
+            try await harness.upload(harness.payload().json, headers: [("Authorization", "static-key")]).status == 200)
         let token = await harness.send(
             HTTPRequest(url: harness.receiver.tokenURL!, body: Array("refresh_token=seed".utf8), connectionKey: "t"))
         let access = try #require(token.json["access_token"] as? String)
-        #expect(try await harness.upload(harness.payload().json, headers: [("Authorization", "Bearer \(access)")]).status == 200)
+        #expect(
+            try await harness.upload(harness.payload().json, headers: [("Authorization", "Bearer \(access)")]).status
+                == 200)
         try await Task.sleep(for: .milliseconds(1100))
         let expired = try await harness.upload(harness.payload().json, headers: [("Authorization", "Bearer \(access)")])
         #expect(expired.status == 401)

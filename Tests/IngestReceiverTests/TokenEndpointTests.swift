@@ -90,7 +90,9 @@ struct TokenEndpointTests {
         let harness = try ReceiverHarness { $0.tokenEndpoint.path = nil }
         #expect(harness.receiver.tokenURL == nil)
         let result = await harness.send(
-            HTTPRequest(url: harness.receiver.baseURL + "/oauth/token", body: Array("refresh_token=r".utf8), connectionKey: "a"))
+            HTTPRequest(
+                url: harness.receiver.baseURL + "/oauth/token", body: Array("refresh_token=r".utf8), connectionKey: "a")
+        )
         #expect(result.status == 404)
     }
 }

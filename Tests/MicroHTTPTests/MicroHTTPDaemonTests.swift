@@ -71,10 +71,13 @@ struct MicroHTTPDaemonTests {
         #expect(reset, "expected a reset, got \(closed)")
     }
 
-    @Test("a deferred request nobody answers gets its timeout reply at its time; one answered lets its timeout reply go at once")
+    @Test(
+        "a deferred request nobody answers gets its timeout reply at its time; one answered lets its timeout reply go at once"
+    )
     func deferredTimeout() async throws {
         let daemon = try Self.daemon { request in
-            .later(timeoutMillis: request.path == "/never" ? 200 : 60_000, timeoutReply: OutgoingReply(status: 504)) { pending in
+            .later(timeoutMillis: request.path == "/never" ? 200 : 60_000, timeoutReply: OutgoingReply(status: 504)) {
+                pending in
                 if request.path != "/never" { pending.send(OutgoingReply(status: 201)) }
             }
         }
@@ -83,13 +86,17 @@ struct MicroHTTPDaemonTests {
         for number in 0..<20 {
             let answered = await Self.send(
                 transport,
-                HTTPRequest(url: "http://127.0.0.1:\(daemon.port)/send", timeoutMillis: 5000, connectionKey: "c\(number % 4)"))
+                HTTPRequest(
+                    url: "http://127.0.0.1:\(daemon.port)/send", timeoutMillis: 5000, connectionKey: "c\(number % 4)"))
             #expect(answered.status == 201)
         }
-        #expect(daemon.timeoutRepliesHeld == 0, "answered requests still hold their timeout replies until their timers fire")
+        #expect(
+            daemon.timeoutRepliesHeld == 0, "answered requests still hold their timeout replies until their timers fire"
+        )
         let started = DispatchTime.now().uptimeNanoseconds
         let timedOut = await Self.send(
-            transport, HTTPRequest(url: "http://127.0.0.1:\(daemon.port)/never", timeoutMillis: 5000, connectionKey: "n"))
+            transport,
+            HTTPRequest(url: "http://127.0.0.1:\(daemon.port)/never", timeoutMillis: 5000, connectionKey: "n"))
         #expect(timedOut.status == 504)
         #expect(DispatchTime.now().uptimeNanoseconds - started >= 200_000_000)
         #expect(daemon.timeoutRepliesHeld == 0)

@@ -63,5 +63,5 @@ while taken.count < 4096 {
 }
 guard taken.count < 4096 else { fail("the open-file limit is too high to exhaust; run me under ulimit -n 256") }
 upload(key: "without-descriptors")
-taken.forEach { close($0) }
+for fd in taken { close(fd) }
 transport.shutdown()
