@@ -41,7 +41,7 @@ let package = Package(
         // The admin server: REST API v1, live events, metrics and the page from web/.
         .target(
             name: "FleetAdmin",
-            dependencies: ["MicroHTTP", "FleetKit", "BeekonDevice"]),
+            dependencies: ["MicroHTTP", "FleetKit", "BeekonDevice", .product(name: "Yams", package: "Yams")]),
 
         .executableTarget(
             name: "beekon-fleet",

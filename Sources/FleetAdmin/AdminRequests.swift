@@ -1,5 +1,6 @@
 import BeekonDevice
 import FleetKit
+import Yams
 
 /// The admin API's request bodies, read into fleet control values; every refusal names the
 /// field.
@@ -32,7 +33,7 @@ enum AdminRequests {
             if count != nil { throw .badRequest("with `spec`, the count goes in the spec", field: "count") }
             let parsed: DeviceGroup
             do throws(FleetFileProblems) {
-                parsed = try DeviceGroup.parse(yaml: spec.text)
+                parsed = try DeviceGroup.read(spec.node)
             } catch {
                 throw problem(error, prefix: "spec")
             }
@@ -50,89 +51,65 @@ enum AdminRequests {
     }
 
     /// A fleet-file problem as an API error: an unknown key is `unknown_field`; a number its
-    /// range refuses names its field (`spec.count`, `params.ms`).
+    /// range refuses, or a missing parameter, names its field (`spec.count`, `params.ms`).
     static func problem(_ problems: FleetFileProblems, prefix: String) -> APIError {
+        func path(_ field: String) -> String { field.hasPrefix(prefix + ".") ? field : "\(prefix).\(field)" }
         if let unknown = problems.problems.first(where: { $0.unknownField != nil }), let field = unknown.unknownField {
             return APIError(
-                status: 400, code: "unknown_field", message: "unknown field `\(prefix).\(field)`; \(unknown.expected)",
-                field: "\(prefix).\(field)")
+                status: 400, code: "unknown_field", message: "unknown field `\(path(field))`; \(unknown.expected)",
+                field: path(field))
         }
-        if let number = problems.problems.first(where: { $0.numberField != nil }), let field = number.numberField {
-            let path = field.hasPrefix(prefix + ".") ? field : "\(prefix).\(field)"
-            return .badRequest("\(prefix): \(number.problem); expected \(number.expected)", field: path)
+        if let named = problems.problems.first(where: { $0.field != nil }), let field = named.field {
+            return .badRequest("\(prefix): \(named.problem); expected \(named.expected)", field: path(field))
         }
         let text = problems.problems.map { $0.expected.isEmpty ? $0.problem : "\($0.problem); expected \($0.expected)" }
         return .badRequest("\(prefix): " + text.joined(separator: "; "), field: prefix)
     }
 
-    /// The `params` each action takes (as in the fleet file's timeline, plus `kill`'s relaunch).
-    static func paramNames(_ action: FaultAction) -> [String] {
-        switch action {
-        case .kill, .reboot: ["relaunchAfterSeconds"]
-        case .latency: ["ms"]
-        case .timeouts: ["fraction"]
-        case .configure: ["config"]
-        case .setExtras: ["extras"]
-        case .addGeofences: ["geofences"]
-        case .removeGeofences: ["ids"]
-        default: []
+    /// `{"action", "params"?}` (and `selector` for the fleet): the action with its parameters,
+    /// each of the JSON type its description gives, then read as a fleet file's timeline reads it.
+    static func action(_ object: inout BodyObject) throws(APIError) -> FleetAction {
+        guard let text = try object.string("action") else {
+            throw .badRequest("`action` is required", field: "action")
+        }
+        guard let name = FleetAction.Name(rawValue: text) else {
+            throw .badRequest("unknown action \"\(text)\"; expected \(FleetAction.Name.oneOf)", field: "action")
+        }
+        let parameters = name.details.parameters
+        var given: [(key: String, value: JSONValue)] = []
+        if let paramsValue = object.value("params"), paramsValue != .null {
+            guard case .object(let members) = paramsValue else {
+                throw .badType("params", expected: "an object", got: paramsValue)
+            }
+            for (key, value) in members where value != .null {
+                guard let parameter = parameters.first(where: { $0.name == key }) else {
+                    throw .unknownField("params.\(key)", allowed: parameters.map(\.name))
+                }
+                try check(value, is: parameter, field: "params.\(key)")
+                given.append((key, value))
+            }
+        }
+        do throws(FleetFileProblems) {
+            return try FleetAction.read(name, params: given.isEmpty ? nil : JSONValue.object(given).node)
+        } catch {
+            throw problem(error, prefix: "params")
         }
     }
 
-    /// `{"action", "params"?}` (and `selector` for the fleet): the action and its parameters.
-    static func action(_ object: inout BodyObject) throws(APIError) -> (FaultAction, FaultParams) {
-        guard let name = try object.string("action") else {
-            throw .badRequest("`action` is required", field: "action")
+    /// Refuses a parameter's value of the wrong JSON type (its range is the reader's to check).
+    private static func check(_ value: JSONValue, is parameter: ActionParameter, field: String) throws(APIError) {
+        switch (parameter.jsonType, value) {
+        case (.integer, .number), (.number, .number), (.object, .object), (.array, .array): return
+        case (.integer, _), (.number, _):
+            guard let range = parameter.range else { throw .badType(field, expected: "a number", got: value) }
+            throw .badType(field, range: range, got: value)
+        case (.object, _): throw .badType(field, expected: "an object", got: value)
+        case (.array, _): throw .badType(field, expected: "an array", got: value)
         }
-        guard let action = FaultAction(rawValue: name) else {
-            throw .badRequest(
-                "unknown action \"\(name)\"; expected one of \(FaultAction.allCases.map(\.rawValue).joined(separator: ", "))",
-                field: "action")
-        }
-        var params = FaultParams()
-        let allowed = paramNames(action)
-        let paramsValue = object.value("params")
-        var relaunch: Double?
-        var rest: [(key: String, value: JSONValue)] = []
-        if let paramsValue {
-            var paramsObject = try BodyObject(paramsValue, field: "params")
-            for key in paramsObject.keys where !allowed.contains(key) {
-                throw .unknownField("params.\(key)", allowed: allowed)
-            }
-            if allowed == ["relaunchAfterSeconds"] {
-                relaunch = try paramsObject.number("relaunchAfterSeconds", in: FaultParams.relaunchAfterRange)
-            } else {
-                rest = paramsObject.members
-            }
-        }
-        if !allowed.isEmpty, allowed != ["relaunchAfterSeconds"] {
-            // Each of these needs its one parameter; its type is checked here, its value by the
-            // fleet file's reader.
-            let key = allowed[0]
-            guard let value = rest.last(where: { $0.key == key })?.value, value != .null else {
-                throw .badRequest("`\(name)` needs `params.\(key)`", field: "params.\(key)")
-            }
-            switch (key, value) {
-            case ("ms", .number), ("fraction", .number), ("config", .object), ("extras", .object),
-                ("geofences", .array), ("ids", .array):
-                break
-            case ("ms", _): throw .badType("params.ms", range: FaultParams.latencyRange, got: value)
-            case ("fraction", _): throw .badType("params.fraction", range: FaultParams.timeoutFractionRange, got: value)
-            case ("config", _), ("extras", _): throw .badType("params.\(key)", expected: "an object", got: value)
-            default: throw .badType("params.\(key)", expected: "an array", got: value)
-            }
-            do throws(FleetFileProblems) {
-                params = try FaultParams.parse(action: action, yaml: JSONValue.object(rest).text)
-            } catch {
-                throw problem(error, prefix: "params")
-            }
-        }
-        params.relaunchAfterMillis = relaunch.map { Int64(($0 * 1000).rounded()) }
-        return (action, params)
     }
 
     /// `POST /api/v1/devices/{id}/actions`.
-    static func deviceAction(_ body: [UInt8]) throws(APIError) -> (FaultAction, FaultParams) {
+    static func deviceAction(_ body: [UInt8]) throws(APIError) -> FleetAction {
         var object = try BodyObject(body: body)
         let parsed = try action(&object)
         try object.finish()
@@ -140,7 +117,7 @@ enum AdminRequests {
     }
 
     /// `POST /api/v1/fleet/actions`.
-    static func fleetAction(_ body: [UInt8]) throws(APIError) -> (FaultAction, FaultParams, FaultSelector) {
+    static func fleetAction(_ body: [UInt8]) throws(APIError) -> (FleetAction, FaultSelector) {
         var object = try BodyObject(body: body)
         let parsed = try action(&object)
         guard var selectorObject = try object.object("selector") else {
@@ -150,7 +127,7 @@ enum AdminRequests {
         }
         try object.finish()
         let selector = try selector(&selectorObject)
-        return (parsed.0, parsed.1, selector)
+        return (parsed, selector)
     }
 
     /// SELECTOR: exactly one of `all`, `group`, `fraction` (+ `seed`), `ids`, `state`.

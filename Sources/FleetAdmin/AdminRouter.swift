@@ -66,9 +66,9 @@ final class AdminRouter: Sendable {
             return json(200, AdminJSON.fleet(runtime.snapshot))
         case ("fleet", 2) where parts[1] == "actions":
             try only(["POST"], request)
-            let (action, params, selector) = try AdminRequests.fleetAction(request.body)
+            let (action, selector) = try AdminRequests.fleetAction(request.body)
             return command(status: 202) { reply in
-                self.runtime.apply(action, params: params, to: selector) { result in
+                self.runtime.apply(action, to: selector) { result in
                     reply(result.map { AdminJSON.ids($0, applied: true) })
                 }
             }
@@ -136,9 +136,9 @@ final class AdminRouter: Sendable {
             }
         case "actions":
             try only(["POST"], request)
-            let (action, params) = try AdminRequests.deviceAction(request.body)
+            let action = try AdminRequests.deviceAction(request.body)
             return command(status: 202) { reply in
-                self.runtime.apply(action, params: params, to: .ids([id])) { result in
+                self.runtime.apply(action, to: .ids([id])) { result in
                     reply(
                         result.map { AdminJSON.ids($0, applied: true) }
                             .mapError {

@@ -76,7 +76,7 @@ final class EventPublisher: Sendable {
                 var json = JSONWriter(capacity: 96)
                 json.beginObject()
                 json.key("action")
-                json.string(record.action)
+                json.string(record.action.rawValue)
                 json.key("applied")
                 json.integer(Int64(record.applied))
                 json.key("at")

@@ -1,4 +1,5 @@
 import BeekonDevice
+import Yams
 
 /// A parsed JSON value, strict (RFC 8259, no comments, no trailing commas), with member order
 /// kept: request bodies are checked field by field, so the admin API can name the field that is
@@ -256,6 +257,21 @@ indirect enum JSONValue: Sendable, Hashable {
                 throw error("number out of range")
             }
             return .number(value, text: text)
+        }
+    }
+}
+
+extension JSONValue {
+    /// The value as the YAML tree the fleet file's reader walks (strings stay quoted, so they
+    /// are never read as numbers or booleans): request bodies read by the same reader as files.
+    var node: Node {
+        switch self {
+        case .null: Node("null", Tag(.null))
+        case .bool(let value): Node(value ? "true" : "false", Tag(.bool))
+        case .number(_, let text): Node(text, Tag(.float))
+        case .string(let value): Node(value, Tag(.str), .doubleQuoted)
+        case .array(let items): Node(items.map(\.node))
+        case .object(let members): Node(members.map { (Node($0.key), $0.value.node) })
         }
     }
 }

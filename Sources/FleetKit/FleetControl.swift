@@ -16,7 +16,7 @@ public protocol FleetControl: AnyObject, Sendable {
     func deleteDevice(_ id: String, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void)
     /// Applies an action to the devices `selector` picks; answers their ids.
     func apply(
-        _ action: FaultAction, params: FaultParams, to selector: FaultSelector,
+        _ action: FleetAction, to selector: FaultSelector,
         reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void)
     /// Sets the warp and/or pauses or resumes virtual time; nil leaves that one as it is.
     func setClock(warp: Double?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void)

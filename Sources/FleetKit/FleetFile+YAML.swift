@@ -39,33 +39,26 @@ extension FleetFile {
 }
 
 extension DeviceGroup {
-    /// Reads one group written as in a fleet file's `groups` list (YAML, or JSON, which YAML
-    /// reads too): the admin API's inline `spec`. With `routeFolder`, its route files are read.
-    public static func parse(
-        yaml: String, file: String = "spec", ingest: String? = nil, routeFolder: String? = nil
-    ) throws(FleetFileProblems) -> DeviceGroup {
-        var reader = FleetFileReader(file: file, routeFolder: routeFolder)
-        var group: DeviceGroup?
-        if let node = reader.compose(yaml) { group = reader.readGroup(node, ingest: ingest) }
+    /// Reads one group written as in a fleet file's `groups` list, from a tree already parsed:
+    /// the admin API's JSON `spec`.
+    public static func read(_ node: Node, file: String = "spec") throws(FleetFileProblems) -> DeviceGroup {
+        var reader = FleetFileReader(file: file, routeFolder: nil)
+        let group = reader.readGroup(node, ingest: nil)
         guard reader.problems.isEmpty, let group else { throw FleetFileProblems(problems: reader.problems) }
         return group
     }
 }
 
-extension FaultParams {
-    /// Reads the `params` of `action` written as in a fleet file's fault timeline (YAML or
-    /// JSON): the admin API's action parameters. An empty text means no parameters.
-    public static func parse(action: FaultAction, yaml: String, file: String = "params") throws(FleetFileProblems)
-        -> FaultParams
+extension FleetAction {
+    /// Reads the action `name` with its `params` (a mapping node, nil for none) as a fleet
+    /// file's timeline writes them: the admin API's actions, read by the timeline's reader.
+    public static func read(_ name: Name, params: Node?, file: String = "params") throws(FleetFileProblems)
+        -> FleetAction
     {
         var reader = FleetFileReader(file: file, routeFolder: nil)
-        let text = yaml.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? "{}" : yaml
-        var params = FaultParams()
-        if let node = reader.compose(text), let map = reader.mapping(node, "params") {
-            params = reader.readParams(action, map, at: node)
-        }
-        guard reader.problems.isEmpty else { throw FleetFileProblems(problems: reader.problems) }
-        return params
+        let action = reader.readAction(name, params, at: params ?? Node.mapping([:]))
+        guard reader.problems.isEmpty, let action else { throw FleetFileProblems(problems: reader.problems) }
+        return action
     }
 }
 
@@ -431,12 +424,6 @@ struct FleetFileReader {
 
     // MARK: Faults
 
-    /// Actions that end after `for` (the opposite runs, or the app relaunches).
-    static let endingActions: Set<FaultAction> = [
-        .revokePermission, .locationServicesOff, .osError, .background, .kill, .reboot, .networkOffline, .latency,
-        .timeouts,
-    ]
-
     private mutating func readFault(_ node: Node, groups: [DeviceGroup]) -> FaultEntry? {
         guard let map = mapping(node, "a fault") else { return nil }
         checkKeys(map, ["at", "for", "select", "action", "params"], in: "a fault")
@@ -447,24 +434,21 @@ struct FleetFileReader {
             return nil
         }
         guard let actionNode = map["action"] else {
-            report(
-                node, "a fault has no `action`",
-                expected: "one of \(FaultAction.allCases.map(\.rawValue).joined(separator: ", "))")
+            report(node, "a fault has no `action`", expected: FleetAction.Name.oneOf)
             return nil
         }
-        guard let action = actionNode.string.flatMap(FaultAction.init(rawValue:)) else {
-            report(
-                actionNode, "unknown action \"\(actionNode.string ?? "")\"",
-                expected: "one of \(FaultAction.allCases.map(\.rawValue).joined(separator: ", "))")
+        guard let name = actionNode.string.flatMap(FleetAction.Name.init(rawValue:)) else {
+            report(actionNode, "unknown action \"\(actionNode.string ?? "")\"", expected: FleetAction.Name.oneOf)
             return nil
         }
         var forMillis: Int64?
         if let forNode = map["for"] {
             forMillis = duration(forNode, "for")
-            if !Self.endingActions.contains(action) {
+            if !name.details.lasts {
+                let lasting = FleetAction.Name.allCases.filter(\.details.lasts).map(\.rawValue)
                 report(
-                    forNode, "`\(action.rawValue)` does not last, so `for` means nothing here",
-                    expected: "`for` only with \(Self.endingActions.map(\.rawValue).sorted().joined(separator: ", "))")
+                    forNode, "`\(name.rawValue)` does not last, so `for` means nothing here",
+                    expected: "`for` only with \(lasting.sorted().joined(separator: ", "))")
             }
         }
         var selector = FaultSelector.all
@@ -472,7 +456,7 @@ struct FleetFileReader {
             if selectNode.string == "all" {
                 selector = .all
             } else if let selectMap = mapping(selectNode, "select") {
-                checkKeys(selectMap, ["group", "fraction", "ids"], in: "select")
+                checkKeys(selectMap, ["group", "fraction", "seed", "ids", "state"], in: "select")
                 if let groupNode = selectMap["group"], let group = string(groupNode, "select.group") {
                     if !groups.contains(where: { $0.name == group }) {
                         report(
@@ -482,71 +466,65 @@ struct FleetFileReader {
                     }
                     selector = .group(group)
                 } else if let fractionNode = selectMap["fraction"] {
+                    let seed = selectMap["seed"].flatMap { integer($0, "select.seed", FleetFile.seedRange) }
                     if let fraction = number(fractionNode, "select.fraction", FaultSelector.fractionRange) {
-                        selector = .fraction(fraction)
+                        selector = .fraction(fraction, seed: seed.map { UInt64($0) })
                     }
                 } else if let idsNode = selectMap["ids"] {
                     selector = .ids(stringList(idsNode, "select.ids"))
+                } else if let stateNode = selectMap["state"], let state = string(stateNode, "select.state") {
+                    selector = .state(state)
                 } else {
                     report(
                         selectNode, "an empty selector",
-                        expected: "`all`, `{group: NAME}`, `{fraction: 0.2}` or `{ids: [...]}`")
+                        expected: "`all`, `{group: NAME}`, `{fraction: 0.2}`, `{ids: [...]}` or `{state: paused*}`")
+                }
+                if selectMap["seed"] != nil, selectMap["fraction"] == nil {
+                    report(selectNode, "`seed` goes with `fraction` only", expected: "`{fraction: 0.2, seed: 7}`")
                 }
             }
         }
-        let params = readParams(action, map["params"].flatMap { mapping($0, "params") }, at: node)
+        guard let action = readAction(name, map["params"], at: node) else { return nil }
         return FaultEntry(
-            atMillis: at, forMillis: forMillis, selector: selector, action: action, params: params,
-            line: node.mark?.line ?? 0)
+            atMillis: at, forMillis: forMillis, selector: selector, action: action, line: node.mark?.line ?? 0)
     }
 
-    /// The parameters `action` takes, from a fault's `params` mapping; `node` is where to
-    /// report a missing one.
-    mutating func readParams(_ action: FaultAction, _ paramsMap: Node.Mapping?, at node: Node) -> FaultParams {
-        var params = FaultParams()
-        func param(_ name: String) -> Node? { paramsMap?[name] }
-        switch action {
-        case .latency:
-            if let node = param("ms") {
-                params.latencyMillis = millis(node, "params.ms", FaultParams.latencyRange)
-            } else {
-                report(node, "`latency` needs `params.ms`", expected: "the added delay, e.g. `params: {ms: 800}`")
-            }
-        case .timeouts:
-            if let node = param("fraction") {
-                params.timeoutFraction = number(node, "params.fraction", FaultParams.timeoutFractionRange)
-            } else {
-                report(
-                    node, "`timeouts` needs `params.fraction` from 0 to 1", expected: "e.g. `params: {fraction: 0.3}`")
-            }
-        case .configure:
-            if let node = param("config") {
-                params.config = readConfig(node, ingest: nil)
-            } else {
-                report(node, "`configure` needs `params.config`", expected: "a config block like a group's")
-            }
-        case .setExtras:
-            if let node = param("extras") {
-                params.extras = stringMap(node, "params.extras")
-            } else {
-                report(node, "`setExtras` needs `params.extras`", expected: "a map of strings")
-            }
-        case .addGeofences:
-            if let node = param("geofences") {
-                params.geofences = readGeofences(node)
-            } else {
-                report(node, "`addGeofences` needs `params.geofences`", expected: "a list of geofences")
-            }
-        case .removeGeofences:
-            if let node = param("ids") {
-                params.geofenceIDs = stringList(node, "params.ids")
-            } else {
-                report(node, "`removeGeofences` needs `params.ids`", expected: "a list of geofence ids")
-            }
-        default:
-            break
+    /// The action `name` with its `params` (a mapping, or absent), each read as its description
+    /// says; `node` is where to report a missing one. Nil after a problem.
+    mutating func readAction(_ name: FleetAction.Name, _ paramsNode: Node?, at node: Node) -> FleetAction? {
+        let parameters = name.details.parameters
+        let paramsMap = paramsNode.flatMap { mapping($0, "params") }
+        if let paramsMap {
+            checkKeys(paramsMap, Set(parameters.map(\.name)), in: "params")
         }
-        return params
+        let before = problems.count
+        var values: [String: ActionParameter.Value] = [:]
+        for parameter in parameters {
+            let field = "params.\(parameter.name)"
+            guard let valueNode = paramsMap?[parameter.name] else {
+                if parameter.required {
+                    report(
+                        node, "`\(name.rawValue)` needs `\(field)`",
+                        expected: "\(parameter.summary), e.g. `params: {\(parameter.name): \(parameter.example)}`")
+                    problems[problems.count - 1].field = field
+                }
+                continue
+            }
+            let value: ActionParameter.Value?
+            switch parameter.kind {
+            case .millis(let range): value = millis(valueNode, field, range).map { .millis($0) }
+            case .number(let range): value = number(valueNode, field, range).map { .number($0) }
+            case .seconds(let range):
+                value = number(valueNode, field, range).map { .millis(Int64(($0 * 1000).rounded())) }
+            case .config: value = readConfig(valueNode, ingest: nil).map { .config($0) }
+            case .stringMap: value = stringMap(valueNode, field).map { .stringMap($0) }
+            case .geofences: value = .geofences(readGeofences(valueNode))
+            case .strings: value = .strings(stringList(valueNode, field))
+            }
+            values[parameter.name] = value
+        }
+        guard problems.count == before else { return nil }
+        return FleetAction(name, values)
     }
 
     // MARK: Scalars
@@ -640,7 +618,7 @@ struct FleetFileReader {
             guard let name = key.string, allowed.contains(name) else {
                 report(
                     key, "unknown key \"\(key.string ?? "?")\" in \(context)",
-                    expected: "one of \(allowed.sorted().joined(separator: ", "))")
+                    expected: allowed.isEmpty ? "none here" : "one of \(allowed.sorted().joined(separator: ", "))")
                 let path = context.hasPrefix("a ") || context.hasPrefix("the ") ? "" : context + "."
                 problems[problems.count - 1].unknownField = path + (key.string ?? "?")
                 continue
@@ -748,7 +726,7 @@ struct FleetFileReader {
             ?? problem.expected
         let text = problem.reason == .notANumber ? "is not \(what)" : problem.problem
         report(node, "`\(field)` \"\(problem.value)\" \(text)", expected: expected)
-        problems[problems.count - 1].numberField = field
+        problems[problems.count - 1].field = field
     }
 
     mutating func bool(_ node: Node, _ field: String) -> Bool? {

@@ -136,15 +136,13 @@ public struct DeviceGroup: Sendable, Hashable {
 public struct FaultEntry: Sendable, Hashable {
     /// When, ms after the clock's start.
     public var atMillis: Int64
-    /// How long, for actions that end (the opposite action runs after it); for `kill` and
-    /// `reboot`, the delay `ProcessOutage` reads per platform.
+    /// How long, for actions that last (see `ActionDescription.Ending`): the opposite action
+    /// runs after it; for `kill` and `reboot`, the delay `ProcessOutage` reads per platform.
     public var forMillis: Int64?
     /// Which devices.
     public var selector: FaultSelector
-    /// What happens to them.
-    public var action: FaultAction
-    /// The action's parameters (e.g. `latency`'s milliseconds, `setExtras`' map).
-    public var params: FaultParams
+    /// What happens to them, with its parameters.
+    public var action: FleetAction
     /// The line in the fleet file, for reports.
     public var line: Int
 }
@@ -172,40 +170,4 @@ public enum FaultSelector: Sendable, Hashable {
         if pattern.hasSuffix("*") { return state.hasPrefix(pattern.dropLast()) }
         return state == pattern
     }
-}
-
-/// What can be done to devices, named as the admin API names them.
-public enum FaultAction: String, Sendable, Hashable, CaseIterable {
-    case revokePermission, grantPermission, locationServicesOff, locationServicesOn, osError
-    case background, foreground, kill, reboot, networkOffline, networkOnline, latency, timeouts
-    case start, stop, sync, configure, setExtras, addGeofences, removeGeofences
-}
-
-/// Parameters of a fault action; only those the action uses are set.
-public struct FaultParams: Sendable, Hashable {
-    /// `latency`: added delay per request, ms.
-    public var latencyMillis: Int64?
-    /// `timeouts`: the share of requests that time out, 0…1.
-    public var timeoutFraction: Double?
-    /// `configure`: the new configuration.
-    public var config: BeekonConfig?
-    /// `setExtras`: the new extras (templates allowed).
-    public var extras: StringMap?
-    /// `addGeofences`.
-    public var geofences: [Geofence]?
-    /// `removeGeofences`.
-    public var geofenceIDs: [String]?
-    /// `kill` and `reboot` from the admin API: their delay, ms, as `ProcessOutage` reads it per
-    /// platform (the timeline uses `for`).
-    public var relaunchAfterMillis: Int64?
-
-    /// No parameters.
-    public init() {}
-
-    /// `latency`'s `ms`: up to 10 minutes added to each request.
-    public static let latencyRange = NumberRange.integer(0...600_000, unit: "ms")
-    /// `timeouts`' `fraction`: the share of requests that time out.
-    public static let timeoutFractionRange = NumberRange(0...1)
-    /// `kill`'s and `reboot`'s `relaunchAfterSeconds` (admin API): up to 366 days.
-    public static let relaunchAfterRange = NumberRange(0...31_622_400, unit: "s")
 }

@@ -12,9 +12,9 @@ public struct FleetFileProblem: Error, Sendable, Hashable, CustomStringConvertib
     public var expected: String
     /// For an unknown key, its path (`config.sync.foo`); nil for other problems.
     public var unknownField: String?
-    /// For a number refused by its range, the field as the reader names it (`count`,
-    /// `params.ms`); nil for other problems.
-    public var numberField: String?
+    /// For a number refused by its range or a missing action parameter, the field as the
+    /// reader names it (`count`, `params.ms`); nil for other problems.
+    public var field: String?
 
     /// A problem at a position.
     public init(file: String, line: Int, column: Int, problem: String, expected: String) {

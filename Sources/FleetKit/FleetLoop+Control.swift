@@ -111,9 +111,7 @@ extension FleetLoop {
     // MARK: Actions and the clock
 
     /// Applies an action to the devices a selector picks; an unknown group or id is refused.
-    mutating func act(_ action: FaultAction, params: FaultParams, on selector: FaultSelector) throws(FleetControlError)
-        -> [String]
-    {
+    mutating func act(_ action: FleetAction, on selector: FaultSelector) throws(FleetControlError) -> [String] {
         switch selector {
         case .group(let name) where !fleet.groups.contains(where: { $0.name == name }):
             throw FleetControlError(.badRequest, "no group is named \"\(name)\"", field: "selector.group")
@@ -128,11 +126,11 @@ extension FleetLoop {
         let picked = selected(selector, faultIndex: fleet.faults.count + Int(adminActions))
         let time = metrics.virtualNow
         for slot in picked {
-            apply(action, params: params, forMillis: nil, to: slot, at: time)
+            apply(action, forMillis: nil, to: slot, at: time)
         }
-        logAction(ActionRecord(action: action.rawValue, applied: picked.count, at: time, source: .admin))
+        logAction(ActionRecord(action: action.name, applied: picked.count, at: time, source: .admin))
         noteLasting(
-            action, params: params, relaunchDelay: Self.relaunchDelay(forMillis: nil, params: params), on: selector,
+            action, relaunchDelay: Self.relaunchDelay(forMillis: nil, action: action), on: selector,
             timelineFault: nil, at: time)
         return picked.map { slots[$0].id }
     }

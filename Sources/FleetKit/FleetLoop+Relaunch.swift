@@ -21,7 +21,7 @@ import BeekonDevice
 /// after a `kill`: the phone restarts, and the reboot's rule replaces the kill's.
 struct ProcessOutage {
     /// `kill` or `reboot`.
-    var action: FaultAction
+    var action: FleetAction.Name
     /// When the phone has booted again, virtual ms; nil for a kill (the phone stays up).
     var bootedAt: Int64?
     /// The instant the app relaunches at, and why; nil when only a significant move brings it back.
@@ -42,7 +42,8 @@ struct ProcessOutage {
 
     /// The outage `action` (`kill` or `reboot`) causes on `platform` at `time`, with the delay
     /// the fault or action gave (nil: none given).
-    static func plan(_ action: FaultAction, platform: Platform, delayMillis: Int64?, since time: Int64) -> ProcessOutage
+    static func plan(_ action: FleetAction.Name, platform: Platform, delayMillis: Int64?, since time: Int64)
+        -> ProcessOutage
     {
         let bootedAt = action == .reboot ? time + (delayMillis ?? defaultDelayMillis) : nil
         switch platform {
@@ -65,8 +66,11 @@ struct ProcessOutage {
 extension FleetLoop {
     /// Explicit delay of a `kill` or `reboot`: the fault's `for`, else the action's
     /// `relaunchAfterSeconds`; nil when neither is given (see `ProcessOutage`).
-    static func relaunchDelay(forMillis: Int64?, params: FaultParams) -> Int64? {
-        forMillis ?? params.relaunchAfterMillis
+    static func relaunchDelay(forMillis: Int64?, action: FleetAction) -> Int64? {
+        switch action {
+        case .kill(let after), .reboot(let after): forMillis ?? after
+        default: nil
+        }
     }
 
     /// Takes the app's process down for `outage`: it dies now (a device not yet spawned dies at

@@ -9,8 +9,7 @@ struct LastingAction {
     }
 
     var kind: Kind
-    var action: FaultAction
-    var params: FaultParams
+    var action: FleetAction
     var selector: FaultSelector
     /// Seeds a `fraction` selector without a seed of its own.
     var faultIndex: Int
@@ -19,7 +18,9 @@ struct LastingAction {
 
     /// The outage a `kill` or `reboot` note gives a device of `platform`.
     func outage(on platform: Platform) -> ProcessOutage? {
-        processDown.map { ProcessOutage.plan(action, platform: platform, delayMillis: $0.delayMillis, since: $0.since) }
+        processDown.map {
+            ProcessOutage.plan(action.name, platform: platform, delayMillis: $0.delayMillis, since: $0.since)
+        }
     }
 
     /// When a `kill` or `reboot` note is over on every platform, virtual ms; nil while one
@@ -35,7 +36,7 @@ struct LastingAction {
 
     /// The condition `action` sets, and whether it is the default state (granted, on, online),
     /// or nil for actions that set no lasting condition.
-    static func kind(of action: FaultAction) -> (kind: Kind, restores: Bool)? {
+    static func kind(of action: FleetAction) -> (kind: Kind, restores: Bool)? {
         switch action {
         case .revokePermission: (.permission, false)
         case .grantPermission: (.permission, true)
@@ -58,7 +59,7 @@ extension FleetLoop {
     /// `time`, if that selector can pick a device added later: `all`, a group, or a timeline
     /// fraction (`faultIndex` given as the fault's place); ids and states name devices there are.
     mutating func noteLasting(
-        _ action: FaultAction, params: FaultParams, relaunchDelay: Int64?, on selector: FaultSelector,
+        _ action: FleetAction, relaunchDelay: Int64?, on selector: FaultSelector,
         timelineFault faultIndex: Int?, at time: Int64
     ) {
         guard let (kind, restores) = LastingAction.kind(of: action) else { return }
@@ -68,7 +69,7 @@ extension FleetLoop {
         case .fraction, .ids, .state: return
         }
         let note = LastingAction(
-            kind: kind, action: action, params: params, selector: selector, faultIndex: faultIndex ?? -1,
+            kind: kind, action: action, selector: selector, faultIndex: faultIndex ?? -1,
             processDown: kind == .process ? (time, relaunchDelay) : nil)
         // Superseded: earlier actions of the kind on devices this one picks too, and kills and
         // reboots every device is back from.
@@ -97,7 +98,7 @@ extension FleetLoop {
                 // platform; an iOS app waits for a significant move from where it spawns.
                 takeDown(slot, outage, at: time)
             } else {
-                apply(note.action, params: note.params, forMillis: nil, to: slot, at: time)
+                apply(note.action, forMillis: nil, to: slot, at: time)
             }
         }
     }

@@ -25,11 +25,10 @@ extension FleetRuntime {
     /// Applies an action to the devices `selector` picks; answers their ids. An unknown group
     /// or id in the selector is refused (`badRequest`, field `selector.group`/`selector.ids`).
     public func apply(
-        _ action: FaultAction, params: FaultParams = FaultParams(), to selector: FaultSelector,
+        _ action: FleetAction, to selector: FaultSelector,
         reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void
     ) {
-        command(reply) { driver throws(FleetControlError) in try driver.engine.act(action, params: params, on: selector)
-        }
+        command(reply) { driver throws(FleetControlError) in try driver.engine.act(action, on: selector) }
     }
 
     /// Sets the warp (virtual seconds per real second, in `FleetClock.warpRange`) and/or pauses or resumes

@@ -169,8 +169,8 @@ public struct ActionRecord: Sendable, Hashable {
         case admin
     }
 
-    /// The action's name (`revokePermission`).
-    public var action: String
+    /// Which action.
+    public var action: FleetAction.Name
     /// How many devices it applied to.
     public var applied: Int
     /// Virtual Unix ms.

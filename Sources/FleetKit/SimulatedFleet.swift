@@ -297,12 +297,12 @@ public final class SimulatedRuntime: FleetControl {
     }
 
     public func apply(
-        _ action: FaultAction, params: FaultParams = FaultParams(), to selector: FaultSelector,
+        _ action: FleetAction, to selector: FaultSelector,
         reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void
     ) {
         command(reply) { fleet throws(FleetControlError) in
             try fleet.command { (engine) throws(FleetControlError) in
-                try engine.act(action, params: params, on: selector)
+                try engine.act(action, on: selector)
             }
         }
     }

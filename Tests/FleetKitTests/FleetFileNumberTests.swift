@@ -129,13 +129,13 @@ struct FleetFileNumberTests {
         (
             "params.ms",
             fleet(fault: "    params: {ms: V}").replacingOccurrences(of: "action: sync", with: "action: latency"),
-            .millis(FaultParams.latencyRange)
+            .millis(FleetAction.latencyRange)
         ),
         (
             "params.fraction",
             fleet(fault: "    params: {fraction: V}").replacingOccurrences(
                 of: "action: sync", with: "action: timeouts"),
-            .real(FaultParams.timeoutFractionRange)
+            .real(FleetAction.timeoutFractionRange)
         ),
     ]
 

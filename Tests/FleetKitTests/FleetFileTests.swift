@@ -92,10 +92,9 @@ struct FleetFileTests {
         #expect(couriers.provider.gapsPerHour == 2)
         #expect(fleet.groups[1].config.sync == nil)
         #expect(fleet.groups[1].platforms.map(\.platform) == [.ios])
-        #expect(fleet.faults.map(\.action) == [.networkOffline, .latency, .sync])
+        #expect(fleet.faults.map(\.action) == [.networkOffline, .latency(millis: 800), .sync])
         #expect(fleet.faults[0].atMillis == 1_800_000 && fleet.faults[0].forMillis == 300_000)
         #expect(fleet.faults[0].selector == .group("couriers"))
-        #expect(fleet.faults[1].params.latencyMillis == 800)
         #expect(fleet.faults[2].selector == .all)
     }
 

@@ -83,13 +83,11 @@ struct FleetLoopWorldTests {
         defer { workspace.cleanUp() }
         var fleet = try Self.fleet(workspace, walkers: 1)
         try fleet.command { (engine) throws(FleetControlError) in
-            _ = try engine.act(.revokePermission, params: FaultParams(), on: .all)
-            _ = try engine.act(.grantPermission, params: FaultParams(), on: .group("walkers"))
-            _ = try engine.act(.networkOffline, params: FaultParams(), on: .group("others"))
-            _ = try engine.act(.locationServicesOff, params: FaultParams(), on: .ids(["walkers-0001"]))
-            var relaunchSoon = FaultParams()
-            relaunchSoon.relaunchAfterMillis = 60_000
-            _ = try engine.act(.kill, params: relaunchSoon, on: .group("walkers"))
+            _ = try engine.act(.revokePermission, on: .all)
+            _ = try engine.act(.grantPermission, on: .group("walkers"))
+            _ = try engine.act(.networkOffline, on: .group("others"))
+            _ = try engine.act(.locationServicesOff, on: .ids(["walkers-0001"]))
+            _ = try engine.act(.kill(relaunchAfterMillis: 60_000), on: .group("walkers"))
         }
         let spawn = { (fleet: inout SimulatedFleet, group: String) throws -> DeviceSlot in
             let ids = try fleet.command { (engine) throws(FleetControlError) in
@@ -119,8 +117,8 @@ struct FleetLoopWorldTests {
         #expect(late.permissionGranted)
 
         try fleet.command { (engine) throws(FleetControlError) in
-            _ = try engine.act(.grantPermission, params: FaultParams(), on: .all)
-            _ = try engine.act(.networkOnline, params: FaultParams(), on: .all)
+            _ = try engine.act(.grantPermission, on: .all)
+            _ = try engine.act(.networkOnline, on: .all)
         }
         let undone = try spawn(&fleet, "others")
         #expect(undone.permissionGranted && undone.online)

@@ -138,9 +138,9 @@ struct LookaheadTests {
     func commandsFindEveryDeviceAtOneInstant() throws {
         let end = Self.start + 20 * 60_000
         let revoke: (inout FleetLoop) -> Void = {
-            _ = try? $0.act(.revokePermission, params: FaultParams(), on: .fraction(0.5))
+            _ = try? $0.act(.revokePermission, on: .fraction(0.5))
         }
-        let grant: (inout FleetLoop) -> Void = { _ = try? $0.act(.grantPermission, params: FaultParams(), on: .all) }
+        let grant: (inout FleetLoop) -> Void = { _ = try? $0.act(.grantPermission, on: .all) }
 
         let aheadWorkspace = try FleetRuntimeTests.Workspace()
         defer { aheadWorkspace.cleanUp() }

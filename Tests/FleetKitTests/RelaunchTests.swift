@@ -85,9 +85,14 @@ struct RelaunchTests {
         case timeline
     }
 
+    /// The admin API's `kill` or `reboot` with `delaySeconds` as its `relaunchAfterSeconds`.
+    static func outage(_ name: FleetAction.Name, delaySeconds: Int64?) throws -> FleetAction {
+        try #require(FleetAction(name, delaySeconds.map { ["relaunchAfterSeconds": .millis($0 * 1000)] } ?? [:]))
+    }
+
     struct Case: Sendable, CustomTestStringConvertible {
         var platform: Platform
-        var action: FaultAction
+        var action: FleetAction.Name
         var route: String
         /// The delay given (nil: none).
         var delaySeconds: Int64?
@@ -147,9 +152,7 @@ struct RelaunchTests {
         #expect(loop.slots[0].listedState == "tracking")
         if source == .admin {
             Self.advance(&loop, to: Self.downAt)
-            var params = FaultParams()
-            params.relaunchAfterMillis = expected.delaySeconds.map { $0 * 1000 }
-            #expect(try loop.act(expected.action, params: params, on: .all) == [id])
+            #expect(try loop.act(Self.outage(expected.action, delaySeconds: expected.delaySeconds), on: .all) == [id])
         } else {
             Self.advance(&loop, to: Self.downAt)
         }
@@ -181,7 +184,7 @@ struct RelaunchTests {
         defer { workspace.cleanUp() }
         var loop = try Self.loop(workspace, platform: .ios, route: Self.stand)
         Self.advance(&loop, to: Self.downAt)
-        _ = try loop.act(.kill, params: FaultParams(), on: .all)
+        _ = try loop.act(.kill(relaunchAfterMillis: nil), on: .all)
         let stored = loop.metrics.fixesStored
         Self.advance(&loop, to: Self.downAt + 6 * 3_600_000)
         #expect(!loop.slots[0].processAlive && loop.slots[0].listedState == "dead")
@@ -193,7 +196,7 @@ struct RelaunchTests {
 
     struct SpawnCase: Sendable, CustomTestStringConvertible {
         var platform: Platform
-        var action: FaultAction
+        var action: FleetAction.Name
         var delaySeconds: Int64?
         /// When the device is added and spawned, seconds after the kill or reboot.
         var spawnAfterSeconds: Int64
@@ -242,9 +245,7 @@ struct RelaunchTests {
         defer { workspace.cleanUp() }
         var loop = try Self.loop(workspace, platform: expected.platform)
         Self.advance(&loop, to: Self.downAt)
-        var params = FaultParams()
-        params.relaunchAfterMillis = expected.delaySeconds.map { $0 * 1000 }
-        _ = try loop.act(expected.action, params: params, on: .group("phones"))
+        _ = try loop.act(Self.outage(expected.action, delaySeconds: expected.delaySeconds), on: .group("phones"))
         let spawnAt = Self.downAt + expected.spawnAfterSeconds * 1000
         Self.advance(&loop, to: spawnAt)
         let id = try #require(try loop.spawn(SpawnRequest(template: .group("phones"), count: 1)).first)
@@ -272,7 +273,7 @@ struct RelaunchTests {
         var loop = try Self.loop(workspace, platform: .android)
         let id = loop.slots[0].id
         Self.advance(&loop, to: Self.downAt)
-        _ = try loop.act(.kill, params: FaultParams(), on: .all)
+        _ = try loop.act(.kill(relaunchAfterMillis: nil), on: .all)
         // The store's file is not a database when WorkManager relaunches the app.
         let database = "\(loop.options.dataDirectory)/devices/\(try #require(loop.installIDs[id]))/beekon.db"
         let kept = database + ".kept"

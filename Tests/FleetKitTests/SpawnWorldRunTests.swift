@@ -10,9 +10,9 @@ import Testing
 struct SpawnWorldRunTests {
     /// A lasting condition, the action that ends it, and the state a device spawned into it lists.
     struct Condition: Sendable, CustomTestStringConvertible {
-        var action: FaultAction
+        var action: FleetAction.Name
         /// Nil for `kill`: the app relaunches by itself.
-        var undo: FaultAction?
+        var undo: FleetAction.Name?
         var stateAtSpawn: String
         /// The devices' platform: Android for `kill`, whose WorkManager relaunches the app at the
         /// kill's end (an iOS app comes back on a significant move, see `RelaunchTests`).
@@ -87,15 +87,15 @@ struct SpawnWorldRunTests {
         switch source {
         case .admin:
             try fleet.command { (engine) throws(FleetControlError) in
-                var params = FaultParams()
-                params.relaunchAfterMillis = 40 * Self.minute
-                _ = try engine.act(condition.action, params: params, on: walkers)
+                // A kill's relaunch comes at the condition's end; the others take no parameter.
+                let action = FleetAction(condition.action, ["relaunchAfterSeconds": .millis(40 * Self.minute)])
+                _ = try engine.act(action!, on: walkers)
                 spawned = try engine.spawn(spawnOne)
             }
             fleet.advance(to: Self.endAt)
             if let undo = condition.undo {
                 _ = try fleet.command { (engine) throws(FleetControlError) in
-                    try engine.act(undo, params: FaultParams(), on: walkers)
+                    try engine.act(FleetAction(undo, [:])!, on: walkers)
                 }
             }
         case .timeline:

@@ -108,7 +108,7 @@ struct StoreFailureRunTests {
         fleet.advance(to: Self.start + Self.minute)
         #expect(ingest.uploads.map(\.request.sentAt) == [Self.start + Self.minute])
         _ = try fleet.command { (engine) throws(FleetControlError) in
-            try engine.act(.revokePermission, params: FaultParams(), on: .all)
+            try engine.act(.revokePermission, on: .all)
         }
         try Self.limitPages(1, fleet)
         // The answer, at 80 s, cannot delete the batch's rows.
