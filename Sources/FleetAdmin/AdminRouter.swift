@@ -72,6 +72,9 @@ final class AdminRouter: Sendable {
                     reply(result.map { AdminJSON.ids($0, applied: true) })
                 }
             }
+        case ("actions", 1):
+            try only(["GET", "HEAD"], request)
+            return json(200, ActionCatalogJSON.document)
         case ("devices", 1):
             if request.method == "POST" {
                 let spawn = try AdminRequests.spawn(request.body)

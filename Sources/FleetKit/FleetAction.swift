@@ -110,6 +110,24 @@ public enum FleetAction: Sendable, Hashable {
     }
 }
 
+extension FleetAction {
+    /// The action's parameters by name: what `init(_:_:)` takes back.
+    public var parameterValues: [String: ActionParameter.Value] {
+        switch self {
+        case .kill(let after?), .reboot(let after?): ["relaunchAfterSeconds": .millis(after)]
+        case .latency(let millis): ["ms": .millis(millis)]
+        case .timeouts(let fraction): ["fraction": .number(fraction)]
+        case .configure(let config): ["config": .config(config)]
+        case .setExtras(let extras): ["extras": .stringMap(extras)]
+        case .addGeofences(let geofences): ["geofences": .geofences(geofences)]
+        case .removeGeofences(let ids): ["ids": .strings(ids)]
+        case .revokePermission, .grantPermission, .locationServicesOff, .locationServicesOn, .osError, .background,
+            .foreground, .kill, .reboot, .networkOffline, .networkOnline, .start, .stop, .sync:
+            [:]
+        }
+    }
+}
+
 /// What an action does and takes, for every reader and every document.
 public struct ActionDescription: Sendable {
     public let name: FleetAction.Name
@@ -130,10 +148,17 @@ public struct ActionDescription: Sendable {
         case recovers
         /// `for` is the relaunch delay (as `relaunchAfterSeconds`, which it takes before).
         case relaunches
+
+        /// The action `undoneBy` names; nil for the others.
+        public var undoing: FleetAction? {
+            if case .undoneBy(let opposite) = self { return opposite }
+            return nil
+        }
     }
 
     /// Whether a timeline fault may give it a `for`.
     public var lasts: Bool { ending != .never }
+
 }
 
 /// One parameter of an action (a key of `params`).
@@ -231,7 +256,7 @@ extension FleetAction {
                 name: .locationServicesOn, summary: "system location services come back on", parameters: [],
                 ending: .never),
             ActionDescription(
-                name: .osError, summary: "a transient OS error: paused (unknown), then recovery after `for` (5 s)",
+                name: .osError, summary: "a transient OS error: tracking pauses (unknown), then recovers",
                 parameters: [], ending: .recovers),
             ActionDescription(
                 name: .background, summary: "the app leaves the foreground", parameters: [],
@@ -309,8 +334,5 @@ extension FleetAction {
 
     /// The action that ends this one when a timeline fault's `for` runs out; nil for those
     /// that end by themselves (`osError` recovers, `kill` and `reboot` relaunch).
-    public var undoing: FleetAction? {
-        if case .undoneBy(let opposite) = name.details.ending { return opposite }
-        return nil
-    }
+    public var undoing: FleetAction? { name.details.ending.undoing }
 }

@@ -39,10 +39,10 @@ extension FleetFile {
 }
 
 extension DeviceGroup {
-    /// Reads one group written as in a fleet file's `groups` list, from a tree already parsed:
-    /// the admin API's JSON `spec`.
+    /// Reads one group written as in a fleet file's `groups` list, from a JSON tree with typed
+    /// scalars: the admin API's `spec`.
     public static func read(_ node: Node, file: String = "spec") throws(FleetFileProblems) -> DeviceGroup {
-        var reader = FleetFileReader(file: file, routeFolder: nil)
+        var reader = FleetFileReader(file: file, routeFolder: nil, jsonTypes: true)
         let group = reader.readGroup(node, ingest: nil)
         guard reader.problems.isEmpty, let group else { throw FleetFileProblems(problems: reader.problems) }
         return group
@@ -51,11 +51,12 @@ extension DeviceGroup {
 
 extension FleetAction {
     /// Reads the action `name` with its `params` (a mapping node, nil for none) as a fleet
-    /// file's timeline writes them: the admin API's actions, read by the timeline's reader.
+    /// file's timeline writes them, from a JSON tree with typed scalars (the admin API's body):
+    /// the API's actions, read by the timeline's reader.
     public static func read(_ name: Name, params: Node?, file: String = "params") throws(FleetFileProblems)
         -> FleetAction
     {
-        var reader = FleetFileReader(file: file, routeFolder: nil)
+        var reader = FleetFileReader(file: file, routeFolder: nil, jsonTypes: true)
         let action = reader.readAction(name, params, at: params ?? Node.mapping([:]))
         guard reader.problems.isEmpty, let action else { throw FleetFileProblems(problems: reader.problems) }
         return action
@@ -70,10 +71,14 @@ struct FleetFileReader {
     var problems: [FleetFileProblem] = []
     /// Route files already read, so a route shared by groups is checked once.
     private var checkedRoutes: Set<String> = []
+    /// The tree came from JSON (an admin API body, tagged by type): a string must be a JSON
+    /// string and a boolean a JSON boolean, where YAML would read `1` or `yes` as text.
+    let jsonTypes: Bool
 
-    init(file: String, routeFolder: String?) {
+    init(file: String, routeFolder: String?, jsonTypes: Bool = false) {
         self.file = file
         self.routeFolder = routeFolder
+        self.jsonTypes = jsonTypes
     }
 
     /// The YAML tree of `yaml`; nil (with the problem reported) when it is empty or malformed.
@@ -632,6 +637,11 @@ struct FleetFileReader {
             report(node, "`\(field)` is not a single value", expected: "a string")
             return nil
         }
+        if jsonTypes, scalar.tag.rawValue != Tag.Name.str.rawValue {
+            report(node, "`\(field)` is \(scalar.string), not a string", expected: "a string")
+            problems[problems.count - 1].field = field
+            return nil
+        }
         return scalar.string
     }
 
@@ -730,7 +740,7 @@ struct FleetFileReader {
     }
 
     mutating func bool(_ node: Node, _ field: String) -> Bool? {
-        guard let value = node.bool else {
+        guard let value = node.bool, !jsonTypes || node.tag.rawValue == Tag.Name.bool.rawValue else {
             report(
                 node, "\"\(node.scalar?.string ?? "…")\" is not true or false",
                 expected: "`true` or `false` for `\(field)`")

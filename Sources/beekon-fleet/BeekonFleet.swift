@@ -19,7 +19,7 @@ struct BeekonFleet: ParsableCommand {
             Beekon SDK does.
             """,
         version: "0.1.0",
-        subcommands: [Run.self, Receive.self, Validate.self, Bench.self]
+        subcommands: [Run.self, Receive.self, Validate.self, Actions.self, OpenAPI.self, Bench.self]
     )
 }
 
