@@ -1,0 +1,50 @@
+// The header: the fleet's name and figures, warp and pause. Holds the latest fleet snapshot and
+// its groups, which every panel's group select offers.
+import { $, el, num, longTime } from "./dom.js";
+import { api, emit, on, say, showError, clearError } from "./api.js";
+
+export let fleet = null;
+export let groups = [];
+on("fleet", f => {
+  fleet = f;
+  $("#fleet-name").textContent = f.name;
+  document.title = `${f.name} · Beekon Fleet admin`;
+  $("#vtime").textContent = longTime(f.virtualTime);
+  // At max warp the clock jumps from event to event; the figure is the rate it reached.
+  $("#warp").textContent = f.maxWarp ? `max (×${Math.round(f.warp)})` : `×${f.warp}`;
+  const p = $("#paused-state");
+  p.textContent = f.paused ? "paused" : "running"; p.dataset.paused = f.paused;
+  $("#pause-btn").textContent = f.paused ? "Resume" : "Pause";
+  $("#pause-btn").setAttribute("aria-pressed", f.paused);
+  $("#device-count").textContent = num(f.devices);
+  $("#fix-counts").textContent = f.fixes ? `${num(f.fixes.uploaded)} / ${num(f.fixes.pending)}` : "–";
+  $("#batch-count").textContent = f.batches ? num(f.batches.sent) : "–";
+  const warpInput = $("#warp-input");
+  if (document.activeElement !== warpInput && !warpInput.value) warpInput.placeholder = f.maxWarp ? "max" : f.warp;
+  const gs = [...new Set([...(f.groups || []), ...Object.keys(f.byGroup || {})])];
+  if (gs.join() !== groups.join()) { groups = gs; fillGroupSelects(); }
+});
+function fillGroupSelects() {
+  for (const [sel, first] of [["#f-group", "All groups"], ["#map-group", "All groups"], ["#fa-group", null], ["#sp-group", null]]) {
+    const s = $(sel), keep = s.value;
+    s.replaceChildren(...(first ? [el("option", { value: "", text: first })] : []), ...groups.map(g => el("option", { value: g, text: g })));
+    if ([...s.options].some(o => o.value === keep)) s.value = keep;
+  }
+}
+export async function loadFleet() {
+  try { emit("fleet", await api("GET", "api/v1/fleet")); } catch (e) { showError(e, "Loading the fleet"); }
+}
+on("token", loadFleet);
+$("#warp-form").addEventListener("submit", async e => {
+  e.preventDefault();
+  const v = Number($("#warp-input").value);
+  try { emit("fleet", await api("PATCH", "api/v1/fleet", { warp: v })); say(`Warp set to ×${v}`); $("#warp-input").value = ""; clearError(); }
+  catch (err) { showError(err, "Setting warp"); }
+});
+$("#pause-btn").addEventListener("click", async () => {
+  const want = !(fleet && fleet.paused);
+  try { emit("fleet", await api("PATCH", "api/v1/fleet", { paused: want })); say(want ? "Fleet paused" : "Fleet resumed"); clearError(); }
+  catch (err) { showError(err, want ? "Pausing" : "Resuming"); }
+});
+// Without the live stream the header would stand still: poll until it is back.
+setInterval(() => { if ($("#conn").dataset.conn !== "live" && !document.hidden) loadFleet(); }, 5000);

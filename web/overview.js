@@ -1,0 +1,66 @@
+// The Overview tab: the statistics table by outcome and the four live charts.
+import { $, el, num, ms, debounce } from "./dom.js";
+import { api, on, showError } from "./api.js";
+import { currentTab } from "./tabs.js";
+import { TimeChart } from "./charts.js";
+
+/* ---------- charts ---------- */
+const chartUploads = new TimeChart($("#chart-uploads"), { unit: "uploads/s", summary: $("#sum-uploads") });
+const chartLatency = new TimeChart($("#chart-latency"), { unit: "ms", summary: $("#sum-latency") });
+const chartStates = new TimeChart($("#chart-states"), { unit: "devices", summary: $("#sum-states"), integer: true });
+const chartPending = new TimeChart($("#chart-pending"), { unit: "fixes", summary: $("#sum-pending"), integer: true });
+function withZeros(chart, values) { const o = {}; for (const k of chart.keys) o[k] = 0; return Object.assign(o, values); }
+function drawCharts() { for (const c of [chartUploads, chartLatency, chartStates, chartPending]) c.draw(); }
+on("fleet", f => {
+  chartStates.push(Date.now(), withZeros(chartStates, f.byState || {}));
+  chartPending.push(Date.now(), { pending: f.fixes ? f.fixes.pending : null });
+  if (currentTab === "overview") { chartStates.draw(); chartPending.draw(); }
+});
+on("uploads", u => {
+  const t = Date.now();
+  chartUploads.push(t, withZeros(chartUploads, u.byOutcome || {}));
+  const l = u.latencyMs || {};
+  chartLatency.push(t, { p50: l.p50 ?? null, p95: l.p95 ?? null, p99: l.p99 ?? null });
+  if (currentTab === "overview") { chartUploads.draw(); chartLatency.draw(); }
+});
+window.addEventListener("resize", debounce(() => { if (currentTab === "overview") drawCharts(); }, 150));
+setInterval(() => { if (currentTab === "overview" && !document.hidden) drawCharts(); }, 5000);
+
+/* ---------- statistics table ---------- */
+let statsTimer = null;
+async function pollStats() {
+  clearTimeout(statsTimer);
+  try {
+    const s = await api("GET", "api/v1/stats");
+    renderStats(s);
+  } catch (e) { if (e.status !== 401) showError(e, "Loading statistics"); }
+  statsTimer = setTimeout(() => { if (currentTab === "overview" && !document.hidden) pollStats(); else statsTimer = setTimeout(pollStats, 2000); }, 2000);
+}
+function renderStats(s) {
+  const tb = $("#stats-table tbody");
+  const rows = (s.outcomes || []).map(o => {
+    const L = o.latencyMs || {}, R = (o.last10s && o.last10s.latencyMs) || {};
+    const bad = !/^2\d\d$/.test(o.outcome);
+    return el("tr", {},
+      el("th", { scope: "row", class: bad ? "outcome-bad" : "" , text: o.outcome }),
+      el("td", { text: o.kind }),
+      el("td", { class: "num", text: num(o.count) }), el("td", { class: "num", text: o.ratePerSecond == null ? "–" : o.ratePerSecond.toFixed(2) }),
+      ...["p50", "p90", "p95", "p99", "max"].map(k => el("td", { class: "num", text: ms(L[k]) })),
+      el("td", { class: "num", text: num(o.last10s ? o.last10s.count : null) }),
+      ...["p50", "p90", "p95", "p99", "max"].map(k => el("td", { class: "num", text: ms(R[k]) })));
+  });
+  if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: 15, class: "muted", text: "No uploads yet." })));
+  tb.replaceChildren(...rows);
+  const f = s.fixes || {};
+  $("#stats-foot").textContent = `Fixes admitted ${num(f.admitted)} · uploaded ${num(f.uploaded)} · pending ${num(f.pending)} · ` +
+    `uploads/s ${s.uploadsPerSecond == null ? "–" : s.uploadsPerSecond.toFixed(2)} · devices ` +
+    Object.entries(s.devicesByState || {}).map(([k, v]) => `${k} ${num(v)}`).join(", ");
+  $("#stats-updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
+  // The devices filter's outcome field suggests every outcome seen so far.
+  const dl = $("#outcome-list");
+  const have = new Set([...dl.options].map(o => o.value));
+  for (const o of s.outcomes || []) if (!have.has(o.outcome)) dl.append(el("option", { value: o.outcome }));
+}
+
+on("tab", t => { if (t === "overview") { drawCharts(); pollStats(); } });
+on("token", () => { if (currentTab === "overview") pollStats(); });
