@@ -4,7 +4,8 @@ import PackageDescription
 let package = Package(
     name: "beekon-fleet",
     products: [
-        .executable(name: "beekon-fleet", targets: ["beekon-fleet"])
+        .executable(name: "beekon-fleet", targets: ["beekon-fleet"]),
+        .executable(name: "beekon-bench", targets: ["beekon-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -43,11 +44,25 @@ let package = Package(
             name: "FleetAdmin",
             dependencies: ["MicroHTTP", "FleetKit", "BeekonDevice", .product(name: "Yams", package: "Yams")]),
 
+        // What both executables share, once: numeric flags read through their ranges, the
+        // open-file limit, the demo fleet, the in-process receiver.
+        .target(
+            name: "FleetCommandLine",
+            dependencies: ["BeekonDevice", "BeekonStore", "FleetKit", "IngestReceiver"]),
+
         .executableTarget(
             name: "beekon-fleet",
             dependencies: [
-                "BeekonDevice", "BeekonStore", "BeekonNet", "FleetKit", "MicroHTTP", "IngestReceiver", "FleetAdmin",
+                "BeekonDevice", "BeekonNet", "FleetKit", "IngestReceiver", "FleetAdmin", "FleetCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        // The benchmarks, kept out of the shipped binary. `upload` and `hostile` run the
+        // `beekon-fleet` beside it as their receiver: an executable dependency is built, not linked.
+        .executableTarget(
+            name: "beekon-bench",
+            dependencies: [
+                "beekon-fleet", "BeekonDevice", "BeekonStore", "BeekonNet", "FleetKit", "MicroHTTP", "IngestReceiver",
+                "FleetAdmin", "FleetCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
         .testTarget(name: "BeekonDeviceTests", dependencies: ["BeekonDevice"]),
@@ -57,7 +72,9 @@ let package = Package(
         .testTarget(name: "BeekonNetTests", dependencies: ["BeekonNet", "MicroHTTP", "beekon-net-probe"]),
         .testTarget(
             name: "FleetKitTests",
-            dependencies: ["FleetKit", "BeekonDevice", "BeekonNet", "BeekonStore", "MicroHTTP", "beekon-fleet"]),
+            dependencies: [
+                "FleetKit", "BeekonDevice", "BeekonNet", "BeekonStore", "MicroHTTP", "beekon-fleet", "beekon-bench",
+            ]),
         .testTarget(
             name: "IngestReceiverTests",
             dependencies: ["IngestReceiver", "beekon-fleet", "BeekonDevice", "BeekonNet", "BeekonStore"]),

@@ -108,13 +108,14 @@ public struct DescriptorBudget: Sendable, Equatable {
         return max(1, min(devices, Self.maxOpenStores, floor + spare / Self.descriptorsPerStore))
     }
 
-    /// Why `command` cannot start with `limit` descriptors (the hard limit, once the soft one is
-    /// raised to it), with the fix; nil when the limit is enough.
+    /// Why `command` (the program and its subcommand, e.g. `beekon-fleet run`) cannot start with
+    /// `limit` descriptors (the hard limit, once the soft one is raised to it), with the fix; nil
+    /// when the limit is enough.
     public func refusal(command: String, limit: Int) -> String? {
         guard limit < needed else { return nil }
         let detail = parts.map { "\($0.descriptors) for \($0.name)" }.joined(separator: ", ")
         let whose = devices > 0 ? "\(command) of \(devices) devices" : command
-        return "beekon-fleet \(whose) needs at least \(needed) file descriptors (\(detail)), "
+        return "\(whose) needs at least \(needed) file descriptors (\(detail)), "
             + "and the open-file limit is \(limit). Raise it: `ulimit -n \(needed)` in the shell that starts it, "
             + "or in docker compose `ulimits: nofile: \(needed)`."
     }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import BeekonDevice
 import BeekonNet
-import BeekonStore
 import FleetAdmin
+import FleetCommandLine
 import FleetKit
 import Foundation
 import IngestReceiver
@@ -19,7 +19,7 @@ struct BeekonFleet: ParsableCommand {
             Beekon SDK does.
             """,
         version: "0.1.0",
-        subcommands: [Run.self, Receive.self, Validate.self, Actions.self, OpenAPI.self, Bench.self]
+        subcommands: [Run.self, Receive.self, Validate.self, Actions.self, OpenAPI.self]
     )
 }
 
@@ -125,7 +125,8 @@ struct Run: ParsableCommand {
             adminConnections: admin.lowercased() == "off" ? nil : AdminServer.connectionLimit,
             embeddedReceiver: embedded)
         let openFiles = try FileLimit.ensure(
-            budget, for: "run", alternatives: " Or make the run need fewer: a lower --max-connections, or --admin off.")
+            budget, for: "beekon-fleet run",
+            alternatives: " Or make the run need fewer: a lower --max-connections, or --admin off.")
         // Then what creates files (the receiver's database) and binds ports; a start that fails
         // here removes what it created, and nothing that was there before.
         let footprint = StartFootprint(dataDirectory: data)
@@ -203,32 +204,6 @@ struct Run: ParsableCommand {
             print(
                 "beekon-fleet: the receiver stored \(stats.fixesStored) fixes in \(stats.batchesStored) batches; "
                     + "duplicates seen: \(stats.duplicateBatches) batches, \(stats.duplicateFixes) fixes")
-        }
-    }
-}
-
-/// The reference receiver `run` starts when the fleet has nowhere to upload.
-enum EmbeddedReceiver {
-    /// Starts it on a free loopback port with its database in the run's data folder, ready for
-    /// `connections` connections at once (the fleet's, as `DescriptorBudget` counts them: its
-    /// only client cannot hold more).
-    static func start(dataDirectory: String, connections: Int) throws -> IngestReceiver {
-        do {
-            try PrivateFile.createFolder(atPath: dataDirectory)
-        } catch {
-            throw CommandFailure("cannot create the data folder \(dataDirectory): \(error.localizedDescription)")
-        }
-        var configuration = IngestReceiverConfiguration(
-            host: "127.0.0.1", port: 0, databasePath: "\(dataDirectory)/ingest.db")
-        // libmicrohttpd splits its connection limit evenly between its threads, and which thread
-        // accepts a connection is a race: each gets room for all of them.
-        configuration.connectionLimit = connections * configuration.threads
-        // Every connection comes from the fleet on 127.0.0.1: no per-address cap.
-        configuration.perIPConnectionLimit = 0
-        do throws(IngestReceiverError) {
-            return try IngestReceiver(configuration: configuration)
-        } catch {
-            throw CommandFailure("cannot start the in-process ingest receiver: \(error)")
         }
     }
 }
@@ -318,24 +293,5 @@ struct Validate: ParsableCommand {
             print(error.description)
             throw ExitCode.failure
         }
-    }
-}
-
-/// Benchmarks that print figures.
-struct Bench: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Measure the fleet's hot paths and print the figures.",
-        subcommands: [
-            BenchStore.self, BenchDevice.self, BenchFleet.self, BenchMaxWarp.self, BenchUpload.self, BenchAdmin.self,
-            BenchHostile.self,
-        ])
-}
-
-/// A command that could not do its job; the message says why and what to do.
-struct CommandFailure: Error, CustomStringConvertible {
-    let description: String
-
-    init(_ description: String) {
-        self.description = description
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeekonDevice
+import FleetCommandLine
 import FleetKit
 import Foundation
 import IngestReceiver
@@ -133,7 +134,7 @@ struct Receive: ParsableCommand {
             configuration.connectionLimit = openFiles - fixedPart
         }
         try FileLimit.ensure(
-            .receive(connectionLimit: configuration.connectionLimit), for: "receive",
+            .receive(connectionLimit: configuration.connectionLimit), for: "beekon-fleet receive",
             alternatives: " Or give a lower --connection-limit.")
         // A start that fails (the port in use) leaves no database it created.
         let databaseExisted = FileManager.default.fileExists(atPath: configuration.databasePath)

@@ -1,4 +1,5 @@
 import FleetAdmin
+import FleetCommandLine
 import FleetKit
 import Foundation
 

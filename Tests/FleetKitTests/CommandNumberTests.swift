@@ -4,15 +4,17 @@ import Testing
 
 @testable import FleetKit
 
-/// Hostile numbers on every numeric flag of `run` and `bench *`, given to the real binary: each
-/// refused with exit code 64 naming the flag, the value and the range, before anything starts.
+/// Hostile numbers on every numeric flag of `beekon-fleet run` and `beekon-bench *`, given to the
+/// real binaries: each refused with exit code 64 naming the flag, the value and the range, before
+/// anything starts.
 @Suite("Command-line numbers", .serialized)
 struct CommandNumberTests {
-    /// Runs the binary to its end: the exit status and what it wrote to stderr and stdout.
-    static func runToExit(_ arguments: [String]) throws -> (status: Int32, errors: String, output: String) {
+    /// Runs `command` to its end, its first word the executable (`beekon-fleet`, `beekon-bench`)
+    /// built next to the tests: the exit status and what it wrote to stderr and stdout.
+    static func runToExit(_ command: [String]) throws -> (status: Int32, errors: String, output: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: FleetCrashTests.executable)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: FleetCrashTests.built(command[0]))
+        process.arguments = Array(command.dropFirst())
         let errors = Pipe()
         let output = Pipe()
         process.standardError = errors
@@ -43,27 +45,27 @@ struct CommandNumberTests {
     }
 
     static let flags: [(command: [String], flag: String, kind: Kind)] = [
-        (["run", "--admin", "off"], "--warp", .real(FleetClock.warpRange)),
-        (["run", "--admin", "off"], "--seed", .integer(FleetFile.seedRange)),
-        (["run", "--admin", "off"], "--duration", .duration),
-        (["run", "--admin", "off"], "--for", .runLength),
-        (["run", "--admin", "off"], "--max-connections", .integer(RunOptions.maxConnectionsRange)),
-        (["bench", "fleet"], "--devices", .integer(DeviceGroup.countRange)),
-        (["bench", "fleet"], "--warp", .real(FleetClock.warpRange)),
-        (["bench", "fleet"], "--max-connections", .integer(RunOptions.maxConnectionsRange)),
-        (["bench", "fleet"], "--spread", .duration),
-        (["bench", "fleet"], "--seconds", .real(NumberRange(0.1...86_400))),
-        (["bench", "fleet"], "--threshold", .integer(SyncConfig.syncThresholdRange)),
-        (["bench", "admin"], "--requests", .integer(NumberRange.integer(1...1_000_000))),
-        (["bench", "device"], "--fixes", .integer(NumberRange.integer(1000...100_000_000))),
-        (["bench", "store"], "--stores", .integer(DeviceGroup.countRange)),
-        (["bench", "store"], "--commits", .integer(NumberRange.integer(1...10_000_000))),
-        (["bench", "store"], "--rounds", .integer(NumberRange.integer(1...10_000_000))),
-        (["bench", "store"], "--encode-iterations", .integer(NumberRange.integer(1...10_000_000))),
-        (["bench", "upload"], "--seconds", .real(NumberRange(0.1...86_400))),
-        (["bench", "upload"], "--wrk-threads", .integer(NumberRange.integer(1...256))),
-        (["bench", "upload"], "--wrk-connections", .integer(NumberRange.integer(1...100_000))),
-        (["bench", "upload"], "--nginx-workers", .integer(NumberRange.integer(1...256))),
+        (["beekon-fleet", "run", "--admin", "off"], "--warp", .real(FleetClock.warpRange)),
+        (["beekon-fleet", "run", "--admin", "off"], "--seed", .integer(FleetFile.seedRange)),
+        (["beekon-fleet", "run", "--admin", "off"], "--duration", .duration),
+        (["beekon-fleet", "run", "--admin", "off"], "--for", .runLength),
+        (["beekon-fleet", "run", "--admin", "off"], "--max-connections", .integer(RunOptions.maxConnectionsRange)),
+        (["beekon-bench", "fleet"], "--devices", .integer(DeviceGroup.countRange)),
+        (["beekon-bench", "fleet"], "--warp", .real(FleetClock.warpRange)),
+        (["beekon-bench", "fleet"], "--max-connections", .integer(RunOptions.maxConnectionsRange)),
+        (["beekon-bench", "fleet"], "--spread", .duration),
+        (["beekon-bench", "fleet"], "--seconds", .real(NumberRange(0.1...86_400))),
+        (["beekon-bench", "fleet"], "--threshold", .integer(SyncConfig.syncThresholdRange)),
+        (["beekon-bench", "admin"], "--requests", .integer(NumberRange.integer(1...1_000_000))),
+        (["beekon-bench", "device"], "--fixes", .integer(NumberRange.integer(1000...100_000_000))),
+        (["beekon-bench", "store"], "--stores", .integer(DeviceGroup.countRange)),
+        (["beekon-bench", "store"], "--commits", .integer(NumberRange.integer(1...10_000_000))),
+        (["beekon-bench", "store"], "--rounds", .integer(NumberRange.integer(1...10_000_000))),
+        (["beekon-bench", "store"], "--encode-iterations", .integer(NumberRange.integer(1...10_000_000))),
+        (["beekon-bench", "upload"], "--seconds", .real(NumberRange(0.1...86_400))),
+        (["beekon-bench", "upload"], "--wrk-threads", .integer(NumberRange.integer(1...256))),
+        (["beekon-bench", "upload"], "--wrk-connections", .integer(NumberRange.integer(1...100_000))),
+        (["beekon-bench", "upload"], "--nginx-workers", .integer(NumberRange.integer(1...256))),
     ]
 
     static let hostile = ["nan", "inf", "-inf", "1e300", "5e-324", "-1", "0", "9223372036854775808", "x"]
@@ -100,7 +102,7 @@ struct CommandNumberTests {
             route: r.csv
             spread: .nan
         """.write(toFile: path, atomically: true, encoding: .utf8)
-        let (status, _, text) = try Self.runToExit(["validate", path])
+        let (status, _, text) = try Self.runToExit(["beekon-fleet", "validate", path])
         #expect(status == 1)
         #expect(
             text.contains(

@@ -45,15 +45,15 @@ struct DescriptorBudgetTests {
     func refusal() throws {
         let budget = DescriptorBudget.run(
             devices: 2000, maxConnections: 256, idleConnections: 1024, adminConnections: 1024, embeddedReceiver: true)
-        let text = try #require(budget.refusal(command: "run", limit: 256))
-        #expect(text.contains("run of 2000 devices needs at least \(budget.needed) file descriptors"))
+        let text = try #require(budget.refusal(command: "beekon-fleet run", limit: 256))
+        #expect(text.contains("beekon-fleet run of 2000 devices needs at least \(budget.needed) file descriptors"))
         #expect(
             text.contains("128 for 64 open stores (2 each), 1280 for upload connections, 1025 for the admin server"))
         #expect(text.contains("the open-file limit is 256"))
         #expect(text.contains("`ulimit -n \(budget.needed)`"))
         #expect(text.contains("`ulimits: nofile: \(budget.needed)`"))
-        #expect(budget.refusal(command: "run", limit: budget.needed) == nil)
-        #expect(budget.refusal(command: "run", limit: budget.needed - 1) != nil)
+        #expect(budget.refusal(command: "beekon-fleet run", limit: budget.needed) == nil)
+        #expect(budget.refusal(command: "beekon-fleet run", limit: budget.needed - 1) != nil)
         #expect(DescriptorBudget.receive(connectionLimit: 8192).needed == 8193 + 3 + 64)
     }
 }

@@ -10,9 +10,12 @@ import Testing
 @Suite("Fleet crash", .serialized)
 struct FleetCrashTests {
     /// The `beekon-fleet` executable, built next to the test bundle.
-    static var executable: String {
+    static var executable: String { built("beekon-fleet") }
+
+    /// The package's executable `name` (`beekon-fleet`, `beekon-bench`), built next to the test bundle.
+    static func built(_ name: String) -> String {
         let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        return testBinary.deletingLastPathComponent().appendingPathComponent("beekon-fleet").path
+        return testBinary.deletingLastPathComponent().appendingPathComponent(name).path
     }
 
     @Test("SIGKILL of the fleet process loses no admitted fix")

@@ -9,7 +9,8 @@ Reads each ```sh block of README.md and handles it by the rule for its first lin
 A block no rule matches, or a rule no block matches, fails: the table stays true to the README.
 Also checks that the Swift version the README names is the one installed and the Dockerfile's.
 
-    python3 tests/readme/check_readme.py [--only TEXT]   (after `swift build -c release --product beekon-fleet`)
+    python3 tests/readme/check_readme.py [--only TEXT]
+        (after `swift build -c release --product beekon-fleet` and `--product beekon-bench`)
 
 Needs ports 8080, 8081 and 9000 free on 127.0.0.1, and root for the README's apt-get line.
 """
@@ -86,8 +87,8 @@ RULES = [
     Rule("swift run -c release beekon-fleet validate fleets/demo.yaml", "run"),
     Rule("apt-get install libsqlite3-dev zlib1g-dev libcurl4-openssl-dev libmicrohttpd-dev pkg-config", "run",
          root_only=True, seconds=600),
-    Rule("swift run -c release beekon-fleet bench store ", "run", seconds=900),
-    Rule("swift run -c release beekon-fleet bench admin ", "run", seconds=900),
+    Rule("swift run -c release beekon-bench store ", "run", seconds=900),
+    Rule("swift run -c release beekon-bench admin ", "run", seconds=900),
 ]
 COVERED_BY = {
     "docker compose up fleet": "tests/compose/run.sh",

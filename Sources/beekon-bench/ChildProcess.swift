@@ -1,3 +1,4 @@
+import FleetCommandLine
 import Foundation
 
 /// A program a benchmark runs beside itself (nginx, wrk, `beekon-fleet receive`), its output in

@@ -3,7 +3,7 @@ import Foundation
 
 /// The figures a benchmark measured, printed as aligned text or as one JSON object.
 ///
-/// Every `bench` command reports through this, so `--json` has the same shape everywhere.
+/// Every benchmark reports through this, so `--json` has the same shape everywhere.
 struct BenchReport {
     struct Figure {
         let key: String

@@ -2,11 +2,11 @@ import FleetKit
 import Foundation
 
 /// The process's open-file limit, which a fleet of stores and sockets needs raised.
-enum FileLimit {
+public enum FileLimit {
     /// Raises the soft limit on open files to the hard limit; returns the limit now in force
     /// (0 when it cannot be read).
     @discardableResult
-    static func raiseToHardLimit() -> Int {
+    public static func raiseToHardLimit() -> Int {
         var limit = rlimit()
         #if canImport(Glibc)
             let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
@@ -22,10 +22,13 @@ enum FileLimit {
         return Int(clamping: limit.rlim_cur)
     }
 
-    /// Raises the soft limit to the hard one and refuses to start `command` (with the numbers
-    /// and the fix, then `alternatives`) when that is still short of `budget`; returns the limit.
+    /// Raises the soft limit to the hard one and refuses to start `command` (the program and its
+    /// subcommand, e.g. `beekon-fleet run`; with the numbers and the fix, then `alternatives`) when
+    /// that is still short of `budget`; returns the limit.
     @discardableResult
-    static func ensure(_ budget: DescriptorBudget, for command: String, alternatives: String = "") throws -> Int {
+    public static func ensure(
+        _ budget: DescriptorBudget, for command: String, alternatives: String = ""
+    ) throws -> Int {
         let limit = raiseToHardLimit()
         // 0: the limit could not be read; the command runs and the transport names any EMFILE.
         guard limit > 0, let refusal = budget.refusal(command: command, limit: limit) else { return limit }

@@ -2,10 +2,11 @@ import ArgumentParser
 import BeekonDevice
 import BeekonNet
 import BeekonStore
+import FleetCommandLine
 import FleetKit
 import Foundation
 
-/// `beekon-fleet bench store`: the device store's and the payload's hot paths.
+/// `beekon-bench store`: the device store's and the payload's hot paths.
 struct BenchStore: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
@@ -55,7 +56,7 @@ struct BenchStore: ParsableCommand {
         let folder = try BenchFolder(directory)
         defer { folder.remove() }
         var fixes = FixSource(seed: 2026)
-        var report = BenchReport(title: "beekon-fleet bench store")
+        var report = BenchReport(title: "beekon-bench store")
 
         // Memory first, before the other phases leave freed heap behind that new stores would reuse.
         let pool = StorePool(maxOpen: stores)

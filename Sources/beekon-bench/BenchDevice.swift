@@ -1,7 +1,8 @@
 import ArgumentParser
 import BeekonDevice
+import FleetCommandLine
 
-/// `beekon-fleet bench device`: OS fixes per second through one device's pure state machines.
+/// `beekon-bench device`: OS fixes per second through one device's pure state machines.
 struct BenchDevice: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
@@ -55,7 +56,7 @@ struct BenchDevice: ParsableCommand {
             }
         }
         let seconds = (clock.now - began).seconds
-        var report = BenchReport(title: "beekon-fleet bench device")
+        var report = BenchReport(title: "beekon-bench device")
         report.add("fixes_per_s", "OS fixes through one device", Double(fixes) / seconds, unit: "fixes/s")
         report.add("admitted_fixes", "fixes admitted and stored", Double(stored), unit: "fixes")
         report.add("actions", "actions returned", Double(actions), unit: "actions")

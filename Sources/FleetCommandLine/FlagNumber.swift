@@ -4,34 +4,34 @@ import FleetKit
 /// Reads numeric flags through their field's `NumberRange`: a bad value stops the command
 /// with exit code 64 and `The value 'nan' is invalid for '--warp <warp>': "nan" is not a
 /// number; expected a number from 0.01 to 10000` (ArgumentParser names the flag and the value).
-enum FlagNumber {
+public enum FlagNumber {
     /// A real number in `range`.
-    static func real(_ range: NumberRange) -> @Sendable (String) throws -> Double {
+    public static func real(_ range: NumberRange) -> @Sendable (String) throws -> Double {
         { text in try range.read(text) }
     }
 
     /// A whole number in `range`, read exactly.
-    static func integer(_ range: NumberRange) -> @Sendable (String) throws -> Int {
+    public static func integer(_ range: NumberRange) -> @Sendable (String) throws -> Int {
         { text in Int(try range.readInteger(text)) }
     }
 
     /// A whole number in `range` that may exceed `Int` on no platform we build for, as `UInt64`.
-    static func unsigned(_ range: NumberRange) -> @Sendable (String) throws -> UInt64 {
+    public static func unsigned(_ range: NumberRange) -> @Sendable (String) throws -> UInt64 {
         { text in UInt64(try range.readInteger(text)) }
     }
 
     /// `--warp`: a number in `FleetClock.warpRange`, or `max`.
-    enum Warp: Sendable, Hashable {
+    public enum Warp: Sendable, Hashable {
         case rate(Double)
         case max
 
         /// The number given (nil for `max`).
-        var value: Double? {
+        public var value: Double? {
             if case .rate(let value) = self { value } else { nil }
         }
     }
 
-    static let warp: @Sendable (String) throws -> Warp = { text in
+    public static let warp: @Sendable (String) throws -> Warp = { text in
         guard text.lowercased() != "max" else { return .max }
         do throws(NumberProblem) {
             return .rate(try FleetClock.warpRange.read(text))
@@ -43,13 +43,13 @@ enum FlagNumber {
     }
 
     /// A duration (`FleetDuration`), ms.
-    static let duration: @Sendable (String) throws -> Int64 = { text in try FleetDuration.read(text) }
+    public static let duration: @Sendable (String) throws -> Int64 = { text in try FleetDuration.read(text) }
 
     /// A run's length on the virtual clock (`FleetDuration.runLengthRange`), ms.
-    static let runLength: @Sendable (String) throws -> Int64 = { text in try FleetDuration.readRunLength(text) }
+    public static let runLength: @Sendable (String) throws -> Int64 = { text in try FleetDuration.readRunLength(text) }
 
     /// A duration (`FleetDuration`) kept as written, for a fleet file made from the flags.
-    static let durationText: @Sendable (String) throws -> String = { text in
+    public static let durationText: @Sendable (String) throws -> String = { text in
         _ = try FleetDuration.read(text)
         return text
     }

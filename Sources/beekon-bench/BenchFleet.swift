@@ -1,11 +1,12 @@
 import ArgumentParser
 import BeekonDevice
+import FleetCommandLine
 import FleetKit
 import Foundation
 import MicroHTTP
 import Synchronization
 
-/// `beekon-fleet bench fleet`: a whole fleet against a loopback server that answers 204 at once.
+/// `beekon-bench fleet`: a whole fleet against a loopback server that answers 204 at once.
 struct BenchFleet: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleet",
@@ -26,7 +27,7 @@ struct BenchFleet: ParsableCommand {
 
     @OptionGroup var fleet: BenchFleetOptions
 
-    /// `--seconds` of `bench fleet` and `bench upload`: a tenth of a second to a day.
+    /// `--seconds` of `fleet` and `upload`: a tenth of a second to a day.
     static let secondsRange = NumberRange(0.1...86_400, unit: "s")
 
     @Option(help: "Wall-clock seconds to run, 0.1 to 86400.", transform: FlagNumber.real(secondsRange))
@@ -51,7 +52,7 @@ struct BenchFleet: ParsableCommand {
         let wall = result.wallSeconds
         let cpu = result.cpuSeconds
         let rss = Double(ProcessMemory.residentKiB())
-        var report = BenchReport(title: "beekon-fleet bench fleet")
+        var report = BenchReport(title: "beekon-bench fleet")
         report.add("devices", "devices", Double(metrics.devices), unit: "")
         report.add("warp", "warp", fleet.warp, unit: "×")
         report.add("wall_s", "wall time", wall, unit: "s")

@@ -1,9 +1,10 @@
 import ArgumentParser
 import BeekonNet
+import FleetCommandLine
 import Foundation
 import Synchronization
 
-/// `beekon-fleet bench hostile`: the reference receiver under hostile load — gzip bombs and
+/// `beekon-bench hostile`: the reference receiver under hostile load — gzip bombs and
 /// thousands of idle connections — while a valid upload is sent; its memory and answer times.
 struct BenchHostile: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -58,14 +59,14 @@ struct BenchHostile: ParsableCommand {
         let openFiles = FileLimit.raiseToHardLimit()
         guard openFiles > idle + 256 else {
             throw CommandFailure(
-                "bench hostile: \(idle) idle connections need more open files than the limit of \(openFiles); "
+                "beekon-bench hostile: \(idle) idle connections need more open files than the limit of \(openFiles); "
                     + "raise it (ulimit -Hn) or lower --idle.")
         }
         let folder = try BenchFolder(nil)
         defer { folder.remove() }
         var fixes = FixSource(seed: 2026)
         let valid = try GzipCompressor().compress(fixes.payload(fixes: 1).encoded())
-        var report = BenchReport(title: "beekon-fleet bench hostile")
+        var report = BenchReport(title: "beekon-bench hostile")
         try measureBombs(folder: folder, valid: valid, report: &report)
         try measureIdle(folder: folder, valid: valid, report: &report)
         report.note(
@@ -140,12 +141,23 @@ struct ReceiverChild {
     let url: String
     let port: UInt16
 
+    /// The `beekon-fleet` beside this executable: the package builds it with `beekon-bench` (a
+    /// dependency built, not linked), and an install puts both in one folder.
+    static func executable() throws -> String {
+        let bench = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let path = URL(fileURLWithPath: bench).deletingLastPathComponent().appendingPathComponent("beekon-fleet").path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw CommandFailure(
+                "no beekon-fleet beside beekon-bench (\(path)) to run the receiver; build both: swift build -c release")
+        }
+        return path
+    }
+
     /// Starts it with its database and output in `folder`, plus `arguments`; waits for its banner.
     init(folder: String, arguments: [String] = []) throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         process = try ChildProcess(
-            executable, ["receive", "--listen", "127.0.0.1:0", "--db", folder + "/ingest.db"] + arguments,
+            Self.executable(), ["receive", "--listen", "127.0.0.1:0", "--db", folder + "/ingest.db"] + arguments,
             outputPath: folder + "/receive.out")
         let banner = "beekon-fleet receive: listening on "
         var url: String?

@@ -1,10 +1,11 @@
 import ArgumentParser
 import BeekonDevice
 import BeekonNet
+import FleetCommandLine
 import FleetKit
 import Foundation
 
-/// `beekon-fleet bench upload`: the fleet's upload path side by side with wrk against nginx on
+/// `beekon-bench upload`: the fleet's upload path side by side with wrk against nginx on
 /// the same loopback, and against the project's own receiver.
 struct BenchUpload: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -72,13 +73,13 @@ struct BenchUpload: ParsableCommand {
         if !skipWrk, wrk == nil || nginx == nil {
             let missing = [wrk == nil ? "wrk" : nil, nginx == nil ? "nginx" : nil].compactMap { $0 }
             throw CommandFailure(
-                "bench upload: \(missing.joined(separator: " and ")) not found on PATH (nor in /usr/sbin); "
+                "beekon-bench upload: \(missing.joined(separator: " and ")) not found on PATH (nor in /usr/sbin); "
                     + "install the Debian packages: apt-get install -y wrk nginx. Or pass --skip-wrk to "
                     + "measure without wrk (and without nginx, only the fleet against the receiver).")
         }
         let folder = try BenchFolder(nil)
         defer { folder.remove() }
-        var report = BenchReport(title: "beekon-fleet bench upload")
+        var report = BenchReport(title: "beekon-bench upload")
         report.add("devices", "fleet devices", Double(fleet.devices), unit: "")
         report.add("warp", "fleet warp", fleet.warp, unit: "×")
         var wrkRPS: Double?

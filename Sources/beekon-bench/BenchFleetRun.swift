@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeekonNet
 import BeekonStore
+import FleetCommandLine
 import FleetKit
 import Foundation
 
@@ -34,8 +35,8 @@ enum BenchGate: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// One run of the bench fleet (one 2 km walk, precision preset, high-accuracy fixes each
-/// second) against an ingest URL, stores in a folder of their own: what `bench fleet` and
-/// `bench upload` measure.
+/// second) against an ingest URL, stores in a folder of their own: what `fleet`, `upload` and
+/// `admin` measure.
 struct BenchFleetRun {
     var options: BenchFleetOptions
     /// Fixes per batch: syncThreshold and batchSize.

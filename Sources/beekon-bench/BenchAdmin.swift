@@ -2,10 +2,11 @@ import ArgumentParser
 import BeekonDevice
 import BeekonNet
 import FleetAdmin
+import FleetCommandLine
 import FleetKit
 import Foundation
 
-/// `beekon-fleet bench admin`: admin API latency while a fleet runs.
+/// `beekon-bench admin`: admin API latency while a fleet runs.
 struct BenchAdmin: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
@@ -89,7 +90,7 @@ struct BenchAdmin: ParsableCommand {
                     connectionKey: "bench"), 202
             ),
         ]
-        var report = BenchReport(title: "beekon-fleet bench admin")
+        var report = BenchReport(title: "beekon-bench admin")
         report.add("devices", "devices", Double(runtime.snapshot.metrics.devices), unit: "")
         report.add("warp", "warp", fleet.warp, unit: "×")
         for target in targets {

@@ -1,11 +1,12 @@
 import ArgumentParser
 import BeekonDevice
 import BeekonNet
+import FleetCommandLine
 import FleetKit
 import Foundation
 import IngestReceiver
 
-/// `beekon-fleet bench max-warp`: how fast virtual time goes at `--warp max`, the demo fleet
+/// `beekon-bench max-warp`: how fast virtual time goes at `--warp max`, the demo fleet
 /// scaled to N devices against the in-process receiver.
 struct BenchMaxWarp: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -61,7 +62,7 @@ struct BenchMaxWarp: ParsableCommand {
         let budget = DescriptorBudget.run(
             devices: devices, maxConnections: maxConnections, idleConnections: idle, adminConnections: nil,
             embeddedReceiver: true)
-        let openFiles = try FileLimit.ensure(budget, for: "bench max-warp")
+        let openFiles = try FileLimit.ensure(budget, for: "beekon-bench max-warp")
         let receiver = try EmbeddedReceiver.start(
             dataDirectory: folder.root,
             connections: DescriptorBudget.receiverConnections(
@@ -88,7 +89,7 @@ struct BenchMaxWarp: ParsableCommand {
         let stats = receiver.stats()
         let virtualHours = Double(virtualDuration) / 3_600_000
         let hoursPerMinute = virtualHours / (wall / 60)
-        var report = BenchReport(title: "beekon-fleet bench max-warp")
+        var report = BenchReport(title: "beekon-bench max-warp")
         report.add("devices", "devices", Double(metrics.devices), unit: "")
         report.add("virtual_hours", "virtual time run", virtualHours, unit: "h")
         report.add("wall_s", "wall time (stores made, run, drained)", wall, unit: "s")

@@ -1,3 +1,4 @@
+import FleetCommandLine
 import Foundation
 
 /// nginx on a free 127.0.0.1 port answering `POST /ingest` with 204, configured by us in a
