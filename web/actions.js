@@ -5,54 +5,45 @@ import { api, on, ApiError, say, showError, clearError } from "./api.js";
 import { showTab } from "./tabs.js";
 import { selected } from "./selection.js";
 
-const ACTIONS = {
-  start: "Start tracking (the app intends to track).",
-  stop: "Stop tracking.",
-  sync: "Ask the SDK to upload now.",
-  configure: { help: "Apply an SDK config (partial config object).", params: [["config", "json", '{"sync": {"intervalSeconds": 30}}']] },
-  setExtras: { help: "Set the extras attached to each fix.", params: [["extras", "json", '{"team": "blue"}']] },
-  addGeofences: { help: "Add geofences.", params: [["geofences", "json", '[{"id": "office", "latitude": 51.508, "longitude": -0.128, "radius": 150}]']] },
-  removeGeofences: { help: "Remove geofences by id.", params: [["ids", "list", "office"]] },
-  revokePermission: "The user revokes location permission (tracking pauses).",
-  grantPermission: "The user grants location permission again.",
-  locationServicesOff: "System-wide location services off.",
-  locationServicesOn: "System-wide location services on.",
-  osError: "A transient OS location error.",
-  background: "The app goes to the background.",
-  foreground: "The app comes to the foreground.",
-  kill: { help: "The OS kills the app. Android: WorkManager relaunches it after relaunchAfterSeconds (default 60). iOS: it stays dead until the phone has moved 500 m (a significant location change) or, with relaunchAfterSeconds, until the user opens it then, whichever comes first.", params: [["relaunchAfterSeconds", "number", "", "optional"]] },
-  reboot: { help: "The phone reboots: down for relaunchAfterSeconds (default 60). Android: the boot receiver then relaunches the app. iOS: the app stays dead until the phone has moved 500 m from where it booted.", params: [["relaunchAfterSeconds", "number", "", "optional"]] },
-  networkOffline: "The network goes away (fixes build a backlog).",
-  networkOnline: "The network comes back.",
-  latency: { help: "Add latency to every upload.", params: [["ms", "number", "800"]] },
-  timeouts: { help: "Make a fraction of uploads time out.", params: [["fraction", "number", "0.2"]] },
-};
+// Every action, its parameters and what it does, as GET /api/v1/actions describes them: the
+// form has no list of its own.
+let catalog = [];
 const faSel = $("#fa-action");
-faSel.replaceChildren(...Object.keys(ACTIONS).map(a => el("option", { value: a, text: a })));
-faSel.value = "revokePermission";
+export async function loadActions() {
+  try {
+    catalog = (await api("GET", "api/v1/actions")).actions;
+  } catch (err) { showError(err, "Loading the actions"); return; }
+  const chosen = faSel.value || "revokePermission";
+  faSel.replaceChildren(...catalog.map(a => el("option", { value: a.name, text: a.name })));
+  faSel.value = catalog.some(a => a.name === chosen) ? chosen : catalog[0].name;
+  renderParams();
+}
+on("token", loadActions);
 function renderParams() {
-  const spec = ACTIONS[faSel.value];
-  $("#fa-help").textContent = typeof spec === "string" ? spec : spec.help;
-  const params = typeof spec === "string" ? [] : spec.params;
-  $("#fa-params").replaceChildren(...params.map(([name, type, value, optional]) => {
-    const id = `fa-p-${name}`;
-    const label = el("label", { for: id, text: `${name}${type === "json" ? " (JSON)" : type === "list" ? " (comma-separated)" : ""}${optional ? " (optional)" : ""}` });
-    const input = type === "json"
-      ? el("textarea", { id, rows: 4, spellcheck: "false", "data-param": name, "data-type": type })
-      : el("input", { id, type: type === "number" ? "number" : "text", step: "any", "data-param": name, "data-type": type, "data-optional": optional ? "1" : null });
-    input.value = value;
+  const action = catalog.find(a => a.name === faSel.value);
+  if (!action) return;
+  $("#fa-help").textContent = action.summary + (action.lasts ? "." : ". It does not last: send the opposite action to undo it.");
+  $("#fa-params").replaceChildren(...action.params.map(p => {
+    const id = `fa-p-${p.name}`;
+    const number = p.type === "integer" || p.type === "number";
+    const range = number ? `, ${p.minimum} to ${p.maximum}${p.unit ? " " + p.unit : ""}` : " (JSON)";
+    const label = el("label", { for: id, text: `${p.name}${range}${p.required ? "" : " (optional)"}` });
+    const input = number
+      ? el("input", { id, type: "number", min: p.minimum, max: p.maximum, step: p.type === "integer" ? 1 : "any" })
+      : el("textarea", { id, rows: 4, spellcheck: "false" });
+    Object.assign(input.dataset, { param: p.name, type: p.type, optional: p.required ? "" : "1" });
+    input.value = p.required ? p.example : "";
+    input.title = p.summary;
     return el("div", { class: "param" }, label, input);
   }));
 }
 faSel.addEventListener("change", renderParams);
-renderParams();
 function readParams() {
   const out = {};
   for (const inp of document.querySelectorAll("#fa-params [data-param]")) {
     const name = inp.dataset.param, t = inp.dataset.type, v = inp.value.trim();
     if (!v) { if (inp.dataset.optional) continue; throw new ApiError(0, "bad_request", `${name} is required`, `params.${name}`); }
-    if (t === "number") { const n = Number(v); if (!Number.isFinite(n)) throw new ApiError(0, "bad_type", `${name} must be a number`, `params.${name}`); out[name] = n; }
-    else if (t === "list") out[name] = v.split(",").map(s => s.trim()).filter(Boolean);
+    if (t === "integer" || t === "number") { const n = Number(v); if (!Number.isFinite(n)) throw new ApiError(0, "bad_type", `${name} must be a number`, `params.${name}`); out[name] = n; }
     else { try { out[name] = JSON.parse(v); } catch (e) { throw new ApiError(0, "bad_type", `${name} is not valid JSON (${e.message})`, `params.${name}`); } }
   }
   return Object.keys(out).length ? out : undefined;

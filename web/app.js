@@ -8,9 +8,10 @@ import "./overview.js";
 import "./devices.js";
 import "./detail.js";
 import "./map-panel.js";
-import "./actions.js";
+import { loadActions } from "./actions.js";
 import "./spawn.js";
 
 await loadFleet();
+await loadActions();
 connectEvents();
 showTab("overview");

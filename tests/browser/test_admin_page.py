@@ -152,3 +152,44 @@ def test_every_tab_renders_without_errors(page):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "overview.png"))
     assert page.console_errors == [], page.console_errors
+
+
+def test_faults_form_is_built_from_the_action_catalog(page):
+    catalog = api("GET", "api/v1/actions")["actions"]
+    page.click("#tab-faults")
+    options = page.eval_on_selector_all("#fa-action option", "os => os.map(o => o.value)")
+    assert options == [a["name"] for a in catalog], options
+
+    # latency's one parameter, with the range and unit the catalog gives, prefilled with its example.
+    latency = next(a for a in catalog if a["name"] == "latency")
+    ms = latency["params"][0]
+    page.select_option("#fa-action", "latency")
+    assert page.text_content("#fa-help").startswith(latency["summary"])
+    assert page.get_attribute("#fa-p-ms", "min") == "0" and page.get_attribute("#fa-p-ms", "max") == "600000"
+    assert "ms" in page.text_content("label[for=fa-p-ms]")
+    assert page.input_value("#fa-p-ms") == ms["example"]
+
+    # Applied to every device, then undone as the catalog says (latency back to 0 ms).
+    page.check("input[name=sel][value=all]")
+    page.fill("#fa-p-ms", "250")
+    page.click("#fault-form button[type=submit]")
+    page.wait_for_selector("#fa-result[data-ok=true]")
+    assert page.text_content("#fa-result").startswith("latency applied to")
+    page.wait_for_function("[...document.querySelectorAll('#action-log strong')].some(s => s.textContent === 'latency')")
+    assert latency["undoneBy"] == {"action": "latency", "params": {"ms": 0}}
+    page.fill("#fa-p-ms", "0")
+    page.click("#fault-form button[type=submit]")
+    page.wait_for_function("[...document.querySelectorAll('#action-log strong')].filter(s => s.textContent === 'latency').length === 2")
+
+    # An action without parameters shows none; a value outside the catalog's range is held back
+    # by the form itself (the input carries the range), and nothing is sent.
+    page.select_option("#fa-action", "sync")
+    assert page.eval_on_selector_all("#fa-params [data-param]", "ps => ps.length") == 0
+    page.select_option("#fa-action", "timeouts")
+    page.fill("#fa-p-fraction", "2")
+    assert page.evaluate("!document.querySelector('#fa-p-fraction').checkValidity()")
+    logged = page.eval_on_selector_all("#action-log li", "items => items.length")
+    page.click("#fault-form button[type=submit]")
+    page.wait_for_timeout(500)
+    assert page.eval_on_selector_all("#action-log li", "items => items.length") == logged
+    assert page.console_errors == [], page.console_errors
