@@ -111,6 +111,11 @@ enum ActionSchemas {
         json.beginObject()
         json.key("description")
         json.string(parameter.summary + (parameter.range.map { $0.unit.isEmpty ? "" : " (\($0.unit))" } ?? ""))
+        if !parameter.required {
+            // null, like leaving it out, takes the default.
+            json.key("nullable")
+            json.bool(true)
+        }
         switch parameter.kind {
         case .millis(let range), .number(let range), .seconds(let range):
             json.key("type")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The admin API against its contract: starts beekon-fleet (fleets/demo.yaml) with its admin
-# server on a free loopback port, runs Schemathesis over every operation of docs/openapi.yaml
+# server on a free loopback port, runs Schemathesis over every operation of the OpenAPI document
+# the fleet serves (docs/openapi.yaml with the action schemas it generates)
 # (examples, coverage and fuzzing phases, every check; bounded by --max-examples and a time
 # budget), fails if the fleet is not running afterwards, and stops it (by its PID), pass or fail.
 #   tests/contract/run.sh [path/to/beekon-fleet]   (default .build/debug/beekon-fleet)
@@ -15,7 +16,7 @@ start_fleet "${1:-.build/debug/beekon-fleet}" --warp 30 --duration 10m
 AUTH=()
 [ -n "${BEEKON_ADMIN_TOKEN:-}" ] && AUTH=(--header "Authorization: Bearer $BEEKON_ADMIN_TOKEN")
 st_status=0
-timeout --signal=INT 170 st --config-file tests/contract/schemathesis.toml run docs/openapi.yaml \
+timeout --signal=INT 170 st --config-file tests/contract/schemathesis.toml run "http://127.0.0.1:$PORT/api/v1/openapi.yaml" \
     --url "http://127.0.0.1:$PORT" --checks all --max-examples "${CONTRACT_EXAMPLES:-40}" \
     --seed "${CONTRACT_SEED:-1}" --max-time 120 --no-color --report junit --report-dir "$DATA/report" \
     "${AUTH[@]}" ${CONTRACT_ARGS:-} || st_status=$?
