@@ -1,8 +1,8 @@
 import BeekonDevice
 import BeekonNet
-import BeekonStore
 import Foundation
 import MicroHTTP
+internal import SQLite
 import Synchronization
 
 /// The reference Beekon ingest server: gunzips, validates every rule of seed 05's payload,

@@ -1,6 +1,7 @@
 import BeekonDevice
 import BeekonStore
 import Foundation
+import SQLite
 import Testing
 
 /// `beekon-fleet run` with no ingest URL starts the reference receiver in-process, and a short

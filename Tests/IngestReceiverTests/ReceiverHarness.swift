@@ -1,8 +1,8 @@
 import BeekonDevice
 import BeekonNet
-import BeekonStore
 import Foundation
 import IngestReceiver
+import SQLite
 import Synchronization
 
 /// A receiver on 127.0.0.1, port 0, with its database in a fresh temporary folder, and a client
