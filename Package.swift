@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(
             name: "FleetKitTests",
             dependencies: [
-                "FleetKit", "BeekonDevice", "BeekonNet", "BeekonStore", "SQLite", "MicroHTTP", "beekon-fleet",
+                "FleetKit", "BeekonDevice", "BeekonNet", "BeekonStore", "SQLite", "IngestReceiver", "beekon-fleet",
                 "beekon-bench",
             ]),
         .testTarget(
