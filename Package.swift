@@ -25,8 +25,10 @@ let package = Package(
 
         // The SDK's behaviour, pure: no I/O, no clock reads, no ambient randomness.
         .target(name: "BeekonDevice"),
+        // The one SQLite wrapper: connection, statement, error; the store and the receiver share it.
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
         // One SQLite store per device.
-        .target(name: "BeekonStore", dependencies: ["CSQLite", "BeekonDevice"]),
+        .target(name: "BeekonStore", dependencies: ["SQLite", "BeekonDevice"]),
         // HTTP over libcurl and gzip over zlib.
         .target(name: "BeekonNet", dependencies: ["CCurl", "CZlib"]),
         // The emulated world and the runtime: routes and motion, the fleet, the scheduler.
@@ -38,7 +40,7 @@ let package = Package(
         // The reference ingest server: validates, dedupes and stores uploads; scriptable answers.
         .target(
             name: "IngestReceiver",
-            dependencies: ["MicroHTTP", "BeekonDevice", "BeekonStore", "BeekonNet"]),
+            dependencies: ["MicroHTTP", "BeekonDevice", "SQLite", "BeekonNet"]),
         // The admin server: REST API v1, live events, metrics and the page from web/.
         .target(
             name: "FleetAdmin",
@@ -68,16 +70,17 @@ let package = Package(
         .testTarget(name: "BeekonDeviceTests", dependencies: ["BeekonDevice"]),
         .testTarget(
             name: "BeekonStoreTests",
-            dependencies: ["BeekonStore", "BeekonDevice", "beekon-store-probe"]),
+            dependencies: ["BeekonStore", "BeekonDevice", "SQLite", "beekon-store-probe"]),
         .testTarget(name: "BeekonNetTests", dependencies: ["BeekonNet", "MicroHTTP", "beekon-net-probe"]),
         .testTarget(
             name: "FleetKitTests",
             dependencies: [
-                "FleetKit", "BeekonDevice", "BeekonNet", "BeekonStore", "MicroHTTP", "beekon-fleet", "beekon-bench",
+                "FleetKit", "BeekonDevice", "BeekonNet", "BeekonStore", "SQLite", "IngestReceiver", "beekon-fleet",
+                "beekon-bench",
             ]),
         .testTarget(
             name: "IngestReceiverTests",
-            dependencies: ["IngestReceiver", "beekon-fleet", "BeekonDevice", "BeekonNet", "BeekonStore"]),
+            dependencies: ["IngestReceiver", "beekon-fleet", "BeekonDevice", "BeekonNet", "SQLite"]),
         .testTarget(
             name: "FleetAdminTests",
             dependencies: ["FleetAdmin", "FleetKit", "IngestReceiver", "BeekonDevice", "BeekonNet", "MicroHTTP"]),

@@ -1,4 +1,5 @@
 import BeekonDevice
+internal import SQLite
 
 extension DeviceStore {
     /// Stores one admitted fix, committed before this returns, then applies retention.

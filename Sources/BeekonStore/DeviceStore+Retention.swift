@@ -1,3 +1,5 @@
+internal import SQLite
+
 /// The two tables that hold pending rows and are subject to retention.
 enum StoreTable: CaseIterable {
     case fixes

@@ -1,5 +1,6 @@
 import BeekonDevice
 import Foundation
+internal import SQLite
 
 extension DeviceStore {
     /// The stored value of `key`, or nil when it was never set or was cleared.

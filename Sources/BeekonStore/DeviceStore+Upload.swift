@@ -1,4 +1,5 @@
 import BeekonDevice
+internal import SQLite
 
 extension DeviceStore {
     /// Stored fixes not yet acknowledged (uploaded fixes are deleted), from the cached count;

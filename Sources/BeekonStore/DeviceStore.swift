@@ -1,5 +1,5 @@
-internal import CSQLite
 import Foundation
+internal import SQLite
 
 /// One device's SQLite store: its fixes, its geofence events and its persisted state.
 ///
@@ -235,8 +235,7 @@ public final class DeviceStore {
         try connection.execute("PRAGMA page_size = \(StoreTuning.pageSize)")
         let mode = try Self.textPragma("journal_mode = WAL", on: connection)
         guard mode.lowercased() == "wal" else {
-            throw SQLiteError(
-                SQLITE_ERROR, message: "cannot use WAL mode (journal mode is \(mode))")
+            throw SQLiteError(.error, message: "cannot use WAL mode (journal mode is \(mode))")
         }
         try connection.execute(
             """
@@ -323,7 +322,7 @@ public final class DeviceStore {
 
     /// A row that SQLite returned but this build cannot read: reported as corruption.
     static func unreadableRow(_ table: String, seq: Int64, _ problem: String) -> SQLiteError {
-        SQLiteError(SQLITE_CORRUPT, message: "\(table) row \(seq): \(problem)")
+        SQLiteError(.corrupt, message: "\(table) row \(seq): \(problem)")
     }
 }
 

@@ -5,7 +5,7 @@ import Foundation
 /// Device stores hold tokens, so the data folder and every folder under it are 0700, and every
 /// file the fleet writes there (stores, the receiver's database, `devices.json`) is 0600. SQLite
 /// gives a `-wal`, `-shm` or `-journal` file the permissions of its database file, so creating
-/// the database 0600 (see `SQLiteConnection`) covers those too.
+/// the database 0600 (`SQLiteConnection` does, in the `SQLite` module) covers those too.
 public enum PrivateFile {
     /// The mode of every file the fleet creates.
     public static let fileMode: mode_t = 0o600
@@ -53,14 +53,6 @@ public enum PrivateFile {
             unlink(temporary)
             throw error
         }
-    }
-
-    /// Creates `path` as an empty 0600 file unless it exists; a path SQLite treats specially
-    /// (`:memory:`, empty, a `file:` URI) is left alone, and a failure is left for SQLite to report.
-    static func createIfMissing(_ path: String) {
-        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, fileMode)
-        if descriptor >= 0 { close(descriptor) }
     }
 
     private static func failure(path: String) -> CocoaError {

@@ -1,5 +1,5 @@
-internal import CSQLite
 import Foundation
+internal import SQLite
 
 /// A device store operation that failed: which file, which operation, and what went wrong.
 ///
@@ -42,15 +42,16 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The cause of a SQLite failure: its extended result `code` and, for a file that could
         /// not be opened, the `systemErrno` behind it.
         public init(code: Int32, systemErrno: Int32) {
-            switch code & 0xFF {
-            case SQLITE_FULL: self = .full
-            case SQLITE_CANTOPEN:
+            // SQLiteError's patterns match by primary code: `.ioError` is every SQLITE_IOERR_*.
+            switch SQLiteError(rawValue: code) {
+            case .full: self = .full
+            case .cannotOpen:
                 self = systemErrno == EMFILE || systemErrno == ENFILE ? .tooManyOpenFiles : .cannotOpen
-            case SQLITE_IOERR: self = .ioError
-            case SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH: self = .readOnly
-            case SQLITE_CORRUPT: self = .corrupt
-            case SQLITE_BUSY, SQLITE_LOCKED: self = .busy
-            case SQLITE_NOTADB: self = .notADatabase
+            case .ioError: self = .ioError
+            case .readOnly, .permission, .auth: self = .readOnly
+            case .corrupt: self = .corrupt
+            case .busy, .locked: self = .busy
+            case .notADatabase: self = .notADatabase
             default: self = .other
             }
         }

@@ -1,4 +1,4 @@
-import BeekonStore
+internal import SQLite
 
 /// The receiver's SQLite file: devices, sessions, batches, locations and geofence events, with
 /// UNIQUE keys on every id so replays store nothing twice.

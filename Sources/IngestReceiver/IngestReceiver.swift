@@ -1,8 +1,8 @@
 import BeekonDevice
 import BeekonNet
-import BeekonStore
 import Foundation
 import MicroHTTP
+internal import SQLite
 import Synchronization
 
 /// The reference Beekon ingest server: gunzips, validates every rule of seed 05's payload,
@@ -67,6 +67,13 @@ public final class IngestReceiver: Sendable {
     /// What it has seen since it started.
     public func stats() -> IngestStats { core.stats() }
 
+    /// Every upload the script answered, oldest first (the most recent 100 000); empty unless
+    /// the configuration `keepsUploadLog`.
+    public func uploadLog() -> [LoggedUpload] {
+        let log = core.state.withLock { $0.uploadLog }  // A copy-on-write copy; read outside the lock.
+        return log.recent
+    }
+
     /// Request bytes held in the memory budget now (tests wait on it).
     var bytesHeld: Int { core.budget.inUse }
 
@@ -87,6 +94,7 @@ private final class ReceiverCore: Sendable {
         var planner: AnswerPlanner
         var recorder = StatsRecorder()
         var tokens: TokenIssuer
+        var uploadLog = UploadLog()
     }
 
     let configuration: IngestReceiverConfiguration
@@ -210,8 +218,15 @@ private final class ReceiverCore: Sendable {
             state.withLock { $0.recorder.stats.rejectedUploads += 1 }
             return .reply(error.reply, delayMillis: 0)
         }
-        // The planner is consulted here, on arrival, so its draws follow the arrival order.
-        let plan = state.withLock { $0.planner.planUpload(installID: batch.installID) }
+        // The planner is consulted here, on arrival, so its draws follow the arrival order; the
+        // log is written in the same hold of the lock, so it lists uploads in that order too.
+        let plan = state.withLock { state in
+            let plan = state.planner.planUpload(installID: batch.installID)
+            if configuration.keepsUploadLog {
+                state.uploadLog.append(LoggedUpload(batch, receivedAt: now, scripted: plan.outcome))
+            }
+            return plan
+        }
         guard plan.store else { return answer(plan.outcome, batch, nil) }
         // Stored: the writer commits it with whatever else is queued, then `finish` answers.
         let bytes = request.body.count

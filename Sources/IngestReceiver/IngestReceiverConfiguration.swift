@@ -40,6 +40,10 @@ public struct IngestReceiverConfiguration: Sendable, Hashable {
     public var auth: AuthScript
     /// The token endpoint for the SDK's `AuthConfig` refresh.
     public var tokenEndpoint: TokenScript
+    /// Keep the upload log (`IngestReceiver.uploadLog()`): every upload the script answers, in
+    /// arrival order, retries included, the most recent 100 000 of them. Off by default; for
+    /// embedders that check what a client sent, as the fleet's tests do.
+    public var keepsUploadLog: Bool
 
     /// A configuration; every argument has the default the `receive` command uses.
     public init(
@@ -49,7 +53,7 @@ public struct IngestReceiverConfiguration: Sendable, Hashable {
         memoryBudgetBytes: Int = 64 << 20, connectionTimeoutSeconds: Int = 10,
         threads: Int = ProcessInfo.processInfo.activeProcessorCount, connectionLimit: Int = 16_384,
         perIPConnectionLimit: Int = 4096, script: AnswerScript = AnswerScript(), auth: AuthScript = AuthScript(),
-        tokenEndpoint: TokenScript = TokenScript()
+        tokenEndpoint: TokenScript = TokenScript(), keepsUploadLog: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -68,6 +72,7 @@ public struct IngestReceiverConfiguration: Sendable, Hashable {
         self.script = script
         self.auth = auth
         self.tokenEndpoint = tokenEndpoint
+        self.keepsUploadLog = keepsUploadLog
     }
 
     /// Splits `ADDR:PORT` (or `:PORT`, or `PORT`) into a host and a port.

@@ -1,6 +1,6 @@
-import BeekonStore
 import Dispatch
 import Foundation
+internal import SQLite
 import Synchronization
 
 /// Group commit: the one owner of the receiver's database connection, on a `Thread` of its own

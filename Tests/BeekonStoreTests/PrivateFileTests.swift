@@ -1,6 +1,7 @@
 import BeekonDevice
 import BeekonStore
 import Foundation
+import SQLite
 import Testing
 
 /// Device stores hold tokens: what the fleet creates is its owner's only (folders 0700, files

@@ -1,6 +1,7 @@
 import BeekonDevice
 import BeekonStore
 import Foundation
+import IngestReceiver
 import Testing
 
 /// `beekon-fleet run` with no ingest URL starts the reference receiver in-process, and a short
@@ -40,12 +41,7 @@ struct EmbeddedReceiverRunTests {
         #expect(admitted > 100)
 
         // What the receiver stored, by id (its primary key: a duplicate cannot be stored twice).
-        let database = try SQLiteConnection(path: "\(workspace.data)/ingest.db")
-        let rows = try database.prepare("SELECT id FROM locations")
-        var delivered: Set<String> = []
-        while try rows.step() {
-            delivered.insert(rows.string(at: 0))
-        }
+        let delivered = Set(try IngestReceiver.receivedFixes(inDatabase: "\(workspace.data)/ingest.db").map(\.id))
         // What is still pending on the devices.
         let installs = try JSONDecoder().decode(
             [String: String].self, from: Data(contentsOf: URL(fileURLWithPath: workspace.data + "/devices.json")))

@@ -1,6 +1,7 @@
 import BeekonDevice
 import BeekonStore
 import Foundation
+import IngestReceiver
 import Testing
 
 @testable import FleetKit
@@ -25,7 +26,10 @@ struct FleetCrashTests {
             "beekon-fleet was not built next to the tests")
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
-        let server = try IngestTestServer { _ in IngestTestServer.Answer(status: 503) }
+        // Every upload is stored, then answered 503: the server has its fixes, the device keeps them.
+        let server = try workspace.receiver {
+            $0.script = AnswerScript(mix: [MixEntry(.status(503), percent: 100)], storeBeforeFault: true)
+        }
         defer { server.stop() }
         let fleetPath = workspace.folder.appendingPathComponent("fleet.yaml").path
         try FleetRuntimeTests.yaml(devices: 5, sync: "{syncThreshold: 2, intervalSeconds: 60}")
@@ -37,11 +41,13 @@ struct FleetCrashTests {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         // Kill it mid-run, once it has sent a few uploads (which the server refused).
-        _ = server.waitUntil(timeoutSeconds: 20) { $0.uploads.count >= 10 }
+        _ = server.waitForUploads(10, seconds: 20)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
-        let sent = Set(server.uploads.flatMap(\.locationIDs))
+        // Stopping commits every upload the server took, so the database has all it saw.
+        server.stop()
+        let sent = Set(try server.receivedFixes().map(\.id))
         #expect(!sent.isEmpty)
 
         // Every fix the server saw is still stored: nothing admitted was lost.

@@ -1,5 +1,6 @@
 import BeekonDevice
 import Foundation
+import IngestReceiver
 import Testing
 
 @testable import FleetKit
@@ -28,7 +29,7 @@ struct OfflineTransferTests {
         // Answers take 300 real ms, so the cut upload's answer most likely comes after the cut; one
         // in before it, held for its instant, is counted alike. Uploads are out 20.1 virtual s,
         // back to back.
-        let server = try IngestTestServer(rule: { _ in IngestTestServer.Answer(delayMillis: 300) })
+        let server = try workspace.receiver { $0.script.latencyMillis = 300 }
         defer { server.stop() }
         let faults = """
             faults:
@@ -62,15 +63,16 @@ struct OfflineTransferTests {
         #expect(metrics.answersAfterOffline == 3, "each cut upload's real answer is counted once")
         #expect(metrics.answersAfterTimeout == 0)
         // Nothing was sent while offline; the cut batches, which the server took, came again at the return.
-        let uploads = server.uploads
-        #expect(
-            uploads.allSatisfy { $0.sentAt < "2026-06-15T08:02:00.000Z" || $0.sentAt >= "2026-06-15T08:03:00.000Z" })
+        let uploads = server.uploadLog()
+        #expect(uploads.allSatisfy { $0.sentAt < Self.offlineAt || $0.sentAt >= Self.onlineAt })
         let resent = Dictionary(grouping: uploads, by: \.batchID).values.filter { $0.count == 2 }
         #expect(resent.count == 3)
-        #expect(resent.allSatisfy { $0[0].status == 200 && $0[1].sentAt == "2026-06-15T08:03:00.000Z" })
+        #expect(resent.allSatisfy { $0[0].scripted == nil && $0[1].sentAt == Self.onlineAt })
+        // And the normal answer was 200 every time, never a storage failure.
+        let stats = server.stats()
+        #expect(stats.requestsByStatus.keys.sorted() == [200])
         // Every fix the devices stored arrived, or is still pending: the cut rows were kept.
-        let snapshot = server.snapshot
-        #expect(snapshot.uniqueAcceptedLocationIDs.count + metrics.pending == metrics.fixesStored)
+        #expect(stats.fixesStored + metrics.pending == metrics.fixesStored)
     }
 
     @Test(
@@ -79,11 +81,13 @@ struct OfflineTransferTests {
     func refreshCutOff() async throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
-        let server = try IngestTestServer()
+        // Uploads need a token the endpoint issued: the one the fleet file gives is refused 401.
+        let server = try workspace.receiver { $0.auth.requireToken = true }
         defer { server.stop() }
         // The token expires at 08:02:55, so the proactive refresh goes at 08:01:55 (60 s skew),
         // 5 s before the network's loss; its answer is due 10.1 s after it. No uploads before the
-        // network's return: the interval is an hour and there is no threshold.
+        // network's return: the interval is an hour and there is no threshold. The refresh sends
+        // its refresh token, which the endpoint needs.
         let expiresAt = (Self.start + 175_000) / 1000
         let yaml = TransferTimingTests.yaml(
             warp: 600,
@@ -95,18 +99,18 @@ struct OfflineTransferTests {
         ).replacingOccurrences(
             of: "sync: {syncThreshold: 3, intervalSeconds: 60}",
             with: """
-                sync: {syncThreshold: 0, intervalSeconds: 3600, auth: {accessToken: a, refreshToken: r, expiresAt: \(expiresAt), refreshUrl: "\(server.tokenURL)"}}
+                sync: {syncThreshold: 0, intervalSeconds: 3600, auth: {accessToken: a, refreshToken: r, expiresAt: \(expiresAt), refreshUrl: "\(server.tokenURL!)", refreshPayload: {refresh_token: "{refreshToken}"}}}
                 """)
         let runtime = try await workspace.runtime(yaml, ingest: server.url, virtualMinutes: 4, timing: .deterministic)
         let metrics = runtime.metrics
         #expect(metrics.refreshesByOutcome == ["offline": 3, "200": 3], "\(metrics.refreshesByOutcome)")
         #expect(metrics.refreshesSent == 6)
-        #expect(server.tokenRequests.count == 6)
+        // Every token request was answered with a token, the cut ones too.
+        #expect(server.stats().tokensIssued == 6)
         #expect(metrics.answersAfterOffline == 3)
-        // The network's return uploads the backlog, after the refresh it found due.
-        let uploads = server.uploads
-        #expect(uploads.map(\.sentAt).min() == "2026-06-15T08:03:10.100Z")
-        #expect(uploads.allSatisfy { $0.headers["authorization"]?.hasPrefix("Bearer tok-") == true })
+        // The network's return uploads the backlog, after the refresh it found due, with its token.
+        #expect(server.uploadLog().map(\.sentAt).min() == Self.onlineAt + 10_100)
+        #expect(server.stats().unauthorizedUploads == 0)
         for device in runtime.snapshot.devices {
             #expect(device.auth.lastRefreshOutcome == "200")
             #expect(device.auth.breakerOpenUntil == nil)

@@ -1,6 +1,7 @@
 import BeekonDevice
 import BeekonStore
 import Foundation
+import IngestReceiver
 import Synchronization
 import Testing
 
@@ -18,6 +19,7 @@ struct ResumeRunTests {
     struct Sent {
         var sentAt: Int64
         var batchID: String
+        /// Empty from the receiver's upload log: its fixes are read from its database instead.
         var fixes: [(id: String, timestamp: Int64)]
 
         init(_ upload: SimulatedIngest.Upload) {
@@ -26,12 +28,10 @@ struct ResumeRunTests {
             fixes = Array(zip(upload.locationIDs, upload.timestamps))
         }
 
-        init(_ upload: IngestTestServer.Upload) throws {
-            sentAt = try #require(Timestamp.unixMillis(parsing: upload.sentAt), "sent_at \(upload.sentAt)")
+        init(_ upload: LoggedUpload) {
+            sentAt = upload.sentAt
             batchID = upload.batchID
-            fixes = try zip(upload.locationIDs, upload.timestamps).map { id, text in
-                (id, try #require(Timestamp.unixMillis(parsing: text), "timestamp \(text)"))
-            }
+            fixes = []
         }
     }
 
@@ -71,9 +71,13 @@ struct ResumeRunTests {
         return fixes
     }
 
-    /// What `uploads` carried, apart from fixes and batches in `earlier` (sent again, they keep
-    /// the time they were first made), together with the fixes `data`'s stores hold.
-    static func stamped(uploads: [Sent], data: String, apartFrom earlier: Stamped = Stamped()) throws -> Stamped {
+    /// What `uploads` carried (their fixes, or the server's `received` ones), apart from fixes and
+    /// batches in `earlier` (sent again, they keep the time they were first made), together with
+    /// the fixes `data`'s stores hold.
+    static func stamped(
+        uploads: [Sent], received: [(id: String, timestamp: Int64)] = [], data: String,
+        apartFrom earlier: Stamped = Stamped()
+    ) throws -> Stamped {
         var result = Stamped()
         for upload in uploads {
             result.uploads += 1
@@ -87,7 +91,7 @@ struct ResumeRunTests {
                 result.add(fix: fix.id, at: fix.timestamp)
             }
         }
-        for fix in try storedFixes(data) where !earlier.fixIDs.contains(fix.id) {
+        for fix in try received + storedFixes(data) where !earlier.fixIDs.contains(fix.id) {
             result.add(fix: fix.id, at: fix.timestamp)
         }
         return result
@@ -160,7 +164,7 @@ struct ResumeRunTests {
 
     /// Starts `beekon-fleet run` on `fleet` and `data`, uploading to `server`.
     static func launch(
-        _ fleet: String, data: String, server: IngestTestServer, duration: String? = nil, more: [String] = []
+        _ fleet: String, data: String, server: IngestReceiver, duration: String? = nil, more: [String] = []
     ) throws -> (Process, Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: FleetCrashTests.executable)
@@ -177,7 +181,7 @@ struct ResumeRunTests {
 
     /// Runs `beekon-fleet run` again on `data` for two real seconds, expects it to end well, and
     /// returns what it printed.
-    static func resume(_ fleet: String, data: String, server: IngestTestServer) async throws -> String {
+    static func resume(_ fleet: String, data: String, server: IngestReceiver) async throws -> String {
         let (second, secondOutput) = try launch(fleet, data: data, server: server, duration: "2s")
         let printed = try await offPool {
             let text = String(decoding: secondOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -197,7 +201,7 @@ struct ResumeRunTests {
             "beekon-fleet was not built next to the tests")
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
-        let server = try IngestTestServer()
+        let server = try workspace.receiver()
         defer { server.stop() }
         let fleet = workspace.folder.appendingPathComponent("fleet.yaml").path
         try FleetRuntimeTests.yaml(devices: 5, sync: "{syncThreshold: 2, intervalSeconds: 60}")
@@ -208,7 +212,7 @@ struct ResumeRunTests {
         defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
         // At max warp the clock waits for each answer, so it takes more uploads to pass a minute.
         let enough = warp == "max" ? 300 : 10
-        let sentEnough = try await offPool { server.waitUntil(timeoutSeconds: 30) { $0.uploads.count >= enough } }
+        let sentEnough = try await offPool { server.waitForUploads(enough, seconds: 30) }
         #expect(sentEnough, "the first run sent too few uploads")
         kill(first.processIdentifier, SIGKILL)
         try await offPool {
@@ -218,8 +222,9 @@ struct ResumeRunTests {
         #expect(first.terminationReason == .uncaughtSignal)
         // A request already on the wire when the run died is still recorded by the server.
         try await Task.sleep(for: .milliseconds(300))
-        let firstUploads = server.uploads
-        let before = try Self.stamped(uploads: firstUploads.map(Sent.init), data: workspace.data)
+        let firstUploads = server.uploadLog()
+        let before = try Self.stamped(
+            uploads: firstUploads.map(Sent.init), received: server.receivedFixes(), data: workspace.data)
         #expect(before.uploads >= 10 && before.fixes >= 10, "\(before.uploads) uploads, \(before.fixes) fixes")
         // The run had gone well past clock.start, so a restart there would go back in time.
         #expect(before.latest > Self.start + 60_000)
@@ -236,8 +241,8 @@ struct ResumeRunTests {
         #expect(printed.contains("it did not stop cleanly"), "\(printed)")
 
         let after = try Self.stamped(
-            uploads: server.uploads.dropFirst(firstUploads.count).map(Sent.init), data: workspace.data,
-            apartFrom: before)
+            uploads: server.uploadLog().dropFirst(firstUploads.count).map(Sent.init),
+            received: server.receivedFixes(), data: workspace.data, apartFrom: before)
         Self.expectLater(after, than: before)
         // And it began no earlier than it had to: the first run's clock.json said where.
         #expect(after.earliest >= record.latestPossibleMillis + 1)
@@ -253,7 +258,7 @@ struct ResumeRunTests {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
         // Answers that take real time, so devices wait for theirs at different instants.
-        let server = try IngestTestServer(rule: { _ in IngestTestServer.Answer(delayMillis: 3) })
+        let server = try workspace.receiver { $0.script.latencyMillis = 3 }
         defer { server.stop() }
         let fleet = workspace.folder.appendingPathComponent("fleet.yaml").path
         try FleetRuntimeTests.yaml(devices: 8, sync: "{syncThreshold: 2, intervalSeconds: 60}")
@@ -262,7 +267,7 @@ struct ResumeRunTests {
         let (first, firstOutput) = try Self.launch(
             fleet, data: workspace.data, server: server, more: ["--warp", "max"])
         defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
-        let sentEnough = try await offPool { server.waitUntil(timeoutSeconds: 30) { $0.uploads.count >= 300 } }
+        let sentEnough = try await offPool { server.waitForUploads(300, seconds: 30) }
         #expect(sentEnough, "the first run sent too few uploads")
         kill(first.processIdentifier, SIGTERM)
         try await offPool {
@@ -270,8 +275,9 @@ struct ResumeRunTests {
             first.waitUntilExit()
         }
         #expect(first.terminationStatus == 0)
-        let firstUploads = server.uploads
-        let before = try Self.stamped(uploads: firstUploads.map(Sent.init), data: workspace.data)
+        let firstUploads = server.uploadLog()
+        let before = try Self.stamped(
+            uploads: firstUploads.map(Sent.init), received: server.receivedFixes(), data: workspace.data)
         let record = try Self.clockRecord(workspace.data)
         #expect(record.stopped)
         #expect(
@@ -279,10 +285,10 @@ struct ResumeRunTests {
             "clock.json says \(Timestamp.text(unixMillis: record.reachedMillis)), a device stamped \(Timestamp.text(unixMillis: before.latest))"
         )
 
-        let printed = try await Self.resume(fleet, data: workspace.data, server: server)
+        _ = try await Self.resume(fleet, data: workspace.data, server: server)
         let after = try Self.stamped(
-            uploads: server.uploads.dropFirst(firstUploads.count).map(Sent.init), data: workspace.data,
-            apartFrom: before)
+            uploads: server.uploadLog().dropFirst(firstUploads.count).map(Sent.init),
+            received: server.receivedFixes(), data: workspace.data, apartFrom: before)
         Self.expectLater(after, than: before)
     }
 

@@ -2,6 +2,7 @@ import BeekonDevice
 import BeekonStore
 import FleetKit
 import Foundation
+import IngestReceiver
 import Testing
 
 /// How `beekon-fleet run` starts, as a child process: a descriptor limit too low is refused up
@@ -90,7 +91,7 @@ struct RunStartTests {
         defer { workspace.cleanUp() }
         let fleet = try Self.fleetFile(devices: 5, in: workspace)
         // A port something already listens on.
-        let busy = try IngestTestServer { _ in IngestTestServer.Answer(status: 204) }
+        let busy = try workspace.receiver()
         defer { busy.stop() }
         let data = workspace.data + "/nested/data"
         let outcome = try Self.run([
@@ -124,7 +125,7 @@ struct RunStartTests {
         let before = Self.listing(workspace.data)
 
         // A port something already listens on.
-        let busy = try IngestTestServer { _ in IngestTestServer.Answer(status: 204) }
+        let busy = try workspace.receiver()
         defer { busy.stop() }
         let outcome = try Self.run([
             "run", fleet, "--data", workspace.data, "--duration", "5s", "--admin", "127.0.0.1:\(busy.port)",
@@ -151,7 +152,7 @@ struct RunStartTests {
         #expect(low.errors.contains("`ulimit -n \(needed)`"), "\(low.errors)")
         #expect(!FileManager.default.fileExists(atPath: database))
 
-        let busy = try IngestTestServer { _ in IngestTestServer.Answer(status: 204) }
+        let busy = try workspace.receiver()
         defer { busy.stop() }
         let taken = try Self.run(["receive", "--listen", "127.0.0.1:\(busy.port)", "--db", database])
         #expect(taken.status != 0)

@@ -5,7 +5,8 @@ import Foundation
 
 /// The ingest server of a `SimulatedFleet`: answers each upload by a rule (told the request and
 /// how many uploads its device sent before), and keeps every upload as it saw it, with what it
-/// answered. The simulated network's counterpart of `IngestTestServer`: no socket, no thread.
+/// answered. The simulated network's counterpart of the reference receiver the real-driver tests
+/// upload to (`IngestReceiver`, with its upload log): no socket, no thread.
 final class SimulatedIngest {
     /// What the rule is told about one upload.
     struct Context {

@@ -1,5 +1,6 @@
 import BeekonDevice
 import Foundation
+import IngestReceiver
 import Testing
 
 @testable import FleetKit
@@ -39,14 +40,14 @@ struct TransferTimingTests {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         // 500 ms of real time is 1,500 virtual s at warp 3000: far past the SDK's 30 s.
-        let server = try IngestTestServer(rule: { _ in IngestTestServer.Answer(delayMillis: 500) })
+        let server = try workspace.receiver { $0.script.latencyMillis = 500 }
         defer { server.stop() }
         let runtime = try await workspace.runtime(Self.yaml(warp: 3000), ingest: server.url, virtualMinutes: 10)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
         #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 }, "\(records.prefix(3))")
         #expect(runtime.metrics.batchesByOutcome.keys.sorted() == ["timeout"])
-        #expect(!server.uploads.isEmpty, "the server got the batches the devices gave up on")
+        #expect(!server.uploadLog().isEmpty, "the server got the batches the devices gave up on")
         #expect(runtime.metrics.slowAnswers + runtime.metrics.answersAfterTimeout > 0)
     }
 }
@@ -62,7 +63,7 @@ struct ModelledTransferTimingTests {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
         // 50 ms of real time is 150 virtual s at warp 3000.
-        let server = try IngestTestServer(rule: { _ in IngestTestServer.Answer(delayMillis: 50) })
+        let server = try workspace.receiver { $0.script.latencyMillis = 50 }
         defer { server.stop() }
         let faults =
             injectedMillis == 0
@@ -86,7 +87,7 @@ struct ModelledTransferTimingTests {
     func injectedTimeout() async throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
-        let server = try IngestTestServer()
+        let server = try workspace.receiver()
         defer { server.stop() }
         let faults = """
             faults:
@@ -129,7 +130,7 @@ struct DeterministicRunTests {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
         // Answers that depend only on the requests: each install's first upload is refused (503).
-        let server = try IngestTestServer(rule: { IngestTestServer.Answer(status: $0.priorUploads == 0 ? 503 : 200) })
+        let server = try workspace.receiver { $0.script = AnswerScript(failFirst: 1, failFirstStatus: 503) }
         defer { server.stop() }
         let faults = """
             faults:
@@ -143,9 +144,8 @@ struct DeterministicRunTests {
         let runtime = try await workspace.runtime(
             yaml, ingest: server.url, virtualMinutes: 20, timing: .deterministic, maxWarp: maxWarp)
         var uploads: [String: [String]] = [:]
-        for upload in server.uploads {
-            uploads[upload.installID, default: []].append(
-                "\(upload.batchID) \(upload.sentAt) \(upload.locationIDs.count)")
+        for upload in server.uploadLog() {
+            uploads[upload.installID, default: []].append("\(upload.batchID) \(upload.sentAt) \(upload.locationCount)")
         }
         return (runtime.metrics.sent, uploads)
     }
@@ -179,7 +179,7 @@ struct MaxWarpTests {
     func maxWarpRunsAndHandsBack() async throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
-        let server = try IngestTestServer()
+        let server = try workspace.receiver()
         defer { server.stop() }
         // A virtual hour ends the run long before its two real minutes.
         let finished = try await workspace.runtime(
@@ -189,7 +189,7 @@ struct MaxWarpTests {
         #expect(snapshot.maxWarp)
         #expect(snapshot.virtualNow == snapshot.endsAt)
         #expect(snapshot.warp > 60, "an hour at the rate reached took longer than at warp 60")
-        #expect(!server.uploads.isEmpty)
+        #expect(!server.uploadLog().isEmpty)
 
         // Without a virtual limit: a warp set leaves max warp from the time reached.
         let runtime = try FleetRuntime(
@@ -240,8 +240,10 @@ struct HungServerTests {
     func hungServerTimesOut() async throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
-        // Answers after 10 real minutes: hung, for any run that waits a second.
-        let server = try IngestTestServer(rule: { _ in IngestTestServer.Answer(delayMillis: 600_000) })
+        // Every upload hangs for 10 real minutes: never answered, for any run that waits a second.
+        let server = try workspace.receiver {
+            $0.script = AnswerScript(mix: [MixEntry(.hang, percent: 100)], hangMillis: 600_000)
+        }
         defer { server.stop() }
         var options = RunOptions(
             dataDirectory: workspace.data, ingest: server.url, realDurationMillis: 60_000,

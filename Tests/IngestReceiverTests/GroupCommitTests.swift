@@ -1,8 +1,8 @@
 import BeekonDevice
 import BeekonNet
-import BeekonStore
 import Dispatch
 import Foundation
+import SQLite
 import Synchronization
 import Testing
 

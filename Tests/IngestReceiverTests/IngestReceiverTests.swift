@@ -158,6 +158,76 @@ struct IngestReceiverTests {
         #expect(try harness.count("SELECT count(*) FROM locations") == 3)
     }
 
+    @Test(
+        "the upload log lists every upload the script answered, oldest first, each retry with its own sent_at and the script's answer; off by default"
+    )
+    func uploadLog() async throws {
+        let harness = try ReceiverHarness {
+            $0.script = AnswerScript(failFirst: 1, failFirstStatus: 500, retryAfter: "1")
+            $0.keepsUploadLog = true
+        }
+        // Each device sends a batch, then the same batch again after the 500, as the SDK does:
+        // seed 05's example, retried a minute later, and one of the harness's payloads.
+        let retried = seedExample.replacingOccurrences(
+            of: #""sent_at": "2026-06-15T12:34:56.789Z""#, with: #""sent_at": "2026-06-15T12:35:56.789Z""#)
+        let other = harness.newID()
+        let payload = harness.payload(device: other).json
+        let sends: [(json: [UInt8], device: String)] = [
+            (Array(seedExample.utf8), "seed"), (Array(retried.utf8), "seed"), (payload, other), (payload, other),
+        ]
+        var statuses: [Int?] = []
+        for (json, device) in sends {
+            let result = try await harness.upload(json, device: device)
+            statuses.append(result.status)
+            #expect(result.header("Retry-After") == (result.status == 500 ? "1" : nil))
+        }
+        #expect(statuses == [500, 200, 500, 200])
+        // A body the validator refuses never reaches the script, so it is not logged.
+        #expect(try await harness.upload(Array("{}".utf8)).status == 400)
+
+        let log = harness.receiver.uploadLog()
+        let seedDevice = ReceiverHarness.device.text
+        #expect(log.map(\.installID) == [seedDevice, seedDevice, other, other])
+        #expect(log.map(\.scripted) == [.status(500), nil, .status(500), nil])
+        #expect(log[0].batchID == "0190d4e2-7b1a-7c3e-9f10-2a4b6c8d0e1f" && log[1].batchID == log[0].batchID)
+        #expect(log[2].batchID == log[3].batchID && log[2].batchID != log[0].batchID)
+        #expect(
+            log.prefix(2).map(\.sentAt)
+                == ["2026-06-15T12:34:56.789Z", "2026-06-15T12:35:56.789Z"].map { Timestamp.unixMillis(parsing: $0) })
+        #expect(log[0].sessionID == ReceiverHarness.session.text)
+        #expect(log.map(\.locationCount) == [1, 1, 3, 3])
+        #expect(log.map(\.geofenceEventCount) == [1, 1, 0, 0])
+        #expect(zip(log, log.dropFirst()).allSatisfy { $0.receivedAt <= $1.receivedAt })
+        // The database holds each batch once, as stored by its retry.
+        #expect(try harness.count("SELECT count(*) FROM batches") == 2)
+
+        let off = try ReceiverHarness()
+        #expect(try await off.upload(off.payload().json).status == 200)
+        #expect(off.receiver.uploadLog().isEmpty)
+    }
+
+    @Test("two thousand devices uploading at once, every answer held 100 ms, are all answered 200 and stored")
+    func twoThousandAtOnce() async throws {
+        // Every answer is held, so all the connections are open at the same time.
+        let harness = try ReceiverHarness(allTransfersAtOnce: true) { $0.script = AnswerScript(latencyMillis: 100) }
+        let count = 2000
+        let uploads = (0..<count).map { _ in harness.payload(device: harness.newID(), fixes: 2).json }
+        let statuses = await withTaskGroup(of: Int?.self) { group in
+            for (index, json) in uploads.enumerated() {
+                group.addTask { try? await harness.upload(json, device: "d\(index)").status }
+            }
+            var statuses: [Int?] = []
+            for await status in group { statuses.append(status) }
+            return statuses
+        }
+        #expect(statuses.count == count)
+        #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses.filter { $0 != 200 }.prefix(5))")
+        let stats = harness.receiver.stats()
+        #expect(stats.batchesStored == count)
+        #expect(stats.fixesStored == 2 * count)
+        #expect(stats.devices == count)
+    }
+
     @Test("a bad configuration is refused with the value named")
     func badConfiguration() throws {
         #expect(throws: IngestReceiverError.self) {

@@ -1,8 +1,8 @@
 import BeekonDevice
 import BeekonNet
-import BeekonStore
 import Foundation
 import IngestReceiver
+import SQLite
 import Synchronization
 
 /// A receiver on 127.0.0.1, port 0, with its database in a fresh temporary folder, and a client
@@ -15,7 +15,9 @@ final class ReceiverHarness: Sendable {
 
     var databasePath: String { folder + "/ingest.db" }
 
-    init(_ configure: (inout IngestReceiverConfiguration) -> Void = { _ in }) throws {
+    /// `allTransfersAtOnce` lifts the client's limit on transfers in flight (256 by default), for
+    /// tests that hold thousands of connections open together.
+    init(allTransfersAtOnce: Bool = false, _ configure: (inout IngestReceiverConfiguration) -> Void = { _ in }) throws {
         folder =
             FileManager.default.temporaryDirectory
             .appendingPathComponent("beekon-receiver-tests-\(UUID().uuidString)").path
@@ -23,7 +25,7 @@ final class ReceiverHarness: Sendable {
         var configuration = IngestReceiverConfiguration(port: 0, databasePath: folder + "/ingest.db", threads: 2)
         configure(&configuration)
         receiver = try IngestReceiver(configuration: configuration)
-        transport = try HTTPTransport()
+        transport = try allTransfersAtOnce ? HTTPTransport(maxConcurrentTransfers: 0) : HTTPTransport()
     }
 
     deinit {

@@ -1,5 +1,4 @@
 internal import CSQLite
-import Foundation
 
 /// Owns one compiled statement (`sqlite3_stmt *`): prepared in `init`, finalised in `deinit`.
 ///
@@ -18,7 +17,7 @@ public final class Statement {
         try connection.check(code)
         guard let statement else {
             // SQL that holds only whitespace or comments compiles to nothing.
-            throw SQLiteError(SQLITE_MISUSE, message: "no SQL statement in \"\(sql)\"")
+            throw SQLiteError(.misuse, message: "no SQL statement in \"\(sql)\"")
         }
         self.connection = connection
         handle = statement
@@ -78,19 +77,8 @@ public final class Statement {
         }
     }
 
-    /// Binds a blob to parameter `index`.
-    public func bind(_ value: Data, at index: Int32) throws(SQLiteError) {
-        let code = value.withUnsafeBytes { bytes in
-            // A NULL pointer would bind SQL NULL; an empty blob is a zero-length blob.
-            bytes.baseAddress.map {
-                beekon_sqlite3_bind_blob_transient(handle, index, $0, Int32(bytes.count))
-            } ?? sqlite3_bind_zeroblob(handle, index, 0)
-        }
-        try connection.check(code)
-    }
-
     /// Binds SQL NULL to parameter `index`.
-    public func bindNull(at index: Int32) throws(SQLiteError) {
+    private func bindNull(at index: Int32) throws(SQLiteError) {
         try connection.check(sqlite3_bind_null(handle, index))
     }
 
@@ -157,13 +145,6 @@ public final class Statement {
     /// The column's text; nil for NULL.
     public func optionalString(at column: Int32) -> String? {
         isNull(at: column) ? nil : string(at: column)
-    }
-
-    /// The column as a blob.
-    public func data(at column: Int32) -> Data {
-        let byteCount = Int(sqlite3_column_bytes(handle, column))
-        guard let bytes = sqlite3_column_blob(handle, column), byteCount > 0 else { return Data() }
-        return Data(bytes: bytes, count: byteCount)
     }
 
     /// Whether the column is NULL.

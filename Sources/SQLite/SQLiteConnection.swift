@@ -3,8 +3,9 @@ import Foundation
 
 /// Owns one `sqlite3` handle: opened in `init`, closed in `deinit`.
 ///
-/// Not thread-safe, by design: it is opened with `SQLITE_OPEN_NOMUTEX` because a store is confined
-/// to the scheduler's thread, so SQLite's own per-call mutex would be pure cost.
+/// Not thread-safe, by design: it is opened with `SQLITE_OPEN_NOMUTEX` because each user confines
+/// its connection to one thread (a device store to the scheduler's, the receiver's to its writer),
+/// so SQLite's own per-call mutex would be pure cost.
 public final class SQLiteConnection {
     /// The `sqlite3 *`; valid for the object's lifetime.
     let handle: OpaquePointer
@@ -13,9 +14,7 @@ public final class SQLiteConnection {
     public init(path: String) throws(SQLiteError) {
         let initialised = SQLiteLibrary.initialisation
         guard initialised == SQLITE_OK else { throw SQLiteError(rawValue: initialised) }
-        // SQLite would create the file 0644 & ~umask; made 0600 here first, and its -wal, -shm
-        // and -journal files copy the database file's mode.
-        PrivateFile.createIfMissing(path)
+        Self.createPrivately(path)
         var db: OpaquePointer?
         let flags =
             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
@@ -32,6 +31,16 @@ public final class SQLiteConnection {
         // Off process-wide already; repeated per connection in case SQLite was initialised by
         // someone else first (see SQLiteLibrary).
         _ = beekon_sqlite3_db_config_lookaside(db, nil, 0, 0)
+    }
+
+    /// Creates `path` as an empty owner-only (0600) file unless it exists: databases hold tokens,
+    /// SQLite would create the file 0644 & ~umask, and its -wal, -shm and -journal files copy the
+    /// database file's mode. A path SQLite treats specially (`:memory:`, empty, a `file:` URI) is
+    /// left alone, and a failure is left for SQLite to report.
+    private static func createPrivately(_ path: String) {
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
     }
 
     deinit {
@@ -69,13 +78,13 @@ public final class SQLiteConnection {
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
     /// Frees as much of this connection's heap as SQLite can (unused cache pages).
-    func releaseMemory() {
+    public func releaseMemory() {
         _ = sqlite3_db_release_memory(handle)
     }
 
     /// Makes closing leave the WAL as it is: no checkpoint, no fsync, `-wal` kept. The next open
     /// rebuilds the WAL index from the `-wal` file.
-    func skipCheckpointOnClose() {
+    public func skipCheckpointOnClose() {
         _ = beekon_sqlite3_db_config_flag(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nil)
     }
 }
