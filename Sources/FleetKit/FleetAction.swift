@@ -10,8 +10,6 @@ public enum FleetAction: Sendable, Hashable {
     case locationServicesOff
     case locationServicesOn
     case osError
-    /// A sample: an OS error that lasts `millis`.
-    case osErrorFor(millis: Int64)
     case background
     case foreground
     /// `relaunchAfterMillis`: when the platform's rule relaunches the app (nil: its default).
@@ -32,7 +30,7 @@ public enum FleetAction: Sendable, Hashable {
 
     /// An action's name, as fleet files and the API write it.
     public enum Name: String, Sendable, Hashable, CaseIterable, Comparable {
-        case revokePermission, grantPermission, locationServicesOff, locationServicesOn, osError, osErrorFor
+        case revokePermission, grantPermission, locationServicesOff, locationServicesOn, osError
         case background, foreground, kill, reboot, networkOffline, networkOnline, latency, timeouts
         case start, stop, sync, configure, setExtras, addGeofences, removeGeofences
 
@@ -54,7 +52,6 @@ public enum FleetAction: Sendable, Hashable {
         case .locationServicesOff: .locationServicesOff
         case .locationServicesOn: .locationServicesOn
         case .osError: .osError
-        case .osErrorFor: .osErrorFor
         case .background: .background
         case .foreground: .foreground
         case .kill: .kill
@@ -82,9 +79,6 @@ public enum FleetAction: Sendable, Hashable {
         case .locationServicesOff: self = .locationServicesOff
         case .locationServicesOn: self = .locationServicesOn
         case .osError: self = .osError
-        case .osErrorFor:
-            guard let millis = values["ms"]?.millis else { return nil }
-            self = .osErrorFor(millis: millis)
         case .background: self = .background
         case .foreground: self = .foreground
         case .kill: self = .kill(relaunchAfterMillis: values["relaunchAfterSeconds"]?.millis)
@@ -121,7 +115,7 @@ extension FleetAction {
     public var parameterValues: [String: ActionParameter.Value] {
         switch self {
         case .kill(let after?), .reboot(let after?): ["relaunchAfterSeconds": .millis(after)]
-        case .latency(let millis), .osErrorFor(let millis): ["ms": .millis(millis)]
+        case .latency(let millis): ["ms": .millis(millis)]
         case .timeouts(let fraction): ["fraction": .number(fraction)]
         case .configure(let config): ["config": .config(config)]
         case .setExtras(let extras): ["extras": .stringMap(extras)]
@@ -264,13 +258,6 @@ extension FleetAction {
             ActionDescription(
                 name: .osError, summary: "a transient OS error: tracking pauses (unknown), then recovers",
                 parameters: [], ending: .recovers),
-            ActionDescription(
-                name: .osErrorFor, summary: "a transient OS error that lasts `ms`",
-                parameters: [
-                    ActionParameter(
-                        name: "ms", kind: .millis(latencyRange), required: true, summary: "how long it lasts",
-                        example: "20000")
-                ], ending: .never),
             ActionDescription(
                 name: .background, summary: "the app leaves the foreground", parameters: [],
                 ending: .undoneBy(.foreground)),

@@ -57,8 +57,6 @@ extension FleetLoop {
             feed(.locationServicesChanged(on: on), to: slot, at: time)
         case .osError:
             feed(.osError(recoveryMillis: forMillis ?? 5000), to: slot, at: time)
-        case .osErrorFor(let millis):
-            feed(.osError(recoveryMillis: millis), to: slot, at: time)
         case .background, .foreground:
             feed(.appStateChanged(background: action == .background), to: slot, at: time)
         case .networkOffline, .networkOnline:

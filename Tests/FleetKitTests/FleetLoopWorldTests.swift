@@ -126,20 +126,4 @@ struct FleetLoopWorldTests {
             fleet.engine.lasting.isEmpty,
             "undone actions and a relaunch that came are still kept: \(fleet.engine.lasting)")
     }
-
-    @Test("osErrorFor pauses a tracking device for its ms, then it tracks again")
-    func osErrorFor() throws {
-        let workspace = try FleetRuntimeTests.Workspace()
-        defer { workspace.cleanUp() }
-        var fleet = try Self.fleet(workspace, walkers: 1)
-        fleet.advance(to: Self.start + 60_000)
-        #expect(try #require(fleet.slot("walkers-0001")).listedState == "tracking")
-        try fleet.command { (engine) throws(FleetControlError) in
-            _ = try engine.act(.osErrorFor(millis: 20_000), on: .all)
-        }
-        fleet.advance(to: Self.start + 79_999)
-        #expect(try #require(fleet.slot("walkers-0001")).listedState == "paused(unknown)")
-        fleet.advance(to: Self.start + 80_000)
-        #expect(try #require(fleet.slot("walkers-0001")).listedState != "paused(unknown)")
-    }
 }
