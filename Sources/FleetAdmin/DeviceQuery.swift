@@ -53,14 +53,14 @@ struct DeviceQuery {
     func page(of snapshot: FleetSnapshot) -> (devices: ArraySlice<DeviceSnapshot>, total: Int, next: String?) {
         var matching = snapshot.devices.filter { device in
             !device.deleted && (group == nil || device.group == group)
-                && (state.map { FaultSelector.state(device.state, matches: $0) } ?? true)
+                && (state.map { device.state.matches($0) } ?? true)
                 && (outcome == nil || device.lastOutcome == outcome)
                 && (text.map { device.id.contains($0) } ?? true)
         }
         let ascending: (DeviceSnapshot, DeviceSnapshot) -> Bool
         switch sort {
         case .id: ascending = { $0.id < $1.id }
-        case .state: ascending = { ($0.state, $0.id) < ($1.state, $1.id) }
+        case .state: ascending = { ($0.state.description, $0.id) < ($1.state.description, $1.id) }
         case .pending: ascending = { ($0.pending, $0.id) < ($1.pending, $1.id) }
         case .lastUpload: ascending = { ($0.lastUploadAt ?? Int64.min, $0.id) < ($1.lastUploadAt ?? Int64.min, $1.id) }
         }

@@ -58,7 +58,7 @@ final class EventPublisher: Sendable {
         var tick = 0
         var lastSequence: UInt64 = 0
         /// What each device (by slot index) looked like in the last `devices` event.
-        var sent: [(state: String, pending: Int, outcome: String?)] = []
+        var sent: [(state: DeviceState, pending: Int, outcome: String?)] = []
         var lastAction = runtime.snapshot.actions.last?.number ?? 0
         while true {
             _ = wakeup.wait(timeout: .now() + .milliseconds(250))
@@ -100,7 +100,7 @@ final class EventPublisher: Sendable {
     }
 
     /// The devices whose state, pending count or last outcome changed since the last event.
-    private func devicesEvent(_ snapshot: FleetSnapshot, sent: inout [(state: String, pending: Int, outcome: String?)])
+    private func devicesEvent(_ snapshot: FleetSnapshot, sent: inout [(state: DeviceState, pending: Int, outcome: String?)])
         -> [UInt8]
     {
         var json = JSONWriter(capacity: 1024)
@@ -124,14 +124,14 @@ final class EventPublisher: Sendable {
             if index < sent.count {
                 sent[index] = now
             } else {
-                while sent.count < index { sent.append(("", -1, nil)) }
+                while sent.count < index { sent.append((.dead, -1, nil)) }  // Never matches: -1 pending.
                 sent.append(now)
             }
             json.beginObject()
             json.key("id")
             json.string(device.id)
             json.key("state")
-            json.string(device.state)
+            json.string(device.state.description)
             json.key("pending")
             json.integer(Int64(device.pending))
             json.key("lastOutcome")

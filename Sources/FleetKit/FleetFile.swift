@@ -164,10 +164,4 @@ public enum FaultSelector: Sendable, Hashable {
 
     /// `fraction`: a share of the devices.
     public static let fractionRange = NumberRange(0...1)
-
-    /// Whether a device's state text matches a `state` pattern (exact, or a prefix before `*`).
-    public static func state(_ state: String, matches pattern: String) -> Bool {
-        if pattern.hasSuffix("*") { return state.hasPrefix(pattern.dropLast()) }
-        return state == pattern
-    }
 }

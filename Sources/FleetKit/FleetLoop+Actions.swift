@@ -73,8 +73,8 @@ extension FleetLoop {
                         connectionKey: slots[slot].id),
                     fixes: 0, at: time)
             case .emitState(let state):
-                slots[slot].state = state.description
-                slots[slot].stateHistory.append(StateChange(at: time, state: slots[slot].state))
+                slots[slot].state = state
+                slots[slot].stateHistory.append(StateChange(at: time, state: .sdk(state)))
             case .requestLocationUpdates(let accuracy):
                 slots[slot].accuracy = accuracy
                 if let accuracy {

@@ -182,8 +182,8 @@ extension FleetLoop {
                     locationServicesOn: slot.locationServicesOn, online: slot.online,
                     pending: device?.pendingUploadCount ?? 0, lastOutcome: last?.outcome, lastUploadAt: last?.at,
                     latitude: slot.lastPosition?.latitude, longitude: slot.lastPosition?.longitude,
-                    config: device?.config, sync: Self.syncStatus(device?.sync),
-                    auth: Self.authStatus(device?.sync.auth, lastRefresh: slot.lastRefreshOutcome, now: now),
+                    config: device?.config, sync: Self.syncView(device?.sync),
+                    auth: Self.authView(device?.sync.auth, lastRefresh: slot.lastRefreshOutcome, now: now),
                     stateHistory: slot.stateHistory.elements, uploads: slot.uploads.elements,
                     storeError: slot.storeProblem.map {
                         DeviceStoreError(cause: $0.cause.rawValue, message: $0.message, since: $0.since)
@@ -192,46 +192,46 @@ extension FleetLoop {
         return snapshot
     }
 
-    static func syncStatus(_ sync: SyncEngine?) -> SyncStatus {
+    static func syncView(_ sync: SyncEngine?) -> SyncView {
         guard let sync, sync.isEnabled else {
-            return SyncStatus(
-                status: sync == nil ? "idle" : "off", consecutiveFailures: sync?.failures ?? 0, nextAttemptAt: nil)
+            return SyncView(
+                phase: sync == nil ? .idle : .off, consecutiveFailures: sync?.failures ?? 0, nextAttemptAt: nil)
         }
-        let status: String
+        let phase: SyncView.Phase
         var next: Int64?
         switch sync.phase {
-        case .idle: status = "idle"
-        case .loading: status = "loading"
-        case .sending: status = "uploading"
-        case .awaitingRefresh: status = "awaitingRefresh"
+        case .idle: phase = .idle
+        case .loading: phase = .loading
+        case .sending: phase = .uploading
+        case .awaitingRefresh: phase = .awaitingRefresh
         case .backingOff(_, let until):
-            status = "backingOff"
+            phase = .backingOff
             next = until
-        case .awaitingNetwork: status = "awaitingNetwork"
-        case .suspended: status = "suspended"
+        case .awaitingNetwork: phase = .awaitingNetwork
+        case .suspended: phase = .suspended
         }
-        return SyncStatus(status: status, consecutiveFailures: sync.failures, nextAttemptAt: next)
+        return SyncView(phase: phase, consecutiveFailures: sync.failures, nextAttemptAt: next)
     }
 
     /// The auth session's state, from what it shows publicly; the tokens stay inside.
-    static func authStatus(_ auth: AuthSession?, lastRefresh: String?, now: Int64) -> AuthStatus {
+    static func authView(_ auth: AuthSession?, lastRefresh: String?, now: Int64) -> AuthView {
         guard let auth, auth.recipe != nil else {
-            return AuthStatus(state: "none", validUntil: nil, lastRefreshOutcome: lastRefresh, breakerOpenUntil: nil)
+            return AuthView(state: .none, validUntil: nil, lastRefreshOutcome: lastRefresh, breakerOpenUntil: nil)
         }
         let tokens = auth.persisted?.tokens
         let hasToken = !(tokens?.accessToken?.isEmpty ?? true)
-        let state: String
+        let state: AuthView.State
         if auth.isRefreshing {
-            state = "refreshing"
+            state = .refreshing
         } else if auth.isDead {
-            state = "failed"
+            state = .failed
         } else if !hasToken || (tokens?.expiresAt.map { $0 <= now } ?? false) {
-            state = "expired"
+            state = .expired
         } else {
-            state = "valid"
+            state = .valid
         }
         let breaker = auth.breakerOpenUntil.flatMap { $0 > now ? $0 : nil }
-        return AuthStatus(
+        return AuthView(
             state: state, validUntil: tokens?.expiresAt, lastRefreshOutcome: lastRefresh, breakerOpenUntil: breaker)
     }
 }

@@ -21,9 +21,6 @@ struct StoreProblem: Sendable, Hashable {
         case relaunch(RelaunchCause)
     }
 
-    /// The listed state of a device with a store problem.
-    static let listedState = "storeError"
-
     /// Virtual ms before retry number `failedRetries + 1`: 10 s, doubling to at most 5 min.
     var retryDelayMillis: Int64 {
         min(10_000 << Int64(min(failedRetries, 5)), 300_000)
@@ -96,7 +93,7 @@ extension FleetLoop {
         }
         let problem = StoreProblem(cause: error.kind, message: error.message, since: time, resume: resume)
         slots[slot].storeProblem = problem
-        slots[slot].stateHistory.append(StateChange(at: time, state: StoreProblem.listedState))
+        slots[slot].stateHistory.append(StateChange(at: time, state: .storeError))
         timers.schedule((), key: .storeRetry(slot), at: time + problem.retryDelayMillis)
     }
 

@@ -119,7 +119,7 @@ extension FleetLoop {
             for _ in 0...slot { picked = Double.random(in: 0..<1, using: &draws) < fraction }
             return picked
         case .state(let pattern):
-            return FaultSelector.state(slots[slot].listedState, matches: pattern)
+            return slots[slot].listedState.matches(pattern)
         }
     }
 
@@ -145,7 +145,7 @@ extension FleetLoop {
         guard slots[slot].device != nil else { return }
         feed(.processDied, to: slot, at: time)
         slots[slot].accuracy = nil
-        slots[slot].stateHistory.append(StateChange(at: time, state: "dead"))
+        slots[slot].stateHistory.append(StateChange(at: time, state: .dead))
         timers.cancel(.providerTick(slot))
         watchForSignificantMove(slot, at: time)
     }

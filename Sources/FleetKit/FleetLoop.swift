@@ -49,7 +49,7 @@ struct DeviceSlot {
     var outage: ProcessOutage?
     var accuracy: AccuracyRequest?
     var wasMoving = true
-    var state = "idle"
+    var state = TrackingState.idle
     /// `latency` fault: added to every transfer, ms.
     var extraLatencyMillis: Int64 = 0
     /// `timeouts` fault: the share of transfers that time out.
@@ -76,9 +76,9 @@ struct DeviceSlot {
 
     /// The state as listed: `storeError` while its store fails, `dead` while the app's process
     /// is gone, otherwise the SDK's state (which runs on throughout a store failure).
-    var listedState: String {
-        if storeProblem != nil { return StoreProblem.listedState }
-        return processAlive ? state : "dead"
+    var listedState: DeviceState {
+        if storeProblem != nil { return .storeError }
+        return processAlive ? .sdk(state) : .dead
     }
 }
 
@@ -585,7 +585,7 @@ struct FleetLoop {
         var pending = 0
         var devices = 0
         for slot in slots where !slot.removed {
-            states[slot.listedState, default: 0] += 1
+            states[slot.listedState.description, default: 0] += 1
             pending += slot.device?.pendingUploadCount ?? 0
             devices += 1
         }

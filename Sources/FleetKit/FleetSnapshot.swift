@@ -58,9 +58,8 @@ public struct DeviceSnapshot: Sendable {
     public var model: String
     /// The install id (UUIDv7 text).
     public var installID: String
-    /// The SDK's state text (`tracking`, `paused(permissionRevoked)`), `dead`, or `storeError`
-    /// (see `storeError`).
-    public var state: String
+    /// The SDK's state, `dead`, or `storeError` (see `storeError`).
+    public var state: DeviceState
     /// Whether the app's process is alive.
     public var alive: Bool
     /// Whether it has been spawned yet.
@@ -85,10 +84,10 @@ public struct DeviceSnapshot: Sendable {
     public var longitude: Double?
     /// The SDK configuration in force (secrets included: redact before showing it).
     public var config: BeekonConfig?
-    /// The sync engine's state.
-    public var sync: SyncStatus
-    /// The auth session's state, without its tokens.
-    public var auth: AuthStatus
+    /// Where its sync engine is.
+    public var sync: SyncView
+    /// Its auth session, without its tokens.
+    public var auth: AuthView
     /// Recent state changes, oldest first.
     public var stateHistory: [StateChange]
     /// Recent uploads, oldest first.
@@ -108,11 +107,17 @@ public struct DeviceStoreError: Sendable, Hashable {
     public var since: Int64
 }
 
-/// Where a device's sync engine is.
-public struct SyncStatus: Sendable, Hashable {
-    /// `idle`, `loading`, `uploading`, `awaitingRefresh`, `backingOff`, `awaitingNetwork`,
-    /// `suspended`, or `off` (local-only).
-    public var status: String
+/// Where a device's sync engine is, as the admin API shows it (the SDK's own `syncStatus`
+/// stream is `BeekonDevice.SyncStatus`).
+public struct SyncView: Sendable, Hashable {
+    /// The sync engine's phase.
+    public enum Phase: String, Sendable, Hashable, CaseIterable {
+        case idle, loading, uploading, awaitingRefresh, backingOff, awaitingNetwork, suspended
+        /// Local-only: the configuration has no sync block.
+        case off
+    }
+
+    public var phase: Phase
     /// Failed uploads in a row.
     public var consecutiveFailures: Int
     /// When a backed-off batch is retried, virtual Unix ms.
@@ -120,9 +125,17 @@ public struct SyncStatus: Sendable, Hashable {
 }
 
 /// A device's auth session, as far as it may be shown: state and instants, never a token.
-public struct AuthStatus: Sendable, Hashable {
-    /// `none`, `valid`, `refreshing`, `expired` or `failed`.
-    public var state: String
+public struct AuthView: Sendable, Hashable {
+    /// The session's state.
+    public enum State: String, Sendable, Hashable, CaseIterable {
+        /// No declarative auth configured.
+        case none
+        case valid, refreshing, expired
+        /// Dead credentials: no refresh until a new seed.
+        case failed
+    }
+
+    public var state: State
     /// The access token's expiry, virtual Unix ms.
     public var validUntil: Int64?
     /// The last refresh's outcome (`200`, `timeout`, `offline`).
@@ -152,8 +165,8 @@ public struct UploadRecord: Sendable, Hashable {
 public struct StateChange: Sendable, Hashable {
     /// Virtual Unix ms.
     public var at: Int64
-    /// The state text (`tracking`, `dead`, …).
-    public var state: String
+    /// The state it entered.
+    public var state: DeviceState
     /// Why a dead app came back, on the first state it entered (or listed) on relaunch; nil on
     /// every other change.
     public var cause: RelaunchCause?

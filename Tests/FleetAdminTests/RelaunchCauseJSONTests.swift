@@ -15,9 +15,9 @@ struct RelaunchCauseJSONTests {
     func causeInHistory(cause: RelaunchCause) throws {
         var device = StoreErrorJSONTests.device("walkers-0001", storeError: nil)
         device.stateHistory = [
-            StateChange(at: 1_781_510_400_000, state: "tracking"),
-            StateChange(at: 1_781_510_460_000, state: "dead"),
-            StateChange(at: 1_781_510_520_000, state: "tracking", cause: cause),
+            StateChange(at: 1_781_510_400_000, state: .sdk(.tracking)),
+            StateChange(at: 1_781_510_460_000, state: .dead),
+            StateChange(at: 1_781_510_520_000, state: .sdk(.tracking), cause: cause),
         ]
         let history = try #require(
             try StoreErrorJSONTests.object(AdminJSON.deviceDetail(device))["stateHistory"] as? [[String: Any]])

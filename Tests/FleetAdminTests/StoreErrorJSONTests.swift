@@ -11,11 +11,11 @@ struct StoreErrorJSONTests {
     static func device(_ id: String, storeError: DeviceStoreError?) -> DeviceSnapshot {
         DeviceSnapshot(
             id: id, group: "walkers", platform: .ios, model: "", installID: "",
-            state: storeError == nil ? "tracking" : "storeError",
+            state: storeError == nil ? .sdk(.tracking) : .storeError,
             alive: true, spawned: true, deleted: false, permissionGranted: true, locationServicesOn: true, online: true,
             pending: 0, lastOutcome: nil, lastUploadAt: nil, latitude: nil, longitude: nil, config: nil,
-            sync: SyncStatus(status: "idle", consecutiveFailures: 0, nextAttemptAt: nil),
-            auth: AuthStatus(state: "none", validUntil: nil, lastRefreshOutcome: nil, breakerOpenUntil: nil),
+            sync: SyncView(phase: .idle, consecutiveFailures: 0, nextAttemptAt: nil),
+            auth: AuthView(state: .none, validUntil: nil, lastRefreshOutcome: nil, breakerOpenUntil: nil),
             stateHistory: [], uploads: [], storeError: storeError)
     }
 

@@ -146,8 +146,8 @@ struct FleetRuntimeTests {
             let changes = slot.stateHistory.elements.filter { $0.at >= revoked }
             #expect(
                 changes == [
-                    StateChange(at: revoked, state: "paused(permissionRevoked)"),
-                    StateChange(at: granted, state: "tracking"),
+                    StateChange(at: revoked, state: .sdk(.paused(.permissionRevoked))),
+                    StateChange(at: granted, state: .sdk(.tracking)),
                 ],
                 "\(slot.id)")
             let fixes =

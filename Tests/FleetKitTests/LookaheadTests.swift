@@ -76,7 +76,7 @@ struct LookaheadTests {
             lived[slot.id, default: Lived(sent: [], heard: [], state: "")].heard = slot.uploads.elements.map {
                 "\($0.at) \($0.batchID) \($0.outcome) \($0.latencyMillis)"
             }
-            lived[slot.id]?.state = slot.listedState
+            lived[slot.id]?.state = slot.listedState.description
         }
         return lived
     }

@@ -149,20 +149,20 @@ struct RelaunchTests {
         var loop = try Self.loop(workspace, platform: expected.platform, route: expected.route, faults: faults)
         let id = loop.slots[0].id
         Self.advance(&loop, to: Self.downAt - 1)
-        #expect(loop.slots[0].listedState == "tracking")
+        #expect(loop.slots[0].listedState.description == "tracking")
         if source == .admin {
             Self.advance(&loop, to: Self.downAt)
             #expect(try loop.act(Self.outage(expected.action, delaySeconds: expected.delaySeconds), on: .all) == [id])
         } else {
             Self.advance(&loop, to: Self.downAt)
         }
-        #expect(loop.slots[0].listedState == "dead")
+        #expect(loop.slots[0].listedState.description == "dead")
         let stored = loop.metrics.fixesStored
         let sent = loop.metrics.batchesSent + loop.metrics.refreshesSent
         let back = Self.downAt + expected.backAfterSeconds * 1000
 
         Self.advance(&loop, to: back - 1)
-        #expect(!loop.slots[0].processAlive && loop.slots[0].listedState == "dead")
+        #expect(!loop.slots[0].processAlive && loop.slots[0].listedState.description == "dead")
         #expect(loop.metrics.fixesStored == stored, "fixes stored while the app was dead")
         #expect(loop.metrics.batchesSent + loop.metrics.refreshesSent == sent, "requests sent while the app was dead")
         #expect(try loop.locations(of: id, from: Self.downAt + 1, to: back - 1, limit: 10).isEmpty)
@@ -174,7 +174,7 @@ struct RelaunchTests {
 
         // It tracks again, in the same session, by itself.
         Self.advance(&loop, to: back + 5 * 60_000)
-        #expect(loop.slots[0].listedState == "tracking")
+        #expect(loop.slots[0].listedState.description == "tracking")
         #expect(loop.metrics.fixesStored > stored)
     }
 
@@ -187,7 +187,7 @@ struct RelaunchTests {
         _ = try loop.act(.kill(relaunchAfterMillis: nil), on: .all)
         let stored = loop.metrics.fixesStored
         Self.advance(&loop, to: Self.downAt + 6 * 3_600_000)
-        #expect(!loop.slots[0].processAlive && loop.slots[0].listedState == "dead")
+        #expect(!loop.slots[0].processAlive && loop.slots[0].listedState.description == "dead")
         #expect(loop.metrics.fixesStored == stored)
         #expect(try Self.relaunches(loop, loop.slots[0].id).isEmpty)
         #expect(loop.timers.isScheduled(.significantMoveCheck(0)))
@@ -253,10 +253,10 @@ struct RelaunchTests {
         let slot = try #require(loop.slotsByID[id])
         #expect(loop.slots[slot].device != nil, "not spawned")
         guard let cause = expected.cause else {
-            #expect(loop.slots[slot].listedState != "dead")
+            #expect(loop.slots[slot].listedState.description != "dead")
             return
         }
-        #expect(loop.slots[slot].listedState == "dead")
+        #expect(loop.slots[slot].listedState.description == "dead")
         let back = Self.downAt + expected.backAfterSeconds * 1000
         Self.advance(&loop, to: back - 1)
         #expect(!loop.slots[slot].processAlive)
@@ -281,7 +281,7 @@ struct RelaunchTests {
         try FileManager.default.moveItem(atPath: database, toPath: kept)
         try Data(repeating: 0x78, count: 8192).write(to: URL(fileURLWithPath: database))
         Self.advance(&loop, to: Self.downAt + 60_000)
-        #expect(loop.slots[0].listedState == "storeError" && !loop.slots[0].processAlive)
+        #expect(loop.slots[0].listedState.description == "storeError" && !loop.slots[0].processAlive)
         #expect(loop.slots[0].storeProblem?.resume == .relaunch(.workManager))
         #expect(try Self.relaunches(loop, id).isEmpty)
 

@@ -41,13 +41,13 @@ struct StoreFailureRunTests {
 
         let full = fleet.engine.snapshot()
         for slot in fleet.engine.slots {
-            #expect(slot.listedState == "storeError", "\(slot.id)")
+            #expect(slot.listedState.description == "storeError", "\(slot.id)")
             #expect(slot.storeProblem?.cause == .full)
             #expect(slot.storeProblem?.message == "database or disk is full")
             // The answer to the batch on the wire is the first write that fails: its rows cannot be deleted.
             #expect(
                 slot.stateHistory.elements.first { $0.at >= fullAt }
-                    == StateChange(at: Self.start + 200_000, state: "storeError"))
+                    == StateChange(at: Self.start + 200_000, state: .storeError))
             // Every batch acknowledged while full is held back, row for row.
             let acknowledged = slot.uploads.elements.filter { $0.at >= fullAt && $0.outcome == "200" }.reduce(0) {
                 $0 + $1.fixes
@@ -75,7 +75,7 @@ struct StoreFailureRunTests {
             #expect(
                 slot.stateHistory.elements.filter { $0.at >= liftedAt }.first?.at == firstFix,
                 "\(slot.id) left storeError at another instant")
-            #expect(slot.storeProblem == nil && slot.listedState == "tracking")
+            #expect(slot.storeProblem == nil && slot.listedState.description == "tracking")
             #expect(
                 ingest.uploads(of: slot.id).contains { $0.request.sentAt >= liftedAt && $0.accepted },
                 "\(slot.id) uploaded nothing once it had room")
@@ -119,8 +119,8 @@ struct StoreFailureRunTests {
         let history = fleet.engine.slots[0].stateHistory.elements.filter { $0.at >= failedAt }
         #expect(
             history == [
-                StateChange(at: failedAt, state: "storeError"),
-                StateChange(at: failedAt + recoveredAfterSeconds * 1_000, state: "paused(permissionRevoked)"),
+                StateChange(at: failedAt, state: .storeError),
+                StateChange(at: failedAt + recoveredAfterSeconds * 1_000, state: .sdk(.paused(.permissionRevoked))),
             ])
     }
 }
