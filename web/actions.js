@@ -1,6 +1,6 @@
 // The Faults tab: apply any action, with its parameters, to a selector of devices; and the log
 // of recent actions from the live stream.
-import { $, el, num, longTime } from "./dom.js";
+import { $, el, num, longTime, streamText } from "./dom.js";
 import { api, on, ApiError, say, showError, clearError } from "./api.js";
 import { showTab } from "./tabs.js";
 import { selected } from "./selection.js";
@@ -78,11 +78,14 @@ $("#fault-form").addEventListener("submit", async e => {
     showError(err, `Applying ${faSel.value}`);
   }
 });
-on("action", a => {
+function logLine(...parts) {
   const log = $("#action-log");
-  log.prepend(el("li", {}, `${longTime(a.at)} — `, el("strong", { text: a.action }), ` on ${num(a.applied)} device${a.applied === 1 ? "" : "s"}`));
+  log.prepend(el("li", {}, ...parts));
   while (log.children.length > 50) log.lastChild.remove();
-});
+}
+on("action", a => logLine(`${longTime(a.at)} — `, el("strong", { text: a.action }), ` on ${num(a.applied)} device${a.applied === 1 ? "" : "s"}`));
+// A device's sync retry or failure, or an auth change, as the SDK emitted it.
+on("sdk", r => logLine(`${longTime(r.at)} — ${r.device} `, el("em", { text: r.stream }), ` ${streamText(r)}`));
 
 // The count beside "Selected in the table".
 export function showSelectedCount() { $("#fa-selcount").textContent = selected.size; }

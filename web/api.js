@@ -111,7 +111,7 @@ export function connectEvents() {
     if (es.readyState === EventSource.CLOSED) { setConn("down", "disconnected"); scheduleReconnect(); }
     else setConn("connecting", "reconnecting…");
   };
-  for (const name of ["fleet", "uploads", "devices", "action"]) {
+  for (const name of ["fleet", "uploads", "devices", "action", "sdk"]) {
     es.addEventListener(name, e => { try { emit(name, JSON.parse(e.data)); } catch (err) { console.error(`bad ${name} event`, err); } });
   }
 }

@@ -1,6 +1,6 @@
 // The device detail dialog (summary, state timeline, route, uploads, fixes, config) and the
 // actions on one device, which the devices table's row menu offers too.
-import { $, el, num, ms, shortTime, longTime, debounce, stateKind, stateBadge } from "./dom.js";
+import { $, el, num, ms, shortTime, longTime, debounce, stateKind, stateBadge, streamText } from "./dom.js";
 import { api, emit, on, say, showError, clearError } from "./api.js";
 import { fleet } from "./fleet.js";
 import { showRoute } from "./map-panel.js";
@@ -36,6 +36,7 @@ export async function openDetail(id) {
     el("div", { class: "d-grid" },
       el("div", {}, el("h3", { text: "Route (recent fixes)" }), el("canvas", { id: "d-route", role: "img", "aria-label": `Recent fixes of ${id}` })),
       el("div", {}, el("h3", { text: "Uploads" }), el("div", { class: "table-wrap", id: "d-uploads" }))),
+    el("h3", { text: "SDK streams (syncStatus, authChanges)" }), el("div", { class: "table-wrap", id: "d-streams", style: "max-height:220px" }),
     el("h3", { text: "Recent fixes" }), el("div", { class: "table-wrap", id: "d-fixes", style: "max-height:220px" }),
     el("h3", { text: "SDK config" }), el("pre", { class: "json", id: "d-config" }));
   if (!detailDlg.open) detailDlg.showModal();
@@ -77,6 +78,8 @@ async function refreshDetail(first) {
   const uploads = (ups && ups.uploads) || d.uploads || [];
   $("#d-uploads").replaceChildren(miniTable(["At", "Batch", "Fixes", "Outcome heard", "Latency ms (virtual)", "Server ms (real)"],
     uploads.map(u => [shortTime(u.at), u.batchId, u.fixes, u.outcome, ms(u.latencyMs), u.serverMs == null ? "–" : ms(u.serverMs)]), "No uploads yet."));
+  $("#d-streams").replaceChildren(miniTable(["At", "Stream", "Value"],
+    (d.streams || []).map(r => [shortTime(r.at), r.stream, streamText(r)]), "Nothing emitted yet."));
   const fixes = (locs && locs.locations) || [];
   $("#d-fixes").replaceChildren(miniTable(["Time", "Latitude", "Longitude", "Accuracy m", "Speed m/s", "Trigger", "Uploaded"],
     fixes.slice(-100).reverse().map(f => [shortTime(f.timestamp), f.latitude?.toFixed(5), f.longitude?.toFixed(5), f.accuracy, f.speed, f.trigger, f.uploaded ? "yes" : "no"]), "No fixes stored."));

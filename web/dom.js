@@ -36,3 +36,13 @@ export const stateKind = s => (s || "").replace(/\(.*$/, "");
 export function stateBadge(s, why) {
   return el("span", { class: "badge", "data-state": s, dataset: { kind: stateKind(s) }, title: why || s, text: stateLabel(s) });
 }
+// One stream value in words: the status or change, with what it carries.
+export function streamText(r) {
+  const v = r.status || r.change;
+  if (v === "succeeded") return `succeeded (${r.count} fixes)`;
+  if (v === "retrying") return `retrying (attempt ${r.attempt}, next ${longTime(r.nextAt)})`;
+  if (v === "failed") return `failed (${r.reason})`;
+  if (v === "seeded" || v === "refreshed") return `${v}${r.expiresAt ? ` (expires ${longTime(r.expiresAt)})` : ""}`;
+  if (v === "breakerOpened") return `breaker opened until ${longTime(r.until)}`;
+  return v;
+}

@@ -211,8 +211,69 @@ enum AdminJSON {
         json.endArray()
         json.key("uploads")
         uploadRecords(device.uploads, to: &json)
+        json.key("streams")
+        json.beginArray()
+        for record in device.streams.reversed() { stream(record, device: false, to: &json) }
+        json.endArray()
         json.endObject()
         return json.bytes
+    }
+
+    /// A value of a device's SDK stream: `{"at", "stream": "syncStatus", "status", …}` or
+    /// `{"at", "stream": "authChanges", "change", …}`, with `device` for the live event.
+    static func stream(_ record: StreamRecord, device: Bool, to json: inout JSONWriter) {
+        json.beginObject()
+        if device {
+            json.key("device")
+            json.string(record.device)
+        }
+        json.key("at")
+        json.timestamp(unixMillis: record.at)
+        switch record.value {
+        case .syncStatus(let status):
+            json.key("stream")
+            json.string("syncStatus")
+            json.key("status")
+            switch status {
+            case .idle: json.string("idle")
+            case .inFlight: json.string("inFlight")
+            case .succeeded(let count):
+                json.string("succeeded")
+                json.key("count")
+                json.integer(Int64(count))
+            case .retrying(let attempt, let nextAt):
+                json.string("retrying")
+                json.key("attempt")
+                json.integer(Int64(attempt))
+                json.key("nextAt")
+                json.timestamp(unixMillis: nextAt)
+            case .failed(let failure):
+                json.string("failed")
+                json.key("reason")
+                json.string(failure.rawValue)
+            }
+        case .authChange(let change):
+            json.key("stream")
+            json.string("authChanges")
+            json.key("change")
+            switch change {
+            case .seeded(let expiresAt):
+                json.string("seeded")
+                json.key("expiresAt")
+                optionalTime(expiresAt, to: &json)
+            case .refreshed(let expiresAt):
+                json.string("refreshed")
+                json.key("expiresAt")
+                optionalTime(expiresAt, to: &json)
+            case .deadCredentials:
+                json.string("deadCredentials")
+            case .breakerOpened(let until):
+                json.string("breakerOpened")
+                json.key("until")
+                json.timestamp(unixMillis: until)
+            }
+        }
+        json.endObject()
     }
 
     /// Most recent first.

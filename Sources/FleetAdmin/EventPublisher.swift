@@ -60,6 +60,7 @@ final class EventPublisher: Sendable {
         /// What each device (by slot index) looked like in the last `devices` event.
         var sent: [(state: DeviceState, pending: Int, outcome: String?)] = []
         var lastAction = runtime.snapshot.actions.last?.number ?? 0
+        var lastStream = runtime.snapshot.streamEvents.last?.number ?? 0
         while true {
             _ = wakeup.wait(timeout: .now() + .milliseconds(250))
             let streams = state.withLock { state -> [EventStream]? in
@@ -85,6 +86,13 @@ final class EventPublisher: Sendable {
                 bytes += Self.event("action", json.bytes)
             }
             lastAction = max(lastAction, snapshot.actions.last?.number ?? 0)
+            // Notable SDK stream values (sync retries and failures, auth changes) since the last tick.
+            for record in snapshot.streamEvents where record.number > lastStream {
+                var json = JSONWriter(capacity: 160)
+                AdminJSON.stream(record, device: true, to: &json)
+                bytes += Self.event("sdk", json.bytes)
+            }
+            lastStream = max(lastStream, snapshot.streamEvents.last?.number ?? 0)
             if snapshot.sequence != lastSequence {
                 lastSequence = snapshot.sequence
                 bytes += devicesEvent(snapshot, sent: &sent)
@@ -100,7 +108,9 @@ final class EventPublisher: Sendable {
     }
 
     /// The devices whose state, pending count or last outcome changed since the last event.
-    private func devicesEvent(_ snapshot: FleetSnapshot, sent: inout [(state: DeviceState, pending: Int, outcome: String?)])
+    private func devicesEvent(
+        _ snapshot: FleetSnapshot, sent: inout [(state: DeviceState, pending: Int, outcome: String?)]
+    )
         -> [UInt8]
     {
         var json = JSONWriter(capacity: 1024)

@@ -88,7 +88,11 @@ extension FleetLoop {
                 timers.schedule((), key: .device(slot, timer), at: at)
             case .cancelTimer(let timer):
                 timers.cancel(.device(slot, timer))
-            case .emitLocation, .emitGeofenceEvent, .emitSyncStatus, .emitAuthChange, .answerCurrentLocation:
+            case .emitSyncStatus(let status):
+                logStream(StreamRecord(at: time, device: slots[slot].id, value: .syncStatus(status)), slot: slot)
+            case .emitAuthChange(let change):
+                logStream(StreamRecord(at: time, device: slots[slot].id, value: .authChange(change)), slot: slot)
+            case .emitLocation, .emitGeofenceEvent, .answerCurrentLocation:
                 break
             case .refuseCall(let call, let reason):
                 effects.append(.warn("beekon-fleet: device \(slots[slot].id): \(call) refused: \(reason)\n"))
@@ -122,5 +126,14 @@ extension FleetLoop {
             break
         }
         return []
+    }
+
+    /// Keeps a stream value in the device's history and, when notable, numbered in the fleet's.
+    private mutating func logStream(_ record: StreamRecord, slot: Int) {
+        slots[slot].streams.append(record)
+        guard record.isNotable else { return }
+        var numbered = record
+        numbered.number = streamLog.appended + 1
+        streamLog.append(numbered)
     }
 }

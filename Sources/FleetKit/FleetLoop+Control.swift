@@ -168,6 +168,7 @@ extension FleetLoop {
         snapshot.metrics = published
         snapshot.uploads = uploadStats
         snapshot.actions = actionLog.elements
+        snapshot.streamEvents = streamLog.elements
         snapshot.indexByID = slotsByID
         snapshot.devices.reserveCapacity(slots.count)
         let now = metrics.virtualNow
@@ -185,6 +186,7 @@ extension FleetLoop {
                     config: device?.config, sync: Self.syncView(device?.sync),
                     auth: Self.authView(device?.sync.auth, lastRefresh: slot.lastRefreshOutcome, now: now),
                     stateHistory: slot.stateHistory.elements, uploads: slot.uploads.elements,
+                    streams: slot.streams.elements,
                     storeError: slot.storeProblem.map {
                         DeviceStoreError(cause: $0.cause.rawValue, message: $0.message, since: $0.since)
                     }))

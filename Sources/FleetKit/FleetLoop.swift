@@ -66,6 +66,8 @@ struct DeviceSlot {
     var uploads = RecentRing<UploadRecord>(capacity: 50)
     /// The most recent state changes, oldest first.
     var stateHistory = RecentRing<StateChange>(capacity: 50)
+    /// Its SDK's recent `syncStatus` and `authChanges` values, oldest first.
+    var streams = RecentRing<StreamRecord>(capacity: 50)
     /// The store's failure while it lasts (the device is listed as `storeError`).
     var storeProblem: StoreProblem?
     /// The transfers it has out, by number (see `FleetLoop.transfers`).
@@ -115,6 +117,8 @@ struct FleetLoop {
     var uploadStats = UploadStats()
     /// Fault and admin actions as they ran, most recent last.
     var actionLog = RecentRing<ActionRecord>(capacity: 100)
+    /// The fleet's recent notable stream values (see `StreamRecord.isNotable`), numbered.
+    var streamLog = RecentRing<StreamRecord>(capacity: 100)
     /// Admin actions so far (seeds `fraction` selectors that give no seed).
     var adminActions: UInt64 = 0
     /// Lasting actions a device the admin API adds later meets (`meetLastingActions`), oldest first.

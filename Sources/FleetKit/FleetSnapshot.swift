@@ -30,6 +30,9 @@ public struct FleetSnapshot: Sendable {
     public var uploads = UploadStats()
     /// Recent fault and admin actions, oldest first.
     public var actions: [ActionRecord] = []
+    /// Recent notable values of the devices' SDK streams (sync retries and failures, every auth
+    /// change), oldest first, numbered across the run.
+    public var streamEvents: [StreamRecord] = []
     /// Counts publications; a reader can tell a new snapshot from one it has seen.
     public var sequence: UInt64 = 0
 
@@ -92,6 +95,8 @@ public struct DeviceSnapshot: Sendable {
     public var stateHistory: [StateChange]
     /// Recent uploads, oldest first.
     public var uploads: [UploadRecord]
+    /// The recent values of its SDK's `syncStatus` and `authChanges` streams, oldest first.
+    public var streams: [StreamRecord]
     /// Why its store fails, while it is in `storeError`.
     public var storeError: DeviceStoreError?
 }
@@ -170,6 +175,31 @@ public struct StateChange: Sendable, Hashable {
     /// Why a dead app came back, on the first state it entered (or listed) on relaunch; nil on
     /// every other change.
     public var cause: RelaunchCause?
+}
+
+/// A value a device's SDK emitted on one of its streams (spec §6): `syncStatus` or `authChanges`.
+public struct StreamRecord: Sendable, Hashable {
+    /// Virtual Unix ms.
+    public var at: Int64
+    /// The device's id.
+    public var device: String
+    public var value: Value
+    /// Counts the fleet's notable stream values over the run (set when logged; 0 otherwise).
+    public var number = 0
+
+    public enum Value: Sendable, Hashable {
+        case syncStatus(SyncStatus)
+        case authChange(AuthChange)
+    }
+
+    /// Worth a live event of its own: a retry or a failure of sync, any auth change. The rest
+    /// (in flight, succeeded, idle) each upload's outcome already tells.
+    public var isNotable: Bool {
+        switch value {
+        case .syncStatus(.retrying), .syncStatus(.failed), .authChange: true
+        case .syncStatus: false
+        }
+    }
 }
 
 /// A fault or admin action that ran.

@@ -16,7 +16,7 @@ struct StoreErrorJSONTests {
             pending: 0, lastOutcome: nil, lastUploadAt: nil, latitude: nil, longitude: nil, config: nil,
             sync: SyncView(phase: .idle, consecutiveFailures: 0, nextAttemptAt: nil),
             auth: AuthView(state: .none, validUntil: nil, lastRefreshOutcome: nil, breakerOpenUntil: nil),
-            stateHistory: [], uploads: [], storeError: storeError)
+            stateHistory: [], uploads: [], streams: [], storeError: storeError)
     }
 
     static var snapshot: FleetSnapshot {

@@ -102,7 +102,8 @@ struct FleetLoopWorldTests {
         #expect(walker.permissionGranted, "the grant on its group came after the revoke on all")
         #expect(walker.online && walker.locationServicesOn, "an action on others or on ids reached it")
         #expect(
-            !walker.processAlive && walker.listedState.description == "dead", "spawned within the kill's minute, it is not dead")
+            !walker.processAlive && walker.listedState.description == "dead",
+            "spawned within the kill's minute, it is not dead")
         let other = try spawn(&fleet, "others")
         #expect(!other.permissionGranted && !other.online && other.processAlive)
 

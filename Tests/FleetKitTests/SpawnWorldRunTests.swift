@@ -113,7 +113,8 @@ struct SpawnWorldRunTests {
         for slot in fleet.engine.slots {
             let history = slot.stateHistory.elements
             let sentAt = ingest.uploads(of: slot.id).map(\.request.sentAt)
-            #expect(slot.listedState.description == "tracking" && slot.processAlive, "\(slot.id) does not track at the end")
+            #expect(
+                slot.listedState.description == "tracking" && slot.processAlive, "\(slot.id) does not track at the end")
             guard let expected = spawnedAt[slot.id] else {
                 #expect(slot.id == "others-0001")
                 #expect(history.first == StateChange(at: Self.start + 20 * Self.minute, state: .sdk(.starting)))
@@ -129,7 +130,8 @@ struct SpawnWorldRunTests {
                 history.first?.at == expected, "\(slot.id) spawned at \(history.first.map { $0.at - Self.start } ?? -1)"
             )
             #expect(
-                history.last { $0.at == expected }?.state.description == condition.stateAtSpawn, "\(slot.id) at spawn: \(history)")
+                history.last { $0.at == expected }?.state.description == condition.stateAtSpawn,
+                "\(slot.id) at spawn: \(history)")
             #expect(!sentAt.isEmpty, "\(slot.id) never uploaded")
             #expect(sentAt.allSatisfy { $0 >= Self.endAt }, "\(slot.id) sent a request before the condition ended")
             if condition.action != .networkOffline {

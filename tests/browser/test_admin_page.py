@@ -117,6 +117,9 @@ def test_spawn_revoke_and_grant_permission(page):
     page.click(f"#dev-table tr[data-id='{ids[0]}'] button.link")
     page.wait_for_selector(f"#d-summary [data-state='{REVOKED}']")
     page.wait_for_selector(f"#d-timeline [data-state='{REVOKED}']")
+    # Its SDK streams: the sync engine went in flight for its uploads (most recent first).
+    page.wait_for_selector("#d-streams table tbody tr")
+    assert "syncStatus" in page.text_content("#d-streams")
     page.keyboard.press("Escape")
     page.wait_for_function("!document.querySelector('#detail').open")
 

@@ -1,0 +1,57 @@
+import FleetKit
+import Foundation
+import Synchronization
+import Testing
+
+/// The SDK's `syncStatus` and `authChanges` streams reach the admin API: a device's recent values
+/// in its detail, the notable ones as `sdk` live events.
+@Suite("SDK streams in the admin API")
+struct StreamEventsTests {
+    @Test("a device whose upload hangs lists its retry in `streams` and the live events carry it as `sdk`")
+    func retryInDetailAndEvents() async throws {
+        // walkers-0001's first upload hangs (heard as a timeout 30 s later); every other is answered.
+        let hung = Mutex(false)
+        let harness = try AdminHarness(
+            fleet: .simulated { request in
+                guard request.device == "walkers-0001", case .upload = request.kind else { return .ok }
+                return hung.withLock { hung in
+                    defer { hung = true }
+                    return hung ? .ok : .hang
+                }
+            })
+        let runtime = harness.simulated
+        let opened = Mutex(false)
+        let stream = await harness.readStream("/api/v1/events") { raw in
+            if !opened.withLock({ opened in
+                defer { opened = true }
+                return opened
+            }) {
+                runtime.advance(byMillis: 120_000)
+            }
+            return AdminServerTests.dechunked(raw).contains("event: sdk\n")
+        }
+        let body = AdminServerTests.dechunked(stream)
+        let event = try #require(
+            body.components(separatedBy: "\n\n").first { $0.hasPrefix("event: sdk\n") }, "no sdk event: \(body)")
+        let data = try #require(event.split(separator: "\n").last { $0.hasPrefix("data: ") }).dropFirst(6)
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any])
+        #expect(record["device"] as? String == "walkers-0001")
+        #expect(record["stream"] as? String == "syncStatus")
+        #expect(record["status"] as? String == "retrying")
+        #expect(record["attempt"] as? Int == 1)
+
+        let detail = await harness.call("GET", "/api/v1/devices/walkers-0001")
+        let streams = try #require(detail.object["streams"] as? [[String: Any]])
+        let retrying = try #require(streams.first { $0["status"] as? String == "retrying" })
+        #expect(retrying["at"] as? String == record["at"] as? String)
+        #expect(retrying["nextAt"] as? String == record["nextAt"] as? String)
+        #expect(retrying["device"] == nil, "the detail names the device once, at its top")
+        let times = streams.compactMap { $0["at"] as? String }
+        #expect(times == times.sorted(by: >), "most recent first: \(times)")
+        // A device answered at once went in flight and succeeded, and no event was made of it.
+        let other = await harness.call("GET", "/api/v1/devices/walkers-0002")
+        let statuses = (other.object["streams"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? String }
+        #expect(statuses.contains("inFlight") && statuses.contains("succeeded"), "\(statuses)")
+        #expect(!body.contains(#""device":"walkers-0002""#))
+    }
+}
