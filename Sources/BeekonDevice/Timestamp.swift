@@ -43,22 +43,87 @@ public enum Timestamp {
         bytes.append(UInt8(ascii: "Z"))
     }
 
-    /// Unix milliseconds for a `YYYY-MM-DDTHH:MM:SS.mmmZ` text; nil for any other shape.
+    /// Unix milliseconds for the SDK's own form, `YYYY-MM-DDTHH:MM:SS.mmmZ` exactly (what its
+    /// payloads carry); nil for any other shape, a leap second included.
     public static func unixMillis(parsing text: some StringProtocol) -> Int64? {
         let bytes = Array(text.utf8)
-        guard bytes.count == 24, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-            bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"),
-            bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: "."),
-            bytes[23] == UInt8(ascii: "Z"),
-            let year = digits(bytes[0..<4]), let month = digits(bytes[5..<7]),
-            let day = digits(bytes[8..<10]), let hour = digits(bytes[11..<13]),
-            let minute = digits(bytes[14..<16]), let second = digits(bytes[17..<19]),
-            let millis = digits(bytes[20..<23]),
-            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
-            hour < 24, minute < 60, second < 60
+        guard bytes.count == 24, bytes[10] == UInt8(ascii: "T"), bytes[19] == UInt8(ascii: "."),
+            bytes[23] == UInt8(ascii: "Z"), bytes[17] != UInt8(ascii: "6")
         else { return nil }
+        return unixMillis(parsingISO8601: text)
+    }
+
+    /// Unix ms for `YYYY-MM-DDTHH:MM:SS[.f…](Z|±HH:MM|±HHMM)`; nil for any other shape.
+    ///
+    /// Fractions of any length are truncated to milliseconds. A time without a zone is rejected:
+    /// guessing local time would shift a whole route by hours without a word.
+    public static func unixMillis(parsingISO8601 text: some StringProtocol) -> Int64? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20,
+            let year = number(bytes, 0, 4), bytes[4] == UInt8(ascii: "-"),
+            let month = number(bytes, 5, 2), bytes[7] == UInt8(ascii: "-"),
+            let day = number(bytes, 8, 2),
+            bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t")
+                || bytes[10] == UInt8(ascii: " "),
+            let hour = number(bytes, 11, 2), bytes[13] == UInt8(ascii: ":"),
+            let minute = number(bytes, 14, 2), bytes[16] == UInt8(ascii: ":"),
+            let second = number(bytes, 17, 2),
+            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+            hour < 24, minute < 60, second <= 60
+        else { return nil }
+        var index = 19
+        var millis: Int64 = 0
+        if bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: ",") {
+            index += 1
+            var digitCount = 0
+            while index < bytes.count, let digit = digitValue(bytes[index]) {
+                if digitCount < 3 { millis = millis * 10 + digit }
+                digitCount += 1
+                index += 1
+            }
+            guard digitCount > 0 else { return nil }
+            for _ in digitCount..<max(digitCount, 3) { millis *= 10 }
+        }
+        guard index < bytes.count else { return nil }
+        var offsetMinutes: Int64 = 0
+        switch bytes[index] {
+        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+            index += 1
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            let sign: Int64 = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+            guard let offsetHour = number(bytes, index + 1, 2), offsetHour < 24 else { return nil }
+            var offsetMinute: Int64 = 0
+            index += 3
+            if index < bytes.count {
+                // Both `+02:00` and `+0200` appear in the wild.
+                let minuteStart = bytes[index] == UInt8(ascii: ":") ? index + 1 : index
+                guard let value = number(bytes, minuteStart, 2), value < 60 else { return nil }
+                offsetMinute = value
+                index = minuteStart + 2
+            }
+            offsetMinutes = sign * (offsetHour * 60 + offsetMinute)
+        default:
+            return nil
+        }
+        guard index == bytes.count else { return nil }
         let days = daysSinceEpoch(year: year, month: month, day: day)
-        return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis
+        let localSeconds = ((days * 24 + hour) * 60 + minute) * 60 + second
+        return (localSeconds - offsetMinutes * 60) * 1000 + millis
+    }
+
+    private static func number(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int64? {
+        guard start >= 0, start + count <= bytes.count else { return nil }
+        var value: Int64 = 0
+        for byte in bytes[start..<start + count] {
+            guard let digit = digitValue(byte) else { return nil }
+            value = value * 10 + digit
+        }
+        return value
+    }
+
+    private static func digitValue(_ byte: UInt8) -> Int64? {
+        guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+        return Int64(byte - UInt8(ascii: "0"))
     }
 
     // Howard Hinnant's days_from_civil / civil_from_days, on the proleptic Gregorian calendar.
@@ -110,14 +175,5 @@ public enum Timestamp {
             rest %= divisor
             divisor /= 10
         }
-    }
-
-    private static func digits(_ slice: ArraySlice<UInt8>) -> Int64? {
-        var value: Int64 = 0
-        for byte in slice {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
-        }
-        return value
     }
 }

@@ -186,11 +186,7 @@ final class AdminRouter: Sendable {
         guard let text, !text.isEmpty else { return nil }
         let shown = String(text.prefix(40))
         let expected = "an ISO 8601 UTC time or Unix milliseconds from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z"
-        var millis = Timestamp.unixMillis(parsing: text).map(Double.init)
-        if millis == nil, let date = ISO8601DateFormatter().date(from: text) {
-            millis = (date.timeIntervalSince1970 * 1000).rounded()
-        }
-        if let millis {
+        if let millis = Timestamp.unixMillis(parsingISO8601: text).map(Double.init) {
             guard Timestamp.inputRange.contains(millis) else {
                 throw .badNumber(field, NumberProblem(value: shown, reason: .outOfRange, expected: expected))
             }

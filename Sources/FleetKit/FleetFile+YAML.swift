@@ -701,7 +701,7 @@ struct FleetFileReader {
     mutating func instant(_ node: Node, _ text: String, _ field: String) -> Int64? {
         let expected =
             "`now` or an ISO-8601 UTC time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, such as 2026-06-15T08:00:00Z"
-        guard let millis = RouteTime.unixMillis(parsingISO: text) else {
+        guard let millis = Timestamp.unixMillis(parsingISO8601: text) else {
             report(node, "`\(field)` \"\(text)\" is not an instant", expected: expected)
             return nil
         }

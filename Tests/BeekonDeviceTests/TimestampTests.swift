@@ -43,10 +43,34 @@ struct TimestampTests {
         "text of any other shape does not parse",
         arguments: [
             "2026-06-15T12:34:56Z", "2026-06-15 12:34:56.789Z", "2026-02-30T00:00:00.000Z",
-            "2026-06-15T24:00:00.000Z", "2026-06-15T12:34:56.789+00:00",
+            "2026-06-15T24:00:00.000Z", "2026-06-15T12:34:56.789+00:00", "2026-06-15T12:34:60.000Z",
+            "2026-06-15t12:34:56.789z", "2026-06-15T12:34:56.7890Z",
         ])
     func rejects(text: String) {
         #expect(Timestamp.unixMillis(parsing: text) == nil)
+    }
+
+    @Test(
+        "ISO 8601 with a zone parses as the SDK's form does, offsets and other fractions included",
+        arguments: [
+            ("2026-06-15T12:34:56.789Z", "2026-06-15T12:34:56.789Z"),
+            ("2026-06-15T12:34:56Z", "2026-06-15T12:34:56.000Z"),
+            ("2026-06-15T14:34:56.7+02:00", "2026-06-15T12:34:56.700Z"),
+            ("2026-06-15 12:34:56,12345Z", "2026-06-15T12:34:56.123Z"),
+            ("2026-06-15T07:04:56-0530", "2026-06-15T12:34:56.000Z"),
+        ])
+    func parsesISO8601(text: String, wire: String) {
+        #expect(Timestamp.unixMillis(parsingISO8601: text) == Timestamp.unixMillis(parsing: wire))
+        #expect(Timestamp.unixMillis(parsingISO8601: text) != nil)
+    }
+
+    @Test(
+        "ISO 8601 without a zone, or of another shape, does not parse",
+        arguments: [
+            "2026-06-15T12:34:56", "2026-06-15", "2026-06-15T12:34:56.Z", "2026-13-01T00:00:00Z", "soon",
+        ])
+    func rejectsISO8601(text: String) {
+        #expect(Timestamp.unixMillis(parsingISO8601: text) == nil)
     }
 
     @Test(

@@ -1,3 +1,4 @@
+import BeekonDevice
 import Testing
 
 @testable import FleetKit
@@ -17,7 +18,7 @@ struct RouteTimeTests {
             ("1969-12-31T23:59:59Z", "1969-12-31T23:59:59.000Z"),
         ])
     func iso(text: String, utc: String) {
-        #expect(RouteTime.unixMillis(parsingISO: text) == millis(utc))
+        #expect(Timestamp.unixMillis(parsingISO8601: text) == millis(utc))
     }
 
     @Test(
@@ -28,7 +29,7 @@ struct RouteTimeTests {
             "2024-05-01T08:00:00Zjunk", "",
         ])
     func rejected(text: String) {
-        #expect(RouteTime.unixMillis(parsingISO: text) == nil)
+        #expect(Timestamp.unixMillis(parsingISO8601: text) == nil)
     }
 
     @Test("epoch numbers below 1e11 are seconds and larger ones milliseconds")
