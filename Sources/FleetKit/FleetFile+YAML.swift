@@ -69,8 +69,9 @@ struct FleetFileReader {
     /// Where relative route paths start; nil skips reading the route files.
     let routeFolder: String?
     var problems: [FleetFileProblem] = []
-    /// Route files already read, so a route shared by groups is checked once.
-    private var checkedRoutes: Set<String> = []
+    /// Route files read (by path as written), so a route shared by groups is read once and
+    /// the run need not read it again; nil for one that could not be used.
+    private(set) var routes: [String: Route?] = [:]
     /// The tree came from JSON (an admin API body, tagged by type): a string must be a JSON
     /// string and a boolean a JSON boolean, where YAML would read `1` or `yes` as text.
     let jsonTypes: Bool
@@ -149,7 +150,7 @@ struct FleetFileReader {
         }
         return FleetFile(
             name: name, seed: seed, clock: clock, ingest: ingest, durationMillis: durationMillis, groups: groups,
-            faults: faults)
+            faults: faults, routes: self.routes.compactMapValues { $0 })
     }
 
     // MARK: Groups
@@ -414,12 +415,11 @@ struct FleetFileReader {
     private mutating func checkRoutes(_ routes: [String], at node: Node) {
         guard let routeFolder else { return }
         let entries = node.sequence.map(Array.init) ?? [node]
-        for (index, route) in routes.enumerated() where checkedRoutes.insert(route).inserted {
-            let path =
-                route.hasPrefix("/") ? route : URL(fileURLWithPath: routeFolder).appendingPathComponent(route).path
+        for (index, route) in routes.enumerated() where self.routes[route] == nil {
             do throws(RouteError) {
-                _ = try Route.load(path: path)
+                self.routes[route] = try Route.load(path: RunFiles.resolved(route, folder: routeFolder))
             } catch {
+                self.routes[route] = .some(nil)
                 report(
                     index < entries.count ? entries[index] : node, "route \"\(route)\" cannot be used: \(error)",
                     expected: "")

@@ -24,6 +24,9 @@ public struct FleetFile: Sendable, Hashable {
     public var groups: [DeviceGroup]
     /// The fault timeline, in file order.
     public var faults: [FaultEntry]
+    /// The route files the reader read while checking them (by path as written), so a run
+    /// reads each once; empty when the file was read without its folder.
+    public var routes: [String: Route] = [:]
 
     /// `seed` (`--seed`, a selector's `seed`): whole numbers of up to 15 digits, exact in every
     /// JSON reader (below 2^53).

@@ -5,9 +5,10 @@ import Foundation
 /// the engine is given at start (routes, install ids, the clock record) and of the effects that
 /// keep them (`devices.json`, `clock.json`).
 enum RunFiles {
-    /// Every route the fleet file names, read once; a `RunError` names the route that fails.
+    /// Every route the fleet file names: those its reader read already, the rest read now; a
+    /// `RunError` names the route that fails.
     static func routes(of fleet: FleetFile, folder: String) throws(RunError) -> [String: Route] {
-        var routes: [String: Route] = [:]
+        var routes = fleet.routes
         for group in fleet.groups {
             for path in group.routes where routes[path] == nil {
                 do throws(RouteError) {

@@ -340,4 +340,17 @@ struct FleetFileTests {
         let fleet = try FleetFile.load(path: fleets.appendingPathComponent(name).path)
         #expect(!fleet.groups.isEmpty)
     }
+
+    @Test("a fleet file's route files are read once: the run starts from what the reader read")
+    func routesReadOnce() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let fleet = try workspace.fleet(FleetRuntimeTests.yaml(devices: 2))
+        #expect(Set(fleet.routes.keys) == ["walk.csv"])
+        // Gone from the folder, the route still serves the run: it is not read a second time.
+        try FileManager.default.removeItem(at: workspace.folder.appendingPathComponent("walk.csv"))
+        let routes = try RunFiles.routes(of: fleet, folder: workspace.folder.path)
+        #expect(routes["walk.csv"] == fleet.routes["walk.csv"])
+        #expect(routes["walk.csv"]?.points.isEmpty == false)
+    }
 }
