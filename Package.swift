@@ -83,7 +83,10 @@ let package = Package(
             dependencies: ["IngestReceiver", "beekon-fleet", "BeekonDevice", "BeekonNet", "SQLite"]),
         .testTarget(
             name: "FleetAdminTests",
-            dependencies: ["FleetAdmin", "FleetKit", "IngestReceiver", "BeekonDevice", "BeekonNet", "MicroHTTP"]),
+            dependencies: [
+                "FleetAdmin", "FleetKit", "IngestReceiver", "BeekonDevice", "BeekonNet", "MicroHTTP",
+                .product(name: "Yams", package: "Yams"),
+            ]),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "BeekonNet"]),
         .testTarget(name: "CShimTests", dependencies: ["CSQLite", "CZlib", "CCurl", "CMicroHTTPD"]),
 

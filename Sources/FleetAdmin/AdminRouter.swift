@@ -4,7 +4,7 @@ import Foundation
 import MicroHTTP
 
 /// Routes one request to its handler: the Host, Origin and Content-Type checks first, then
-/// auth, then the body limit, then the endpoint.
+/// auth, then the body limit, then the endpoint its path and method pick from `routes`.
 /// Runs on the daemon's threads; reads the snapshot, and hands commands to the runtime with
 /// the connection suspended until the loop answers.
 final class AdminRouter: Sendable {
@@ -28,138 +28,175 @@ final class AdminRouter: Sendable {
         self.requestGuard = requestGuard
     }
 
+    /// Every operation the admin answers, the one table the router dispatches from; the same set
+    /// as docs/openapi.yaml's operations (a test holds them to it). Allow lists a path's methods
+    /// in this order.
+    static let routes: [AdminRoute] = [
+        AdminRoute(["GET", "HEAD"], "/healthz", "health", AdminRouter.health),
+        AdminRoute(["GET", "HEAD"], "/metrics", "metrics", AdminRouter.metrics),
+        AdminRoute(["GET", "HEAD"], "/api/v1/fleet", "getFleet", AdminRouter.fleet),
+        AdminRoute(["PATCH"], "/api/v1/fleet", "patchFleet", AdminRouter.patchFleet),
+        AdminRoute(["POST"], "/api/v1/fleet/actions", "fleetAction", AdminRouter.fleetAction),
+        AdminRoute(["GET", "HEAD"], "/api/v1/actions", "listActions", AdminRouter.actions),
+        AdminRoute(["GET", "HEAD"], "/api/v1/devices", "listDevices", AdminRouter.listDevices),
+        AdminRoute(["POST"], "/api/v1/devices", "spawnDevices", AdminRouter.spawn),
+        AdminRoute(["GET", "HEAD"], "/api/v1/devices/{id}", "getDevice", AdminRouter.device),
+        AdminRoute(["DELETE"], "/api/v1/devices/{id}", "deleteDevice", AdminRouter.deleteDevice),
+        AdminRoute(["GET", "HEAD"], "/api/v1/devices/{id}/uploads", "getUploads", AdminRouter.uploads),
+        AdminRoute(["GET", "HEAD"], "/api/v1/devices/{id}/locations", "getLocations", AdminRouter.locations),
+        AdminRoute(["POST"], "/api/v1/devices/{id}/actions", "deviceAction", AdminRouter.deviceAction),
+        AdminRoute(["GET", "HEAD"], "/api/v1/stats", "getStats", AdminRouter.stats),
+        AdminRoute(["GET"], "/api/v1/events", "events", queryToken: true, AdminRouter.events),
+        AdminRoute(["GET", "HEAD"], "/api/v1/openapi.yaml", "openapi", AdminRouter.openAPI),
+        AdminRoute(["GET", "HEAD"], "/", "page", AdminRouter.page),
+        AdminRoute(["GET", "HEAD"], "/{file}", "pageFile", AdminRouter.page),
+    ]
+
     func respond(to request: IncomingRequest) -> Disposition {
         do throws(APIError) {
-            // Before the Host check: a Kubernetes probe sends the pod's address as Host, and the
-            // answer tells a rebinding page nothing but whether the fleet runs.
-            if request.path == "/healthz" { return try health(request) }
-            try requestGuard.check(request)
             return try route(request)
         } catch {
             return .reply(error.reply, delayMillis: 0)
         }
     }
 
-    private static let apiPrefix = "/api/v1/"
-
+    /// The checks of the path's area, then its route: a path naming no device is 404 whatever
+    /// the method, then a method the path does not answer is 405.
     private func route(_ request: IncomingRequest) throws(APIError) -> Disposition {
-        let path = request.path
-        let isAPI = path.hasPrefix("/api/") || path == "/api"
-        guard isAPI || path == "/metrics" else { return try page(request) }
-        try authorize(request, queryToken: path == "/api/v1/events")
-        if request.bodyTooLarge { throw .tooLarge }
-        if path == "/metrics" {
-            try only(["GET", "HEAD"], request)
-            let text = PrometheusText.render(runtime.snapshot)
-            return ok(
-                OutgoingReply(
-                    status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                    body: Array(text.utf8)))
+        let area = AdminRoute.Area(path: request.path)
+        // /healthz before the Host check: a Kubernetes probe sends the pod's address as Host, and
+        // the answer tells a rebinding page nothing but whether the fleet runs.
+        if area != .probe { try requestGuard.check(request) }
+        var (routes, parameters) = AdminRoute.match(request.path, in: Self.routes)
+        if routes.isEmpty, area == .page {
+            // A name with `/` in it is no `/{file}` (OpenAPI's path parameters hold no `/`), yet
+            // still the page's: a file in a subfolder of `--web`, or 404 as any missing file is.
+            routes = Self.routes.filter { $0.operationID == "pageFile" }
         }
-        guard path.hasPrefix(Self.apiPrefix) else { throw .notFound("no such path: \(path.prefix(200))") }
-        let parts = path.dropFirst(Self.apiPrefix.count).split(separator: "/", omittingEmptySubsequences: false).map(
-            String.init)
-        switch (parts.first ?? "", parts.count) {
-        case ("fleet", 1):
-            if request.method == "PATCH" { return try patchFleet(request) }
-            try only(["GET", "HEAD", "PATCH"], request)
-            return json(200, AdminJSON.fleet(runtime.snapshot))
-        case ("fleet", 2) where parts[1] == "actions":
-            try only(["POST"], request)
-            let (action, selector) = try AdminRequests.fleetAction(request.body)
-            return command(status: 202) { reply in
-                self.runtime.apply(action, to: selector) { result in
-                    reply(result.map { AdminJSON.ids($0, applied: true) })
-                }
+        if area == .api {
+            try authorize(request, queryToken: routes.contains(where: \.queryToken))
+            if request.bodyTooLarge { throw .tooLarge }
+        }
+        guard !routes.isEmpty else { throw .notFound("no such path: \(request.path.prefix(200))") }
+        var device: DeviceSnapshot?
+        if let id = parameters["id"] {
+            guard let found = runtime.snapshot.device(id) else {
+                throw .notFound("no device is named \"\(id.prefix(200))\"", field: "id")
             }
-        case ("actions", 1):
-            try only(["GET", "HEAD"], request)
-            return json(200, ActionCatalogJSON.document)
-        case ("devices", 1):
-            if request.method == "POST" {
-                let spawn = try AdminRequests.spawn(request.body)
-                return command(status: 202) { reply in
-                    self.runtime.spawn(spawn) { result in reply(result.map { AdminJSON.ids($0, applied: false) }) }
-                }
+            device = found
+        }
+        guard let route = routes.first(where: { $0.methods.contains(request.method) }) else {
+            throw .notAllowed(routes.flatMap(\.methods).filter { $0 != "HEAD" })
+        }
+        return try route.handle(self)(AdminRoute.Call(request: request, resolved: device))
+    }
+
+    private func metrics(_ call: AdminRoute.Call) -> Disposition {
+        let text = PrometheusText.render(runtime.snapshot)
+        return ok(
+            OutgoingReply(
+                status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                body: Array(text.utf8)))
+    }
+
+    private func fleet(_ call: AdminRoute.Call) -> Disposition {
+        json(200, AdminJSON.fleet(runtime.snapshot))
+    }
+
+    private func fleetAction(_ call: AdminRoute.Call) throws(APIError) -> Disposition {
+        let (action, selector) = try AdminRequests.fleetAction(call.request.body)
+        return command(status: 202) { reply in
+            self.runtime.apply(action, to: selector) { result in
+                reply(result.map { AdminJSON.ids($0, applied: true) })
             }
-            try only(["GET", "HEAD", "POST"], request)
-            let query = try DeviceQuery(request.query)
-            let page = query.page(of: runtime.snapshot)
-            return json(200, AdminJSON.deviceList(page.devices, total: page.total, next: page.next))
-        case ("devices", 2...3):
-            return try device(request, id: parts[1], rest: parts.count == 3 ? parts[2] : nil)
-        case ("stats", 1):
-            try only(["GET", "HEAD"], request)
-            return json(200, AdminJSON.stats(runtime.snapshot))
-        case ("events", 1):
-            try only(["GET"], request)
-            let stream = EventStream()
-            publisher.add(stream)
-            return .stream(
-                headers: [
-                    ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no"),
-                ],
-                stream)
-        case ("openapi.yaml", 1):
-            try only(["GET", "HEAD"], request)
-            guard let reply = files.openAPI() else {
-                throw .notFound("docs/openapi.yaml was not found next to the server")
-            }
-            return ok(reply)
-        default:
-            throw .notFound("no such path: \(path.prefix(200))")
         }
     }
 
-    private func device(_ request: IncomingRequest, id: String, rest: String?) throws(APIError) -> Disposition {
-        guard let device = runtime.snapshot.device(id) else {
-            throw .notFound("no device is named \"\(id.prefix(200))\"", field: "id")
+    private func actions(_ call: AdminRoute.Call) -> Disposition {
+        json(200, ActionCatalogJSON.document)
+    }
+
+    private func listDevices(_ call: AdminRoute.Call) throws(APIError) -> Disposition {
+        let query = try DeviceQuery(call.request.query)
+        let page = query.page(of: runtime.snapshot)
+        return json(200, AdminJSON.deviceList(page.devices, total: page.total, next: page.next))
+    }
+
+    private func spawn(_ call: AdminRoute.Call) throws(APIError) -> Disposition {
+        let spawn = try AdminRequests.spawn(call.request.body)
+        return command(status: 202) { reply in
+            self.runtime.spawn(spawn) { result in reply(result.map { AdminJSON.ids($0, applied: false) }) }
         }
-        switch rest {
-        case nil:
-            if request.method == "DELETE" {
-                return command(status: 204) { reply in
-                    self.runtime.deleteDevice(id) { result in reply(result.map { [] }) }
-                }
-            }
-            try only(["GET", "HEAD", "DELETE"], request)
-            return json(200, AdminJSON.deviceDetail(device))
-        case "uploads":
-            try only(["GET", "HEAD"], request)
-            return json(200, AdminJSON.uploads(device))
-        case "locations":
-            try only(["GET", "HEAD"], request)
-            let from = try Self.instant(request.query["from"], field: "from") ?? Int64.min
-            let to = try Self.instant(request.query["to"], field: "to") ?? Int64.max
-            let most = Int(try DeviceQuery.integer(request.query, "limit", Self.locationsLimitRange) ?? 500)
-            return command(status: 200) { reply in
-                self.runtime.locations(of: id, from: from, to: to, limit: most) { result in
-                    reply(result.map(AdminJSON.locations))
-                }
-            }
-        case "actions":
-            try only(["POST"], request)
-            let action = try AdminRequests.deviceAction(request.body)
-            return command(status: 202) { reply in
-                self.runtime.apply(action, to: .ids([id])) { result in
-                    reply(
-                        result.map { AdminJSON.ids($0, applied: true) }
-                            .mapError {
-                                $0.kind == .badRequest
-                                    ? FleetControlError(.notFound, "no device is named \"\(id)\"", field: "id") : $0
-                            })
-                }
-            }
-        default:
-            throw .notFound("no such path: \(request.path.prefix(200))")
+    }
+
+    private func device(_ call: AdminRoute.Call) -> Disposition {
+        json(200, AdminJSON.deviceDetail(call.device))
+    }
+
+    private func deleteDevice(_ call: AdminRoute.Call) -> Disposition {
+        let id = call.device.id
+        return command(status: 204) { reply in
+            self.runtime.deleteDevice(id) { result in reply(result.map { [] }) }
         }
+    }
+
+    private func uploads(_ call: AdminRoute.Call) -> Disposition {
+        json(200, AdminJSON.uploads(call.device))
+    }
+
+    private func locations(_ call: AdminRoute.Call) throws(APIError) -> Disposition {
+        let query = call.request.query
+        let id = call.device.id
+        let from = try Self.instant(query["from"], field: "from") ?? Int64.min
+        let to = try Self.instant(query["to"], field: "to") ?? Int64.max
+        let most = Int(try DeviceQuery.integer(query, "limit", Self.locationsLimitRange) ?? 500)
+        return command(status: 200) { reply in
+            self.runtime.locations(of: id, from: from, to: to, limit: most) { result in
+                reply(result.map(AdminJSON.locations))
+            }
+        }
+    }
+
+    private func deviceAction(_ call: AdminRoute.Call) throws(APIError) -> Disposition {
+        let id = call.device.id
+        let action = try AdminRequests.deviceAction(call.request.body)
+        return command(status: 202) { reply in
+            self.runtime.apply(action, to: .ids([id])) { result in
+                reply(
+                    result.map { AdminJSON.ids($0, applied: true) }
+                        .mapError {
+                            $0.kind == .badRequest
+                                ? FleetControlError(.notFound, "no device is named \"\(id)\"", field: "id") : $0
+                        })
+            }
+        }
+    }
+
+    private func stats(_ call: AdminRoute.Call) -> Disposition {
+        json(200, AdminJSON.stats(runtime.snapshot))
+    }
+
+    private func events(_ call: AdminRoute.Call) -> Disposition {
+        let stream = EventStream()
+        publisher.add(stream)
+        return .stream(
+            headers: [
+                ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no"),
+            ],
+            stream)
+    }
+
+    private func openAPI(_ call: AdminRoute.Call) throws(APIError) -> Disposition {
+        guard let reply = files.openAPI() else {
+            throw .notFound("docs/openapi.yaml was not found next to the server")
+        }
+        return ok(reply)
     }
 
     /// `GET /healthz`: 200 while the fleet's loop runs, 503 before it starts and once it stops;
     /// no token and any Host, and nothing in it but the phase, so a container or Kubernetes probe
     /// needs no secret and no allowed name.
-    private func health(_ request: IncomingRequest) throws(APIError) -> Disposition {
-        try only(["GET", "HEAD"], request)
+    private func health(_ call: AdminRoute.Call) -> Disposition {
         let phase = runtime.phase
         var json = JSONWriter(capacity: 32)
         json.beginObject()
@@ -169,8 +206,8 @@ final class AdminRouter: Sendable {
         return self.json(phase == .running ? 200 : 503, json.bytes)
     }
 
-    private func patchFleet(_ request: IncomingRequest) throws(APIError) -> Disposition {
-        let (warp, paused) = try AdminRequests.clock(request.body)
+    private func patchFleet(_ call: AdminRoute.Call) throws(APIError) -> Disposition {
+        let (warp, paused) = try AdminRequests.clock(call.request.body)
         return command(status: 200) { reply in
             self.runtime.setClock(warp: warp, paused: paused) { result in
                 reply(result.map { AdminJSON.fleet(self.runtime.snapshot) })
@@ -245,10 +282,6 @@ final class AdminRouter: Sendable {
         return difference == 0
     }
 
-    private func only(_ methods: [String], _ request: IncomingRequest) throws(APIError) {
-        guard methods.contains(request.method) else { throw .notAllowed(methods.filter { $0 != "HEAD" }) }
-    }
-
     private func json(_ status: Int, _ body: [UInt8]) -> Disposition {
         .reply(.json(status, body, headers: [("Cache-Control", "no-store")]), delayMillis: 0)
     }
@@ -258,9 +291,9 @@ final class AdminRouter: Sendable {
     }
 
     /// The page: static files from `web/`, no token needed.
-    private func page(_ request: IncomingRequest) throws(APIError) -> Disposition {
-        try only(["GET", "HEAD"], request)
-        guard let reply = files.page(request.path) else { throw .notFound("no such file: \(request.path.prefix(200))") }
+    private func page(_ call: AdminRoute.Call) throws(APIError) -> Disposition {
+        let path = call.request.path
+        guard let reply = files.page(path) else { throw .notFound("no such file: \(path.prefix(200))") }
         return ok(reply)
     }
 }

@@ -5,6 +5,7 @@ import FleetKit
 import Foundation
 import IngestReceiver
 import Synchronization
+import Testing
 
 /// The admin server on 127.0.0.1, port 0, spoken to over real HTTP by a libcurl client, in
 /// front of a small fleet (iOS walkers): what every test here starts from. The fleet is the
@@ -142,9 +143,11 @@ final class AdminHarness: Sendable {
 
     /// Sends a request; the harness's token goes along unless `token` says otherwise ("" for none).
     /// `headers` replace the defaults of the same name (`Content-Type: application/json` with a body).
+    /// Every answer is checked against the served OpenAPI document (`OpenAPIContract`): an
+    /// exchange the document does not describe is an issue of the calling test.
     func call(
         _ method: String, _ path: String, body: String? = nil, token: String? = nil,
-        headers extra: [(name: String, value: String)] = []
+        headers extra: [(name: String, value: String)] = [], sourceLocation: SourceLocation = #_sourceLocation
     ) async -> Answer {
         var headers: [(name: String, value: String)] = []
         if let bearer = token ?? self.token, !bearer.isEmpty { headers.append(("Authorization", "Bearer \(bearer)")) }
@@ -160,8 +163,12 @@ final class AdminHarness: Sendable {
         guard case .response(let status, let headers, let bytes, _) = result else {
             return Answer(status: 0, headers: [], body: Array("\(result)".utf8), json: nil)
         }
-        return Answer(
+        let answer = Answer(
             status: status, headers: headers, body: bytes, json: try? JSONSerialization.jsonObject(with: Data(bytes)))
+        for problem in OpenAPIContract.problems(method, path, request: (request.headers, body), answer: answer) {
+            Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation)
+        }
+        return answer
     }
 
     /// The listed devices' states by id.
@@ -200,17 +207,59 @@ final class AdminHarness: Sendable {
     /// Reads the raw HTTP stream (SSE) at `path` until `done` holds for what arrived, or
     /// `seconds` pass, on a thread of its own; returns what arrived.
     func readStream(
-        _ path: String, headers: [String] = [], seconds: Double = 10, until done: @escaping @Sendable (String) -> Bool
+        _ path: String, headers: [String] = [], seconds: Double = 10, until done: @escaping @Sendable (String) -> Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async -> String {
         let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n"
-        return await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: self.exchange(request, seconds: seconds, until: done)) }.start()
+        let raw = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.converse(request, seconds: seconds, until: done)) }.start()
         }
+        // Checked here, in the test's task: an issue recorded on the reading thread has no test.
+        check(request, raw, sourceLocation)
+        return raw
     }
 
     /// Sends `request` as it is over one new connection (any header, or none, e.g. no `Host`) and
-    /// returns what arrived until the server closed it, `done` held for it, or `seconds` passed.
-    func exchange(_ request: String, seconds: Double, until done: (String) -> Bool = { _ in false }) -> String {
+    /// returns what arrived until the server closed it or `seconds` passed; the answer is checked
+    /// against the served OpenAPI document, as `call` checks its answers.
+    func exchange(_ request: String, seconds: Double, sourceLocation: SourceLocation = #_sourceLocation) -> String {
+        let raw = converse(request, seconds: seconds)
+        check(request, raw, sourceLocation)
+        return raw
+    }
+
+    /// Records what of a raw exchange the served document does not describe: the status and
+    /// headers, and the body once all of it (its Content-Length) arrived; an event stream's never does.
+    private func check(_ request: String, _ raw: String, _ sourceLocation: SourceLocation) {
+        func parts(_ message: String) -> (head: [String], body: String)? {
+            guard let end = message.range(of: "\r\n\r\n") else { return nil }
+            return (message[..<end.lowerBound].components(separatedBy: "\r\n"), String(message[end.upperBound...]))
+        }
+        func headers(_ lines: [String]) -> [(name: String, value: String)] {
+            lines.dropFirst().compactMap { line in
+                line.firstIndex(of: ":").map {
+                    (String(line[..<$0]), line[line.index(after: $0)...].trimmingCharacters(in: .whitespaces))
+                }
+            }
+        }
+        guard let sent = parts(request), let answered = parts(raw),
+            let requestLine = sent.head.first?.split(separator: " "), requestLine.count == 3,
+            let status = answered.head.first?.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return }  // No answer: the test's own expectations say what was due.
+        let answerHeaders = headers(answered.head)
+        let length = answerHeaders.first { $0.name.lowercased() == "content-length" }.flatMap { Int($0.value) }
+        let body = Array(answered.body.utf8)
+        let answer = Answer(status: status, headers: answerHeaders, body: body, json: nil)
+        let problems = OpenAPIContract.problems(
+            String(requestLine[0]), String(requestLine[1]),
+            request: (headers(sent.head), sent.body.isEmpty ? nil : sent.body), answer: answer,
+            bodyRead: length.map { body.count >= $0 } ?? false)
+        for problem in problems { Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation) }
+    }
+
+    /// Sends `request` over one new connection and returns what arrived until the server closed
+    /// it, `done` held for it, or `seconds` passed.
+    private func converse(_ request: String, seconds: Double, until done: (String) -> Bool = { _ in false }) -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return "" }
         defer { close(fd) }
