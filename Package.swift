@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // C libraries from Debian, each behind a module map and a shim of fixed-arity wrappers.
@@ -31,32 +32,43 @@ let package = Package(
         .target(name: "BeekonStore", dependencies: ["SQLite", "BeekonDevice"]),
         // HTTP over libcurl and gzip over zlib.
         .target(name: "BeekonNet", dependencies: ["CCurl", "CZlib"]),
-        // The emulated world and the runtime: routes and motion, the fleet, the scheduler.
+        // The emulated world and the runtime: routes and motion, the fleet, the scheduler. The
+        // engine returns what to log as effects; the real driver logs them.
         .target(
             name: "FleetKit",
-            dependencies: ["BeekonDevice", "BeekonStore", "BeekonNet", .product(name: "Yams", package: "Yams")]),
+            dependencies: [
+                "BeekonDevice", "BeekonStore", "BeekonNet", .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // The one libmicrohttpd wrapper: a daemon with suspend/resume, deferred answers and streams.
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),
         // The reference ingest server: validates, dedupes and stores uploads; scriptable answers.
         .target(
             name: "IngestReceiver",
-            dependencies: ["MicroHTTP", "BeekonDevice", "SQLite", "BeekonNet"]),
+            dependencies: [
+                "MicroHTTP", "BeekonDevice", "SQLite", "BeekonNet", .product(name: "Logging", package: "swift-log"),
+            ]),
         // The admin server: REST API v1, live events, metrics and the page from web/.
         .target(
             name: "FleetAdmin",
             dependencies: ["MicroHTTP", "FleetKit", "BeekonDevice", .product(name: "Yams", package: "Yams")]),
 
         // What both executables share, once: numeric flags read through their ranges, the
-        // open-file limit, the demo fleet, the in-process receiver.
+        // open-file limit, the demo fleet, the in-process receiver, the log level and log handler.
         .target(
             name: "FleetCommandLine",
-            dependencies: ["BeekonDevice", "BeekonStore", "FleetKit", "IngestReceiver"]),
+            dependencies: [
+                "BeekonDevice", "BeekonStore", "FleetKit", "IngestReceiver",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
 
         .executableTarget(
             name: "beekon-fleet",
             dependencies: [
                 "BeekonDevice", "BeekonNet", "FleetKit", "IngestReceiver", "FleetAdmin", "FleetCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // The benchmarks, kept out of the shipped binary. `upload` and `hostile` run the
         // `beekon-fleet` beside it as their receiver: an executable dependency is built, not linked.
@@ -76,7 +88,8 @@ let package = Package(
             name: "FleetKitTests",
             dependencies: [
                 "FleetKit", "BeekonDevice", "BeekonNet", "BeekonStore", "SQLite", "IngestReceiver", "beekon-fleet",
-                "beekon-bench",
+                "beekon-bench", .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
         .testTarget(
             name: "IngestReceiverTests",
@@ -87,6 +100,9 @@ let package = Package(
                 "FleetAdmin", "FleetKit", "IngestReceiver", "BeekonDevice", "BeekonNet", "MicroHTTP",
                 .product(name: "Yams", package: "Yams"),
             ]),
+        .testTarget(
+            name: "FleetCommandLineTests",
+            dependencies: ["FleetCommandLine", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "BeekonNet"]),
         .testTarget(name: "CShimTests", dependencies: ["CSQLite", "CZlib", "CCurl", "CMicroHTTPD"]),
 

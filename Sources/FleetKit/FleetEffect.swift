@@ -1,3 +1,5 @@
+import Logging
+
 /// What the engine asks its driver to do in the world. The engine appends effects as it
 /// advances; the driver drains them (`FleetLoop.takeEffects()`) after each step and carries
 /// them out in order.
@@ -7,8 +9,22 @@ enum FleetEffect {
     /// Remember the install ids (`devices.json`): they name every device's store, so a run on
     /// the same data folder finds the same devices.
     case recordInstallIDs([String: String])
-    /// A line for standard error (store errors, refused SDK calls), already rate-limited.
-    case warn(String)
-    /// A line for standard output (the start's notice of a resumed run).
+    /// An entry for the log (store errors, refused SDK calls), already rate-limited: the engine
+    /// says what and how grave, the driver logs it.
+    case log(FleetLogLine)
+    /// A line for standard output (the start's notice of a resumed run): part of the run's
+    /// output, as its progress lines are, not of its log.
     case notice(String)
+}
+
+/// An entry the engine asks its driver to log: its level and its message, in the program's words
+/// (the log handler starts the line with `beekon-fleet: ` and the level).
+struct FleetLogLine: Hashable, Sendable {
+    var level: Logger.Level
+    var message: String
+
+    init(_ level: Logger.Level, _ message: String) {
+        self.level = level
+        self.message = message
+    }
 }

@@ -95,7 +95,7 @@ extension FleetLoop {
             case .emitLocation, .emitGeofenceEvent, .answerCurrentLocation:
                 break
             case .refuseCall(let call, let reason):
-                effects.append(.warn("beekon-fleet: device \(slots[slot].id): \(call) refused: \(reason)\n"))
+                effects.append(.log(FleetLogLine(.warning, "device \(slots[slot].id): \(call) refused: \(reason)")))
             }
         } catch {
             return storeFailed(error, doing: action, slot: slot, at: time)

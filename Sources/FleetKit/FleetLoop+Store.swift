@@ -27,8 +27,8 @@ struct StoreProblem: Sendable, Hashable {
     }
 }
 
-/// Store errors for standard error, at most one line per cause per real minute, each line
-/// telling how many more of that cause it stands for.
+/// Store errors for the log, at most one line per cause per real minute, each line telling how
+/// many more of that cause it stands for.
 ///
 /// A real minute, not a virtual one: the point is that stderr is never flooded, and at warp
 /// 3000 a virtual minute lasts 20 ms, which would let tens of thousands of lines a minute
@@ -46,12 +46,12 @@ struct StoreErrorLog {
             windows[cause]?.suppressed += 1
             return nil
         }
-        var line = "beekon-fleet: device \(id): \(error)"
+        var line = "device \(id): \(error)"
         if let held = windows[cause]?.suppressed, held > 0 {
             line += "; and \(Self.grouped(held)) more store errors (\(cause.rawValue)) in the last minute"
         }
         windows[cause] = (realNanos, 0)
-        return line + "\n"
+        return line
     }
 
     /// The lines for what is still held back, at the end of the run.
@@ -59,8 +59,7 @@ struct StoreErrorLog {
         var lines: [String] = []
         for (cause, window) in windows.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where window.suppressed > 0 {
             lines.append(
-                "beekon-fleet: and \(Self.grouped(window.suppressed)) more store errors (\(cause.rawValue)) in the last minute\n"
-            )
+                "and \(Self.grouped(window.suppressed)) more store errors (\(cause.rawValue)) in the last minute")
             windows[cause]?.suppressed = 0
         }
         return lines
@@ -83,7 +82,9 @@ extension FleetLoop {
     /// `storeError` with a retry on the virtual clock; the SDK's own state is left as it is.
     mutating func reportStoreError(_ error: StoreError, slot: Int, at time: Int64, resume: StoreProblem.Resume? = nil) {
         metrics.storeErrorsByCause[error.kind.rawValue, default: 0] += 1
-        if let line = storeLog.report(error, device: slots[slot].id, realNanos: realNow) { effects.append(.warn(line)) }
+        if let line = storeLog.report(error, device: slots[slot].id, realNanos: realNow) {
+            effects.append(.log(FleetLogLine(.error, line)))
+        }
         if var problem = slots[slot].storeProblem {
             problem.cause = error.kind
             problem.message = error.message

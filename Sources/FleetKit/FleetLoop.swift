@@ -144,7 +144,7 @@ struct FleetLoop {
     /// `readyForCommands()`), and no device passes it meanwhile.
     var syncTarget: Int64?
     var installIDs: [String: String]
-    /// Store errors for standard error, rate-limited.
+    /// Store errors for the log, rate-limited.
     var storeLog = StoreErrorLog()
     /// The data folder's `clock.json`, as the previous run on it left it (nil when there is none).
     let previousClock: ClockRecord?
@@ -336,7 +336,7 @@ struct FleetLoop {
     /// The run is over: every store is closed, and what the store-error log held back is said.
     mutating func finish() {
         stores.closeAll()
-        for warning in storeLog.flush() { effects.append(.warn(warning)) }
+        for line in storeLog.flush() { effects.append(.log(FleetLogLine(.error, line))) }
     }
 
     /// Where the clock got to, and the warp, for the data folder's `clock.json`; `stopped` for

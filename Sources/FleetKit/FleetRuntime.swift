@@ -2,6 +2,7 @@ import BeekonDevice
 import BeekonNet
 import BeekonStore
 import Foundation
+import Logging
 import Synchronization
 
 /// How a run is set up beyond its fleet file.
@@ -40,8 +41,6 @@ public struct RunOptions: Sendable {
     /// Tests: the wall-clock bound on a real request instead of `RealDriver.realTimeoutMillis`'s
     /// (how long a modelled run waits for a hung server before its device hears the timeout).
     var realTimeoutMillis: Int?
-    /// Tests: where store-error lines go instead of standard error.
-    var storeLogSink: (@Sendable (String) -> Void)?
     /// Tests: where the start's notice (a resume) goes instead of standard output.
     var noticeSink: (@Sendable (String) -> Void)?
 
@@ -141,10 +140,14 @@ public final class FleetRuntime: Sendable {
     private let publishedSnapshot = Mutex(FleetSnapshot())
     private nonisolated(unsafe) var loop: FleetLoop?  // only run()'s thread touches it, and takes it once
     private let running = Mutex(false)
+    /// Where the run's driver logs what the engine reports (store errors, refused SDK calls) and
+    /// its own news (the clock file, debug detail). The engine itself never logs.
+    let logger: Logger
 
     /// Prepares a run: reads the routes, opens nothing yet.
-    public init(fleet: FleetFile, options: RunOptions) throws {
+    public init(fleet: FleetFile, options: RunOptions, logger: Logger = Logger(label: "beekon-fleet")) throws {
         loop = try FleetLoop(fleet: fleet, options: options)
+        self.logger = logger
     }
 
     /// The latest metrics, safe from any thread.
@@ -184,7 +187,7 @@ public final class FleetRuntime: Sendable {
             maxConcurrentTransfers: engine.options.maxConnections, caFile: engine.options.caFile,
             insecure: engine.options.insecure)
         defer { transport.shutdown() }
-        var driver = RealDriver(engine: engine, transport: transport, runtime: self)
+        var driver = RealDriver(engine: engine, transport: transport, runtime: self, logger: logger)
         driver.start()
         let started = Self.realNanos()
         var lastProgress = started

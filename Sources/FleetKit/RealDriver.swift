@@ -1,5 +1,7 @@
+import BeekonDevice
 import BeekonNet
 import Foundation
+import Logging
 
 /// The real driver: runs the engine on wall time × warp (`FleetClock`), and carries its effects
 /// out with libcurl (`HTTPTransport`) and the data folder's files. Confined to the run's thread;
@@ -10,6 +12,8 @@ struct RealDriver {
     var clock: FleetClock
     let transport: HTTPTransport
     unowned let runtime: FleetRuntime
+    /// Where the engine's log effects and the driver's own news go.
+    let logger: Logger
     /// Real requests made and not yet answered.
     var inFlight = 0
     /// When `clock.json` was last written (real ns) and at what warp.
@@ -42,10 +46,11 @@ struct RealDriver {
     /// The longest a turn of timers runs before completions and uploads get their turn.
     static let turnNanos: UInt64 = 2_000_000
 
-    init(engine: FleetLoop, transport: HTTPTransport, runtime: FleetRuntime) {
+    init(engine: FleetLoop, transport: HTTPTransport, runtime: FleetRuntime, logger: Logger) {
         self.engine = engine
         self.transport = transport
         self.runtime = runtime
+        self.logger = logger
         clock = FleetClock(startMillis: 0, warp: engine.warp, realNanos: 0)
         maxWarp = engine.options.maxWarp
         self.engine.setLookahead(maxWarp)
@@ -63,6 +68,14 @@ struct RealDriver {
         clock = FleetClock(startMillis: engine.startMillis, warp: engine.warp, realNanos: clockStarts)
         maxSince = (engine.startMillis, clockStarts)
         recordClock(stopped: false, realNanos: clockStarts)
+        logger.debug(
+            "the virtual clock starts",
+            metadata: [
+                "at": "\(Timestamp.text(unixMillis: engine.startMillis))",
+                "warp": "\(maxWarp ? "max" : String(format: "%g", engine.warp))", "seed": "\(engine.seed)",
+                "devices": "\(engine.slots.count)", "maxOpenStores": "\(options.maxOpenStores)",
+                "maxConnections": "\(options.maxConnections)", "timing": "\(options.transferTiming)",
+            ])
     }
 
     /// The virtual instant this turn may run to: the clock's reading, never an answer instant
@@ -124,6 +137,9 @@ struct RealDriver {
     /// Hands real answers to the engine.
     mutating func deliver(_ completions: [(number: Int, result: HTTPResult)]) {
         for completion in completions {
+            logger.trace(
+                "transfer finished",
+                metadata: ["transfer": "\(completion.number)", "result": "\(Self.summary(completion.result))"])
             engine.transferFinished(number: completion.number, result: completion.result)
         }
         inFlight -= completions.count
@@ -145,15 +161,19 @@ struct RealDriver {
                 }
             case .recordInstallIDs(let map):
                 RunFiles.writeInstallIDs(map, options.dataDirectory)
-            case .warn(let line):
-                if let sink = options.storeLogSink {
-                    sink(line)
-                } else {
-                    FileHandle.standardError.write(Data(line.utf8))
-                }
+            case .log(let line):
+                logger.log(level: line.level, "\(line.message)")
             case .notice(let line):
                 if let sink = options.noticeSink { sink(line) } else { print(line) }
             }
+        }
+    }
+
+    /// A request's end in a few words, for the log: `200 in 3.2 ms`, `timeout after 30000.0 ms`.
+    static func summary(_ result: HTTPResult) -> String {
+        switch result {
+        case .response(let status, _, _, let millis): String(format: "%d in %.1f ms", status, millis)
+        case .failed(let kind, _, let millis): kind.rawValue + String(format: " after %.1f ms", millis)
         }
     }
 
@@ -240,16 +260,20 @@ struct RealDriver {
     private mutating func write(_ record: ClockRecord, realNanos: UInt64) {
         clockWrittenAt = realNanos
         clockWrittenWarp = clock.warp
+        let path = "\(options.dataDirectory)/\(ClockRecord.fileName)"
         guard let problem = RunFiles.writeClock(record, options.dataDirectory) else {
             clockWriteFailing = false
+            logger.trace(
+                "recorded the virtual clock",
+                metadata: [
+                    "reached": "\(Timestamp.text(unixMillis: record.reachedMillis))", "stopped": "\(record.stopped)",
+                    "path": "\(path)",
+                ])
             return
         }
         if !clockWriteFailing {
-            let path = "\(options.dataDirectory)/\(ClockRecord.fileName)"
-            engine.effects.append(
-                .warn(
-                    "beekon-fleet: cannot record the virtual clock in \(path): \(problem); "
-                        + "a run resumed on this data folder may start earlier than this run's latest uploads\n"))
+            let consequence = "a run resumed on this data folder may start earlier than this run's latest uploads"
+            logger.error("cannot record the virtual clock in \(path): \(problem); \(consequence)")
         }
         clockWriteFailing = true
     }

@@ -50,8 +50,8 @@ struct SimulatedFleet {
     private var onWire: [(number: Int, result: HTTPResult)] = []
     /// Every request sent, in order.
     private(set) var sent: [SimulatedRequest] = []
-    /// Lines the engine wrote for standard error and standard output.
-    private(set) var warnings: [String] = []
+    /// What the engine asked to log, and the lines it wrote for standard output.
+    private(set) var logged: [FleetLogLine] = []
     private(set) var notices: [String] = []
 
     /// A fleet over `fleet` with `options` (its data folder, warp, timing), answered by `network`,
@@ -220,8 +220,8 @@ struct SimulatedFleet {
                 arriving.insert((at, transfer.number, result), at: place)
             case .recordInstallIDs(let map):
                 RunFiles.writeInstallIDs(map, engine.options.dataDirectory)
-            case .warn(let line):
-                warnings.append(line)
+            case .log(let line):
+                logged.append(line)
             case .notice(let line):
                 notices.append(line)
             }

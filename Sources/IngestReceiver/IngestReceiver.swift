@@ -1,6 +1,7 @@
 import BeekonDevice
 import BeekonNet
 import Foundation
+import Logging
 import MicroHTTP
 internal import SQLite
 import Synchronization
@@ -18,7 +19,10 @@ public final class IngestReceiver: Sendable {
     private let daemon: MicroHTTPDaemon
 
     /// Opens the database and starts listening; throws when either fails or a value is bad.
-    public init(configuration: IngestReceiverConfiguration) throws(IngestReceiverError) {
+    /// Every answer is logged to `logger` at debug level, with why a request was refused.
+    public init(
+        configuration: IngestReceiverConfiguration, logger: Logger = Logger(label: "beekon-fleet receiver")
+    ) throws(IngestReceiverError) {
         let configuration = try configuration.validated()
         self.configuration = configuration
         let database: IngestDatabase
@@ -28,7 +32,7 @@ public final class IngestReceiver: Sendable {
             throw IngestReceiverError(.database, "\(configuration.databasePath): \(error.message)")
         }
         let budget = MemoryBudget(limit: configuration.memoryBudgetBytes)
-        let core = ReceiverCore(configuration: configuration, database: database, budget: budget)
+        let core = ReceiverCore(configuration: configuration, database: database, budget: budget, logger: logger)
         self.core = core
         do throws(MicroHTTPError) {
             daemon = try MicroHTTPDaemon(
@@ -108,6 +112,7 @@ private final class ReceiverCore: Sendable {
     /// Answers held for the script's latency after their commit, by number, so `close` can send
     /// them at once; `closed` once it has.
     let delayed = Mutex<Delayed>(Delayed())
+    let logger: Logger
 
     struct Delayed {
         var next: UInt64 = 0
@@ -115,9 +120,13 @@ private final class ReceiverCore: Sendable {
         var closed = false
     }
 
-    init(configuration: IngestReceiverConfiguration, database: sending IngestDatabase, budget: MemoryBudget) {
+    init(
+        configuration: IngestReceiverConfiguration, database: sending IngestDatabase, budget: MemoryBudget,
+        logger: Logger
+    ) {
         self.configuration = configuration
         self.budget = budget
+        self.logger = logger
         validator = PayloadValidator(maxDepth: configuration.maxJSONDepth, maxElements: configuration.maxJSONElements)
         state = Mutex(
             State(
@@ -177,7 +186,32 @@ private final class ReceiverCore: Sendable {
             disposition = .reply(Self.error(404, "no such path: \(request.path.prefix(200))"), delayMillis: 0)
         }
         record(disposition)
+        // A stored upload's answer is logged by `finish`, once its commit decided it.
+        if case .later = disposition {} else { log(request.method, request.path, disposition) }
         return disposition
+    }
+
+    /// Logs an answer at debug level: `POST /ingest: 400 {"error":"body: not valid gzip …"}`,
+    /// so a client's author sees why the receiver refused an upload (`receive --log-level debug`).
+    private func log(_ method: String, _ path: String, _ disposition: Disposition) {
+        logger.debug("\(method.prefix(20)) \(path.prefix(200)): \(summary(disposition, path: path))")
+    }
+
+    /// What a disposition answers, in a few words: the status and, but for the statistics, the
+    /// JSON body (which says why a request was refused, or what an upload stored).
+    private func summary(_ disposition: Disposition, path: String) -> String {
+        switch disposition {
+        case .reply(let reply, let delay):
+            var text = "\(reply.status)"
+            if path != configuration.statsPath, !reply.body.isEmpty {
+                text += " " + String(decoding: reply.body.prefix(300), as: UTF8.self)
+            }
+            return delay > 0 ? text + " after \(delay) ms (scripted latency)" : text
+        case .hang(let millis): return "no answer; closed after \(millis) ms (scripted hang)"
+        case .close: return "closed without an answer (scripted)"
+        case .later: return "answered after its commit"
+        case .stream: return "an event stream"
+        }
     }
 
     /// Counts an answer in the stats, when it is decided.
@@ -267,6 +301,7 @@ private final class ReceiverCore: Sendable {
             disposition = answer(plan.outcome, batch, outcome)
         }
         record(disposition)
+        log("POST", configuration.ingestPath, disposition)
         switch disposition {
         case .reply(let reply, let delay) where delay > 0:
             let number = delayed.withLock { delayed -> UInt64? in

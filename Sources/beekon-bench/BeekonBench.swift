@@ -1,4 +1,5 @@
 import ArgumentParser
+import FleetCommandLine
 
 /// The `beekon-bench` command: benchmarks of the fleet's hot paths, kept out of the shipped
 /// `beekon-fleet`.
@@ -11,4 +12,10 @@ struct BeekonBench: ParsableCommand {
             BenchStore.self, BenchDevice.self, BenchFleet.self, BenchMaxWarp.self, BenchUpload.self, BenchAdmin.self,
             BenchHostile.self,
         ])
+
+    /// Sets up logging once (at `BEEKON_LOG_LEVEL`, else info) before the benchmark runs: the
+    /// figures are printed, what the fleet and receiver log goes to standard error.
+    static func main() {
+        mainWithLogging()
+    }
 }

@@ -6,6 +6,7 @@ import FleetCommandLine
 import FleetKit
 import Foundation
 import IngestReceiver
+import Logging
 
 /// The `beekon-fleet` command: hosts a fleet of emulated Beekon devices, and the tools around it.
 @main
@@ -21,10 +22,19 @@ struct BeekonFleet: ParsableCommand {
         version: "0.1.0",
         subcommands: [Run.self, Receive.self, Validate.self, Actions.self, OpenAPI.self]
     )
+
+    /// Sets up logging once, at the chosen command's level, before the command runs.
+    static func main() {
+        mainWithLogging()
+    }
 }
 
 /// Runs a fleet file against an ingest server.
-struct Run: ParsableCommand {
+///
+/// What it prints on standard output is its output: the start lines (what runs, where the
+/// receiver and the admin are, where a resumed clock starts), the progress lines and the
+/// summary. Warnings, errors and detail go to the log, on standard error, by `--log-level`.
+struct Run: LoggingCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a fleet of emulated devices from a fleet file.",
         discussion: """
@@ -103,6 +113,8 @@ struct Run: ParsableCommand {
             valueName: "name"))
     var adminAllowedHost: [String] = []
 
+    @OptionGroup var logging: LogLevelOptions
+
     /// Modelled transfer timing: asked for, or implied by `--warp max`.
     var modelled: Bool { deterministic || warp == .max }
 
@@ -127,6 +139,13 @@ struct Run: ParsableCommand {
         let openFiles = try FileLimit.ensure(
             budget, for: "beekon-fleet run",
             alternatives: " Or make the run need fewer: a lower --max-connections, or --admin off.")
+        let logger = Logger(label: "beekon-fleet")
+        logger.debug(
+            "file descriptors",
+            metadata: [
+                "limit": "\(openFiles)", "needed": "\(budget.needed)",
+                "openStores": "\(budget.openStores(limit: openFiles))",
+            ])
         // Then what creates files (the receiver's database) and binds ports; a start that fails
         // here removes what it created, and nothing that was there before.
         let footprint = StartFootprint(dataDirectory: data)
@@ -149,7 +168,7 @@ struct Run: ParsableCommand {
                 insecure: insecure, transferTiming: modelled ? .deterministic : .asAnswered)
             options.maxWarp = warp == .max
             do {
-                runtime = try FleetRuntime(fleet: fleet, options: options)
+                runtime = try FleetRuntime(fleet: fleet, options: options, logger: logger)
             } catch {
                 throw CommandFailure("\(error)")
             }
@@ -182,9 +201,8 @@ struct Run: ParsableCommand {
         let end = try runtime.run(progressEverySeconds: 5) { metrics in
             print(ProgressLine.text(metrics))
             if metrics.slowAnswers > slowAnswersSeen, lastWarning.map({ Date().timeIntervalSince($0) >= 60 }) ?? true {
-                print(
-                    ProgressLine.slowServerWarning(
-                        metrics, newly: metrics.slowAnswers - slowAnswersSeen, warp: runtime.snapshot.warp))
+                let newly = metrics.slowAnswers - slowAnswersSeen
+                logger.warning("\(ProgressLine.slowServerWarning(metrics, newly: newly, warp: runtime.snapshot.warp))")
                 slowAnswersSeen = metrics.slowAnswers
                 lastWarning = Date()
             }
@@ -256,8 +274,9 @@ enum ProgressLine {
             + String(format: " (server p99 %.1f ms real)", metrics.serverLatency.percentile(0.99))
     }
 
-    /// Said when answers took more than half the SDK's timeout once multiplied by the warp: the
-    /// devices then hear timeouts a phone would not, and the run measures the warp, not the server.
+    /// Logged as a warning when answers took more than half the SDK's timeout once multiplied by
+    /// the warp: the devices then hear timeouts a phone would not, and the run measures the warp,
+    /// not the server.
     static func slowServerWarning(_ metrics: FleetMetrics, newly: Int, warp: Double) -> String {
         let slowest = metrics.slowestAnswerMillis
         let halfTimeout = Double(UploadRequest.timeoutMillis) / 2
@@ -265,7 +284,7 @@ enum ProgressLine {
         let suggested = max(
             FleetClock.warpRange.lower, fitting >= 1 ? fitting.rounded(.down) : (fitting * 100).rounded(.down) / 100)
         return
-            "beekon-fleet: warning: \(newly) more server answer\(newly == 1 ? "" : "s") took more than half the SDK's "
+            "\(newly) more server answer\(newly == 1 ? "" : "s") took more than half the SDK's "
             + "\(UploadRequest.timeoutMillis / 1000) s timeout in virtual time (the slowest: "
             + String(format: "%.0f ms real, %.1f s virtual at warp %g", slowest, slowest * warp / 1000, warp)
             + "); devices hear timeouts a phone would not. Lower the warp: "

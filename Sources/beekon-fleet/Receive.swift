@@ -4,9 +4,14 @@ import FleetCommandLine
 import FleetKit
 import Foundation
 import IngestReceiver
+import Logging
 
 /// Runs the reference ingest receiver until SIGINT or SIGTERM.
-struct Receive: ParsableCommand {
+///
+/// Its banner (where it listens, its stats, token endpoint and database; one write, which a
+/// parent process reads the port from) and its closing summary are its output, on standard
+/// output; warnings and detail (every answer, at debug) go to the log, by `--log-level`.
+struct Receive: LoggingCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the reference Beekon ingest receiver: validate, dedupe and store uploads.",
         discussion: """
@@ -109,6 +114,8 @@ struct Receive: ParsableCommand {
     @Option(help: "Daemon threads (1…256, default: one per core).")
     var threads: String?
 
+    @OptionGroup var logging: LogLevelOptions
+
     func run() throws {
         StandardOutput.flushEachLine()
         var configuration: IngestReceiverConfiguration
@@ -121,18 +128,25 @@ struct Receive: ParsableCommand {
         // open-file limit allows (a limit libmicrohttpd cannot reach makes it fail accepts instead
         // of queueing them), saying so; one given with --connection-limit must fit, or the start
         // is refused with the numbers.
+        let logger = Logger(label: "beekon-fleet receive")
         let openFiles = FileLimit.raiseToHardLimit()
-        var lowered: String?
         let fixedPart = DescriptorBudget.receive(connectionLimit: 0).needed
         if connectionLimit == nil, openFiles > 0,
             DescriptorBudget.receive(connectionLimit: configuration.connectionLimit).needed > openFiles,
             openFiles - fixedPart >= 64
         {
-            lowered =
-                "beekon-fleet receive: connection limit lowered from \(configuration.connectionLimit) to "
-                + "\(openFiles - fixedPart) (open-file limit \(openFiles); raise it with ulimit -n)\n"
-            configuration.connectionLimit = openFiles - fixedPart
+            let lowered = openFiles - fixedPart
+            logger.warning(
+                "connection limit lowered from \(configuration.connectionLimit) to \(lowered) (open-file limit \(openFiles); raise it with ulimit -n)"
+            )
+            configuration.connectionLimit = lowered
         }
+        logger.debug(
+            "limits",
+            metadata: [
+                "openFiles": "\(openFiles)", "connectionLimit": "\(configuration.connectionLimit)",
+                "threads": "\(configuration.threads)", "memoryBudgetBytes": "\(configuration.memoryBudgetBytes)",
+            ])
         try FileLimit.ensure(
             .receive(connectionLimit: configuration.connectionLimit), for: "beekon-fleet receive",
             alternatives: " Or give a lower --connection-limit.")
@@ -140,7 +154,7 @@ struct Receive: ParsableCommand {
         let databaseExisted = FileManager.default.fileExists(atPath: configuration.databasePath)
         let receiver: IngestReceiver
         do throws(IngestReceiverError) {
-            receiver = try IngestReceiver(configuration: configuration)
+            receiver = try IngestReceiver(configuration: configuration, logger: logger)
         } catch {
             if !databaseExisted {
                 for suffix in ["", "-wal", "-shm", "-journal"] { unlink(configuration.databasePath + suffix) }
@@ -160,7 +174,6 @@ struct Receive: ParsableCommand {
         banner += "beekon-fleet receive: stats at \(receiver.statsURL)\n"
         if let tokenURL = receiver.tokenURL { banner += "beekon-fleet receive: token endpoint at \(tokenURL)\n" }
         banner += "beekon-fleet receive: database \(configuration.databasePath)\n"
-        banner += lowered ?? ""
         // Written unbuffered, so a parent process reading a pipe sees the port at once.
         FileHandle.standardOutput.write(Data(banner.utf8))
         done.wait()

@@ -115,6 +115,8 @@ struct ContractTests {
             ("{type: array, items: {type: string}, minItems: 1}", #"["a"]"#, true),
             ("{type: array, items: {type: string}, minItems: 1}", "[]", false),
             ("{type: array, items: {type: string}, minItems: 1}", #"["a", 1]"#, false),
+            ("{type: string, minLength: 1}", #""a""#, true),
+            ("{type: string, minLength: 1}", #""""#, false),
             ("{type: array, maxItems: 1}", "[1, 2]", false),
             ("{oneOf: [{type: integer}, {type: string}]}", #""a""#, true),
             ("{oneOf: [{type: integer}, {type: number}]}", "1", false),

@@ -6,7 +6,7 @@ import Foundation
 /// JSON Schema the admin's document uses: `type` (`integer` a whole number written without a
 /// fraction or an exponent), `nullable` (OpenAPI 3.0.3: it admits null only beside a `type`, and
 /// `enum` still applies to it), `enum`, `properties`, `required`, `additionalProperties` (a
-/// boolean or a schema), `items`, `minItems`, `maxItems`, `minimum`, `maximum`, `oneOf`,
+/// boolean or a schema), `items`, `minItems`, `maxItems`, `minLength`, `minimum`, `maximum`, `oneOf`,
 /// `allOf`, `format` (`date-time` as RFC 3339, `int64`, `binary`) and `$ref` into the document.
 /// A keyword outside that subset is a problem of its own, so the document cannot rely on a rule
 /// this checker would skip; annotations (`description`, `title`, `default`, `example`) are read
@@ -17,7 +17,7 @@ struct SchemaValidator: Sendable {
 
     static let keywords: Set<String> = [
         "type", "nullable", "enum", "properties", "required", "additionalProperties", "items", "minItems", "maxItems",
-        "minimum", "maximum", "oneOf", "allOf", "format", "$ref",
+        "minLength", "minimum", "maximum", "oneOf", "allOf", "format", "$ref",
     ]
     static let annotations: Set<String> = ["description", "title", "default", "example"]
 
@@ -177,6 +177,10 @@ struct SchemaValidator: Sendable {
     }
 
     private func checkString(_ text: String, _ schema: JSONValue, _ at: String, _ problems: inout [String]) {
+        // JSON Schema counts characters as code points.
+        if let least = Self.count(schema["minLength"]), text.unicodeScalars.count < least {
+            problems.append("\(at): \(text.unicodeScalars.count) characters, fewer than minLength \(least)")
+        }
         switch schema["format"] {
         case nil, .string("binary")?: break
         case .string("date-time")?:

@@ -46,10 +46,8 @@ struct RelaunchTests {
                   sync: {syncThreshold: 1, intervalSeconds: 60}
             \(faults)
             """)
-        var options = RunOptions(
+        let options = RunOptions(
             dataDirectory: workspace.data + "-\(UUID().uuidString)", routeFolder: workspace.folder.path)
-        // Store errors are the point of one test, and read from the device's state there.
-        options.storeLogSink = { _ in }
         var loop = try FleetLoop(fleet: fleet, options: options)
         loop.start(wallNow: 1_781_510_400_000)
         return loop

@@ -88,12 +88,12 @@ struct StoreFailureRunTests {
         // the first failure's, then at the end the count of what was held back.
         fleet.finish()
         let errors = fleet.engine.metrics.storeErrors
-        #expect(fleet.warnings.count == 2, "\(fleet.warnings)")
-        #expect(fleet.warnings.first?.contains("database or disk is full") == true)
+        #expect(fleet.logged.count == 2, "\(fleet.logged)")
+        #expect(fleet.logged.first?.message.contains("database or disk is full") == true)
         #expect(
-            fleet.warnings.last
-                == "beekon-fleet: and \(StoreErrorLog.grouped(errors - 1)) more store errors (full) in the last minute\n"
-        )
+            fleet.logged.last
+                == FleetLogLine(
+                    .error, "and \(StoreErrorLog.grouped(errors - 1)) more store errors (full) in the last minute"))
     }
 
     @Test(
@@ -149,10 +149,10 @@ struct StoreErrorLogTests {
         lines += log.flush()
         #expect(
             lines == [
-                "beekon-fleet: device d-0: \(Self.error(.full))\n",
-                "beekon-fleet: device d-io: \(Self.error(.ioError))\n",
-                "beekon-fleet: device d-late: \(Self.error(.full)); and 4,211 more store errors (full) in the last minute\n",
-                "beekon-fleet: and 1 more store errors (full) in the last minute\n",
+                "device d-0: \(Self.error(.full))",
+                "device d-io: \(Self.error(.ioError))",
+                "device d-late: \(Self.error(.full)); and 4,211 more store errors (full) in the last minute",
+                "and 1 more store errors (full) in the last minute",
             ])
     }
 
