@@ -122,7 +122,8 @@ enum AdminRequests {
         let parsed = try action(&object)
         guard var selectorObject = try object.object("selector") else {
             throw .badRequest(
-                "`selector` is required: {\"all\": true}, {\"group\"}, {\"fraction\", \"seed\"?}, {\"ids\"} or {\"state\"}",
+                "`selector` is required: {\"all\": true}, {\"group\"}, "
+                    + "{\"fraction\", \"seed\"?}, {\"ids\"} or {\"state\"}",
                 field: "selector")
         }
         try object.finish()

@@ -83,7 +83,8 @@ public final class AdminServer: Sendable {
             guard let name = RequestGuard.allowedName(text) else {
                 throw AdminError(
                     message:
-                        "allowed admin host \"\(text.prefix(100))\" is not a host name; expected a bare name or address "
+                        "allowed admin host \"\(text.prefix(100))\" is not a host name; "
+                        + "expected a bare name or address "
                         + "such as fleet, fleet.example.org or 10.0.0.5 (no scheme, port or path)")
             }
             allowed.append(name)

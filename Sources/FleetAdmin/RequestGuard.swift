@@ -46,7 +46,8 @@ struct RequestGuard: Sendable {
             throw APIError(
                 status: 421, code: "misdirected_request",
                 message:
-                    "\(what); it answers to loopback addresses, localhost and its bind host, and to names allowed with \(allow)",
+                    "\(what); it answers to loopback addresses, localhost and its bind host, "
+                    + "and to names allowed with \(allow)",
                 field: "Host")
         }
         guard Self.stateChanging.contains(request.method) else { return }

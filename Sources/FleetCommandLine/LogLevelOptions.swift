@@ -9,7 +9,10 @@ import Logging
 public struct LogLevelOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The least severe log lines shown on stderr: trace, debug, info, notice, warning, error or critical (default: env BEEKON_LOG_LEVEL, else info).",
+            """
+            The least severe log lines shown on stderr: trace, debug, info, notice, \
+            warning, error or critical (default: env BEEKON_LOG_LEVEL, else info).
+            """,
             valueName: "level"),
         transform: { text in try LogLevelOptions.read(text) })
     public var logLevel: Logger.Level?

@@ -25,7 +25,8 @@ public struct ClockRecord: Sendable, Hashable {
 
     /// The shape `clock.json` must have, for error messages.
     static let expected =
-        #"a JSON object {"reached_unix_ms": <Unix ms, 1970 to 9999>, "warp": <\#(FleetClock.warpRange)>, "stopped": <true or false>}"#
+        #"a JSON object {"reached_unix_ms": <Unix ms, 1970 to 9999>, "warp": "#
+        + #"<\#(FleetClock.warpRange)>, "stopped": <true or false>}"#
 
     /// A record of `reachedMillis` at `warp`; `stopped` for the last one a run writes.
     public init(reachedMillis: Int64, warp: Double, stopped: Bool) {

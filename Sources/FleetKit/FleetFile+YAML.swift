@@ -565,7 +565,8 @@ struct FleetFileReader {
                             FleetFileProblem(
                                 file: file, line: line + 1, column: column + 1,
                                 problem:
-                                    "key \"\(name)\" is given twice in this mapping (first at line \(first.line), column \(first.column))",
+                                    "key \"\(name)\" is given twice in this mapping "
+                                    + "(first at line \(first.line), column \(first.column))",
                                 expected: "each key once"))
                         return
                     }
@@ -700,7 +701,8 @@ struct FleetFileReader {
     /// An ISO-8601 UTC instant from 1970 to 9999 (`Timestamp.inputRange`), Unix ms.
     mutating func instant(_ node: Node, _ text: String, _ field: String) -> Int64? {
         let expected =
-            "`now` or an ISO-8601 UTC time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, such as 2026-06-15T08:00:00Z"
+            "`now` or an ISO-8601 UTC time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, "
+            + "such as 2026-06-15T08:00:00Z"
         guard let millis = Timestamp.unixMillis(parsingISO8601: text) else {
             report(node, "`\(field)` \"\(text)\" is not an instant", expected: expected)
             return nil

@@ -103,10 +103,10 @@ extension FleetLoop {
         return []
     }
 
-    /// A store failure while carrying out `action`: reported (see `reportStoreError`), a row
-    /// that was not stored counted as lost by cause (and taken off the SDK's pending count), and a batch that could not be read ends
-    /// the drain as an empty one does (the SDK's pending count kept), so the next interval or
-    /// trigger tries again.
+    /// A store failure while carrying out `action`: reported (see `reportStoreError`), a row that
+    /// was not stored counted as lost by cause (and taken off the SDK's pending count), and a batch
+    /// that could not be read ends the drain as an empty one does (the SDK's pending count kept),
+    /// so the next interval or trigger tries again.
     private mutating func storeFailed(
         _ error: StoreError, doing action: DeviceAction, slot: Int, at time: Int64
     ) -> [DeviceAction] {

@@ -180,7 +180,8 @@ struct FleetLoop {
         if options.maxWarp, case .asAnswered = options.transferTiming {
             throw RunError(
                 description:
-                    "max warp needs modelled transfer timing (`--deterministic`): at an unbounded warp every real answer would be a timeout"
+                    "max warp needs modelled transfer timing (`--deterministic`): "
+                    + "at an unbounded warp every real answer would be a timeout"
             )
         }
         warp = options.warp ?? fleet.clock.warp
@@ -193,7 +194,8 @@ struct FleetLoop {
         {
             throw RunError(
                 description:
-                    "group \"\(group.name)\" uploads, but no ingest URL is set: give `ingest:` in the fleet file or `--ingest URL`"
+                    "group \"\(group.name)\" uploads, but no ingest URL is set: "
+                    + "give `ingest:` in the fleet file or `--ingest URL`"
             )
         }
     }

@@ -78,7 +78,8 @@ public struct RunStart: Sendable, Hashable {
             return resuming + "1 ms after the newest fix or geofence event the device stores hold" + timeline
         case .wallClock:
             return resuming
-                + "the wall clock (`clock.start: now`), later than anything the previous run on this data folder stamped"
+                + "the wall clock (`clock.start: now`), later than anything the previous run "
+                + "on this data folder stamped"
                 + timeline
         case .noTrace:
             return "beekon-fleet: starting at \(at) (`clock.start`): the data folder has devices from an earlier run "

@@ -74,7 +74,8 @@ public struct AnswerScript: Sendable, Hashable {
             else {
                 throw IngestReceiverError(
                     .configuration,
-                    "--mix \"\(text)\": \"\(item)\" should be ANSWER:PERCENT, where ANSWER is a status, hang or close (e.g. 503:10)"
+                    "--mix \"\(text)\": \"\(item)\" should be ANSWER:PERCENT, "
+                        + "where ANSWER is a status, hang or close (e.g. 503:10)"
                 )
             }
             entries.append(MixEntry(outcome, percent: percent))

@@ -58,7 +58,10 @@ struct Run: LoggingCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Virtual seconds per real second, 0.01 to 10000 (overrides the fleet file), or `max`: the clock jumps to the next event as soon as the due work is done (implies --deterministic).",
+            """
+            Virtual seconds per real second, 0.01 to 10000 (overrides the fleet file), or `max`: the \
+            clock jumps to the next event as soon as the due work is done (implies --deterministic).
+            """,
             valueName: "warp"),
         transform: FlagNumber.warp)
     var warp: FlagNumber.Warp?
@@ -69,15 +72,20 @@ struct Run: LoggingCommand {
     var seed: UInt64?
 
     @Option(
-        help:
-            "Stop after this much wall-clock (real) time, e.g. 90s or 10m (0s to 366d); with --for, whichever comes first.",
+        help: """
+            Stop after this much wall-clock (real) time, e.g. 90s or 10m (0s to 366d); \
+            with --for, whichever comes first.
+            """,
         transform: FlagNumber.duration)
     var duration: Int64?
 
     @Option(
         name: .customLong("for"),
         help: ArgumentHelp(
-            "Stop after this much virtual time on the fleet's clock, e.g. 8h (1ms to 366d; overrides the fleet file's `duration`); with --duration, whichever comes first.",
+            """
+            Stop after this much virtual time on the fleet's clock, e.g. 8h (1ms to 366d; \
+            overrides the fleet file's `duration`); with --duration, whichever comes first.
+            """,
             valueName: "virtual-duration"),
         transform: FlagNumber.runLength)
     var virtualDuration: Int64?
@@ -95,9 +103,10 @@ struct Run: LoggingCommand {
 
     @Flag(
         help: """
-            Every upload and token refresh takes 100 virtual ms (plus injected latency), whatever the server's real time: \
-            virtual time waits for each real answer, so the machine's and the server's speed do not change what devices \
-            hear. Without it, an answer takes its real time × the warp (at warp 60, 500 ms is the SDK's 30 s timeout).
+            Every upload and token refresh takes 100 virtual ms (plus injected latency), whatever \
+            the server's real time: virtual time waits for each real answer, so the machine's and \
+            the server's speed do not change what devices hear. Without it, an answer takes its \
+            real time × the warp (at warp 60, 500 ms is the SDK's 30 s timeout).
             """)
     var deterministic = false
 
@@ -109,7 +118,10 @@ struct Run: LoggingCommand {
 
     @Option(
         help: ArgumentHelp(
-            "A host name the admin answers to besides loopback and its bind host (repeatable or comma-separated; also env BEEKON_ADMIN_ALLOWED_HOSTS).",
+            """
+            A host name the admin answers to besides loopback and its bind host \
+            (repeatable or comma-separated; also env BEEKON_ADMIN_ALLOWED_HOSTS).
+            """,
             valueName: "name"))
     var adminAllowedHost: [String] = []
 
@@ -192,7 +204,8 @@ struct Run: LoggingCommand {
         if let receiver {
             print(
                 "beekon-fleet: no ingest URL given, so the reference receiver runs in-process: "
-                    + "ingest \(receiver.url), stats \(receiver.statsURL), database \(receiver.configuration.databasePath)"
+                    + "ingest \(receiver.url), stats \(receiver.statsURL), "
+                    + "database \(receiver.configuration.databasePath)"
             )
         }
         // The slow-server warning: when new slow answers came, at most once a real minute.
@@ -214,7 +227,8 @@ struct Run: LoggingCommand {
                 + (!modelled
                     ? ""
                     : fleet.clock.start == nil
-                        ? " (the run started at the wall clock's now: give the fleet file a clock.start to reproduce it)"
+                        ? " (the run started at the wall clock's now: "
+                            + "give the fleet file a clock.start to reproduce it)"
                         : " (the same fleet file, seed and answers give the same digest)"))
         print("beekon-fleet: done. \(ProgressLine.ending(end)) " + ProgressLine.text(runtime.metrics))
         if let receiver {

@@ -137,7 +137,10 @@ struct Receive: LoggingCommand {
         {
             let lowered = openFiles - fixedPart
             logger.warning(
-                "connection limit lowered from \(configuration.connectionLimit) to \(lowered) (open-file limit \(openFiles); raise it with ulimit -n)"
+                """
+                connection limit lowered from \(configuration.connectionLimit) to \(lowered) \
+                (open-file limit \(openFiles); raise it with ulimit -n)
+                """
             )
             configuration.connectionLimit = lowered
         }

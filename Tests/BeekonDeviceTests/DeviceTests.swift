@@ -287,7 +287,10 @@ struct DeviceTests {
     }
 
     @Test(
-        "getCurrentLocation: the next fix, tagged manual, never stored or streamed; nil on timeout; an error without permission"
+        """
+        getCurrentLocation: the next fix, tagged manual, never stored \
+        or streamed; nil on timeout; an error without permission
+        """
     )
     func currentLocation() {
         var harness = DeviceHarness(platform: .ios)

@@ -23,7 +23,10 @@ struct SyncEngineOfflineTests {
     }
 
     @Test(
-        "a proactive refresh that falls due offline waits for the network and goes the instant it returns; cut off again, it counts no failure"
+        """
+        a proactive refresh that falls due offline waits for the network and \
+        goes the instant it returns; cut off again, it counts no failure
+        """
     )
     func proactiveRefreshWaitsForNetwork() {
         var harness = DeviceHarness(
@@ -55,7 +58,10 @@ struct SyncEngineOfflineTests {
     }
 
     @Test(
-        "offline, no trigger sends an upload or a token refresh; back online, the due refresh goes at once, then the waiting batch",
+        """
+        offline, no trigger sends an upload or a token refresh; back \
+        online, the due refresh goes at once, then the waiting batch
+        """,
         arguments: Trigger.allCases)
     func nothingSentOffline(trigger: Trigger) {
         let config = SyncConfig(url: "u", syncThreshold: 1, auth: Self.expiringAuth)
@@ -94,7 +100,10 @@ struct SyncEngineOfflineTests {
     }
 
     @Test(
-        "an upload cut off by the network's loss keeps its rows and is no failure; any other network error is; either way the batch goes again the instant the network returns",
+        """
+        an upload cut off by the network's loss keeps its rows and is no failure; any other \
+        network error is; either way the batch goes again the instant the network returns
+        """,
         arguments: [
             // (what the device hears, whether it knew it was offline, failures counted)
             (NetworkErrorKind.offline, true, 0),
@@ -140,7 +149,10 @@ struct SyncEngineOfflineTests {
     }
 
     @Test(
-        "a token refresh cut off by the network's loss three times opens no breaker; each time it goes again on the network's return, and the batch after it"
+        """
+        a token refresh cut off by the network's loss three times opens no breaker; \
+        each time it goes again on the network's return, and the batch after it
+        """
     )
     func refreshCutOff() {
         var harness = SyncHarness(sync: SyncConfig(url: "u", auth: Self.expiringAuth))

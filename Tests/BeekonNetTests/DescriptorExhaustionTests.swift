@@ -7,7 +7,10 @@ import Testing
 @Suite("Descriptor exhaustion")
 struct DescriptorExhaustionTests {
     @Test(
-        "an upload with every descriptor taken fails as too-many-open-files; the same upload with descriptors to spare as refused"
+        """
+        an upload with every descriptor taken fails as too-many-open-files; \
+        the same upload with descriptors to spare as refused
+        """
     )
     func exhaustedDescriptorsAreNamed() throws {
         let probe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()

@@ -10,7 +10,8 @@ struct GzipTests {
         for index in 0..<fixes {
             if index > 0 { text += "," }
             text +=
-                #"{"id":"0190d4e2-7b1a-7c3e-9f10-\#(String(format: "%012x", index))","latitude":\#(37.7749 + Double(index) * 1e-5)}"#
+                #"{"id":"0190d4e2-7b1a-7c3e-9f10-\#(String(format: "%012x", index))","latitude":"#
+                + #"\#(37.7749 + Double(index) * 1e-5)}"#
         }
         return Array((text + "]}").utf8)
     }

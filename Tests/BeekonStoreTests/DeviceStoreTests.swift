@@ -37,7 +37,10 @@ struct DeviceStoreTests {
     ]
 
     @Test(
-        "newestTimestamp is the latest fix or geofence event timestamp, whichever table holds it, and nil when both are empty",
+        """
+        newestTimestamp is the latest fix or geofence event timestamp, \
+        whichever table holds it, and nil when both are empty
+        """,
         arguments: newestCases)
     func newestTimestamp(fixes: [Int64], events: [Int64], newest: Int64?) throws {
         try withTemporaryDirectory { directory in

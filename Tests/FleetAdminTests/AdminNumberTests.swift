@@ -72,7 +72,10 @@ struct AdminNumberTests {
     }
 
     @Test(
-        "every numeric body field refuses NaN, infinities, 1e300, 5e-324, -1, 0, 2^63 and strings by name, and nothing changes"
+        """
+        every numeric body field refuses NaN, infinities, 1e300, \
+        5e-324, -1, 0, 2^63 and strings by name, and nothing changes
+        """
     )
     func hostileBodies() async throws {
         let harness = try AdminHarness()

@@ -9,7 +9,10 @@ import Testing
 @Suite("Admin server over a real fleet", .serialized)
 struct AdminRealFleetTests {
     @Test(
-        "GET /healthz follows a real loop: 503 starting before it runs, 200 running while it runs, 503 stopping once asked to stop"
+        """
+        GET /healthz follows a real loop: 503 starting before it runs, \
+        200 running while it runs, 503 stopping once asked to stop
+        """
     )
     func healthPhases() async throws {
         let harness = try AdminHarness(token: "s3cret", fleet: .real(started: false))
@@ -24,7 +27,10 @@ struct AdminRealFleetTests {
     }
 
     @Test(
-        "end to end: a real run (2 virtual minutes at warp 120) uploads to a real receiver, a spawn through the API included, and the API counts what the receiver stored"
+        """
+        end to end: a real run (2 virtual minutes at warp 120) uploads to a real receiver, \
+        a spawn through the API included, and the API counts what the receiver stored
+        """
     )
     func endToEnd() async throws {
         let harness = try AdminHarness(duration: "2m", fleet: .real(started: false))

@@ -158,7 +158,10 @@ struct AdminServerTests {
     }
 
     @Test(
-        "GET /api/v1/devices/{id} shows the state history at exact instants, sync, auth and config without any secret; an unknown id is 404"
+        """
+        GET /api/v1/devices/{id} shows the state history at exact instants, \
+        sync, auth and config without any secret; an unknown id is 404
+        """
     )
     func deviceDetail() async throws {
         let harness = try AdminHarness()
@@ -186,7 +189,10 @@ struct AdminServerTests {
     }
 
     @Test(
-        "a device's uploads list what the network answered: the outcome, heard at its send + the latency, with its request's batch and fixes",
+        """
+        a device's uploads list what the network answered: the outcome, \
+        heard at its send + the latency, with its request's batch and fixes
+        """,
         arguments: [
             (SimulatedAnswer.respond(status: 200, afterMillis: 80), "200", 80, 0.667),
             (.respond(status: 503, afterMillis: 250), "503", 250, 2.083),
@@ -280,7 +286,10 @@ struct AdminServerTests {
     }
 
     @Test(
-        "POST /api/v1/devices lists the copies at once; they set off at the spawn instant, paced at the rate on the fleet's warp, and upload 3 s later"
+        """
+        POST /api/v1/devices lists the copies at once; they set off at the spawn \
+        instant, paced at the rate on the fleet's warp, and upload 3 s later
+        """
     )
     func spawn() async throws {
         let harness = try AdminHarness()
@@ -361,7 +370,10 @@ struct AdminServerTests {
     }
 
     @Test(
-        "POST /api/v1/devices refuses an unknown group, a wrong type, an unknown field, a taken name, a missing route and too many, and adds nothing",
+        """
+        POST /api/v1/devices refuses an unknown group, a wrong type, an unknown \
+        field, a taken name, a missing route and too many, and adds nothing
+        """,
         arguments: [
             (#"{"group": "nobody", "count": 1}"#, 400, "bad_request", "group"),
             (#"{"group": "walkers", "count": "two"}"#, 400, "bad_type", "count"),
@@ -383,7 +395,10 @@ struct AdminServerTests {
     }
 
     @Test(
-        "DELETE /api/v1/devices/{id} stops the device at once: it is no longer listed and sends nothing more; its store stays"
+        """
+        DELETE /api/v1/devices/{id} stops the device at once: it is \
+        no longer listed and sends nothing more; its store stays
+        """
     )
     func delete() async throws {
         let harness = try AdminHarness()
@@ -406,7 +421,10 @@ struct AdminServerTests {
     // MARK: Actions
 
     @Test(
-        "revokePermission pauses every device at the instant it is asked, listed in the answer's snapshot; grantPermission brings them back the same way"
+        """
+        revokePermission pauses every device at the instant it is asked, listed \
+        in the answer's snapshot; grantPermission brings them back the same way
+        """
     )
     func permissionRoundTrip() async throws {
         let harness = try AdminHarness()
@@ -446,7 +464,10 @@ struct AdminServerTests {
     }
 
     @Test(
-        "a device action applies at the instant it is asked: latency delays its answers by exactly that much, kill is dead at once and relaunches when it said"
+        """
+        a device action applies at the instant it is asked: latency delays its answers \
+        by exactly that much, kill is dead at once and relaunches when it said
+        """
     )
     func deviceActions() async throws {
         let harness = try AdminHarness()
@@ -648,7 +669,10 @@ struct AdminServerTests {
     }
 
     @Test(
-        "with a token, /api and /metrics need it (401 without or with a wrong one), SSE takes ?token=, the page does not"
+        """
+        with a token, /api and /metrics need it (401 without or \
+        with a wrong one), SSE takes ?token=, the page does not
+        """
     )
     func tokenRule() async throws {
         let harness = try AdminHarness(token: "s3cret")
@@ -673,7 +697,10 @@ struct AdminServerTests {
     }
 
     @Test(
-        "GET /healthz needs no token and takes any Host: 200 running while the fleet runs, 503 stopping once it ends, when commands are refused"
+        """
+        GET /healthz needs no token and takes any Host: 200 running while \
+        the fleet runs, 503 stopping once it ends, when commands are refused
+        """
     )
     func health() async throws {
         let harness = try AdminHarness(token: "s3cret")
@@ -703,7 +730,10 @@ struct AdminServerTests {
     }
 
     @Test(
-        "GET /api/v1/events streams the fleet, the action at its virtual instant, the devices it changed and the uploads answered"
+        """
+        GET /api/v1/events streams the fleet, the action at its virtual \
+        instant, the devices it changed and the uploads answered
+        """
     )
     func events() async throws {
         let harness = try AdminHarness()

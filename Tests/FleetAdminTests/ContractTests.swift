@@ -31,7 +31,11 @@ struct ContractTests {
     }
 
     @Test(
-        "every route refuses as the document says: 401 without the token, 421 for a foreign Host, 403 from a foreign Origin, 415 for a body not sent as JSON, 413 over 64 KiB, 404 for an unknown device, 405 naming the path's methods; HEAD answers as GET"
+        """
+        every route refuses as the document says: 401 without the token, 421 for a foreign \
+        Host, 403 from a foreign Origin, 415 for a body not sent as JSON, 413 over 64 KiB, \
+        404 for an unknown device, 405 naming the path's methods; HEAD answers as GET
+        """
     )
     func routeRefusals() async throws {
         let harness = try AdminHarness(token: "s3cret")

@@ -122,7 +122,8 @@ struct RequestGuardTests {
         }
         // No Host at all: only a raw request can leave it out.
         let noHost = harness.exchange(
-            "POST /api/v1/devices HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: \(Self.spawnBody.utf8.count)\r\n"
+            "POST /api/v1/devices HTTP/1.1\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(Self.spawnBody.utf8.count)\r\n"
                 + "Connection: close\r\n\r\n\(Self.spawnBody)", seconds: 5)
         #expect(noHost.hasPrefix("HTTP/1.1 421"), "\(noHost.prefix(200))")
         #expect(noHost.contains("no Host header"))
@@ -130,7 +131,10 @@ struct RequestGuardTests {
     }
 
     @Test(
-        "a state-changing request from another origin, or marked cross-site, is 403 and changes nothing; reads are not affected"
+        """
+        a state-changing request from another origin, or marked \
+        cross-site, is 403 and changes nothing; reads are not affected
+        """
     )
     func originOverHTTP() async throws {
         let harness = try AdminHarness()
@@ -214,7 +218,8 @@ struct RequestGuardTests {
     /// A request with no Content-Type at all (libcurl adds one to a body), answered as `call` would.
     static func rawAnswer(_ harness: AdminHarness, _ method: String, _ path: String, body: String) -> HarnessAnswer {
         let raw = harness.exchange(
-            "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)",
+            "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\n"
+                + "Connection: close\r\n\r\n\(body)",
             seconds: 5)
         let status = raw.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
         let text = raw.range(of: "\r\n\r\n").map { String(raw[$0.upperBound...]) } ?? ""

@@ -67,7 +67,8 @@ struct LineLogHandlerTests {
             try LogLevelOptions.level(flag: nil, environment: ["BEEKON_LOG_LEVEL": "loud"])
         } throws: { error in
             "\(error)".contains(
-                "BEEKON_LOG_LEVEL \"loud\" is not a log level; expected one of trace, debug, info, notice, warning, error, critical"
+                "BEEKON_LOG_LEVEL \"loud\" is not a log level; "
+                    + "expected one of trace, debug, info, notice, warning, error, critical"
             )
         }
     }

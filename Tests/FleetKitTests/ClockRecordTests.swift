@@ -31,7 +31,10 @@ struct ClockRecordTests {
     ]
 
     @Test(
-        "a run that stopped can have stamped nothing past its record; one that died, up to its warp × (write interval + lag bound)",
+        """
+        a run that stopped can have stamped nothing past its record; \
+        one that died, up to its warp × (write interval + lag bound)
+        """,
         arguments: latestCases)
     func latestPossible(record: ClockRecord, latest: Int64) {
         #expect(record.latestPossibleMillis == latest)

@@ -5,7 +5,10 @@ import Testing
 @Suite("Descriptor budget")
 struct DescriptorBudgetTests {
     @Test(
-        "a run needs its open-store floor × 2, its connections, the admin's limit, the receiver's share and the margin",
+        """
+        a run needs its open-store floor × 2, its connections, \
+        the admin's limit, the receiver's share and the margin
+        """,
         arguments: [
             // devices, max connections, idle, admin, embedded receiver → needed
             (100, 256, 1024, 1024, true, 128 + 100 + 1025 + (100 + 64 + 1 + 3) + 64),

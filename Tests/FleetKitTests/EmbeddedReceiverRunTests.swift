@@ -11,7 +11,10 @@ import Testing
 @Suite("Run with the embedded receiver", .serialized)
 struct EmbeddedReceiverRunTests {
     @Test(
-        "a run with no ingest URL uploads to the in-process receiver, which stores every delivered fix once and nothing admitted is lost"
+        """
+        a run with no ingest URL uploads to the in-process receiver, which \
+        stores every delivered fix once and nothing admitted is lost
+        """
     )
     func embeddedReceiverGetsEveryFixOnce() throws {
         let workspace = try FleetRuntimeTests.Workspace()

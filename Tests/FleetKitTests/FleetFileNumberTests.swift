@@ -181,7 +181,8 @@ struct FleetFileNumberTests {
                 error.problems.map(\.description) == [
                     "f.yaml:2:16: error: `clock.start` \"\(text)\" "
                         + (text.hasPrefix("19") || text.hasPrefix("00") ? "is out of range" : "is not an instant")
-                        + "; expected `now` or an ISO-8601 UTC time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, such as 2026-06-15T08:00:00Z"
+                        + "; expected `now` or an ISO-8601 UTC time "
+                        + "from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, such as 2026-06-15T08:00:00Z"
                 ])
         }
     }
@@ -195,7 +196,8 @@ struct FleetFileNumberTests {
         } catch {
             #expect(
                 error.problems.map(\.description) == [
-                    "f.yaml:5:12: error: `count` \"2\" is not a number; expected a whole number from 1 to 100000 devices"
+                    "f.yaml:5:12: error: `count` \"2\" is not a number; "
+                        + "expected a whole number from 1 to 100000 devices"
                 ])
         }
         let fleet = try FleetFile.parse(yaml: Self.fleet(group: "    spread: \"90s\""), file: "f.yaml")

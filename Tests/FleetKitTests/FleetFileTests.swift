@@ -134,7 +134,8 @@ struct FleetFileTests {
             let text = error.description
             #expect(
                 text.contains(
-                    "fleet.yaml:4:12: error: `count` \"zero\" is not a number; expected a whole number from 1 to 100000 devices"
+                    "fleet.yaml:4:12: error: `count` \"zero\" is not a number; "
+                        + "expected a whole number from 1 to 100000 devices"
                 ))
             #expect(
                 text.contains("fleet.yaml:6:11: error: `pace` \"teleport\" is not a pace; expected `route`, `walk`"))
@@ -144,7 +145,8 @@ struct FleetFileTests {
             #expect(text.contains("fleet.yaml:14:14: error: \"ftp://nope\" is not an http(s) URL"))
             #expect(
                 text.contains(
-                    "fleet.yaml:15:20: error: `sync.batchSize` \"5000\" is out of range; expected a whole number from 1 to 1000"
+                    "fleet.yaml:15:20: error: `sync.batchSize` \"5000\" is out of range; "
+                        + "expected a whole number from 1 to 1000"
                 ))
             #expect(
                 text.contains(
@@ -191,15 +193,19 @@ struct FleetFileTests {
         arguments: [
             (
                 "name: a\nname: b\ngroups: []\n",
-                "f.yaml:2:1: error: key \"name\" is given twice in this mapping (first at line 1, column 1); expected each key once"
+                "f.yaml:2:1: error: key \"name\" is given twice in this mapping "
+                    + "(first at line 1, column 1); expected each key once"
             ),
             (
                 "clock: {warp: 2, warp: 3}\ngroups:\n  - {name: a, count: 1, route: r.csv}\n",
-                "f.yaml:1:18: error: key \"warp\" is given twice in this mapping (first at line 1, column 9); expected each key once"
+                "f.yaml:1:18: error: key \"warp\" is given twice in this mapping "
+                    + "(first at line 1, column 9); expected each key once"
             ),
             (
-                "groups:\n  - name: a\n    count: 1\n    route: r.csv\n    config:\n      preset: saver\n      preset: precision\n",
-                "f.yaml:7:7: error: key \"preset\" is given twice in this mapping (first at line 6, column 7); expected each key once"
+                "groups:\n  - name: a\n    count: 1\n    route: r.csv\n"
+                    + "    config:\n      preset: saver\n      preset: precision\n",
+                "f.yaml:7:7: error: key \"preset\" is given twice in this mapping "
+                    + "(first at line 6, column 7); expected each key once"
             ),
         ])
     func duplicateKeys(yaml: String, problem: String) {
@@ -255,7 +261,10 @@ struct FleetFileTests {
     }
 
     @Test(
-        "`duration` is the run's length on the virtual clock, 1 ms to 366 days; a bad one is reported at file:line:column",
+        """
+        `duration` is the run's length on the virtual clock, 1 ms \
+        to 366 days; a bad one is reported at file:line:column
+        """,
         arguments: [
             ("duration: 8h", Int64?(28_800_000), String?.none),
             ("duration: 1h30m", 5_400_000, nil),

@@ -36,7 +36,10 @@ struct FleetLoopWorldTests {
     }
 
     @Test(
-        "a fraction fault picks a device the admin API adds after it began exactly as if the device had been in the file, and its end restores it",
+        """
+        a fraction fault picks a device the admin API adds after it began \
+        exactly as if the device had been in the file, and its end restores it
+        """,
         arguments: [0.3, 0.5, 0.8])
     func fractionPicksLaterDevicesByTheirPlace(fraction: Double) throws {
         let workspace = try FleetRuntimeTests.Workspace()
@@ -76,7 +79,10 @@ struct FleetLoopWorldTests {
     }
 
     @Test(
-        "a later device meets lasting admin actions on all or its group in the order they ran, until undone; a kill's relaunch is the same instant for all"
+        """
+        a later device meets lasting admin actions on all or its group in the order \
+        they ran, until undone; a kill's relaunch is the same instant for all
+        """
     )
     func adminActionsHoldForLaterDevices() throws {
         let workspace = try FleetRuntimeTests.Workspace()

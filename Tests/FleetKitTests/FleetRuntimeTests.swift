@@ -69,7 +69,10 @@ struct FleetRuntimeTests {
     }
 
     @Test(
-        "every admitted fix is taken exactly once by id; a 500 at 60 s is retried with the same batch_id and fixes at 180 s (60 s × 2¹ later)"
+        """
+        every admitted fix is taken exactly once by id; a 500 at 60 s is \
+        retried with the same batch_id and fixes at 180 s (60 s × 2¹ later)
+        """
     )
     func deliversOnceWithRetries() throws {
         let workspace = try Workspace()
@@ -127,7 +130,10 @@ struct FleetRuntimeTests {
     }
 
     @Test(
-        "a revoked permission pauses tracking at the fault's instant, no fix is admitted until the re-grant 10 min later, and tracking resumes then"
+        """
+        a revoked permission pauses tracking at the fault's instant, no fix is \
+        admitted until the re-grant 10 min later, and tracking resumes then
+        """
     )
     func permissionPausesAndResumes() throws {
         let workspace = try Workspace()
@@ -164,7 +170,10 @@ struct FleetRuntimeTests {
     }
 
     @Test(
-        "a timeout after the server took the batch: the same batch_id goes again after each timeout's backoff, at 60, 210 and 480 s, and is heard 2 s later once the timeouts fault is over at 8 min"
+        """
+        a timeout after the server took the batch: the same batch_id goes again after each timeout's \
+        backoff, at 60, 210 and 480 s, and is heard 2 s later once the timeouts fault is over at 8 min
+        """
     )
     func timeoutsResendSameBatch() throws {
         let workspace = try Workspace()
@@ -201,7 +210,10 @@ struct FleetRuntimeTests {
     }
 
     @Test(
-        "a run on the data folder of one that stopped resumes its devices 1 ms later: the same install ids, and every fix the first kept is taken once"
+        """
+        a run on the data folder of one that stopped resumes its devices 1 ms \
+        later: the same install ids, and every fix the first kept is taken once
+        """
     )
     func restartResumes() throws {
         let workspace = try Workspace()

@@ -69,7 +69,8 @@ struct LookaheadTests {
         var lived: [String: Lived] = [:]
         for request in fleet.sent {
             lived[request.device, default: Lived(sent: [], heard: [], state: "")].sent.append(
-                "\(request.sentAt) \(request.http.url) \(request.http.headers.map { "\($0.name)=\($0.value)" }) \(String(decoding: request.http.body, as: UTF8.self))"
+                "\(request.sentAt) \(request.http.url) \(request.http.headers.map { "\($0.name)=\($0.value)" }) "
+                    + String(decoding: request.http.body, as: UTF8.self)
             )
         }
         for slot in fleet.engine.slots {
@@ -92,7 +93,11 @@ struct LookaheadTests {
                     (0..<min(mine.count, theirs.count)).first { mine[$0] != theirs[$0] }
                     ?? min(mine.count, theirs.count)
                 Issue.record(
-                    "\(device) \(name) differs at \(first) of \(theirs.count): ahead \(mine.dropFirst(first).first?.prefix(160) ?? "none"), held \(theirs.dropFirst(first).first?.prefix(160) ?? "none")"
+                    """
+                    \(device) \(name) differs at \(first) of \(theirs.count): \
+                    ahead \(mine.dropFirst(first).first?.prefix(160) ?? "none"), \
+                    held \(theirs.dropFirst(first).first?.prefix(160) ?? "none")
+                    """
                 )
             }
             #expect(other.state == lived.state, "\(device)")
@@ -110,7 +115,10 @@ struct LookaheadTests {
     }
 
     @Test(
-        "each device sends the same requests and hears the same answers at the same instants, whatever order answers come back in",
+        """
+        each device sends the same requests and hears the same answers \
+        at the same instants, whatever order answers come back in
+        """,
         arguments: [1, 2, 3] as [UInt64])
     func sameAsHeldClock(order: UInt64) throws {
         let end = Self.start + 20 * 60_000

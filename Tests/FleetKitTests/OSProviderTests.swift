@@ -63,7 +63,10 @@ struct OSProviderTests {
     }
 
     @Test(
-        "speed and bearing come from the motion; standing still reports speed 0 and no bearing; mock only when configured"
+        """
+        speed and bearing come from the motion; standing still \
+        reports speed 0 and no bearing; mock only when configured
+        """
     )
     func motionFields() throws {
         var provider = OSProvider(profile: .clean, seed: 5)

@@ -21,7 +21,10 @@ struct OfflineTransferTests {
         """
 
     @Test(
-        "an upload out when the network goes is heard as `offline` at that instant; the late answer is counted, not heard; the same batch goes the instant the network is back"
+        """
+        an upload out when the network goes is heard as `offline` at that instant; the late \
+        answer is counted, not heard; the same batch goes the instant the network is back
+        """
     )
     func uploadCutOff() async throws {
         let workspace = try FleetRuntimeTests.Workspace()
@@ -76,7 +79,10 @@ struct OfflineTransferTests {
     }
 
     @Test(
-        "a token refresh out when the network goes is heard as `offline` and counts no failure; none is sent while offline; it goes again the instant the network is back"
+        """
+        a token refresh out when the network goes is heard as `offline` and counts no \
+        failure; none is sent while offline; it goes again the instant the network is back
+        """
     )
     func refreshCutOff() async throws {
         let workspace = try FleetRuntimeTests.Workspace()
@@ -99,7 +105,9 @@ struct OfflineTransferTests {
         ).replacingOccurrences(
             of: "sync: {syncThreshold: 3, intervalSeconds: 60}",
             with: """
-                sync: {syncThreshold: 0, intervalSeconds: 3600, auth: {accessToken: a, refreshToken: r, expiresAt: \(expiresAt), refreshUrl: "\(server.tokenURL!)", refreshPayload: {refresh_token: "{refreshToken}"}}}
+                sync: {syncThreshold: 0, intervalSeconds: 3600, auth: {accessToken: a, refreshToken: r, \
+                expiresAt: \(expiresAt), refreshUrl: "\(server.tokenURL!)", \
+                refreshPayload: {refresh_token: "{refreshToken}"}}}
                 """)
         let runtime = try await workspace.runtime(yaml, ingest: server.url, virtualMinutes: 4, timing: .deterministic)
         let metrics = runtime.metrics

@@ -99,7 +99,8 @@ struct RelaunchTests {
         var backAfterSeconds: Int64
 
         var testDescription: String {
-            "\(platform) \(action)\(delaySeconds.map { " (\($0) s)" } ?? "") on \(route): \(cause) at +\(backAfterSeconds) s"
+            "\(platform) \(action)\(delaySeconds.map { " (\($0) s)" } ?? "") on \(route): "
+                + "\(cause) at +\(backAfterSeconds) s"
         }
     }
 
@@ -124,7 +125,8 @@ struct RelaunchTests {
         // The user opens the app at the instant a check would find the move: the opening counts.
         Case(platform: .ios, action: .kill, route: walk, delaySeconds: 360, cause: .userLaunch, backAfterSeconds: 360),
         Case(
-            platform: .ios, action: .kill, route: stand, delaySeconds: 7200, cause: .userLaunch, backAfterSeconds: 7200),
+            platform: .ios, action: .kill, route: stand, delaySeconds: 7200, cause: .userLaunch,
+            backAfterSeconds: 7200),
         // Booted a minute later (by default), then 500 m from where it booted.
         Case(
             platform: .ios, action: .reboot, route: walk, delaySeconds: nil, cause: .significantLocationChange,
@@ -135,14 +137,18 @@ struct RelaunchTests {
     ]
 
     @Test(
-        "a killed or rebooted app records and sends nothing while down, and comes back at its platform's instant with that cause in its state history",
+        """
+        a killed or rebooted app records and sends nothing while down, and comes \
+        back at its platform's instant with that cause in its state history
+        """,
         arguments: cases, Source.allCases)
     func comesBack(_ expected: Case, source: Source) throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
         let faults =
             source == .timeline
-            ? "faults:\n  - {at: 5m, \(expected.delaySeconds.map { "for: \($0)s, " } ?? "")action: \(expected.action.rawValue)}\n"
+            ? "faults:\n  - {at: 5m, \(expected.delaySeconds.map { "for: \($0)s, " } ?? "")"
+                + "action: \(expected.action.rawValue)}\n"
             : ""
         var loop = try Self.loop(workspace, platform: expected.platform, route: expected.route, faults: faults)
         let id = loop.slots[0].id
@@ -236,7 +242,10 @@ struct RelaunchTests {
     ]
 
     @Test(
-        "a device the admin API adds while a kill or reboot of its group lasts is down and comes back as the devices it reached do",
+        """
+        a device the admin API adds while a kill or reboot of its group \
+        lasts is down and comes back as the devices it reached do
+        """,
         arguments: spawnCases)
     func spawnedIntoAnOutage(_ expected: SpawnCase) throws {
         let workspace = try FleetRuntimeTests.Workspace()

@@ -28,7 +28,10 @@ struct RequestDigestTests {
     }
 
     @Test(
-        "each device's requests in the same order give the same digest, however devices interleave, on any port; anything else gives another"
+        """
+        each device's requests in the same order give the same digest, \
+        however devices interleave, on any port; anything else gives another
+        """
     )
     func sameAndDifferent() {
         let base = Self.digest([

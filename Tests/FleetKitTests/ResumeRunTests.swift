@@ -102,7 +102,10 @@ struct ResumeRunTests {
     }
 
     @Test(
-        "a fresh data folder starts at clock.start with the provider's first fix 1 s in, prints no resume line, and leaves a clock.json that says where it stopped"
+        """
+        a fresh data folder starts at clock.start with the provider's first fix 1 s \
+        in, prints no resume line, and leaves a clock.json that says where it stopped
+        """
     )
     func freshFolderStartsAtClockStart() throws {
         let workspace = try FleetRuntimeTests.Workspace()
@@ -122,7 +125,10 @@ struct ResumeRunTests {
     }
 
     @Test(
-        "a run that stopped, resumed on its data folder, starts 1 ms after where it stopped and says why: every fix, sent_at and batch id of the second run is later than all of the first"
+        """
+        a run that stopped, resumed on its data folder, starts 1 ms after where it stopped and \
+        says why: every fix, sent_at and batch id of the second run is later than all of the first
+        """
     )
     func resumedAfterAStopIsLater() throws {
         let workspace = try FleetRuntimeTests.Workspace()
@@ -158,7 +164,10 @@ struct ResumeRunTests {
             sourceLocation: sourceLocation)
         #expect(
             after.earliest > before.latest,
-            "the second run stamped \(Timestamp.text(unixMillis: after.earliest)), not after the first run's \(Timestamp.text(unixMillis: before.latest))",
+            """
+            the second run stamped \(Timestamp.text(unixMillis: after.earliest)), \
+            not after the first run's \(Timestamp.text(unixMillis: before.latest))
+            """,
             sourceLocation: sourceLocation)
     }
 
@@ -193,7 +202,11 @@ struct ResumeRunTests {
     }
 
     @Test(
-        "beekon-fleet run at warp 3000 or at max warp with a fixed clock.start, killed with SIGKILL, then resumed: past its last clock.json by the slack it allows, every fix, sent_at and batch id of the second run is later than all of the first",
+        """
+        beekon-fleet run at warp 3000 or at max warp with a fixed clock.start, killed \
+        with SIGKILL, then resumed: past its last clock.json by the slack it allows, \
+        every fix, sent_at and batch id of the second run is later than all of the first
+        """,
         arguments: ["3000", "max"])
     func resumedAfterSIGKILLIsLater(warp: String) async throws {
         #expect(
@@ -249,7 +262,11 @@ struct ResumeRunTests {
     }
 
     @Test(
-        "beekon-fleet run at max warp, stopped with SIGTERM while devices stand at different instants, then resumed: its clock.json covers the device furthest ahead, and every fix, sent_at and batch id of the second run is later than all of the first"
+        """
+        beekon-fleet run at max warp, stopped with SIGTERM while devices stand at different \
+        instants, then resumed: its clock.json covers the device furthest ahead, and every \
+        fix, sent_at and batch id of the second run is later than all of the first
+        """
     )
     func resumedAfterMaxWarpStopIsLater() async throws {
         #expect(
@@ -282,7 +299,10 @@ struct ResumeRunTests {
         #expect(record.stopped)
         #expect(
             record.latestPossibleMillis >= before.latest,
-            "clock.json says \(Timestamp.text(unixMillis: record.reachedMillis)), a device stamped \(Timestamp.text(unixMillis: before.latest))"
+            """
+            clock.json says \(Timestamp.text(unixMillis: record.reachedMillis)), \
+            a device stamped \(Timestamp.text(unixMillis: before.latest))
+            """
         )
 
         _ = try await Self.resume(fleet, data: workspace.data, server: server)
@@ -293,7 +313,10 @@ struct ResumeRunTests {
     }
 
     @Test(
-        "a clock file that is not what a run writes stops the run before it starts, naming the file and what was expected, and is left as it was",
+        """
+        a clock file that is not what a run writes stops the run before it \
+        starts, naming the file and what was expected, and is left as it was
+        """,
         arguments: [
             ("{\"reached_unix_ms\": 17815104", "is not a JSON object"),
             (#"{"reached_unix_ms": 1781510400000, "warp": 60}"#, #"has no "stopped""#),

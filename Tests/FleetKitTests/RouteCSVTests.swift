@@ -68,7 +68,8 @@ struct RouteCSVTests {
         )
         #expect(
             error("lat,lon\n52.5,13.4\n52.5,-190\n")
-                == "walk.csv:3:6: error: longitude -190.0 is out of range; expected a longitude within -180...180 degrees"
+                == "walk.csv:3:6: error: longitude -190.0 is out of range; "
+                + "expected a longitude within -180...180 degrees"
         )
     }
 
@@ -96,7 +97,9 @@ struct RouteCSVTests {
             """
         #expect(
             error(text)
-                == "walk.csv:4:11: error: time 2024-05-01T07:59:00.000Z is before the previous point's 2024-05-01T08:00:10.000Z; expected times that never go backwards"
+                == "walk.csv:4:11: error: time 2024-05-01T07:59:00.000Z "
+                + "is before the previous point's 2024-05-01T08:00:10.000Z; "
+                + "expected times that never go backwards"
         )
     }
 
@@ -104,11 +107,13 @@ struct RouteCSVTests {
     func partialTimes() {
         #expect(
             error("lat,lon,time\n52.5,13.4,1714550400\n52.5,13.4,\n")
-                == "walk.csv:3:1: error: point 2 has no time but point 1 has one; expected a time on every point or on none"
+                == "walk.csv:3:1: error: point 2 has no time but point 1 has one; "
+                + "expected a time on every point or on none"
         )
         #expect(
             error("lat,lon,time\n52.5,13.4,\n52.5,13.4,1714550400\n")
-                == "walk.csv:3:11: error: point 2 has a time but point 1 has none; expected a time on every point or on none"
+                == "walk.csv:3:11: error: point 2 has a time but point 1 has none; "
+                + "expected a time on every point or on none"
         )
         #expect(
             error("lat,lon,time\n52.5,13.4,soon\n")
@@ -119,7 +124,8 @@ struct RouteCSVTests {
     func missingColumn() {
         #expect(
             error("\nlatitude,elevation\n1,2\n")
-                == "walk.csv:2: error: the header has no longitude column; expected a column named lon, lng or longitude"
+                == "walk.csv:2: error: the header has no longitude column; "
+                + "expected a column named lon, lng or longitude"
         )
         #expect(
             error("lon,time\n1,2\n")
@@ -131,7 +137,8 @@ struct RouteCSVTests {
     func unclosedQuote() {
         #expect(
             error("lat,lon\n52.5,13.4\n52.5,\"13.4\n")
-                == "walk.csv:3:6: error: a quoted field is never closed; expected a closing \" before the end of the file"
+                == "walk.csv:3:6: error: a quoted field is never closed; "
+                + "expected a closing \" before the end of the file"
         )
         #expect(
             error("lat,lon\n\"52.5\"x,13.4\n")

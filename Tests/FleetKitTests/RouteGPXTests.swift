@@ -129,7 +129,8 @@ struct RouteGPXTests {
         #expect(text?.hasPrefix("walk.gpx:5:") == true)
         #expect(
             text?.hasSuffix(
-                ": error: time 2024-05-01T07:59:59.999Z is before the previous point's 2024-05-01T08:00:00.000Z; expected times that never go backwards"
+                ": error: time 2024-05-01T07:59:59.999Z is before the previous point's 2024-05-01T08:00:00.000Z; "
+                    + "expected times that never go backwards"
             ) == true)
     }
 
@@ -155,11 +156,13 @@ struct RouteGPXTests {
     func malformed() {
         #expect(
             error("<gpx>\n<trk><trkseg>\n  <trkpt lat=\"1\" lon=\"2\">\n</trkseg></trk></gpx>")
-                == "walk.gpx:4:10: error: malformed XML (a closing tag that does not match the open element); expected a well-formed GPX document"
+                == "walk.gpx:4:10: error: malformed XML (a closing tag that does not match the open element); "
+                + "expected a well-formed GPX document"
         )
         #expect(
             error("<gpx>\n<trk lat=1>\n</trk></gpx>")
-                == "walk.gpx:2:10: error: malformed XML (an attribute value without quotes); expected a well-formed GPX document"
+                == "walk.gpx:2:10: error: malformed XML (an attribute value without quotes); "
+                + "expected a well-formed GPX document"
         )
         let kml = error("<kml>\n</kml>")
         #expect(kml?.hasPrefix("walk.gpx:1:") == true)

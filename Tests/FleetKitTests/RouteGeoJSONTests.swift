@@ -68,7 +68,8 @@ struct RouteGeoJSONTests {
     func outOfRange() {
         #expect(
             error("{\"type\": \"LineString\",\n \"coordinates\": [[2.3, 48.8],\n  [2.3, 91]]}")
-                == "drive.geojson:3:9: error: latitude 91.0 is out of range; expected a latitude within -90...90 degrees"
+                == "drive.geojson:3:9: error: latitude 91.0 is out of range; "
+                + "expected a latitude within -90...90 degrees"
         )
     }
 
@@ -80,20 +81,25 @@ struct RouteGeoJSONTests {
         )
         #expect(
             error("\n{\"type\": \"Point\", \"coordinates\": [2.3, 48.8]}")
-                == "drive.geojson:2:1: error: the document has no LineString or MultiLineString; expected at least one line geometry (Points are ignored)"
+                == "drive.geojson:2:1: error: the document has no LineString or MultiLineString; "
+                + "expected at least one line geometry (Points are ignored)"
         )
     }
 
     /// A Feature with two positions and the given `coordTimes` JSON on line 3.
     func feature(times: String) -> String {
-        "{\"type\": \"Feature\",\n \"geometry\": {\"type\": \"LineString\", \"coordinates\": [[2.3, 48.8], [2.3, 48.9]]},\n \"properties\": {\"coordTimes\": \(times)}}"
+        "{\"type\": \"Feature\",\n"
+            + " \"geometry\": {\"type\": \"LineString\", \"coordinates\": [[2.3, 48.8], [2.3, 48.9]]},\n"
+            + " \"properties\": {\"coordTimes\": \(times)}}"
     }
 
     @Test("a time earlier than the one before names that time's line and column")
     func decreasingTimes() {
         #expect(
             error(feature(times: #"["2024-05-01T08:00:00Z", "2024-05-01T07:00:00Z"]"#))
-                == "drive.geojson:3:56: error: time 2024-05-01T07:00:00.000Z is before the previous point's 2024-05-01T08:00:00.000Z; expected times that never go backwards"
+                == "drive.geojson:3:56: error: time 2024-05-01T07:00:00.000Z "
+                + "is before the previous point's 2024-05-01T08:00:00.000Z; "
+                + "expected times that never go backwards"
         )
     }
 
@@ -101,7 +107,8 @@ struct RouteGeoJSONTests {
     func partialTimes() {
         #expect(
             error(feature(times: #"[null, 1714550400]"#))
-                == "drive.geojson:3:38: error: point 2 has a time but point 1 has none; expected a time on every point or on none"
+                == "drive.geojson:3:38: error: point 2 has a time but point 1 has none; "
+                + "expected a time on every point or on none"
         )
         #expect(
             error(feature(times: #"[1714550400]"#))
@@ -126,7 +133,8 @@ struct RouteGeoJSONTests {
                 == "drive.geojson:2:2: error: unexpected '\"'; expected ',' or '}'")
         #expect(
             error("{\"type\": \"Polyline\", \"coordinates\": []}")
-                == "drive.geojson:1:10: error: unknown GeoJSON type \"Polyline\"; expected LineString, MultiLineString, Feature or FeatureCollection"
+                == "drive.geojson:1:10: error: unknown GeoJSON type \"Polyline\"; "
+                + "expected LineString, MultiLineString, Feature or FeatureCollection"
         )
         #expect(
             error(String(repeating: "[", count: 10_000))

@@ -17,7 +17,10 @@ struct RunLengthTests {
     }
 
     @Test(
-        "the run ends on the virtual clock at exactly start + --for, else start + the fleet file's duration, and nothing is stamped after it",
+        """
+        the run ends on the virtual clock at exactly start + --for, else \
+        start + the fleet file's duration, and nothing is stamped after it
+        """,
         arguments: [
             (String?.none, Int64?.some(30), Int64?.some(30)),
             ("30m", nil, 30),
@@ -80,7 +83,10 @@ struct RunLengthTests {
     }
 
     @Test(
-        "with both limits, the virtual one ends a run it comes first in: at exactly start + --for, after that much virtual time at the warp, recorded as a clean stop there"
+        """
+        with both limits, the virtual one ends a run it comes first in: at exactly start \
+        + --for, after that much virtual time at the warp, recorded as a clean stop there
+        """
     )
     func virtualLimitFirst() async throws {
         let (outcome, seconds, clock) = try await Self.run(
@@ -89,7 +95,8 @@ struct RunLengthTests {
         let last = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
         #expect(
             last.hasPrefix(
-                "beekon-fleet: done. Ended by the virtual-time limit (30m of virtual time). 2026-06-15T08:30:00.000Z |"),
+                "beekon-fleet: done. Ended by the virtual-time limit (30m of virtual time). "
+                    + "2026-06-15T08:30:00.000Z |"),
             "\(outcome.output)")
         // 30 virtual minutes at 3600x are 0.5 s of wall time; the bound above leaves room for
         // start-up on a busy machine while staying far below the wall-clock limit of 1 m.

@@ -60,7 +60,10 @@ struct RunLogLevelTests {
     static let debugLine = "beekon-fleet: debug: the virtual clock starts at=2026-06-15T08:00:00.000Z "
 
     @Test(
-        "the slow-server warning shows at the default level and --log-level debug (with debug lines), and neither shows at error, from the flag or the variable; the flag wins over the variable",
+        """
+        the slow-server warning shows at the default level and --log-level debug (with debug lines), \
+        and neither shows at error, from the flag or the variable; the flag wins over the variable
+        """,
         arguments: [
             ([], nil, true, false),
             (["--log-level", "debug"], nil, true, true),
@@ -85,7 +88,10 @@ struct RunLogLevelTests {
     }
 
     @Test(
-        "a bad --log-level or BEEKON_LOG_LEVEL stops run and receive with exit 64, naming the flag or the variable, the value and every level",
+        """
+        a bad --log-level or BEEKON_LOG_LEVEL stops run and receive with \
+        exit 64, naming the flag or the variable, the value and every level
+        """,
         arguments: [
             (
                 ["run", "--log-level", "loud"], nil,

@@ -80,7 +80,8 @@ struct RunStartResolveTests {
             (RunStart(millis: start, reason: .fresh), nil),
             (
                 RunStart(millis: start, reason: .stopped),
-                "resuming at 2026-06-15T08:00:00.000Z, 1 ms after the previous run on this data folder stopped (clock.json)"
+                "resuming at 2026-06-15T08:00:00.000Z, "
+                    + "1 ms after the previous run on this data folder stopped (clock.json)"
             ),
             (
                 RunStart(millis: start, reason: .unrecorded(slackMillis: 1_050_000)),

@@ -64,7 +64,10 @@ struct RunStartTests {
     }
 
     @Test(
-        "under ulimit -n 256, a run of 2,000 devices refuses to start, names the numbers and the fix, and creates nothing"
+        """
+        under ulimit -n 256, a run of 2,000 devices refuses to \
+        start, names the numbers and the fix, and creates nothing
+        """
     )
     func lowLimitIsRefused() throws {
         let workspace = try FleetRuntimeTests.Workspace()
@@ -138,7 +141,10 @@ struct RunStartTests {
     }
 
     @Test(
-        "receive under ulimit -n 256 refuses to start with the numbers, and a receive refused for its port leaves no database"
+        """
+        receive under ulimit -n 256 refuses to start with the numbers, \
+        and a receive refused for its port leaves no database
+        """
     )
     func receiveStartChecks() throws {
         let workspace = try FleetRuntimeTests.Workspace()

@@ -42,7 +42,10 @@ struct SimulatedFleetTests {
     }
 
     @Test(
-        "a hung upload is heard as timeout exactly 30 virtual s after its send, and the same batch goes again 120 s later (60 s × 2¹)"
+        """
+        a hung upload is heard as timeout exactly 30 virtual s after its \
+        send, and the same batch goes again 120 s later (60 s × 2¹)
+        """
     )
     func hangThenTimeoutThenRetry() throws {
         let workspace = try FleetRuntimeTests.Workspace()
@@ -100,7 +103,10 @@ struct SimulatedFleetTests {
     }
 
     @Test(
-        "what the device heard is what is recorded: each status and each network failure by its label, at the instant it came",
+        """
+        what the device heard is what is recorded: each status and \
+        each network failure by its label, at the instant it came
+        """,
         arguments: [
             (SimulatedAnswer.respond(status: 200, afterMillis: 40), "200", 40),
             (.respond(status: 400, afterMillis: 40), "400", 40),
@@ -128,7 +134,10 @@ struct SimulatedFleetTests {
     }
 
     @Test(
-        "a timeouts fault: the device hears timeout at +30 virtual s though the server answered, and the server's time is kept"
+        """
+        a timeouts fault: the device hears timeout at +30 virtual s \
+        though the server answered, and the server's time is kept
+        """
     )
     func injectedTimeouts() throws {
         let workspace = try FleetRuntimeTests.Workspace()
@@ -146,7 +155,10 @@ struct SimulatedFleetTests {
     }
 
     @Test(
-        "the same fleet file and seed send the same requests at the same instants, at warp 1 and at warp 3000, timed as answered or modelled"
+        """
+        the same fleet file and seed send the same requests at the same \
+        instants, at warp 1 and at warp 3000, timed as answered or modelled
+        """
     )
     func sameRequestsAtAnyWarp() throws {
         let faults = """
@@ -179,7 +191,11 @@ struct SimulatedFleetTests {
         }
         #expect(
             modelled == first,
-            "first difference at request \(split ?? -1): \(split.map { (modelled.instants[$0], first.instants[$0]) } ?? (0, 0)), counts \(modelled.instants.count) \(first.instants.count)"
+            """
+            first difference at request \(split ?? -1): \
+            \(split.map { (modelled.instants[$0], first.instants[$0]) } ?? (0, 0)), \
+            counts \(modelled.instants.count) \(first.instants.count)
+            """
         )
     }
 

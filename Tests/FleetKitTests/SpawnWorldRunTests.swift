@@ -71,7 +71,10 @@ struct SpawnWorldRunTests {
     }
 
     @Test(
-        "a device spawned while its group is offline, revoked, location-off or killed starts in that state, keeps it and sends nothing until the condition ends at 40 min, then delivers its fixes and tracks",
+        """
+        a device spawned while its group is offline, revoked, location-off or killed starts in that state, \
+        keeps it and sends nothing until the condition ends at 40 min, then delivers its fixes and tracks
+        """,
         arguments: conditions, Source.allCases)
     func spawnsIntoTheWorld(condition: Condition, source: Source) throws {
         let workspace = try FleetRuntimeTests.Workspace()

@@ -21,7 +21,11 @@ struct StoreFailureRunTests {
     }
 
     @Test(
-        "a full store shows storeError with SQLite's message from the acknowledgement it cannot delete, loses fixes by cause, holds the acknowledged rows and never sends them again, and resumes with the first fix it stores once it has room"
+        """
+        a full store shows storeError with SQLite's message from the acknowledgement \
+        it cannot delete, loses fixes by cause, holds the acknowledged rows and never \
+        sends them again, and resumes with the first fix it stores once it has room
+        """
     )
     func fullStoreRecovers() throws {
         let workspace = try FleetRuntimeTests.Workspace()
@@ -97,7 +101,10 @@ struct StoreFailureRunTests {
     }
 
     @Test(
-        "a device in storeError that stores nothing tries its store 10 s after the failure, then after 20, 40, 80, 160 s and every 5 min, and recovers at the first try after the room comes back",
+        """
+        a device in storeError that stores nothing tries its store 10 s after the failure, then after \
+        20, 40, 80, 160 s and every 5 min, and recovers at the first try after the room comes back
+        """,
         arguments: [(5, 10), (25, 30), (100, 150), (400, 610), (700, 910)] as [(Int64, Int64)])
     func retriesOnTheVirtualClock(liftAfterSeconds: Int64, recoveredAfterSeconds: Int64) throws {
         let workspace = try FleetRuntimeTests.Workspace()

@@ -34,7 +34,10 @@ struct TransferTimingTests {
     }
 
     @Test(
-        "a server slower than the SDK's timeout at this warp: the device hears timeout exactly 30 virtual s after it sent"
+        """
+        a server slower than the SDK's timeout at this warp: the \
+        device hears timeout exactly 30 virtual s after it sent
+        """
     )
     func slowServerTimesOut() async throws {
         let workspace = try Workspace()
@@ -57,7 +60,10 @@ struct TransferTimingTests {
 @Suite("Modelled transfer timing", .serialized)
 struct ModelledTransferTimingTests {
     @Test(
-        "every answer is heard exactly 100 virtual ms after the send (2,100 with a 2 s injected latency), even from a server whose real time would be a timeout at this warp",
+        """
+        every answer is heard exactly 100 virtual ms after the send (2,100 with a 2 s \
+        injected latency), even from a server whose real time would be a timeout at this warp
+        """,
         arguments: [(0, 100.0), (2_000, 2_100.0)])
     func answersTakeTheModelledTime(injectedMillis: Int, expected: Double) async throws {
         let workspace = try FleetRuntimeTests.Workspace()
@@ -151,7 +157,10 @@ struct DeterministicRunTests {
     }
 
     @Test(
-        "two runs of one fleet file and seed send the same requests in the same order, at warp 600, at warp 3000 and at max warp"
+        """
+        two runs of one fleet file and seed send the same requests \
+        in the same order, at warp 600, at warp 3000 and at max warp
+        """
     )
     func sameRequests() async throws {
         let first = try await Self.run(warp: 3000)
@@ -174,7 +183,10 @@ struct DeterministicRunTests {
 @Suite("Max warp", .serialized)
 struct MaxWarpTests {
     @Test(
-        "a max-warp run ends by its virtual limit, says it runs at max warp, and a warp set through the control API hands the clock back to the wall"
+        """
+        a max-warp run ends by its virtual limit, says it runs at max warp, and \
+        a warp set through the control API hands the clock back to the wall
+        """
     )
     func maxWarpRunsAndHandsBack() async throws {
         let workspace = try FleetRuntimeTests.Workspace()
@@ -235,7 +247,10 @@ struct MaxWarpTests {
 @Suite("Modelled timing and a hung server", .serialized)
 struct HungServerTests {
     @Test(
-        "with modelled timing, uploads to a server that never answers are heard as timeout exactly 30 virtual s after the send, and the run goes on"
+        """
+        with modelled timing, uploads to a server that never answers are heard \
+        as timeout exactly 30 virtual s after the send, and the run goes on
+        """
     )
     func hungServerTimesOut() async throws {
         let workspace = try FleetRuntimeTests.Workspace()

@@ -25,7 +25,10 @@ struct GroupCommitTests {
     }
 
     @Test(
-        "200 concurrent uploads from 50 devices, with duplicates and partial replays, are each answered right and stored once"
+        """
+        200 concurrent uploads from 50 devices, with duplicates and \
+        partial replays, are each answered right and stored once
+        """
     )
     func concurrentUploads() async throws {
         let harness = try ReceiverHarness { $0.threads = 4 }

@@ -159,7 +159,10 @@ struct IngestReceiverTests {
     }
 
     @Test(
-        "the upload log lists every upload the script answered, oldest first, each retry with its own sent_at and the script's answer; off by default"
+        """
+        the upload log lists every upload the script answered, oldest first, \
+        each retry with its own sent_at and the script's answer; off by default
+        """
     )
     func uploadLog() async throws {
         let harness = try ReceiverHarness {

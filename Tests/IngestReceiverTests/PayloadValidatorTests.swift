@@ -18,9 +18,13 @@ struct Mutation: Sendable, CustomTestStringConvertible {
     }
 
     static let location =
-        #"{ "id": "0190d4e2-7b1a-7c3e-9f10-2a4b6c8d0e20", "timestamp": "2026-06-15T12:34:10.000Z", "trigger": "interval", "motion": "moving", "is_mock": false, "latitude": 37.7749, "longitude": -122.4194, "accuracy": 5.2, "speed": 2.5, "bearing": 180, "altitude": 14.3, "activity": "walking" }"#
+        #"{ "id": "0190d4e2-7b1a-7c3e-9f10-2a4b6c8d0e20", "timestamp": "2026-06-15T12:34:10.000Z", "#
+        + #""trigger": "interval", "motion": "moving", "is_mock": false, "latitude": 37.7749, "#
+        + #""longitude": -122.4194, "accuracy": 5.2, "speed": 2.5, "bearing": 180, "altitude": 14.3, "#
+        + #""activity": "walking" }"#
     static let event =
-        #"{ "id": "0190d4e2-7b1a-7c3e-9f10-2a4b6c8d0e21", "geofence_id": "home", "type": "exit", "timestamp": "2026-06-15T12:34:05.000Z" }"#
+        #"{ "id": "0190d4e2-7b1a-7c3e-9f10-2a4b6c8d0e21", "geofence_id": "home", "type": "exit", "#
+        + #""timestamp": "2026-06-15T12:34:05.000Z" }"#
 
     static let all: [Mutation] = [
         // Root fields.

@@ -60,10 +60,14 @@ struct ReceiveLogLevelTests {
 
     static let lowered = "beekon-fleet receive: warning: connection limit lowered from 16384 to 956 "
     static let refused =
-        #"beekon-fleet receive: debug: POST /ingest: 415 {"error":"Content-Type: expected application/json, got \"text/plain\""}"#
+        #"beekon-fleet receive: debug: POST /ingest: 415 "#
+        + #"{"error":"Content-Type: expected application/json, got \"text/plain\""}"#
 
     @Test(
-        "the lowered connection limit is a warning, shown by default and hidden at error; debug shows why an upload was refused",
+        """
+        the lowered connection limit is a warning, shown by default \
+        and hidden at error; debug shows why an upload was refused
+        """,
         arguments: [
             ([], true, false), (["--log-level", "error"], false, false), (["--log-level", "debug"], true, true),
         ]

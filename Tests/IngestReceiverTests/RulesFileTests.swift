@@ -14,7 +14,8 @@ struct RulesFileTests {
                 #"""
                 {
                   "seed": 7,
-                  "mix": [{"answer": 503, "percent": 10}, {"answer": "hang", "percent": 1}, {"answer": "close", "percent": 0.5}],
+                  "mix": [{"answer": 503, "percent": 10}, {"answer": "hang", "percent": 1}, \#
+                {"answer": "close", "percent": 0.5}],
                   "fail_first": {"count": 2, "status": 429},
                   "retry_after": 30,
                   "latency_ms": 25,

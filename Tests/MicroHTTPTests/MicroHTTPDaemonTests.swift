@@ -72,7 +72,10 @@ struct MicroHTTPDaemonTests {
     }
 
     @Test(
-        "a deferred request nobody answers gets its timeout reply at its time; one answered lets its timeout reply go at once"
+        """
+        a deferred request nobody answers gets its timeout reply at its time; \
+        one answered lets its timeout reply go at once
+        """
     )
     func deferredTimeout() async throws {
         let daemon = try Self.daemon { request in
