@@ -50,11 +50,10 @@ final class AdminRouter: Sendable {
         if request.bodyTooLarge { throw .tooLarge }
         if path == "/metrics" {
             try only(["GET", "HEAD"], request)
-            let text = PrometheusText.render(runtime.snapshot)
             return ok(
                 OutgoingReply(
                     status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                    body: Array(text.utf8)))
+                    body: PrometheusText.body(runtime.snapshot)))
         }
         guard path.hasPrefix(Self.apiPrefix) else { throw .notFound("no such path: \(path.prefix(200))") }
         let parts = path.dropFirst(Self.apiPrefix.count).split(separator: "/", omittingEmptySubsequences: false).map(

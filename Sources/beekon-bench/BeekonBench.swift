@@ -9,6 +9,6 @@ struct BeekonBench: ParsableCommand {
         abstract: "Measure the fleet's hot paths and print the figures.",
         subcommands: [
             BenchStore.self, BenchDevice.self, BenchFleet.self, BenchMaxWarp.self, BenchUpload.self, BenchAdmin.self,
-            BenchHostile.self,
+            BenchMetrics.self, BenchHostile.self,
         ])
 }
