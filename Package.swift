@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // C libraries from Debian, each behind a module map and a shim of fixed-arity wrappers.
@@ -31,10 +32,14 @@ let package = Package(
         .target(name: "BeekonStore", dependencies: ["SQLite", "BeekonDevice"]),
         // HTTP over libcurl and gzip over zlib.
         .target(name: "BeekonNet", dependencies: ["CCurl", "CZlib"]),
-        // The emulated world and the runtime: routes and motion, the fleet, the scheduler.
+        // The emulated world and the runtime: routes and motion, the fleet, the scheduler; latency
+        // percentiles from HdrHistogram.
         .target(
             name: "FleetKit",
-            dependencies: ["BeekonDevice", "BeekonStore", "BeekonNet", .product(name: "Yams", package: "Yams")]),
+            dependencies: [
+                "BeekonDevice", "BeekonStore", "BeekonNet", .product(name: "Yams", package: "Yams"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]),
         // The one libmicrohttpd wrapper: a daemon with suspend/resume, deferred answers and streams.
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),
         // The reference ingest server: validates, dedupes and stores uploads; scriptable answers.
