@@ -29,26 +29,26 @@ struct LatencyHistogramTests {
     }
 
     @Test(
-        "percentiles are within HdrHistogram's resolution (0.1%) of the recorded value, and a duration far past any answer reports itself",
+        "percentiles are within HdrHistogram's resolution (1%) of the recorded value, and a duration far past any answer reports itself",
         arguments: [0.5, 12.0, 100, 2_250, 30_000])
     func percentileNearValue(millis: Double) {
         var histogram = LatencyHistogram()
         for _ in 0..<10 { histogram.record(millis) }
         let p50 = histogram.percentile(0.5)
-        #expect(p50 >= millis && p50 <= millis * 1.001)
+        #expect(p50 >= millis && p50 <= millis * 1.01)
         var far = LatencyHistogram()
         far.record(5_000_000)
         #expect(far.percentile(0.99) == 5_000_000)
     }
 
     @Test(
-        "percentiles of a spread are its nearest ranks to 0.1%, never past the max; the max is kept to the microsecond")
+        "percentiles of a spread are its nearest ranks to 1%, never past the max; the max is kept to the microsecond")
     func percentilesOfSpread() {
         var histogram = LatencyHistogram()
         for millis in 1...1000 { histogram.record(Double(millis)) }
         for (fraction, rank) in [(0.5, 500.0), (0.9, 900), (0.99, 990), (1, 1000)] {
             let value = histogram.percentile(fraction)
-            #expect(value >= rank && value <= rank * 1.001, "p\(fraction * 100): \(value)")
+            #expect(value >= rank && value <= rank * 1.01, "p\(fraction * 100): \(value)")
         }
         #expect(histogram.percentile(1) == 1000)
         #expect(histogram.max == 1000)
@@ -68,8 +68,8 @@ struct LatencyHistogramTests {
         slow.record(-5)
         fast.merge(slow)
         #expect(fast.count == 101)
-        // A rank inside a range reads as the range's top (80.063 for 80), the max as itself.
-        #expect((80...80.08).contains(fast.percentile(0.5)) && (80...80.08).contains(fast.percentile(0.9)))
+        // A rank inside a range reads as the range's top (80.383 for 80), the max as itself.
+        #expect((80...80.8).contains(fast.percentile(0.5)) && (80...80.8).contains(fast.percentile(0.9)))
         #expect(fast.percentile(0.95) == 30_000 && fast.max == 30_000)
         #expect(fast.percentile(0) == 0)
         #expect(fast.sum == 90 * 80 + 10 * 30_000)
