@@ -11,7 +11,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
-        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C libraries from Debian, each behind a module map and a shim of fixed-arity wrappers.
@@ -71,7 +70,6 @@ let package = Package(
             dependencies: [
                 "beekon-fleet", "BeekonDevice", "BeekonStore", "BeekonNet", "FleetKit", "MicroHTTP", "IngestReceiver",
                 "FleetAdmin", "FleetCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
 
         .testTarget(name: "BeekonDeviceTests", dependencies: ["BeekonDevice"]),

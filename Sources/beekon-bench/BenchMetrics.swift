@@ -68,20 +68,6 @@ struct BenchMetrics: ParsableCommand {
         for _ in 0..<renders { bytes = PrometheusText.body(snapshot).count }
         let renderMicros = (clock.now - began).seconds * 1e6 / Double(renders)
 
-        let registry = RegistryMetrics()
-        began = clock.now
-        for millis in latencies { registry.latency.record(millis / 1000) }
-        let registryRecordNanos = (clock.now - began).seconds * 1e9 / Double(uploads)
-        for millis in serverLatencies { registry.serverLatency.record(millis / 1000) }
-        var registryBytes = 0
-        began = clock.now
-        for _ in 0..<renders { registryBytes = registry.body(snapshot).count }
-        let registryRenderMicros = (clock.now - began).seconds * 1e6 / Double(renders)
-        let ours = Set(PrometheusText.body(snapshot).split(separator: UInt8(ascii: "\n")))
-        let theirs = Set(registry.body(snapshot).split(separator: UInt8(ascii: "\n")))
-        let onlyOurs = ours.subtracting(theirs).map { String(decoding: $0, as: UTF8.self) }.sorted()
-        let onlyTheirs = theirs.subtracting(ours).map { String(decoding: $0, as: UTF8.self) }.sorted()
-
         let repeats = 1000
         var sink = 0.0
         began = clock.now
@@ -113,10 +99,7 @@ struct BenchMetrics: ParsableCommand {
         report.add("uploads", "uploads in the histograms", Double(uploads), unit: "")
         report.add("render_us", "GET /metrics body, per render", renderMicros, unit: "µs")
         report.add("bytes", "GET /metrics body", Double(bytes), unit: "bytes")
-        report.add("registry_render_us", "the same through swift-prometheus", registryRenderMicros, unit: "µs")
-        report.add("registry_bytes", "the same through swift-prometheus", Double(registryBytes), unit: "bytes")
         report.add("record_ns", "latency record, per upload", recordNanos, unit: "ns")
-        report.add("registry_record_ns", "swift-prometheus histogram record", registryRecordNanos, unit: "ns")
         report.add("merge_us", "merge of 10 one-second histograms", mergeMicros, unit: "µs")
         report.add("percentiles_us", "p50, p90, p95, p99 and max", percentileMicros, unit: "µs")
         report.add("histogram_kib", "memory of a histogram holding 30 s", kibPerHistogram, unit: "KiB")
@@ -125,10 +108,6 @@ struct BenchMetrics: ParsableCommand {
                 format: "upload latency p50 %.1f p99 %.1f ms, server p99 %.2f ms (checksum %.0f)",
                 latency.percentile(0.5), latency.percentile(0.99), serverLatency.percentile(0.99),
                 sink.truncatingRemainder(dividingBy: 10)))
-        if !json {
-            report.note("lines only in ours: \(onlyOurs.joined(separator: " | "))")
-            report.note("lines only through swift-prometheus: \(onlyTheirs.joined(separator: " | "))")
-        }
         print(report.render(json: json))
     }
 
