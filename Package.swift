@@ -11,6 +11,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // C libraries from Debian, each behind a module map and a shim of fixed-arity wrappers.
@@ -33,12 +34,14 @@ let package = Package(
         // HTTP over libcurl and gzip over zlib.
         .target(name: "BeekonNet", dependencies: ["CCurl", "CZlib"]),
         // The emulated world and the runtime: routes and motion, the fleet, the scheduler. The
-        // engine returns what to log as effects; the real driver logs them.
+        // engine returns what to log as effects; the real driver logs them. Latency percentiles
+        // from HdrHistogram.
         .target(
             name: "FleetKit",
             dependencies: [
                 "BeekonDevice", "BeekonStore", "BeekonNet", .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]),
         // The one libmicrohttpd wrapper: a daemon with suspend/resume, deferred answers and streams.
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),

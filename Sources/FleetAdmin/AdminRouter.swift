@@ -92,11 +92,10 @@ final class AdminRouter: Sendable {
     }
 
     private func metrics(_ call: AdminRoute.Call) -> Disposition {
-        let text = PrometheusText.render(runtime.snapshot)
-        return ok(
+        ok(
             OutgoingReply(
                 status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                body: Array(text.utf8)))
+                body: PrometheusText.body(runtime.snapshot)))
     }
 
     private func fleet(_ call: AdminRoute.Call) -> Disposition {

@@ -1,10 +1,14 @@
 import FleetKit
 
 /// `GET /metrics`: the fleet's counters in the Prometheus text format (version 0.0.4).
-enum PrometheusText {
-    /// Upper bounds of the latency histogram's buckets, seconds.
+package enum PrometheusText {
     /// The histograms' `le` bounds, seconds: where `LatencyHistogram` counts exactly.
     static let latencyBounds: [Double] = LatencyHistogram.exactBoundsMillis.map { $0 / 1000 }
+
+    /// The body `GET /metrics` answers (`package`: `beekon-bench metrics` times it).
+    package static func body(_ snapshot: FleetSnapshot) -> [UInt8] {
+        Array(render(snapshot).utf8)
+    }
 
     static func render(_ snapshot: FleetSnapshot) -> String {
         let metrics = snapshot.metrics

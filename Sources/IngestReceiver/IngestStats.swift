@@ -128,6 +128,10 @@ public struct IngestStats: Sendable, Hashable {
 }
 
 /// Accumulates `IngestStats` under the receiver's lock; fix ages kept in a bounded ring.
+///
+/// The ages are samples, not an HdrHistogram as the fleet's latencies are: the percentiles are
+/// over the most recent fixes (a histogram cannot forget one), and an age can be negative (a fix
+/// is stamped on the fleet's virtual clock, which a warp runs ahead of the receiver's).
 struct StatsRecorder {
     /// Fix ages kept for the percentiles: the most recent this many.
     static let ageCapacity = 100_000

@@ -15,9 +15,9 @@ struct BenchAdmin: ParsableCommand {
             Runs --devices bench devices at --warp against an in-process server that answers 204, \
             starts the admin server on 127.0.0.1 (port 0), waits until every device is spawned, then \
             sends --requests requests one after another over loopback (libcurl) to each of \
-            GET /api/v1/fleet, GET /api/v1/devices?limit=100 and POST /api/v1/fleet/actions \
-            (networkOnline to all: harmless), timing each from submit to answer. Target: p99 at \
-            most 50 ms.
+            GET /api/v1/fleet, GET /api/v1/devices?limit=100, GET /api/v1/stats, GET /metrics \
+            and POST /api/v1/fleet/actions (networkOnline to all: harmless), timing each from \
+            submit to answer. Target: p99 at most 50 ms.
             """)
 
     @Flag(help: "Print the figures as one JSON object.")
@@ -82,6 +82,14 @@ struct BenchAdmin: ParsableCommand {
             (
                 "devices", "GET /api/v1/devices?limit=100",
                 HTTPRequest(url: base + "/api/v1/devices?limit=100", method: "GET", connectionKey: "bench"), 200
+            ),
+            (
+                "stats", "GET /api/v1/stats",
+                HTTPRequest(url: base + "/api/v1/stats", method: "GET", connectionKey: "bench"), 200
+            ),
+            (
+                "metrics", "GET /metrics",
+                HTTPRequest(url: base + "/metrics", method: "GET", connectionKey: "bench"), 200
             ),
             (
                 "action", "POST /api/v1/fleet/actions",
