@@ -36,16 +36,18 @@ package enum PrometheusText {
         text += "beekon_fleet_pending_fixes \(metrics.pending)\n"
         family(
             "beekon_fleet_uploads_total", "counter",
-            "Upload POSTs by outcome (status code, network failure, or offline: the device's network went down while it was out)."
-        )
+            "Upload POSTs by outcome (status code, network failure, or offline: the device's network went "
+                + "down while it was out).")
         labelled("beekon_fleet_uploads_total", "outcome", metrics.batchesByOutcome, to: &text)
         histogram(
             "beekon_fleet_upload_latency_seconds",
-            "Upload latency as the devices lived it: virtual time from send to the outcome heard (injected latency and timeouts included).",
+            "Upload latency as the devices lived it: virtual time from send to the outcome heard (injected "
+                + "latency and timeouts included).",
             metrics.latency, to: &text)
         histogram(
             "beekon_fleet_upload_server_latency_seconds",
-            "How long the server took to answer uploads and token refreshes, wall-clock time, in time for the device or not.",
+            "How long the server took to answer uploads and token refreshes, wall-clock time, in time for "
+                + "the device or not.",
             metrics.serverLatency, to: &text)
         family(
             "beekon_fleet_answers_after_timeout_total", "counter",
@@ -57,8 +59,8 @@ package enum PrometheusText {
         text += "beekon_fleet_answers_after_offline_total \(metrics.answersAfterOffline)\n"
         family(
             "beekon_fleet_warp", "gauge",
-            "Virtual seconds per real second, as set, or at max warp the rate reached (virtual time stands still while paused)."
-        )
+            "Virtual seconds per real second, as set, or at max warp the rate reached (virtual time stands "
+                + "still while paused).")
         text += "beekon_fleet_warp \(snapshot.warp)\n"
         family(
             "beekon_fleet_max_warp", "gauge", "1 while the clock jumps from event to event (run --warp max), else 0.")

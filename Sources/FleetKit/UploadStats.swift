@@ -1,6 +1,6 @@
-/// Upload outcomes (`200`, `503`, `timeout`, `offline`) as the devices heard them, with their latency: over the whole run, and per
-/// real second for the last few seconds (buckets of one second that rotate), so the admin API
-/// can say both what happened and what is happening.
+/// Upload outcomes (`200`, `503`, `timeout`, `offline`) as the devices heard them, with their
+/// latency: over the whole run, and per real second for the last few seconds (buckets of one
+/// second that rotate), so the admin API can say both what happened and what is happening.
 public struct UploadStats: Sendable {
     /// How often one outcome happened, and how long those uploads took.
     public struct Tally: Sendable {

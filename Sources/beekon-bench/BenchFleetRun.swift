@@ -20,8 +20,10 @@ struct BenchFleetOptions: ParsableArguments {
     var maxConnections = 256
 
     @Option(
-        help:
-            "Devices switch on spread over this much virtual time, e.g. 60s (phones do not all start in the same millisecond).",
+        help: """
+            Devices switch on spread over this much virtual time, e.g. 60s (phones do not all start \
+            in the same millisecond).
+            """,
         transform: FlagNumber.durationText)
     var spread = "60s"
 }

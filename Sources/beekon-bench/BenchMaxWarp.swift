@@ -12,7 +12,8 @@ struct BenchMaxWarp: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "max-warp",
         abstract:
-            "Run the demo fleet, scaled to N devices, at --warp max against the in-process receiver; print how fast virtual time went.",
+            "Run the demo fleet, scaled to N devices, at --warp max against the in-process receiver; "
+            + "print how fast virtual time went.",
         discussion: """
             Loads the demo fleet (fleets/demo.yaml), scales its groups in proportion to --devices \
             (at least one device each), fixes its clock.start at 2026-06-01T06:00:00Z so runs compare, \
@@ -109,8 +110,8 @@ struct BenchMaxWarp: ParsableCommand {
             "fixes_lost", "fixes lost (store failures)", Double(metrics.fixesLostByCause.values.reduce(0, +)),
             unit: "fixes")
         report.note(
-            "digest \(metrics.sent.text) of \(metrics.sent.count) requests; the same --devices and --for give the same one"
-        )
+            "digest \(metrics.sent.text) of \(metrics.sent.count) requests; the same --devices and --for "
+                + "give the same one")
         report.note("data in \(folder.root)\(data == nil ? " (removed)" : "")")
         print(report.render(json: json))
     }

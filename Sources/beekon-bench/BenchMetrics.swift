@@ -10,7 +10,8 @@ struct BenchMetrics: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "metrics",
         abstract:
-            "Time /metrics for a 10,000-device snapshot, and the latency histogram's record, merge, percentiles and memory.",
+            "Time /metrics for a 10,000-device snapshot, and the latency histogram's record, merge, "
+            + "percentiles and memory.",
         discussion: """
             Builds the counters a fleet of --devices publishes after --uploads uploads (devices \
             by state, outcomes, store errors; upload and server latencies drawn from a seeded \

@@ -60,8 +60,8 @@ struct BenchUpload: ParsableCommand {
     func validate() throws {
         guard wrkConnections >= wrkThreads else {
             throw ValidationError(
-                "--wrk-connections \(wrkConnections) is below --wrk-threads \(wrkThreads); expected at least as many connections as threads."
-            )
+                "--wrk-connections \(wrkConnections) is below --wrk-threads \(wrkThreads); expected at least as "
+                    + "many connections as threads.")
         }
     }
 
@@ -98,7 +98,8 @@ struct BenchUpload: ParsableCommand {
                     (result.clientCPU + result.serverCPU) / Double(max(result.requests, 1)) * 1e6, unit: "µs")
                 report.note(
                     "(a) wrk -t\(wrkThreads) -c\(wrkConnections) -d\(wrkSeconds)s: \(result.requests) requests, "
-                        + "\(result.errors) socket errors, \(result.non2xx) non-2xx; body \(result.bodyBytes) bytes gzipped"
+                        + "\(result.errors) socket errors, \(result.non2xx) non-2xx; "
+                        + "body \(result.bodyBytes) bytes gzipped"
                 )
             } else {
                 report.note("(a) left out: --skip-wrk")
@@ -123,7 +124,8 @@ struct BenchUpload: ParsableCommand {
         }
         report.note(
             "nginx \(nginxWorkers) worker(s); fleet: every-fix gate, --max-connections \(fleet.maxConnections), "
-                + "--spread \(fleet.spread), \(seconds) s a phase; \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+                + "--spread \(fleet.spread), \(seconds) s a phase; "
+                + "\(ProcessInfo.processInfo.activeProcessorCount) cores, "
                 + String(format: "load %.2f at the end", Self.loadAverage()))
         print(report.render(json: json))
     }
@@ -228,7 +230,8 @@ struct BenchUpload: ParsableCommand {
                 }
             let outcomes = metrics.batchesByOutcome.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
             report.note(
-                "\(label): figures over the last \(String(format: "%.1f", seconds)) s of \(String(format: "%.1f", result.wallSeconds)) s; "
+                "\(label): figures over the last \(String(format: "%.1f", seconds)) s "
+                    + "of \(String(format: "%.1f", result.wallSeconds)) s; "
                     + "outcomes \(outcomes.joined(separator: ", ")); \(metrics.pending) fixes pending at the end: "
                     + "\(bound); store errors \(metrics.storeErrors)")
         }

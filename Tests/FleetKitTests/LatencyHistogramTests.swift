@@ -5,7 +5,10 @@ import Testing
 @Suite("Latency histogram")
 struct LatencyHistogramTests {
     @Test(
-        "at the bounds /metrics reports, a record exactly at the bound is within it, and one just past is not (Prometheus's le is inclusive)",
+        """
+        at the bounds /metrics reports, a record exactly at the bound is within it, and one just past is not \
+        (Prometheus's le is inclusive)
+        """,
         arguments: LatencyHistogram.exactBoundsMillis)
     func boundsAreInclusive(bound: Double) {
         var histogram = LatencyHistogram()
@@ -29,7 +32,10 @@ struct LatencyHistogramTests {
     }
 
     @Test(
-        "percentiles are within HdrHistogram's resolution (1%) of the recorded value, and a duration far past any answer reports itself",
+        """
+        percentiles are within HdrHistogram's resolution (1%) of the recorded value, and a duration far past \
+        any answer reports itself
+        """,
         arguments: [0.5, 12.0, 100, 2_250, 30_000])
     func percentileNearValue(millis: Double) {
         var histogram = LatencyHistogram()
