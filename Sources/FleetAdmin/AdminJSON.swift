@@ -81,10 +81,10 @@ enum AdminJSON {
         json.endObject()
     }
 
-    static func counts(_ map: [String: Int], to json: inout JSONWriter) {
+    static func counts<Key: CustomStringConvertible & Comparable>(_ map: [Key: Int], to json: inout JSONWriter) {
         json.beginObject()
         for (key, value) in map.sorted(by: { $0.key < $1.key }) {
-            json.key(key)
+            json.key(key.description)
             json.integer(Int64(value))
         }
         json.endObject()
@@ -127,7 +127,7 @@ enum AdminJSON {
         json.key("pending")
         json.integer(Int64(device.pending))
         json.key("lastOutcome")
-        optionalString(device.lastOutcome, to: &json)
+        optionalString(device.lastOutcome?.description, to: &json)
         json.key("lastUploadAt")
         optionalTime(device.lastUploadAt, to: &json)
         json.key("latitude")
@@ -192,7 +192,7 @@ enum AdminJSON {
         json.key("validUntil")
         optionalTime(device.auth.validUntil, to: &json)
         json.key("lastRefreshOutcome")
-        optionalString(device.auth.lastRefreshOutcome, to: &json)
+        optionalString(device.auth.lastRefreshOutcome?.description, to: &json)
         json.key("breakerOpenUntil")
         optionalTime(device.auth.breakerOpenUntil, to: &json)
         json.endObject()
@@ -288,7 +288,7 @@ enum AdminJSON {
             json.key("fixes")
             json.integer(Int64(upload.fixes))
             json.key("outcome")
-            json.string(upload.outcome)
+            json.string(upload.outcome.description)
             json.key("latencyMs")
             json.number((upload.latencyMillis * 1000).rounded() / 1000)
             json.key("serverMs")
@@ -376,7 +376,7 @@ enum AdminJSON {
     /// `GET /api/v1/stats`.
     static func stats(_ snapshot: FleetSnapshot) -> [UInt8] {
         let window = UInt64(UploadStats.windowSeconds)
-        let recent = snapshot.uploads.window(
+        let recent = snapshot.metrics.uploads.window(
             from: snapshot.realSecond + 1 >= window ? snapshot.realSecond + 1 - window : 0, through: snapshot.realSecond
         )
         let seconds = max(1, min(Double(window), snapshot.metrics.realSeconds))
@@ -385,14 +385,14 @@ enum AdminJSON {
         json.key("outcomes")
         json.beginArray()
         var recentTotal = 0
-        for (outcome, tally) in snapshot.uploads.overall.sorted(by: { $0.key < $1.key }) {
-            let last = recent[outcome] ?? UploadStats.Tally(network: tally.network)
+        for (outcome, tally) in snapshot.metrics.uploads.overall.sorted(by: { $0.key < $1.key }) {
+            let last = recent[outcome] ?? UploadStats.Tally()
             recentTotal += last.count
             json.beginObject()
             json.key("outcome")
-            json.string(outcome)
+            json.string(outcome.description)
             json.key("kind")
-            json.string(tally.network ? "network" : "status")
+            json.string(outcome.isNetwork ? "network" : "status")
             json.key("count")
             json.integer(Int64(tally.count))
             json.key("ratePerSecond")

@@ -54,7 +54,7 @@ struct DeviceQuery {
         var matching = snapshot.devices.filter { device in
             !device.deleted && (group == nil || device.group == group)
                 && (state.map { device.state.matches($0) } ?? true)
-                && (outcome == nil || device.lastOutcome == outcome)
+                && (outcome == nil || device.lastOutcome?.description == outcome)
                 && (text.map { device.id.contains($0) } ?? true)
         }
         let ascending: (DeviceSnapshot, DeviceSnapshot) -> Bool

@@ -58,7 +58,7 @@ final class EventPublisher: Sendable {
         var tick = 0
         var lastSequence: UInt64 = 0
         /// What each device (by slot index) looked like in the last `devices` event.
-        var sent: [(state: DeviceState, pending: Int, outcome: String?)] = []
+        var sent: [(state: DeviceState, pending: Int, outcome: TransferOutcome?)] = []
         var lastAction = runtime.snapshot.actions.last?.number ?? 0
         var lastStream = runtime.snapshot.streamEvents.last?.number ?? 0
         while true {
@@ -109,7 +109,7 @@ final class EventPublisher: Sendable {
 
     /// The devices whose state, pending count or last outcome changed since the last event.
     private func devicesEvent(
-        _ snapshot: FleetSnapshot, sent: inout [(state: DeviceState, pending: Int, outcome: String?)]
+        _ snapshot: FleetSnapshot, sent: inout [(state: DeviceState, pending: Int, outcome: TransferOutcome?)]
     )
         -> [UInt8]
     {
@@ -145,7 +145,7 @@ final class EventPublisher: Sendable {
             json.key("pending")
             json.integer(Int64(device.pending))
             json.key("lastOutcome")
-            AdminJSON.optionalString(device.lastOutcome, to: &json)
+            AdminJSON.optionalString(device.lastOutcome?.description, to: &json)
             json.endObject()
         }
         json.endArray()
@@ -160,13 +160,13 @@ final class EventPublisher: Sendable {
     /// The last whole second's uploads.
     private func uploadsEvent(_ snapshot: FleetSnapshot) -> [UInt8] {
         let second = snapshot.realSecond == 0 ? 0 : snapshot.realSecond - 1
-        let tallies = snapshot.uploads.window(from: second, through: second)
+        let tallies = snapshot.metrics.uploads.window(from: second, through: second)
         var latency = LatencyHistogram()
         for tally in tallies.values { latency.merge(tally.latency) }
         var json = JSONWriter(capacity: 256)
         json.beginObject()
         json.key("byOutcome")
-        AdminJSON.counts(tallies.mapValues(\.count), to: &json)
+        AdminJSON.counts(tallies.mapValues { $0.count }, to: &json)
         json.key("latencyMs")
         AdminJSON.percentiles(latency, [("p50", 0.5), ("p95", 0.95), ("p99", 0.99)], max: false, to: &json)
         json.endObject()

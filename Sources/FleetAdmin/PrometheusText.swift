@@ -80,9 +80,11 @@ package enum PrometheusText {
     }
 
     /// One sample per entry of `counts`, labelled `label`, in label order.
-    static func labelled(_ name: String, _ label: String, _ counts: [String: Int], to text: inout String) {
+    static func labelled<Value: CustomStringConvertible & Comparable>(
+        _ name: String, _ label: String, _ counts: [Value: Int], to text: inout String
+    ) {
         for (value, count) in counts.sorted(by: { $0.key < $1.key }) {
-            text += "\(name){\(label)=\"\(escaped(value))\"} \(count)\n"
+            text += "\(name){\(label)=\"\(escaped(value.description))\"} \(count)\n"
         }
     }
 

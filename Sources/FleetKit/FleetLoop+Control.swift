@@ -166,7 +166,6 @@ extension FleetLoop {
         snapshot.realSecond = realNanos / 1_000_000_000
         snapshot.groups = fleet.groups.map(\.name)
         snapshot.metrics = published
-        snapshot.uploads = uploadStats
         snapshot.actions = actionLog.elements
         snapshot.streamEvents = streamLog.elements
         snapshot.indexByID = slotsByID
@@ -216,7 +215,7 @@ extension FleetLoop {
     }
 
     /// The auth session's state, from what it shows publicly; the tokens stay inside.
-    static func authView(_ auth: AuthSession?, lastRefresh: String?, now: Int64) -> AuthView {
+    static func authView(_ auth: AuthSession?, lastRefresh: TransferOutcome?, now: Int64) -> AuthView {
         guard let auth, auth.recipe != nil else {
             return AuthView(state: .none, validUntil: nil, lastRefreshOutcome: lastRefresh, breakerOpenUntil: nil)
         }

@@ -23,7 +23,7 @@ struct TransferInFlight {
     /// never did).
     var serverMillis: Double?
     /// The server's answer and its label, held while injected latency runs.
-    var held: (outcome: HTTPOutcome, label: String)?
+    var held: (outcome: HTTPOutcome, label: TransferOutcome)?
     /// The real request has ended (answered or failed), whether or not the device heard it.
     var realEnded = false
     /// When the device hears the answer, virtual Unix ms: set at send with modelled timing, at the
@@ -96,16 +96,16 @@ extension FleetLoop {
         transfer.realEnded = true
         let now = metrics.virtualNow
         let outcome: HTTPOutcome
-        let label: String
+        let label: TransferOutcome
         switch result {
         case .response(let status, let headers, let body, let millis):
             outcome = .response(
                 status: status, headers: headers.map { HTTPHeader(name: $0.name, value: $0.value) }, body: body)
-            label = String(status)
+            label = .status(status)
             transfer.serverMillis = millis
         case .failed(let failure, _, let millis):
             outcome = .failed(Self.networkErrorKind(failure))
-            label = failure.rawValue
+            label = .failed(failure)
             // No answer came: a wall-clock timeout is not the SDK's, so it waits for its own.
             if failure == .timeout {
                 transfer.answerAt = nil
@@ -191,19 +191,19 @@ extension FleetLoop {
             } else {
                 offlineOnWire.insert(number)
             }
-            finishTransfer(number, outcome: .failed(.offline), label: NetworkErrorKind.offline.rawValue, at: time)
+            finishTransfer(number, outcome: .failed(.offline), label: .offline, at: time)
         }
     }
 
     /// The SDK's timeout: the device hears `timeout`, whatever the server does later.
     mutating func transferTimedOut(_ number: Int, at time: Int64) {
         guard transfers[number] != nil else { return }
-        finishTransfer(number, outcome: .failed(.timeout), label: NetworkFailure.timeout.rawValue, at: time)
+        finishTransfer(number, outcome: .failed(.timeout), label: .failed(.timeout), at: time)
     }
 
     /// Records what the device hears (the outcome it sees, its virtual latency, and the server's
     /// own wall-clock time beside it) and hands it to the device.
-    private mutating func finishTransfer(_ number: Int, outcome: HTTPOutcome, label: String, at time: Int64) {
+    private mutating func finishTransfer(_ number: Int, outcome: HTTPOutcome, label: TransferOutcome, at time: Int64) {
         guard let transfer = transfers.removeValue(forKey: number) else { return }
         timers.cancel(.transferTimeout(number))
         timers.cancel(.delivery(number))
@@ -211,15 +211,11 @@ extension FleetLoop {
         slots[slot].transfersOut.removeAll { $0 == number }
         refreshAnswerHold(slot)
         let latency = Double(time - transfer.sentAt)
-        let network: Bool
-        if case .failed = outcome { network = true } else { network = false }
         switch transfer.kind {
         case .upload(let batchID):
-            metrics.batchesByOutcome[label, default: 0] += 1
             metrics.latency.record(latency)
-            uploadStats.record(
-                label, network: network, latencyMillis: latency, serverMillis: transfer.serverMillis, realNanos: realNow
-            )
+            metrics.uploads.record(
+                label, latencyMillis: latency, serverMillis: transfer.serverMillis, realNanos: realNow)
             slots[slot].uploads.append(
                 UploadRecord(
                     at: time, batchID: batchID.text, fixes: transfer.fixes, outcome: label, latencyMillis: latency,

@@ -61,7 +61,7 @@ struct DeviceSlot {
     /// The last admitted fix's position.
     var lastPosition: (latitude: Double, longitude: Double)?
     /// The last token refresh's outcome (`200`, `timeout`).
-    var lastRefreshOutcome: String?
+    var lastRefreshOutcome: TransferOutcome?
     /// The most recent uploads, oldest first.
     var uploads = RecentRing<UploadRecord>(capacity: 50)
     /// The most recent state changes, oldest first.
@@ -114,7 +114,6 @@ struct FleetLoop {
     /// Devices the admin API spawned, waiting for their real-time turn (soonest first).
     var spawnQueue: [(slot: Int, realNanos: UInt64)] = []
     /// Upload outcomes with their latency, over the run and the last seconds.
-    var uploadStats = UploadStats()
     /// Fault and admin actions as they ran, most recent last.
     var actionLog = RecentRing<ActionRecord>(capacity: 100)
     /// The fleet's recent notable stream values (see `StreamRecord.isNotable`), numbered.

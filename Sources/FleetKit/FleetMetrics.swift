@@ -1,5 +1,5 @@
 /// What a run has done so far, for the progress line, the summary and (later) the admin API.
-public struct FleetMetrics: Sendable, Hashable {
+public struct FleetMetrics: Sendable {
     /// Virtual time, Unix ms.
     public var virtualNow: Int64 = 0
     /// Real seconds the fleet has run, from the clock's start (store preparation and the final
@@ -17,13 +17,14 @@ public struct FleetMetrics: Sendable, Hashable {
     public var batchesSent = 0
     /// Fixes in batches the server acknowledged.
     public var fixesUploaded = 0
-    /// Upload outcomes: the status code as text (`200`), the network failure (`timeout`), or
-    /// `offline` (the device's network went down while it was out).
-    public var batchesByOutcome: [String: Int] = [:]
+    /// Upload outcomes with their latency, over the run and its last seconds.
+    public var uploads = UploadStats()
+    /// How many uploads ended with each outcome (counted once, in `uploads`).
+    public var batchesByOutcome: [TransferOutcome: Int] { uploads.overall.mapValues(\.count) }
     /// Token refreshes sent.
     public var refreshesSent = 0
-    /// Token refresh outcomes, labelled as upload outcomes are.
-    public var refreshesByOutcome: [String: Int] = [:]
+    /// Token refresh outcomes.
+    public var refreshesByOutcome: [TransferOutcome: Int] = [:]
     /// Store errors by cause (`StoreError.Kind`'s raw value: `full`, `tooManyOpenFiles`, …);
     /// logged on standard error at most once a minute per cause.
     public var storeErrorsByCause: [String: Int] = [:]

@@ -26,8 +26,6 @@ public struct FleetSnapshot: Sendable {
     public var devices: [DeviceSnapshot] = []
     /// Index into `devices` by id.
     public var indexByID: [String: Int] = [:]
-    /// Upload outcomes and latency, over the run and the last seconds.
-    public var uploads = UploadStats()
     /// Recent fault and admin actions, oldest first.
     public var actions: [ActionRecord] = []
     /// Recent notable values of the devices' SDK streams (sync retries and failures, every auth
@@ -78,7 +76,7 @@ public struct DeviceSnapshot: Sendable {
     /// Fixes stored and not yet acknowledged.
     public var pending: Int
     /// The last upload's outcome (`200`, `timeout`, `offline`).
-    public var lastOutcome: String?
+    public var lastOutcome: TransferOutcome?
     /// When the last upload ended, virtual Unix ms.
     public var lastUploadAt: Int64?
     /// The last admitted fix's latitude.
@@ -144,7 +142,7 @@ public struct AuthView: Sendable, Hashable {
     /// The access token's expiry, virtual Unix ms.
     public var validUntil: Int64?
     /// The last refresh's outcome (`200`, `timeout`, `offline`).
-    public var lastRefreshOutcome: String?
+    public var lastRefreshOutcome: TransferOutcome?
     /// No refresh is tried before this, virtual Unix ms.
     public var breakerOpenUntil: Int64?
 }
@@ -157,8 +155,8 @@ public struct UploadRecord: Sendable, Hashable {
     public var batchID: String
     /// Fixes in the batch.
     public var fixes: Int
-    /// The status (`200`), network failure (`timeout`), or `offline`.
-    public var outcome: String
+    /// What the device heard: a status, a network failure, or offline.
+    public var outcome: TransferOutcome
     /// Virtual ms from send to the outcome the device heard.
     public var latencyMillis: Double
     /// Wall ms the server took to answer; nil when it had not answered by the time the device

@@ -4,8 +4,6 @@
 public struct UploadStats: Sendable {
     /// How often one outcome happened, and how long those uploads took.
     public struct Tally: Sendable {
-        /// A network failure (`timeout`, `refused`, `offline`) rather than an HTTP status.
-        public var network: Bool
         /// How many uploads ended so.
         public var count = 0
         /// Their latency as the devices lived it: virtual ms from send to outcome.
@@ -14,9 +12,7 @@ public struct UploadStats: Sendable {
         public var serverLatency = LatencyHistogram()
 
         /// No uploads of this outcome yet.
-        public init(network: Bool) {
-            self.network = network
-        }
+        public init() {}
 
         /// Adds another tally of the same outcome.
         public mutating func merge(_ other: Tally) {
@@ -29,18 +25,19 @@ public struct UploadStats: Sendable {
     /// How many one-second buckets are kept.
     public static let windowSeconds = 10
 
-    /// Outcomes over the whole run, by outcome text.
-    public private(set) var overall: [String: Tally] = [:]
+    /// Outcomes over the whole run: the fleet's one count of them.
+    public private(set) var overall: [TransferOutcome: Tally] = [:]
     /// The last seconds' outcomes, oldest first, by real second (monotonic clock).
-    private var seconds: [(second: UInt64, tallies: [String: Tally])] = []
+    private var seconds: [(second: UInt64, tallies: [TransferOutcome: Tally])] = []
 
     /// No uploads yet.
     public init() {}
 
-    mutating func record(
-        _ outcome: String, network: Bool, latencyMillis: Double, serverMillis: Double?, realNanos: UInt64
+    /// Counts one upload's end, with its latency, in the whole run and in its real second.
+    public mutating func record(
+        _ outcome: TransferOutcome, latencyMillis: Double, serverMillis: Double?, realNanos: UInt64
     ) {
-        overall[outcome, default: Tally(network: network)].count += 1
+        overall[outcome, default: Tally()].count += 1
         overall[outcome]!.latency.record(latencyMillis)
         if let serverMillis { overall[outcome]!.serverLatency.record(serverMillis) }
         let second = realNanos / 1_000_000_000
@@ -49,17 +46,17 @@ public struct UploadStats: Sendable {
             // One bucket more than the window, so the last whole second is always there.
             seconds.removeAll { $0.second + UInt64(Self.windowSeconds) < second }
         }
-        seconds[seconds.count - 1].tallies[outcome, default: Tally(network: network)].count += 1
+        seconds[seconds.count - 1].tallies[outcome, default: Tally()].count += 1
         seconds[seconds.count - 1].tallies[outcome]!.latency.record(latencyMillis)
         if let serverMillis { seconds[seconds.count - 1].tallies[outcome]!.serverLatency.record(serverMillis) }
     }
 
     /// The outcomes of the real seconds `first...last` (as `realNanos / 1e9`).
-    public func window(from first: UInt64, through last: UInt64) -> [String: Tally] {
-        var merged: [String: Tally] = [:]
+    public func window(from first: UInt64, through last: UInt64) -> [TransferOutcome: Tally] {
+        var merged: [TransferOutcome: Tally] = [:]
         for bucket in seconds where bucket.second >= first && bucket.second <= last {
             for (outcome, tally) in bucket.tallies {
-                merged[outcome, default: Tally(network: tally.network)].merge(tally)
+                merged[outcome, default: Tally()].merge(tally)
             }
         }
         return merged

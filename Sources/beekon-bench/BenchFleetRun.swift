@@ -87,7 +87,9 @@ struct BenchFleetRun {
 
         init(from start: Sample, to end: Sample) {
             func answered(_ metrics: FleetMetrics) -> Int {
-                metrics.batchesByOutcome.filter { $0.key.hasPrefix("2") }.values.reduce(0, +)
+                metrics.batchesByOutcome.filter {
+                    if case .status(200..<300) = $0.key { true } else { false }
+                }.values.reduce(0, +)
             }
             seconds = end.wall - start.wall
             requests = answered(end.metrics) - answered(start.metrics)

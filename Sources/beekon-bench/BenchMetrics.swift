@@ -132,10 +132,16 @@ struct BenchMetrics: ParsableCommand {
         metrics.fixesUploaded = uploads * 4 - devices
         metrics.pending = devices
         metrics.batchesSent = uploads
-        metrics.batchesByOutcome = [
-            "200": uploads - uploads / 20, "503": uploads / 40, "timeout": uploads / 100, "refused": uploads / 200,
-            "offline": uploads / 200,
+        let outcomes: [(TransferOutcome, Int)] = [
+            (.status(200), uploads - uploads / 20), (.status(503), uploads / 40), (.failed(.timeout), uploads / 100),
+            (.failed(.refused), uploads / 200), (.offline, uploads / 200),
         ]
+        for (outcome, count) in outcomes {
+            for index in 0..<count {
+                metrics.uploads.record(
+                    outcome, latencyMillis: Double(index % 500), serverMillis: nil, realNanos: UInt64(index) * 1000)
+            }
+        }
         metrics.storeErrorsByCause = ["full": 12, "tooManyOpenFiles": 3]
         metrics.fixesLostByCause = ["full": 400]
         metrics.answersAfterTimeout = uploads / 1000

@@ -47,7 +47,7 @@ struct OfflineTransferTests {
         #expect(devices.count == 3)
         for device in devices {
             let uploads = device.uploads
-            let cut = uploads.filter { $0.outcome == "offline" }
+            let cut = uploads.filter { $0.outcome == .offline }
             guard cut.count == 1, let record = cut.first, let index = uploads.firstIndex(of: record) else {
                 Issue.record("\(device.id): not one upload cut off: \(uploads)")
                 continue
@@ -57,12 +57,12 @@ struct OfflineTransferTests {
             // Not heard: the server took the batch, yet the device sends it again, at once, when back.
             let next = uploads[index + 1]
             #expect(next.batchID == record.batchID)
-            #expect(next.outcome == "200")
+            #expect(next.outcome == .status(200))
             #expect(next.at == Self.onlineAt + 20_100)
         }
-        #expect(metrics.batchesByOutcome["offline"] == 3)
-        #expect(runtime.snapshot.uploads.overall["offline"]?.count == 3)
-        #expect(runtime.snapshot.uploads.overall["offline"]?.network == true)
+        #expect(metrics.batchesByOutcome[.offline] == 3)
+        #expect(runtime.snapshot.metrics.uploads.overall[.offline]?.count == 3)
+        #expect(TransferOutcome.offline.isNetwork)
         #expect(metrics.answersAfterOffline == 3, "each cut upload's real answer is counted once")
         #expect(metrics.answersAfterTimeout == 0)
         // Nothing was sent while offline; the cut batches, which the server took, came again at the return.
@@ -111,7 +111,7 @@ struct OfflineTransferTests {
                 """)
         let runtime = try await workspace.runtime(yaml, ingest: server.url, virtualMinutes: 4, timing: .deterministic)
         let metrics = runtime.metrics
-        #expect(metrics.refreshesByOutcome == ["offline": 3, "200": 3], "\(metrics.refreshesByOutcome)")
+        #expect(metrics.refreshesByOutcome == [.offline: 3, .status(200): 3], "\(metrics.refreshesByOutcome)")
         #expect(metrics.refreshesSent == 6)
         // Every token request was answered with a token, the cut ones too.
         #expect(server.stats().tokensIssued == 6)
@@ -120,7 +120,7 @@ struct OfflineTransferTests {
         #expect(server.uploadLog().map(\.sentAt).min() == Self.onlineAt + 10_100)
         #expect(server.stats().unauthorizedUploads == 0)
         for device in runtime.snapshot.devices {
-            #expect(device.auth.lastRefreshOutcome == "200")
+            #expect(device.auth.lastRefreshOutcome == .status(200))
             #expect(device.auth.breakerOpenUntil == nil)
             #expect(
                 device.auth.validUntil == Self.onlineAt + 10_100 + 3_600_000,

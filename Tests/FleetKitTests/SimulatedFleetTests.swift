@@ -63,7 +63,7 @@ struct SimulatedFleetTests {
             let device = try #require(fleet.engine.slots.first { $0.id == id })
             let first = try #require(sent.first)
             let heard = try #require(device.uploads.elements.first)
-            #expect(heard.outcome == "timeout")
+            #expect(heard.outcome == .failed(.timeout))
             #expect(heard.at == first.sentAt + 30_000)
             #expect(heard.latencyMillis == 30_000)
             #expect(heard.serverMillis == nil, "a hung server has no answer time")
@@ -71,9 +71,9 @@ struct SimulatedFleetTests {
             #expect(retry.sentAt == first.sentAt + 150_000)
             #expect(Self.batchID(retry) == Self.batchID(first), "the retry did not reuse the batch_id")
             #expect(try Self.locationIDs(retry) == Self.locationIDs(first), "the retry sent other fixes")
-            #expect(device.uploads.elements.dropFirst().first?.outcome == "200")
+            #expect(device.uploads.elements.dropFirst().first?.outcome == .status(200))
         }
-        #expect(fleet.engine.metrics.batchesByOutcome["timeout"] == 3)
+        #expect(fleet.engine.metrics.batchesByOutcome[.failed(.timeout)] == 3)
     }
 
     @Test(
@@ -92,7 +92,7 @@ struct SimulatedFleetTests {
         let records = fleet.engine.slots.flatMap(\.uploads.elements)
         #expect(records.count >= 3)
         for record in records {
-            #expect(record.outcome == "200")
+            #expect(record.outcome == .status(200))
             #expect(record.latencyMillis == 2_250)
             // The server's own time is what 250 virtual ms is at this warp, without the injected 2 s.
             #expect(record.serverMillis == 250 / Double(warp))
@@ -126,11 +126,11 @@ struct SimulatedFleetTests {
         let first = try #require(fleet.sent.first)
         let device = try #require(fleet.engine.slots.first { $0.id == first.device })
         let heard = try #require(device.uploads.elements.first)
-        #expect(heard.outcome == label)
+        #expect(heard.outcome.description == label)
         #expect(heard.at == first.sentAt + latency)
         #expect(heard.latencyMillis == Double(latency))
-        #expect(fleet.engine.metrics.batchesByOutcome[label, default: 0] >= 1)
-        #expect(fleet.engine.uploadStats.overall[label]?.count ?? 0 >= 1)
+        #expect(fleet.engine.metrics.batchesByOutcome[heard.outcome, default: 0] >= 1)
+        #expect(fleet.engine.metrics.uploads.overall[heard.outcome]?.count ?? 0 >= 1)
     }
 
     @Test(
@@ -150,8 +150,12 @@ struct SimulatedFleetTests {
         fleet.advance(byMillis: 5 * 60_000)
         let records = fleet.engine.slots.flatMap(\.uploads.elements)
         #expect(records.count >= 3)
-        #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 && $0.serverMillis == 2 })
-        #expect(fleet.engine.uploadStats.overall["200"] == nil, "a transfer the device timed out was counted as 200")
+        #expect(
+            records.allSatisfy { $0.outcome == .failed(.timeout) && $0.latencyMillis == 30_000 && $0.serverMillis == 2 }
+        )
+        #expect(
+            fleet.engine.metrics.uploads.overall[.status(200)] == nil,
+            "a transfer the device timed out was counted as 200")
     }
 
     @Test(

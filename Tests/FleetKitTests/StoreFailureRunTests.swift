@@ -53,7 +53,8 @@ struct StoreFailureRunTests {
                 slot.stateHistory.elements.first { $0.at >= fullAt }
                     == StateChange(at: Self.start + 200_000, state: .storeError))
             // Every batch acknowledged while full is held back, row for row.
-            let acknowledged = slot.uploads.elements.filter { $0.at >= fullAt && $0.outcome == "200" }.reduce(0) {
+            let acknowledged = slot.uploads.elements.filter { $0.at >= fullAt && $0.outcome == .status(200) }.reduce(0)
+            {
                 $0 + $1.fixes
             }
             #expect(acknowledged > 0)

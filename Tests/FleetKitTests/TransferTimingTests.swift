@@ -48,8 +48,10 @@ struct TransferTimingTests {
         let runtime = try await workspace.runtime(Self.yaml(warp: 3000), ingest: server.url, virtualMinutes: 10)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
-        #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 }, "\(records.prefix(3))")
-        #expect(runtime.metrics.batchesByOutcome.keys.sorted() == ["timeout"])
+        #expect(
+            records.allSatisfy { $0.outcome == .failed(.timeout) && $0.latencyMillis == 30_000 }, "\(records.prefix(3))"
+        )
+        #expect(runtime.metrics.batchesByOutcome.keys.sorted() == [.failed(.timeout)])
         #expect(!server.uploadLog().isEmpty, "the server got the batches the devices gave up on")
         #expect(runtime.metrics.slowAnswers + runtime.metrics.answersAfterTimeout > 0)
     }
@@ -83,7 +85,8 @@ struct ModelledTransferTimingTests {
             timing: .deterministic)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
-        #expect(records.allSatisfy { $0.outcome == "200" && $0.latencyMillis == expected }, "\(records.prefix(3))")
+        #expect(
+            records.allSatisfy { $0.outcome == .status(200) && $0.latencyMillis == expected }, "\(records.prefix(3))")
         #expect(
             records.allSatisfy { ($0.serverMillis ?? 0) >= 50 }, "the server's real time is kept beside the model's")
         #expect(runtime.metrics.clockHeldMillis > 0, "the clock never waited for a real answer")
@@ -104,7 +107,7 @@ struct ModelledTransferTimingTests {
             timing: .deterministic)
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(!records.isEmpty)
-        #expect(records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 })
+        #expect(records.allSatisfy { $0.outcome == .failed(.timeout) && $0.latencyMillis == 30_000 })
     }
 }
 
@@ -272,7 +275,9 @@ struct HungServerTests {
         let records = runtime.snapshot.devices.flatMap(\.uploads)
         #expect(records.count >= 3)
         #expect(
-            records.allSatisfy { $0.outcome == "timeout" && $0.latencyMillis == 30_000 && $0.serverMillis == nil },
+            records.allSatisfy {
+                $0.outcome == .failed(.timeout) && $0.latencyMillis == 30_000 && $0.serverMillis == nil
+            },
             "\(records.prefix(3))")
     }
 }
