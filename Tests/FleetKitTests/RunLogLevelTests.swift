@@ -33,26 +33,7 @@ struct RunLogLevelTests {
     /// Runs `beekon-fleet ARGUMENTS` to its end with `BEEKON_LOG_LEVEL` set to `variable` (unset
     /// when nil, whatever the test's own environment says).
     static func command(_ arguments: [String], variable: String?) throws -> RunStartTests.Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: FleetCrashTests.executable)
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["BEEKON_LOG_LEVEL"] = variable
-        process.environment = environment
-        // Standard error to a file, so neither pipe can fill while the other is read.
-        let errorPath = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "beekon-log-level-\(UUID().uuidString).err"
-        ).path
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: errorPath) }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: errorPath)
-        try process.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
-        return RunStartTests.Outcome(status: process.terminationStatus, output: printed, errors: errors)
+        try RunStartTests.run(arguments, environment: ["BEEKON_LOG_LEVEL": variable])
     }
 
     static let warning = "beekon-fleet: warning: "

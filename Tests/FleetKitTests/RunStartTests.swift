@@ -17,9 +17,15 @@ struct RunStartTests {
         let errors: String
     }
 
-    /// Runs `beekon-fleet ARGUMENTS` to its end, under `ulimit -n openFiles` when given.
-    static func run(_ arguments: [String], openFiles: Int? = nil) throws -> Outcome {
+    /// Runs `beekon-fleet ARGUMENTS` to its end, under `ulimit -n openFiles` when given, with
+    /// `environment`'s variables set (a nil value unsets one, whatever the test's own says).
+    static func run(
+        _ arguments: [String], openFiles: Int? = nil, environment changes: [String: String?] = [:]
+    ) throws -> Outcome {
         let process = Process()
+        var environment = ProcessInfo.processInfo.environment
+        for (name, value) in changes { environment[name] = value }
+        process.environment = environment
         if let openFiles {
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments =

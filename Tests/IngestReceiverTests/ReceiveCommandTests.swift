@@ -18,15 +18,30 @@ struct ReceiveCommandTests {
         let process: Process
         let url: String
         let output: Pipe
+        /// What it printed up to its address.
+        let banner: String
     }
 
-    static func start(_ arguments: [String]) throws -> Child {
+    /// Starts `receive ARGUMENTS` (under `ulimit -n openFiles` when given, without the test's
+    /// `BEEKON_LOG_LEVEL`), its standard error to `errors`, and waits for its address.
+    static func start(
+        _ arguments: [String], openFiles: Int? = nil, errors: FileHandle = FileHandle.nullDevice
+    ) throws -> Child {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["receive"] + arguments
+        if let openFiles {
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments =
+                ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", executable, "receive"] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["receive"] + arguments
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["BEEKON_LOG_LEVEL"] = nil
+        process.environment = environment
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors
         try process.run()
         var text = ""
         let deadline = Date().addingTimeInterval(20)
@@ -41,7 +56,7 @@ struct ReceiveCommandTests {
             process.terminate()
             throw HarnessError("receive printed no address: \(text)")
         }
-        return Child(process: process, url: url, output: output)
+        return Child(process: process, url: url, output: output, banner: text)
     }
 
     /// Runs `receive` with `arguments` to its end: the exit status and what it wrote to stderr.

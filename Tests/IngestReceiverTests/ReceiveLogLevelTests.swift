@@ -15,33 +15,12 @@ struct ReceiveLogLevelTests {
         ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments =
-            ["-c", "ulimit -n 1024 && exec \"$0\" \"$@\"", ReceiveCommandTests.executable, "receive"]
-            + ["--listen", "127.0.0.1:0", "--db", folder + "/ingest.db"] + flags
-        var environment = ProcessInfo.processInfo.environment
-        environment["BEEKON_LOG_LEVEL"] = nil
-        process.environment = environment
-        let output = Pipe()
         let errorPath = folder + "/errors.txt"
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: errorPath)
-        try process.run()
-        var banner = ""
-        let deadline = Date().addingTimeInterval(20)
-        while !banner.contains("database"), Date() < deadline {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            banner += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let line = banner.split(separator: "\n").first(where: { $0.contains("listening on ") }),
-            let url = line.components(separatedBy: "listening on ").last
-        else {
-            process.terminate()
-            throw HarnessError("receive printed no address: \(banner)")
-        }
+        let child = try ReceiveCommandTests.start(
+            ["--listen", "127.0.0.1:0", "--db", folder + "/ingest.db"] + flags, openFiles: 1024,
+            errors: try #require(FileHandle(forWritingAtPath: errorPath)))
+        let (process, url, output, banner) = (child.process, child.url, child.output, child.banner)
         let transport = try HTTPTransport()
         defer { transport.shutdown() }
         let result: HTTPResult = await withCheckedContinuation { continuation in
