@@ -22,7 +22,12 @@ on("token", loadActions);
 function renderParams() {
   const action = catalog.find(a => a.name === faSel.value);
   if (!action) return;
-  $("#fa-help").textContent = action.summary + (action.lasts ? "." : ". It does not last: send the opposite action to undo it.");
+  // The catalog's summaries are phrases ("the app's process dies"); the help is a sentence.
+  const sentence = action.summary[0].toUpperCase() + action.summary.slice(1);
+  // From here an action does not end by itself (a fault's `for` is the timeline's).
+  const u = action.undoneBy;
+  const undo = u ? ` It lasts until ${u.action}${Object.keys(u.params).length ? ` ${JSON.stringify(u.params)}` : ""} is applied.` : "";
+  $("#fa-help").textContent = `${sentence}.${undo}`;
   $("#fa-params").replaceChildren(...action.params.map(p => {
     const id = `fa-p-${p.name}`;
     const number = p.type === "integer" || p.type === "number";

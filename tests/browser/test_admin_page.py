@@ -167,7 +167,8 @@ def test_faults_form_is_built_from_the_action_catalog(page):
     latency = next(a for a in catalog if a["name"] == "latency")
     ms = latency["params"][0]
     page.select_option("#fa-action", "latency")
-    assert page.text_content("#fa-help").startswith(latency["summary"])
+    summary = latency["summary"]
+    assert page.text_content("#fa-help").startswith(summary[0].upper() + summary[1:])
     assert page.get_attribute("#fa-p-ms", "min") == "0" and page.get_attribute("#fa-p-ms", "max") == "600000"
     assert "ms" in page.text_content("label[for=fa-p-ms]")
     assert page.input_value("#fa-p-ms") == ms["example"]
