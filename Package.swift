@@ -33,15 +33,30 @@ let package = Package(
         .target(name: "BeekonStore", dependencies: ["SQLite", "BeekonDevice"]),
         // HTTP over libcurl and gzip over zlib.
         .target(name: "BeekonNet", dependencies: ["CCurl", "CZlib"]),
-        // The emulated world and the runtime: routes and motion, the fleet, the scheduler. The
-        // engine returns what to log as effects; the real driver logs them. Latency percentiles
-        // from HdrHistogram.
+        // Routes and motion: route files (GPX, GeoJSON, CSV), a device's motion along one, and the
+        // emulated OS location provider. Pure apart from reading a route file when asked.
+        .target(name: "FleetRoutes", dependencies: ["BeekonDevice"]),
+        // The fleet description: the fleet file's values, its YAML reader and the action table.
         .target(
-            name: "FleetKit",
+            name: "FleetDescription",
+            dependencies: ["FleetRoutes", "BeekonDevice", .product(name: "Yams", package: "Yams")]),
+        // The engine on virtual time, pure: devices, timers, transfers, faults, snapshots. It
+        // returns what to log and send as effects; its drivers carry them out. Latency
+        // percentiles from HdrHistogram.
+        .target(
+            name: "FleetEngine",
             dependencies: [
-                "BeekonDevice", "BeekonStore", "BeekonNet", .product(name: "Yams", package: "Yams"),
+                "FleetDescription", "FleetRoutes", "BeekonDevice", "BeekonStore", "BeekonNet",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]),
+        // The drivers, which touch the world: the real one on the wall clock (HTTP, SQLite stores,
+        // the data folder's files, the log) and the simulated one (virtual time alone, same files).
+        .target(
+            name: "FleetRuntime",
+            dependencies: [
+                "FleetEngine", "FleetDescription", "FleetRoutes", "BeekonDevice", "BeekonStore", "BeekonNet",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // The one libmicrohttpd wrapper: a daemon with suspend/resume, deferred answers and streams.
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),
@@ -54,14 +69,17 @@ let package = Package(
         // The admin server: REST API v1, live events, metrics and the page from web/.
         .target(
             name: "FleetAdmin",
-            dependencies: ["MicroHTTP", "FleetKit", "BeekonDevice", .product(name: "Yams", package: "Yams")]),
+            dependencies: [
+                "MicroHTTP", "FleetDescription", "FleetEngine", "FleetRuntime", "BeekonDevice",
+                .product(name: "Yams", package: "Yams"),
+            ]),
 
         // What both executables share, once: numeric flags read through their ranges, the
         // open-file limit, the demo fleet, the in-process receiver, the log level and log handler.
         .target(
             name: "FleetCommandLine",
             dependencies: [
-                "BeekonDevice", "BeekonStore", "FleetKit", "IngestReceiver",
+                "BeekonDevice", "BeekonStore", "FleetDescription", "FleetEngine", "FleetRuntime", "IngestReceiver",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -69,7 +87,8 @@ let package = Package(
         .executableTarget(
             name: "beekon-fleet",
             dependencies: [
-                "BeekonDevice", "BeekonNet", "FleetKit", "IngestReceiver", "FleetAdmin", "FleetCommandLine",
+                "BeekonDevice", "BeekonNet", "FleetDescription", "FleetEngine", "FleetRuntime", "IngestReceiver",
+                "FleetAdmin", "FleetCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -78,7 +97,8 @@ let package = Package(
         .executableTarget(
             name: "beekon-bench",
             dependencies: [
-                "beekon-fleet", "BeekonDevice", "BeekonStore", "BeekonNet", "FleetKit", "MicroHTTP", "IngestReceiver",
+                "beekon-fleet", "BeekonDevice", "BeekonStore", "BeekonNet", "FleetDescription", "FleetEngine",
+                "FleetRuntime", "MicroHTTP", "IngestReceiver",
                 "FleetAdmin", "FleetCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -90,7 +110,8 @@ let package = Package(
         .testTarget(
             name: "FleetKitTests",
             dependencies: [
-                "FleetKit", "BeekonDevice", "BeekonNet", "BeekonStore", "SQLite", "IngestReceiver", "beekon-fleet",
+                "FleetDescription", "FleetEngine", "FleetRoutes", "FleetRuntime", "BeekonDevice", "BeekonNet",
+                "BeekonStore", "SQLite", "IngestReceiver", "beekon-fleet",
                 "beekon-bench", .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
@@ -100,7 +121,8 @@ let package = Package(
         .testTarget(
             name: "FleetAdminTests",
             dependencies: [
-                "FleetAdmin", "FleetKit", "IngestReceiver", "BeekonDevice", "BeekonNet", "MicroHTTP",
+                "FleetAdmin", "FleetDescription", "FleetEngine", "FleetRuntime", "IngestReceiver", "BeekonDevice",
+                "BeekonNet", "MicroHTTP",
                 .product(name: "Yams", package: "Yams"),
             ]),
         .testTarget(

@@ -1,5 +1,5 @@
 import BeekonDevice
-import FleetKit
+import FleetEngine
 import MicroHTTP
 
 /// An error answer of the admin API: `{"error": {"code", "message", "field"?}}` with its status.

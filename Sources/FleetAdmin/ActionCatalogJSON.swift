@@ -1,5 +1,5 @@
 import BeekonDevice
-import FleetKit
+import FleetDescription
 
 /// `GET /api/v1/actions`: every action as `FleetAction.catalog` describes it, and the selectors
 /// that pick devices for it. The page builds its action controls from this document.

@@ -1,5 +1,5 @@
 import BeekonDevice
-import FleetKit
+import FleetDescription
 
 /// The OpenAPI schemas of the action requests, generated from `FleetAction.catalog`: the part
 /// of `docs/openapi.yaml` between its `BEGIN`/`END` marker lines. The served document always

@@ -1,5 +1,5 @@
 import BeekonDevice
-import FleetKit
+import FleetDescription
 
 /// The admin API's descriptions as the server serves them, for the command line.
 public enum AdminDocuments {

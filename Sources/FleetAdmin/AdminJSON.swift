@@ -1,5 +1,5 @@
 import BeekonDevice
-import FleetKit
+import FleetEngine
 
 /// The admin API's JSON documents, written straight from a snapshot (see docs/openapi.yaml).
 enum AdminJSON {

@@ -1,5 +1,6 @@
 import BeekonDevice
-import FleetKit
+import FleetDescription
+import FleetEngine
 import Yams
 
 /// The admin API's request bodies, read into fleet control values; every refusal names the

@@ -1,4 +1,4 @@
-import FleetKit
+import FleetEngine
 import MicroHTTP
 
 /// One operation of the admin server: the methods it answers, its path as docs/openapi.yaml

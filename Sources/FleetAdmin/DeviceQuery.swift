@@ -1,5 +1,5 @@
 import BeekonDevice
-import FleetKit
+import FleetEngine
 import Foundation
 
 /// `GET /api/v1/devices`' query: filters, a sort, and a page.

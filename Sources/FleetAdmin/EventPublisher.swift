@@ -1,5 +1,5 @@
 import BeekonDevice
-import FleetKit
+import FleetEngine
 import Foundation
 import MicroHTTP
 import Synchronization

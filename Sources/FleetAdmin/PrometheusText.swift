@@ -1,4 +1,4 @@
-import FleetKit
+import FleetEngine
 
 /// `GET /metrics`: the fleet's counters in the Prometheus text format (version 0.0.4).
 package enum PrometheusText {

@@ -1,4 +1,4 @@
-import FleetKit
+import FleetRuntime
 import Foundation
 import MicroHTTP
 

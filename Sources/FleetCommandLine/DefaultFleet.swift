@@ -1,4 +1,4 @@
-import FleetKit
+import FleetRuntime
 
 /// The fleet `run` uses when given none, and the one `beekon-bench max-warp` scales: the demo
 /// fleet shipped in `fleets/` (100 devices on the shipped routes in London, Berlin and Paris).

@@ -1,4 +1,4 @@
-import FleetKit
+import FleetRuntime
 import Foundation
 
 /// The process's open-file limit, which a fleet of stores and sockets needs raised.

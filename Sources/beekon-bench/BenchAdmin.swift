@@ -3,7 +3,8 @@ import BeekonDevice
 import BeekonNet
 import FleetAdmin
 import FleetCommandLine
-import FleetKit
+import FleetEngine
+import FleetRuntime
 import Foundation
 
 /// `beekon-bench admin`: admin API latency while a fleet runs.

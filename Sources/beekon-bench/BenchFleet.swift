@@ -1,7 +1,6 @@
 import ArgumentParser
 import BeekonDevice
 import FleetCommandLine
-import FleetKit
 import Foundation
 import MicroHTTP
 import Synchronization

@@ -2,7 +2,9 @@ import ArgumentParser
 import BeekonDevice
 import BeekonNet
 import FleetCommandLine
-import FleetKit
+import FleetDescription
+import FleetEngine
+import FleetRuntime
 import Foundation
 import IngestReceiver
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import BeekonDevice
 import FleetAdmin
 import FleetCommandLine
-import FleetKit
+import FleetEngine
 import Foundation
 
 /// `beekon-bench metrics`: what `/metrics` and the latency histograms cost, on one core.

@@ -3,7 +3,7 @@ import BeekonDevice
 import BeekonNet
 import BeekonStore
 import FleetCommandLine
-import FleetKit
+import FleetDescription
 import Foundation
 
 /// `beekon-bench store`: the device store's and the payload's hot paths.

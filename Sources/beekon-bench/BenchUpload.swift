@@ -2,7 +2,6 @@ import ArgumentParser
 import BeekonDevice
 import BeekonNet
 import FleetCommandLine
-import FleetKit
 import Foundation
 
 /// `beekon-bench upload`: the fleet's upload path side by side with wrk against nginx on

@@ -3,7 +3,9 @@ import BeekonDevice
 import BeekonNet
 import FleetAdmin
 import FleetCommandLine
-import FleetKit
+import FleetDescription
+import FleetEngine
+import FleetRuntime
 import Foundation
 import IngestReceiver
 import Logging

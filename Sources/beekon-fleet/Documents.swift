@@ -1,6 +1,6 @@
 import ArgumentParser
 import FleetAdmin
-import FleetKit
+import FleetDescription
 
 /// Lists what a fleet file's fault timeline and the admin API can do to devices.
 struct Actions: ParsableCommand {

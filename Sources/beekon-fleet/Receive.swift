@@ -1,7 +1,7 @@
 import ArgumentParser
 import BeekonDevice
 import FleetCommandLine
-import FleetKit
+import FleetRuntime
 import Foundation
 import IngestReceiver
 import Logging

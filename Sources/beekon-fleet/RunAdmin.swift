@@ -1,6 +1,6 @@
 import FleetAdmin
 import FleetCommandLine
-import FleetKit
+import FleetRuntime
 import Foundation
 
 /// `run --admin ADDR:PORT --admin-token TOKEN --admin-allowed-host NAME`: starts the admin server

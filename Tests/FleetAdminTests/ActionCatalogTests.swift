@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 @testable import FleetAdmin
-@testable import FleetKit
+@testable import FleetDescription
 
 /// Every action is described once (`FleetAction.catalog`); the fleet file's timeline, the admin
 /// API and `GET /api/v1/actions` all follow that description.

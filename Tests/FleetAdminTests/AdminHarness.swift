@@ -1,7 +1,9 @@
 import BeekonDevice
 import BeekonNet
 import FleetAdmin
-import FleetKit
+import FleetDescription
+import FleetEngine
+import FleetRuntime
 import Foundation
 import IngestReceiver
 import Synchronization

@@ -1,5 +1,4 @@
 import FleetAdmin
-import FleetKit
 import Foundation
 import Testing
 

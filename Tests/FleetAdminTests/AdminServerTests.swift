@@ -1,6 +1,6 @@
 import BeekonDevice
 import FleetAdmin
-import FleetKit
+import FleetRuntime
 import Foundation
 import Synchronization
 import Testing

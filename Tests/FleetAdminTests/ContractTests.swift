@@ -1,4 +1,4 @@
-import FleetKit
+import FleetEngine
 import Foundation
 import Testing
 import Yams

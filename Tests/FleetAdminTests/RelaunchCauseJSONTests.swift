@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 @testable import FleetAdmin
-@testable import FleetKit
+@testable import FleetEngine
 
 /// How a device's state history reads in the admin API: every change has `cause`, the reason a
 /// dead app came back on the first state it entered, null elsewhere.

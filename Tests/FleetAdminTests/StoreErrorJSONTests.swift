@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 @testable import FleetAdmin
-@testable import FleetKit
+@testable import FleetEngine
 
 /// How a device in `storeError`, and store failures by cause, read in the admin API and `/metrics`.
 @Suite("Admin API: store errors")

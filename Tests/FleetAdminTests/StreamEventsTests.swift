@@ -1,4 +1,3 @@
-import FleetKit
 import Foundation
 import Synchronization
 import Testing

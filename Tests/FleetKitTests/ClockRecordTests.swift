@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FleetKit
+@testable import FleetEngine
 
 /// `clock.json`: what a run writes, what the next run reads back, and how a bad file is refused.
 @Suite("Clock record")

@@ -2,7 +2,8 @@ import BeekonDevice
 import Foundation
 import Testing
 
-@testable import FleetKit
+@testable import FleetDescription
+@testable import FleetEngine
 
 /// Hostile numbers on every numeric flag of `beekon-fleet run` and `beekon-bench *`, given to the
 /// real binaries: each refused with exit code 64 naming the flag, the value and the range, before

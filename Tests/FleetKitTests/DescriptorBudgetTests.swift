@@ -1,4 +1,4 @@
-import FleetKit
+import FleetRuntime
 import Testing
 
 /// The descriptors a run needs and the stores it may keep open: the formula, as a table.

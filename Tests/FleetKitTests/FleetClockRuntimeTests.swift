@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import FleetKit
+@testable import FleetEngine
+@testable import FleetRuntime
 
 /// The clock of a running fleet that cannot keep up with its warp: pause and warp changes take
 /// effect within a turn, whatever the backlog. Asserts on virtual times only (upper bounds).

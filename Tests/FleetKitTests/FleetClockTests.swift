@@ -1,6 +1,6 @@
 import Testing
 
-@testable import FleetKit
+@testable import FleetEngine
 
 @Suite("Fleet clock")
 struct FleetClockTests {

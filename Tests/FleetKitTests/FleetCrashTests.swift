@@ -4,8 +4,6 @@ import Foundation
 import IngestReceiver
 import Testing
 
-@testable import FleetKit
-
 /// `beekon-fleet run` killed with SIGKILL loses no admitted fix: every fix an upload carried
 /// (and the server refused) is still in its device's store, and a second run delivers it.
 @Suite("Fleet crash", .serialized)

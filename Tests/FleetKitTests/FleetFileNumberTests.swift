@@ -1,7 +1,9 @@
 import BeekonDevice
 import Testing
 
-@testable import FleetKit
+@testable import FleetDescription
+@testable import FleetEngine
+@testable import FleetRoutes
 
 /// Hostile numbers in every numeric field of a fleet file: each is accepted exactly when its
 /// field's range takes it, and otherwise refused at file:line:column naming the field and value.

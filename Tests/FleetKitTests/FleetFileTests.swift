@@ -2,7 +2,8 @@ import BeekonDevice
 import Foundation
 import Testing
 
-@testable import FleetKit
+@testable import FleetDescription
+@testable import FleetRuntime
 
 @Suite("Fleet file")
 struct FleetFileTests {

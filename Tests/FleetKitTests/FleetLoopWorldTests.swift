@@ -2,7 +2,8 @@ import BeekonDevice
 import Foundation
 import Testing
 
-@testable import FleetKit
+@testable import FleetEngine
+@testable import FleetRuntime
 
 /// The world a device added by the admin API meets: the lasting actions that would have picked
 /// it, replayed in order, on the simulated driver.

@@ -2,7 +2,9 @@ import BeekonDevice
 import Foundation
 import Testing
 
-@testable import FleetKit
+@testable import FleetDescription
+@testable import FleetEngine
+@testable import FleetRuntime
 
 /// Small fleets on the simulated driver (`SimulatedFleet`): what devices upload, retry, drop and
 /// keep, at exact virtual instants. Every device of `yaml()` spawns at the start and its first

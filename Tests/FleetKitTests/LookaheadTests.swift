@@ -2,7 +2,8 @@ import BeekonDevice
 import Foundation
 import Testing
 
-@testable import FleetKit
+@testable import FleetEngine
+@testable import FleetRuntime
 
 /// `--warp max` lets devices run ahead of one another's outstanding answers
 /// (`FleetLoop.lookahead`). Whatever order real answers come back in and however turns are cut,

@@ -1,6 +1,7 @@
 import Foundation
 
-@testable import FleetKit
+@testable import FleetEngine
+@testable import FleetRuntime
 
 /// Runs blocking work (a fleet run, a child process, a poll with sleeps) on a thread of its own
 /// and awaits it. Swift Testing runs tests on the cooperative pool, which has one thread per core

@@ -3,7 +3,7 @@ import Foundation
 import IngestReceiver
 import Testing
 
-@testable import FleetKit
+@testable import FleetEngine
 
 /// A phone whose network goes down (`networkOffline`) hears `offline`, at that instant, for what it
 /// had out; it sends nothing while offline, and the server's late answers are counted, never

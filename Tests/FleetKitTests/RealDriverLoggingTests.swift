@@ -3,7 +3,8 @@ import InMemoryLogging
 import Logging
 import Testing
 
-@testable import FleetKit
+@testable import FleetEngine
+@testable import FleetRuntime
 
 /// The real driver logs to the `Logger` its runtime is given: the engine's news and its own,
 /// each at its level, while the engine itself holds no logger.

@@ -3,7 +3,9 @@ import BeekonStore
 import Foundation
 import Testing
 
-@testable import FleetKit
+@testable import FleetDescription
+@testable import FleetEngine
+@testable import FleetRuntime
 
 /// What brings a killed or rebooted app back (seed 02, spec §2, `ProcessOutage`): WorkManager and
 /// the boot receiver on Android, a significant move or the user on iOS. Driven on a loop that is

@@ -1,7 +1,7 @@
 import BeekonNet
 import Testing
 
-@testable import FleetKit
+@testable import FleetEngine
 
 /// The digest a run prints of what it sent.
 struct RequestDigestTests {

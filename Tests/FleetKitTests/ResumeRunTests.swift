@@ -5,7 +5,8 @@ import IngestReceiver
 import Synchronization
 import Testing
 
-@testable import FleetKit
+@testable import FleetEngine
+@testable import FleetRuntime
 
 /// A run resumed on a data folder continues its virtual clock: nothing it stamps (fix, `sent_at`,
 /// batch id) is earlier than anything the previous run stamped, however that run ended. A clean

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import FleetKit
+@testable import FleetRoutes
 
 @Suite("Route+GeoJSON")
 struct RouteGeoJSONTests {

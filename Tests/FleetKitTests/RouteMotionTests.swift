@@ -1,7 +1,7 @@
 import BeekonDevice
 import Testing
 
-@testable import FleetKit
+@testable import FleetRoutes
 
 @Suite("Route motion")
 struct RouteMotionTests {

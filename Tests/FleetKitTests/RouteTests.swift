@@ -2,7 +2,7 @@ import BeekonDevice
 import Foundation
 import Testing
 
-@testable import FleetKit
+@testable import FleetRoutes
 
 /// A directory of its own for one test, removed when the test ends.
 final class RouteTemporaryDirectory {

@@ -1,7 +1,7 @@
 import BeekonDevice
 import Testing
 
-@testable import FleetKit
+@testable import FleetRoutes
 
 @Suite("RouteTime")
 struct RouteTimeTests {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import FleetKit
+@testable import FleetEngine
+@testable import FleetRuntime
 
 /// How long a run lasts: `--for` and the fleet file's `duration` on the virtual clock, `--duration`
 /// on the wall clock, whichever comes first. Which virtual limit holds is the engine's (on the

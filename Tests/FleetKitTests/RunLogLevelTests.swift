@@ -2,8 +2,6 @@ import Foundation
 import IngestReceiver
 import Testing
 
-@testable import FleetKit
-
 /// `beekon-fleet run --log-level` and `BEEKON_LOG_LEVEL`, given to the real binary: the level
 /// filters what the run logs on stderr, the flag wins over the variable, and what the run prints
 /// on stdout (its progress and summary) is the same at every level.

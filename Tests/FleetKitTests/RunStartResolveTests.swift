@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FleetKit
+@testable import FleetEngine
 
 /// Where a run's clock starts: `clock.start` on a fresh folder, after everything the earlier run
 /// stamped on one it used.

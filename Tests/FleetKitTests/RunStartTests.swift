@@ -1,6 +1,6 @@
 import BeekonDevice
 import BeekonStore
-import FleetKit
+import FleetRuntime
 import Foundation
 import IngestReceiver
 import Testing

@@ -3,7 +3,8 @@ import BeekonNet
 import Foundation
 import Testing
 
-@testable import FleetKit
+@testable import FleetEngine
+@testable import FleetRuntime
 
 /// The fleet engine on the simulated driver: no sockets, no sleeps, no wall clock, so every
 /// instant is exact and the same at any warp.

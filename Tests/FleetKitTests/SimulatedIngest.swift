@@ -1,7 +1,8 @@
 import BeekonDevice
 import Foundation
 
-@testable import FleetKit
+@testable import FleetEngine
+@testable import FleetRuntime
 
 /// The ingest server of a `SimulatedFleet`: answers each upload by a rule (told the request and
 /// how many uploads its device sent before), and keeps every upload as it saw it, with what it

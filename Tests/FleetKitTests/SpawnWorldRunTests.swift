@@ -2,7 +2,9 @@ import BeekonDevice
 import Foundation
 import Testing
 
-@testable import FleetKit
+@testable import FleetDescription
+@testable import FleetEngine
+@testable import FleetRuntime
 
 /// Devices spawned into a world a fault or an admin action already changed, on the simulated
 /// driver: the state each starts in and the instant it leaves it are exact.

@@ -3,7 +3,8 @@ import BeekonStore
 import Foundation
 import Testing
 
-@testable import FleetKit
+@testable import FleetEngine
+@testable import FleetRuntime
 
 /// Device stores that fill up mid-run (SQLite's page limit, see
 /// `DeviceStore.limitPagesForTesting`) and get room again, on the simulated driver: uploads are

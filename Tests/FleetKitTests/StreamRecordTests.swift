@@ -1,7 +1,8 @@
 import BeekonDevice
 import Testing
 
-@testable import FleetKit
+@testable import FleetEngine
+@testable import FleetRuntime
 
 /// The SDK's `syncStatus` and `authChanges` streams reach the fleet: each device keeps its recent
 /// values, and the fleet numbers the notable ones for the live events.

@@ -1,7 +1,7 @@
 import BeekonDevice
 import Testing
 
-@testable import FleetKit
+@testable import FleetEngine
 
 @Suite("Timer queue")
 struct TimerQueueTests {

@@ -3,7 +3,8 @@ import Foundation
 import IngestReceiver
 import Testing
 
-@testable import FleetKit
+@testable import FleetEngine
+@testable import FleetRuntime
 
 /// The network on the virtual clock, end to end against a real loopback server: a real answer's
 /// time counts × warp. (Injected latency, timeouts and every outcome at exact instants are

@@ -1,0 +1,338 @@
+import BeekonDevice
+
+/// What can be done to devices, from the fleet file's fault timeline or the admin API: one case
+/// per action, its parameters as associated values. Each is described once, in `catalog`; the
+/// timeline's reader, the REST API, its OpenAPI document, the CLI's `actions` and the page all
+/// read that description.
+public enum FleetAction: Sendable, Hashable {
+    case revokePermission
+    case grantPermission
+    case locationServicesOff
+    case locationServicesOn
+    case osError
+    case background
+    case foreground
+    /// `relaunchAfterMillis`: when the platform's rule relaunches the app (nil: its default).
+    case kill(relaunchAfterMillis: Int64?)
+    /// `relaunchAfterMillis`: how long the phone is down (nil: a minute).
+    case reboot(relaunchAfterMillis: Int64?)
+    case networkOffline
+    case networkOnline
+    case latency(millis: Int64)
+    case timeouts(fraction: Double)
+    case start
+    case stop
+    case sync
+    case configure(BeekonConfig)
+    case setExtras(StringMap)
+    case addGeofences([Geofence])
+    case removeGeofences(ids: [String])
+
+    /// An action's name, as fleet files and the API write it.
+    public enum Name: String, Sendable, Hashable, CaseIterable, Comparable {
+        case revokePermission, grantPermission, locationServicesOff, locationServicesOn, osError
+        case background, foreground, kill, reboot, networkOffline, networkOnline, latency, timeouts
+        case start, stop, sync, configure, setExtras, addGeofences, removeGeofences
+
+        public static func < (lhs: Name, rhs: Name) -> Bool {
+            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+        }
+
+        /// "one of …" every name, for errors.
+        public static let oneOf = "one of \(allCases.map(\.rawValue).joined(separator: ", "))"
+
+        /// What the action does and takes.
+        public var details: ActionDescription { FleetAction.catalog[self]! }
+    }
+
+    public var name: Name {
+        switch self {
+        case .revokePermission: .revokePermission
+        case .grantPermission: .grantPermission
+        case .locationServicesOff: .locationServicesOff
+        case .locationServicesOn: .locationServicesOn
+        case .osError: .osError
+        case .background: .background
+        case .foreground: .foreground
+        case .kill: .kill
+        case .reboot: .reboot
+        case .networkOffline: .networkOffline
+        case .networkOnline: .networkOnline
+        case .latency: .latency
+        case .timeouts: .timeouts
+        case .start: .start
+        case .stop: .stop
+        case .sync: .sync
+        case .configure: .configure
+        case .setExtras: .setExtras
+        case .addGeofences: .addGeofences
+        case .removeGeofences: .removeGeofences
+        }
+    }
+
+    /// The action `name` with the parameters a reader found for it (by parameter name, each
+    /// of its kind): nil when a required one is missing.
+    public init?(_ name: Name, _ values: [String: ActionParameter.Value]) {
+        switch name {
+        case .revokePermission: self = .revokePermission
+        case .grantPermission: self = .grantPermission
+        case .locationServicesOff: self = .locationServicesOff
+        case .locationServicesOn: self = .locationServicesOn
+        case .osError: self = .osError
+        case .background: self = .background
+        case .foreground: self = .foreground
+        case .kill: self = .kill(relaunchAfterMillis: values["relaunchAfterSeconds"]?.millis)
+        case .reboot: self = .reboot(relaunchAfterMillis: values["relaunchAfterSeconds"]?.millis)
+        case .networkOffline: self = .networkOffline
+        case .networkOnline: self = .networkOnline
+        case .latency:
+            guard let millis = values["ms"]?.millis else { return nil }
+            self = .latency(millis: millis)
+        case .timeouts:
+            guard case .number(let fraction)? = values["fraction"] else { return nil }
+            self = .timeouts(fraction: fraction)
+        case .start: self = .start
+        case .stop: self = .stop
+        case .sync: self = .sync
+        case .configure:
+            guard case .config(let config)? = values["config"] else { return nil }
+            self = .configure(config)
+        case .setExtras:
+            guard case .stringMap(let extras)? = values["extras"] else { return nil }
+            self = .setExtras(extras)
+        case .addGeofences:
+            guard case .geofences(let geofences)? = values["geofences"] else { return nil }
+            self = .addGeofences(geofences)
+        case .removeGeofences:
+            guard case .strings(let ids)? = values["ids"] else { return nil }
+            self = .removeGeofences(ids: ids)
+        }
+    }
+}
+
+extension FleetAction {
+    /// The action's parameters by name: what `init(_:_:)` takes back.
+    public var parameterValues: [String: ActionParameter.Value] {
+        switch self {
+        case .kill(let after?), .reboot(let after?): ["relaunchAfterSeconds": .millis(after)]
+        case .latency(let millis): ["ms": .millis(millis)]
+        case .timeouts(let fraction): ["fraction": .number(fraction)]
+        case .configure(let config): ["config": .config(config)]
+        case .setExtras(let extras): ["extras": .stringMap(extras)]
+        case .addGeofences(let geofences): ["geofences": .geofences(geofences)]
+        case .removeGeofences(let ids): ["ids": .strings(ids)]
+        case .revokePermission, .grantPermission, .locationServicesOff, .locationServicesOn, .osError, .background,
+            .foreground, .kill, .reboot, .networkOffline, .networkOnline, .start, .stop, .sync:
+            [:]
+        }
+    }
+}
+
+/// What an action does and takes, for every reader and every document.
+public struct ActionDescription: Sendable {
+    public let name: FleetAction.Name
+    /// What happens to the devices it picks.
+    public let summary: String
+    /// Its `params`, in the order documents list them.
+    public let parameters: [ActionParameter]
+    /// What a timeline fault's `for` means for it.
+    public let ending: Ending
+
+    /// How an action ends.
+    public enum Ending: Sendable, Equatable {
+        /// It does not last: `for` means nothing.
+        case never
+        /// After `for`, this action runs on the same devices.
+        case undoneBy(FleetAction)
+        /// `for` is how long the device takes to recover (default 5 s).
+        case recovers
+        /// `for` is the relaunch delay (as `relaunchAfterSeconds`, which it takes before).
+        case relaunches
+
+        /// The action `undoneBy` names; nil for the others.
+        public var undoing: FleetAction? {
+            if case .undoneBy(let opposite) = self { return opposite }
+            return nil
+        }
+    }
+
+    /// Whether a timeline fault may give it a `for`.
+    public var lasts: Bool { ending != .never }
+
+}
+
+/// One parameter of an action (a key of `params`).
+public struct ActionParameter: Sendable {
+    public let name: String
+    public let kind: Kind
+    public let required: Bool
+    public let summary: String
+    /// A value as a fleet file or a JSON body writes it.
+    public let example: String
+
+    /// What the parameter holds, as a reader checks it.
+    public enum Kind: Sendable {
+        /// Milliseconds in range: a JSON integer; a fleet file may also write a duration (`2s`).
+        case millis(NumberRange)
+        /// A number in range.
+        case number(NumberRange)
+        /// Seconds in range, kept as milliseconds.
+        case seconds(NumberRange)
+        /// An SDK configuration, as a group's `config` block.
+        case config
+        /// A map of strings (`{index}`, `{group}` and `{id}` filled per device).
+        case stringMap
+        /// A list of geofences, as a group's `geofences`.
+        case geofences
+        /// A list of strings.
+        case strings
+    }
+
+    /// The JSON type a value of `kind` has (a fleet file's YAML may be looser: `2s` for ms).
+    public enum JSONType: String, Sendable {
+        case integer, number, object, array
+    }
+
+    public var jsonType: JSONType {
+        switch kind {
+        case .millis: .integer
+        case .number, .seconds: .number
+        case .config, .stringMap: .object
+        case .geofences, .strings: .array
+        }
+    }
+
+    /// The range of a number kind; nil for the others.
+    public var range: NumberRange? {
+        switch kind {
+        case .millis(let range), .number(let range), .seconds(let range): range
+        case .config, .stringMap, .geofences, .strings: nil
+        }
+    }
+
+    /// A value a reader found for a parameter.
+    public enum Value: Sendable, Hashable {
+        case millis(Int64)
+        case number(Double)
+        case config(BeekonConfig)
+        case stringMap(StringMap)
+        case geofences([Geofence])
+        case strings([String])
+
+        /// Milliseconds, for the kinds kept as milliseconds.
+        package var millis: Int64? {
+            if case .millis(let value) = self { return value }
+            return nil
+        }
+    }
+}
+
+extension FleetAction {
+    /// `latency`'s `ms`: up to 10 minutes added to each request.
+    public static let latencyRange = NumberRange.integer(0...600_000, unit: "ms")
+    /// `timeouts`' `fraction`: the share of requests that time out.
+    public static let timeoutFractionRange = NumberRange(0...1)
+    /// `kill`'s and `reboot`'s `relaunchAfterSeconds`: up to 366 days.
+    public static let relaunchAfterRange = NumberRange(0...31_622_400, unit: "s")
+
+    private static let relaunchAfter = ActionParameter(
+        name: "relaunchAfterSeconds", kind: .seconds(relaunchAfterRange), required: false,
+        summary: "the relaunch delay (a timeline fault's `for` gives it too); see the platform rules",
+        example: "30")
+
+    /// Every action, described once.
+    public static let catalog: [Name: ActionDescription] = Dictionary(
+        uniqueKeysWithValues: [
+            ActionDescription(
+                name: .revokePermission, summary: "the user revokes location permission", parameters: [],
+                ending: .undoneBy(.grantPermission)),
+            ActionDescription(
+                name: .grantPermission, summary: "the user grants location permission again", parameters: [],
+                ending: .never),
+            ActionDescription(
+                name: .locationServicesOff, summary: "system location services go off", parameters: [],
+                ending: .undoneBy(.locationServicesOn)),
+            ActionDescription(
+                name: .locationServicesOn, summary: "system location services come back on", parameters: [],
+                ending: .never),
+            ActionDescription(
+                name: .osError, summary: "a transient OS error: tracking pauses (unknown), then recovers",
+                parameters: [], ending: .recovers),
+            ActionDescription(
+                name: .background, summary: "the app leaves the foreground", parameters: [],
+                ending: .undoneBy(.foreground)),
+            ActionDescription(
+                name: .foreground, summary: "the app returns to the foreground", parameters: [], ending: .never),
+            ActionDescription(
+                name: .kill,
+                summary:
+                    "the app's process dies; Android's WorkManager relaunches it after the delay (default 60 s); "
+                    + "on iOS a 500 m move relaunches it, or the user opens it after the delay if one is given",
+                parameters: [relaunchAfter], ending: .relaunches),
+            ActionDescription(
+                name: .reboot,
+                summary:
+                    "the phone is down for the delay (default 60 s), then boots: Android's boot receiver relaunches "
+                    + "the app, iOS waits for a 500 m move from where the phone booted",
+                parameters: [relaunchAfter], ending: .relaunches),
+            ActionDescription(
+                name: .networkOffline,
+                summary:
+                    "the phone loses its network: a transfer out at that instant ends as offline, nothing is sent "
+                    + "until the network is back",
+                parameters: [], ending: .undoneBy(.networkOnline)),
+            ActionDescription(
+                name: .networkOnline, summary: "the phone regains its network", parameters: [], ending: .never),
+            ActionDescription(
+                name: .latency, summary: "each request of the device is delayed",
+                parameters: [
+                    ActionParameter(
+                        name: "ms", kind: .millis(latencyRange), required: true,
+                        summary: "the delay added to each request", example: "800")
+                ], ending: .undoneBy(.latency(millis: 0))),
+            ActionDescription(
+                name: .timeouts, summary: "a share of the device's requests time out",
+                parameters: [
+                    ActionParameter(
+                        name: "fraction", kind: .number(timeoutFractionRange), required: true,
+                        summary: "the share of requests that time out", example: "0.3")
+                ], ending: .undoneBy(.timeouts(fraction: 0))),
+            ActionDescription(name: .start, summary: "the SDK's start()", parameters: [], ending: .never),
+            ActionDescription(name: .stop, summary: "the SDK's stop()", parameters: [], ending: .never),
+            ActionDescription(name: .sync, summary: "the SDK's sync(): upload now", parameters: [], ending: .never),
+            ActionDescription(
+                name: .configure, summary: "the SDK's configure(): a new configuration",
+                parameters: [
+                    ActionParameter(
+                        name: "config", kind: .config, required: true, summary: "a config block, as a group's",
+                        example: #"{"stationaryRadiusMeters": 50}"#)
+                ], ending: .never),
+            ActionDescription(
+                name: .setExtras, summary: "the SDK's setExtras()",
+                parameters: [
+                    ActionParameter(
+                        name: "extras", kind: .stringMap, required: true,
+                        summary: "the new extras; `{index}`, `{group}` and `{id}` are filled per device",
+                        example: #"{"driver": "{index}"}"#)
+                ], ending: .never),
+            ActionDescription(
+                name: .addGeofences, summary: "the SDK's addGeofences()",
+                parameters: [
+                    ActionParameter(
+                        name: "geofences", kind: .geofences, required: true,
+                        summary: "geofences, as a group's `geofences`",
+                        example: #"[{"id": "depot", "latitude": 51.5, "longitude": -0.12, "radius": 200}]"#)
+                ], ending: .never),
+            ActionDescription(
+                name: .removeGeofences, summary: "the SDK's removeGeofences()",
+                parameters: [
+                    ActionParameter(
+                        name: "ids", kind: .strings, required: true, summary: "the ids of the geofences to remove",
+                        example: #"["depot"]"#)
+                ], ending: .never),
+        ].map { ($0.name, $0) })
+
+    /// The action that ends this one when a timeline fault's `for` runs out; nil for those
+    /// that end by themselves (`osError` recovers, `kill` and `reboot` relaunch).
+    public var undoing: FleetAction? { name.details.ending.undoing }
+}

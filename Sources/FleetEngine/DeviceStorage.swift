@@ -1,0 +1,33 @@
+import BeekonDevice
+import BeekonStore
+
+/// What the fleet engine asks of a device's store: the SDK's own store calls. They are answered
+/// at once, not as effects, because the device's next step depends on the answer (a loaded
+/// batch, a delete count, an insert that failed and must be counted as lost). The engine is
+/// given its stores by its driver (`StoreShelf`) and never opens a file itself.
+package protocol DeviceStorage: AnyObject {
+    /// What the store keeps once rows are uploaded (or, without sync, how long it keeps them).
+    var retention: RetentionPolicy { get set }
+    func insert(_ fix: Location, sessionID: String, now: Int64) throws(StoreError)
+    func insert(_ event: GeofenceEvent, sessionID: String, now: Int64) throws(StoreError)
+    func writeState(_ changes: [DeviceStateChange]) throws(StoreError)
+    func readDeviceState() throws(StoreError) -> PersistedDeviceState
+    func deleteLocations(before instant: Int64?) throws(StoreError) -> Int
+    func nextBatch(limit: Int) throws(StoreError) -> PendingBatch?
+    @discardableResult func acknowledge(_ batch: PendingBatch) throws(StoreError) -> Int
+    @discardableResult func drop(_ batch: PendingBatch) throws(StoreError) -> Int
+    func pendingCount() throws(StoreError) -> Int
+    /// Deletes what was held back and proves a write goes through.
+    func checkWritable() throws(StoreError)
+    func history(from: Int64, to: Int64) throws(StoreError) -> [Location]
+    /// The newest fix or geofence event's timestamp (nil when empty).
+    func newestTimestamp() throws(StoreError) -> Int64?
+}
+
+/// Where the engine's device stores come from: the driver's side of `DeviceStorage`.
+package protocol StoreShelf: AnyObject {
+    /// The store of the device with `installID` (opened on first use, so making one is cheap).
+    func store(installID: String, syncEnabled: Bool) -> any DeviceStorage
+    /// Closes every open store (the run is over).
+    func closeAll()
+}

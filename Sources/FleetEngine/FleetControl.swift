@@ -1,0 +1,40 @@
+import BeekonDevice
+import FleetDescription
+
+/// The fleet control API: what the admin API (and anything else) may do to a running fleet,
+/// whichever driver runs it (`FleetRuntime` on the wall clock, `SimulatedRuntime` on virtual
+/// time alone). Reads come from the published snapshot; each command answers through `reply`
+/// once the snapshot showing its effect is published (so a read right after the answer sees it).
+/// Keep `reply` short: hand the answer over and return.
+public protocol FleetControl: AnyObject, Sendable {
+    /// The latest snapshot of the fleet (devices, stats, clock), safe from any thread.
+    var snapshot: FleetSnapshot { get }
+    /// Where the run is (`GET /healthz`).
+    var phase: RunPhase { get }
+    /// Adds devices from a group's template or an inline group; answers their ids.
+    func spawn(_ request: SpawnRequest, reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void)
+    /// Stops a device and forgets it for listing and selection; its store stays on disk.
+    func deleteDevice(_ id: String, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void)
+    /// Applies an action to the devices `selector` picks; answers their ids.
+    func apply(
+        _ action: FleetAction, to selector: FaultSelector,
+        reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void)
+    /// Sets the warp and/or pauses or resumes virtual time; nil leaves that one as it is.
+    func setClock(warp: Double?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void)
+    /// A device's stored fixes with `from <= timestamp <= to` (virtual Unix ms), oldest first, at most `limit`.
+    func locations(
+        of id: String, from: Int64, to: Int64, limit: Int,
+        reply: @escaping @Sendable (Result<[Location], FleetControlError>) -> Void)
+}
+
+extension FleetControlError {
+    /// A warp the control API refuses (`warp`, outside `FleetClock.warpRange`); nil passes.
+    package static func checkWarp(_ warp: Double?) throws(FleetControlError) {
+        guard let warp else { return }
+        do throws(NumberProblem) {
+            _ = try FleetClock.warpRange.check(warp)
+        } catch {
+            throw FleetControlError(.badRequest, "warp \(error)", field: "warp")
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Logging
+
+/// What the engine asks its driver to do in the world. The engine appends effects as it
+/// advances; the driver drains them (`FleetLoop.takeEffects()`) after each step and carries
+/// them out in order.
+package enum FleetEffect {
+    /// Make this request (by transfer number); its result comes back to `transferFinished`.
+    case send(OutgoingTransfer)
+    /// Remember the install ids (`devices.json`): they name every device's store, so a run on
+    /// the same data folder finds the same devices.
+    case recordInstallIDs([String: String])
+    /// An entry for the log (store errors, refused SDK calls), already rate-limited: the engine
+    /// says what and how grave, the driver logs it.
+    case log(FleetLogLine)
+    /// A line for standard output (the start's notice of a resumed run): part of the run's
+    /// output, as its progress lines are, not of its log.
+    case notice(String)
+}
+
+/// An entry the engine asks its driver to log: its level and its message, in the program's words
+/// (the log handler starts the line with `beekon-fleet: ` and the level).
+package struct FleetLogLine: Hashable, Sendable {
+    package var level: Logger.Level
+    package var message: String
+
+    package init(_ level: Logger.Level, _ message: String) {
+        self.level = level
+        self.message = message
+    }
+}

@@ -1,0 +1,140 @@
+import BeekonDevice
+import BeekonNet
+import BeekonStore
+import FleetRoutes
+import Foundation
+
+extension FleetLoop {
+    /// Carries out a device's actions in order; answers that come straight from the store
+    /// (a loaded batch, a delete count) are fed back before the next action.
+    mutating func perform(_ actions: [DeviceAction], slot: Int, at time: Int64) {
+        var queue = actions[...]
+        while let action = queue.popFirst() {
+            let followUp = carryOut(action, slot: slot, at: time)
+            if !followUp.isEmpty {
+                queue = followUp[...] + queue
+            }
+        }
+    }
+
+    /// One action; returns actions that its answer led to.
+    private mutating func carryOut(_ action: DeviceAction, slot: Int, at time: Int64) -> [DeviceAction] {
+        let store = slots[slot].store
+        do throws(StoreError) {
+            switch action {
+            case .persistFix(let fix, let session):
+                try store.insert(fix, sessionID: session, now: time)
+                metrics.fixesStored += 1
+                slots[slot].lastPosition = (fix.latitude, fix.longitude)
+                if slots[slot].storeProblem != nil {
+                    storeRecovered(slot, at: time)
+                }
+            case .persistGeofenceEvent(let event, let session):
+                try store.insert(event, sessionID: session, now: time)
+                metrics.geofenceEvents += 1
+            case .persistState(let changes):
+                for change in changes {
+                    if case .config(let config) = change {
+                        store.retention = .standard(syncEnabled: config.sync != nil)
+                    }
+                }
+                try store.writeState(changes)
+            case .deleteLocations(let before):
+                let count = try store.deleteLocations(before: before)
+                return handled(.locationsDeleted(count: count), by: slot, at: time)
+            case .loadBatch(let limit):
+                let batch = try store.nextBatch(limit: limit)
+                return handled(.batchLoaded(batch), by: slot, at: time)
+            case .acknowledgeBatch(let batch):
+                // Uploaded whether or not the delete works: the store holds back rows it could
+                // not delete, so they are not sent again.
+                metrics.fixesUploaded += batch.locations.count
+                try store.acknowledge(batch)
+            case .dropBatch(let batch):
+                try store.drop(batch)
+            case .sendBatch(let request):
+                // The run is over: nothing new leaves (the device keeps the rows for the next run).
+                guard !draining else { break }
+                metrics.batchesSent += 1
+                // Gzipped on the transport's thread: deflate is a sixth of a 1-fix upload's cost
+                // on this one, which every device shares.
+                startTransfer(
+                    slot: slot, kind: .upload(request.payload.batchID),
+                    request: HTTPRequest(
+                        url: request.url, headers: request.headers.map { ($0.name, $0.value) },
+                        body: request.payload.encoded(), gzipBody: true, connectionKey: slots[slot].id),
+                    fixes: request.payload.locations.count, at: time)
+            case .sendRefresh(let request):
+                guard !draining else { break }
+                metrics.refreshesSent += 1
+                startTransfer(
+                    slot: slot, kind: .refresh,
+                    request: HTTPRequest(
+                        url: request.url, headers: request.headers.map { ($0.name, $0.value) }, body: request.body,
+                        connectionKey: slots[slot].id),
+                    fixes: 0, at: time)
+            case .emitState(let state):
+                slots[slot].state = state
+                slots[slot].stateHistory.append(StateChange(at: time, state: .sdk(state)))
+            case .requestLocationUpdates(let accuracy):
+                slots[slot].accuracy = accuracy
+                if let accuracy {
+                    // The first fix comes within one cadence (GPS sooner), as a real provider's.
+                    timers.schedule(
+                        (), key: .providerTick(slot), at: time + min(ProviderProfile.cadenceMillis(accuracy), 1000))
+                } else {
+                    timers.cancel(.providerTick(slot))
+                }
+            case .armTimer(let timer, let at):
+                timers.schedule((), key: .device(slot, timer), at: at)
+            case .cancelTimer(let timer):
+                timers.cancel(.device(slot, timer))
+            case .emitSyncStatus(let status):
+                logStream(StreamRecord(at: time, device: slots[slot].id, value: .syncStatus(status)), slot: slot)
+            case .emitAuthChange(let change):
+                logStream(StreamRecord(at: time, device: slots[slot].id, value: .authChange(change)), slot: slot)
+            case .emitLocation, .emitGeofenceEvent, .answerCurrentLocation:
+                break
+            case .refuseCall(let call, let reason):
+                effects.append(.log(FleetLogLine(.warning, "device \(slots[slot].id): \(call) refused: \(reason)")))
+            }
+        } catch {
+            return storeFailed(error, doing: action, slot: slot, at: time)
+        }
+        return []
+    }
+
+    /// A store failure while carrying out `action`: reported (see `reportStoreError`), a row that
+    /// was not stored counted as lost by cause (and taken off the SDK's pending count), and a batch
+    /// that could not be read ends the drain as an empty one does (the SDK's pending count kept),
+    /// so the next interval or trigger tries again.
+    private mutating func storeFailed(
+        _ error: StoreError, doing action: DeviceAction, slot: Int, at time: Int64
+    ) -> [DeviceAction] {
+        reportStoreError(error, slot: slot, at: time)
+        switch action {
+        case .persistFix:
+            metrics.fixesLostByCause[error.kind.rawValue, default: 0] += 1
+            // The SDK counted the fix as pending when it asked for the insert; it is not in the
+            // store, as if deleted, so its count (and the fleet's `pending`) stays true.
+            return handled(.locationsDeleted(count: 1), by: slot, at: time)
+        case .persistGeofenceEvent:
+            metrics.geofenceEventsLostByCause[error.kind.rawValue, default: 0] += 1
+        case .loadBatch:
+            let nothing = PendingBatch(sessionID: "", locations: [], fixRows: [], geofenceEvents: [], eventRows: [])
+            return handled(.batchLoaded(nothing), by: slot, at: time)
+        default:
+            break
+        }
+        return []
+    }
+
+    /// Keeps a stream value in the device's history and, when notable, numbered in the fleet's.
+    private mutating func logStream(_ record: StreamRecord, slot: Int) {
+        slots[slot].streams.append(record)
+        guard record.isNotable else { return }
+        var numbered = record
+        numbered.number = streamLog.appended + 1
+        streamLog.append(numbered)
+    }
+}

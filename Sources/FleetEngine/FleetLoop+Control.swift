@@ -1,0 +1,241 @@
+import BeekonDevice
+import BeekonStore
+import FleetDescription
+import FleetRoutes
+import Foundation
+
+/// The fleet control API's side in the loop: each command runs between turns, on the loop's
+/// thread, with the same functions the fault timeline uses.
+extension FleetLoop {
+    // MARK: Spawn and delete
+
+    /// Adds devices (ids assigned now) and queues their spawn at the request's real-time rate.
+    /// `newRoutes` holds the routes a spec names that the engine does not have yet, read by the
+    /// driver (see `RunFiles.routes(missingFrom:)`).
+    package mutating func spawn(_ request: SpawnRequest, newRoutes: [String: Route] = [:]) throws(FleetControlError)
+        -> [String]
+    {
+        let groupIndex: Int
+        let count: Int
+        switch request.template {
+        case .group(let name):
+            guard let index = fleet.groups.firstIndex(where: { $0.name == name }) else {
+                throw FleetControlError(
+                    .badRequest,
+                    "no group is named \"\(name)\"; groups: \(fleet.groups.map(\.name).joined(separator: ", "))",
+                    field: "group")
+            }
+            groupIndex = index
+            count = request.count
+        case .spec(let group):
+            guard !fleet.groups.contains(where: { $0.name == group.name }) else {
+                throw FleetControlError(
+                    .conflict, "a group named \"\(group.name)\" exists; give the spec another name", field: "spec.name")
+            }
+            if (group.config.sync?.url ?? "x").isEmpty && options.ingest == nil && fleet.ingest == nil {
+                throw FleetControlError(
+                    .badRequest, "the spec uploads, but the run has no ingest URL: give `config.sync.url`",
+                    field: "spec.config")
+            }
+            for path in group.routes where routes[path] == nil {
+                guard let route = newRoutes[path] else {
+                    throw FleetControlError(.badRequest, "route \"\(path)\" was not read", field: "spec.route")
+                }
+                routes[path] = route
+            }
+            var added = group
+            added.count = 0
+            fleet.groups.append(added)
+            groupIndex = fleet.groups.count - 1
+            count = group.count
+        }
+        let now = metrics.virtualNow
+        let gap = request.ratePerSecond.map { UInt64(1e9 / max($0, 1e-3)) } ?? 0
+        var ids: [String] = []
+        for offset in 0..<count {
+            let index = fleet.groups[groupIndex].count
+            fleet.groups[groupIndex].count += 1
+            // A stream of its own per slot, so admin spawns never shift the file's devices.
+            var rng = SplitMix64(seed: seed).derived(0xAD_5EED &+ UInt64(slots.count))
+            addSlot(group: groupIndex, index: index, spawnAt: now, rng: &rng)
+            meetLastingActions(slots.count - 1, at: now)
+            spawnQueue.append((slots.count - 1, realNow + gap * UInt64(offset)))
+            ids.append(slots[slots.count - 1].id)
+        }
+        // Due order, not request order: a spawn without a rate does not wait behind the rest
+        // of an earlier paced one (the sort is stable, so one instant keeps request order).
+        spawnQueue.sort { $0.realNanos < $1.realNanos }
+        effects.append(.recordInstallIDs(installIDs))
+        return ids
+    }
+
+    /// Spawns the queued devices whose real time has come, until `overBudget`.
+    package mutating func spawnDue(realNanos: UInt64, overBudget: () -> Bool = { false }) {
+        var taken = 0
+        while taken < spawnQueue.count, spawnQueue[taken].realNanos <= realNanos {
+            let slot = spawnQueue[taken].slot
+            taken += 1
+            let time = metrics.virtualNow
+            slots[slot].setOffAt = time
+            spawn(slot, at: time)
+            if overBudget() { break }
+        }
+        spawnQueue.removeFirst(taken)
+        metrics.devices = slots.count { !$0.removed }
+    }
+
+    /// When the next queued spawn is due, real ns.
+    package var nextSpawnRealNanos: UInt64? { spawnQueue.first?.realNanos }
+
+    /// Stops a device and forgets it for listing and selection; its store stays on disk.
+    package mutating func delete(_ id: String) throws(FleetControlError) {
+        let slot = try liveSlot(id)
+        let time = metrics.virtualNow
+        if slots[slot].device != nil, slots[slot].processAlive { feed(.shutdown, to: slot, at: time) }
+        slots[slot].device = nil
+        slots[slot].removed = true
+        slots[slot].accuracy = nil
+        timers.cancel(.providerTick(slot))
+        timers.cancel(.relaunch(slot))
+        timers.cancel(.significantMoveCheck(slot))
+        timers.cancel(.spawn(slot))
+        spawnQueue.removeAll { $0.slot == slot }
+        metrics.devices = slots.count { !$0.removed }
+    }
+
+    /// The slot of a listed device, or `notFound`.
+    func liveSlot(_ id: String) throws(FleetControlError) -> Int {
+        guard let slot = slotsByID[id], !slots[slot].removed else {
+            throw FleetControlError(.notFound, "no device is named \"\(id)\"", field: "id")
+        }
+        return slot
+    }
+
+    // MARK: Actions and the clock
+
+    /// Applies an action to the devices a selector picks; an unknown group or id is refused.
+    package mutating func act(_ action: FleetAction, on selector: FaultSelector) throws(FleetControlError) -> [String] {
+        switch selector {
+        case .group(let name) where !fleet.groups.contains(where: { $0.name == name }):
+            throw FleetControlError(.badRequest, "no group is named \"\(name)\"", field: "selector.group")
+        case .ids(let ids):
+            if let unknown = ids.first(where: { id in slotsByID[id].map { slots[$0].removed } ?? true }) {
+                throw FleetControlError(.badRequest, "no device is named \"\(unknown)\"", field: "selector.ids")
+            }
+        default:
+            break
+        }
+        adminActions += 1
+        let picked = selected(selector, faultIndex: fleet.faults.count + Int(adminActions))
+        let time = metrics.virtualNow
+        for slot in picked {
+            apply(action, forMillis: nil, to: slot, at: time)
+        }
+        logAction(ActionRecord(action: action.name, applied: picked.count, at: time, source: .admin))
+        noteLasting(
+            action, relaunchDelay: Self.relaunchDelay(forMillis: nil, action: action), on: selector,
+            timelineFault: nil, at: time)
+        return picked.map { slots[$0].id }
+    }
+
+    /// Records an action for the admin API's `action` events.
+    mutating func logAction(_ record: ActionRecord) {
+        var numbered = record
+        numbered.number = (actionLog.last?.number ?? 0) + 1
+        actionLog.append(numbered)
+    }
+
+    /// A device's stored fixes with `from <= timestamp <= to`, oldest first, at most `limit`.
+    package func locations(of id: String, from: Int64, to: Int64, limit: Int) throws(FleetControlError) -> [Location] {
+        let slot = try liveSlot(id)
+        do {
+            return Array(try slots[slot].store.history(from: from, to: to).prefix(limit))
+        } catch {
+            throw FleetControlError(.unavailable, "the store of \(id) cannot be read: \(error)")
+        }
+    }
+
+    // MARK: The snapshot
+
+    /// Everything the admin API reads, copied out of the loop, around the metrics `published`
+    /// in the same step (so the devices are walked once for both).
+    package func fleetSnapshot(metrics published: FleetMetrics, paused: Bool, realNanos: UInt64) -> FleetSnapshot {
+        var snapshot = FleetSnapshot()
+        snapshot.name = fleet.name
+        snapshot.virtualNow = metrics.virtualNow
+        snapshot.endsAt = endsAt
+        snapshot.warp = warp
+        snapshot.paused = paused
+        snapshot.realSecond = realNanos / 1_000_000_000
+        snapshot.groups = fleet.groups.map(\.name)
+        snapshot.metrics = published
+        snapshot.actions = actionLog.elements
+        snapshot.streamEvents = streamLog.elements
+        snapshot.indexByID = slotsByID
+        snapshot.devices.reserveCapacity(slots.count)
+        let now = metrics.virtualNow
+        for slot in slots {
+            let device = slot.device
+            let last = slot.uploads.last
+            snapshot.devices.append(
+                DeviceSnapshot(
+                    id: slot.id, group: fleet.groups[slot.group].name, platform: slot.platform, model: slot.model,
+                    installID: installIDs[slot.id] ?? "", state: slot.listedState, alive: slot.processAlive,
+                    spawned: device != nil, deleted: slot.removed, permissionGranted: slot.permissionGranted,
+                    locationServicesOn: slot.locationServicesOn, online: slot.online,
+                    pending: device?.pendingUploadCount ?? 0, lastOutcome: last?.outcome, lastUploadAt: last?.at,
+                    latitude: slot.lastPosition?.latitude, longitude: slot.lastPosition?.longitude,
+                    config: device?.config, sync: Self.syncView(device?.sync),
+                    auth: Self.authView(device?.sync.auth, lastRefresh: slot.lastRefreshOutcome, now: now),
+                    stateHistory: slot.stateHistory.elements, uploads: slot.uploads.elements,
+                    streams: slot.streams.elements,
+                    storeError: slot.storeProblem.map {
+                        DeviceStoreError(cause: $0.cause.rawValue, message: $0.message, since: $0.since)
+                    }))
+        }
+        return snapshot
+    }
+
+    static func syncView(_ sync: SyncEngine?) -> SyncView {
+        guard let sync, sync.isEnabled else {
+            return SyncView(
+                phase: sync == nil ? .idle : .off, consecutiveFailures: sync?.failures ?? 0, nextAttemptAt: nil)
+        }
+        let phase: SyncView.Phase
+        var next: Int64?
+        switch sync.phase {
+        case .idle: phase = .idle
+        case .loading: phase = .loading
+        case .sending: phase = .uploading
+        case .awaitingRefresh: phase = .awaitingRefresh
+        case .backingOff(_, let until):
+            phase = .backingOff
+            next = until
+        case .awaitingNetwork: phase = .awaitingNetwork
+        case .suspended: phase = .suspended
+        }
+        return SyncView(phase: phase, consecutiveFailures: sync.failures, nextAttemptAt: next)
+    }
+
+    /// The auth session's state, from what it shows publicly; the tokens stay inside.
+    static func authView(_ auth: AuthSession?, lastRefresh: TransferOutcome?, now: Int64) -> AuthView {
+        guard let auth, auth.recipe != nil else {
+            return AuthView(state: .none, validUntil: nil, lastRefreshOutcome: lastRefresh, breakerOpenUntil: nil)
+        }
+        let tokens = auth.persisted?.tokens
+        let hasToken = !(tokens?.accessToken?.isEmpty ?? true)
+        let state: AuthView.State
+        if auth.isRefreshing {
+            state = .refreshing
+        } else if auth.isDead {
+            state = .failed
+        } else if !hasToken || (tokens?.expiresAt.map { $0 <= now } ?? false) {
+            state = .expired
+        } else {
+            state = .valid
+        }
+        let breaker = auth.breakerOpenUntil.flatMap { $0 > now ? $0 : nil }
+        return AuthView(
+            state: state, validUntil: tokens?.expiresAt, lastRefreshOutcome: lastRefresh, breakerOpenUntil: breaker)
+    }
+}

@@ -1,0 +1,136 @@
+import BeekonDevice
+import BeekonStore
+import Foundation
+
+/// Why a device is in `storeError`: its store's last failure, until a write succeeds again.
+struct StoreProblem: Sendable, Hashable {
+    /// The failure's cause.
+    var cause: StoreError.Kind
+    /// SQLite's own message (`database or disk is full`).
+    package var message: String
+    /// When the device entered `storeError`, virtual Unix ms.
+    var since: Int64
+    /// Retries that failed so far; sets the next retry's delay.
+    var failedRetries = 0
+    /// What the failure interrupted, done once the store writes again.
+    var resume: Resume?
+
+    /// A step of the device's life that needs its store and did not happen.
+    enum Resume: Sendable, Hashable {
+        case spawn
+        case relaunch(RelaunchCause)
+    }
+
+    /// Virtual ms before retry number `failedRetries + 1`: 10 s, doubling to at most 5 min.
+    var retryDelayMillis: Int64 {
+        min(10_000 << Int64(min(failedRetries, 5)), 300_000)
+    }
+}
+
+/// Store errors for the log, at most one line per cause per real minute, each line telling how
+/// many more of that cause it stands for.
+///
+/// A real minute, not a virtual one: the point is that stderr is never flooded, and at warp
+/// 3000 a virtual minute lasts 20 ms, which would let tens of thousands of lines a minute
+/// through, while at warp 0.1 it would hold back a real ten minutes of news.
+struct StoreErrorLog {
+    /// Per cause: when its current minute started (real ns) and errors held back in it.
+    private var windows: [StoreError.Kind: (start: UInt64, suppressed: Int)] = [:]
+
+    static let windowNanos: UInt64 = 60_000_000_000
+
+    /// The line for `error` of device `id`, or nil when its cause already had its line this minute.
+    mutating func report(_ error: StoreError, device id: String, realNanos: UInt64) -> String? {
+        let cause = error.kind
+        if let window = windows[cause], realNanos &- window.start < Self.windowNanos {
+            windows[cause]?.suppressed += 1
+            return nil
+        }
+        var line = "device \(id): \(error)"
+        if let held = windows[cause]?.suppressed, held > 0 {
+            line += "; and \(Self.grouped(held)) more store errors (\(cause.rawValue)) in the last minute"
+        }
+        windows[cause] = (realNanos, 0)
+        return line
+    }
+
+    /// The lines for what is still held back, at the end of the run.
+    mutating func flush() -> [String] {
+        var lines: [String] = []
+        for (cause, window) in windows.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where window.suppressed > 0 {
+            lines.append(
+                "and \(Self.grouped(window.suppressed)) more store errors (\(cause.rawValue)) in the last minute")
+            windows[cause]?.suppressed = 0
+        }
+        return lines
+    }
+
+    /// 4211 as `4,211`.
+    static func grouped(_ value: Int) -> String {
+        let digits = Array(String(value))
+        var text = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { text += "," }
+            text.append(digit)
+        }
+        return text
+    }
+}
+
+extension FleetLoop {
+    /// Counts a store failure by cause, logs it (rate-limited), and puts the device into
+    /// `storeError` with a retry on the virtual clock; the SDK's own state is left as it is.
+    mutating func reportStoreError(
+        _ error: StoreError, slot: Int, at time: Int64, resume: StoreProblem.Resume? = nil
+    ) {
+        metrics.storeErrorsByCause[error.kind.rawValue, default: 0] += 1
+        if let line = storeLog.report(error, device: slots[slot].id, realNanos: realNow) {
+            effects.append(.log(FleetLogLine(.error, line)))
+        }
+        if var problem = slots[slot].storeProblem {
+            problem.cause = error.kind
+            problem.message = error.message
+            problem.resume = resume ?? problem.resume
+            slots[slot].storeProblem = problem
+            return
+        }
+        let problem = StoreProblem(cause: error.kind, message: error.message, since: time, resume: resume)
+        slots[slot].storeProblem = problem
+        slots[slot].stateHistory.append(StateChange(at: time, state: .storeError))
+        timers.schedule((), key: .storeRetry(slot), at: time + problem.retryDelayMillis)
+    }
+
+    /// The store wrote again: the device leaves `storeError` and lists its SDK state.
+    mutating func storeRecovered(_ slot: Int, at time: Int64) {
+        guard slots[slot].storeProblem != nil else { return }
+        slots[slot].storeProblem = nil
+        timers.cancel(.storeRetry(slot))
+        slots[slot].stateHistory.append(StateChange(at: time, state: slots[slot].listedState))
+    }
+
+    /// The retry timer: deletes what the server acknowledged and checks the store can write;
+    /// on success the device resumes (and spawns or relaunches if the failure stopped that),
+    /// otherwise the next retry waits longer.
+    mutating func retryStore(_ slot: Int, at time: Int64) {
+        guard var problem = slots[slot].storeProblem, !slots[slot].removed else { return }
+        do throws(StoreError) {
+            try slots[slot].store.checkWritable()
+        } catch {
+            problem.cause = error.kind
+            problem.message = error.message
+            problem.failedRetries += 1
+            slots[slot].storeProblem = problem
+            timers.schedule((), key: .storeRetry(slot), at: time + problem.retryDelayMillis)
+            return
+        }
+        storeRecovered(slot, at: time)
+        switch problem.resume {
+        case .spawn:
+            spawn(slot, at: time)
+        case .relaunch(let cause):
+            relaunch(slot, cause: cause, at: time)
+        case nil:
+            break
+        }
+    }
+}

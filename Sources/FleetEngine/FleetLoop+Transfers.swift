@@ -1,0 +1,254 @@
+import BeekonDevice
+import BeekonNet
+
+/// An upload or token refresh from the moment the device sends it until the device hears how it
+/// ended, by transfer number. The SDK's timeout, injected latency and injected timeouts all
+/// count virtual time: the device hears the server's answer when it arrives (plus any injected
+/// latency), or `timeout` at `deadline`, whichever is first. The real request's own libcurl
+/// timeout only bounds how long a socket is kept; it never decides what the device hears.
+struct TransferInFlight {
+    var slot: Int
+    package var kind: TransferKind
+    /// When the device sent it, virtual Unix ms.
+    package var sentAt: Int64
+    /// When the SDK gives up on it (`sentAt` + the SDK's timeout), virtual Unix ms.
+    var deadline: Int64
+    /// Fixes in the batch (0 for a refresh).
+    var fixes: Int
+    /// A `timeouts` fault chose it: whatever the server answers, the device hears `timeout`.
+    var hangs: Bool
+    /// The `latency` fault's delay in effect when it was sent, added to its answer.
+    var injectedLatencyMillis: Int64
+    /// The real server's answer time, wall ms, once it answered (nil until then, or if it
+    /// never did).
+    package var serverMillis: Double?
+    /// The server's answer and its label, held while injected latency runs.
+    var held: (outcome: HTTPOutcome, label: TransferOutcome)?
+    /// The real request has ended (answered or failed), whether or not the device heard it.
+    var realEnded = false
+    /// When the device hears the answer, virtual Unix ms: set at send with modelled timing, at the
+    /// answer's arrival with injected latency; nil when the timeout answers instead (a `timeouts`
+    /// fault, latency past the deadline, no real answer).
+    var answerAt: Int64?
+
+    /// Modelled timing: the answer instant while its real answer is not in yet (what the clock,
+    /// or the device with lookahead, must not reach before it is); nil otherwise.
+    var awaitedAnswerAt: Int64? { held == nil ? answerAt : nil }
+}
+
+extension FleetLoop {
+    /// The SDK's timeouts: 30 s for an upload, 15 s for a token refresh (seed 05).
+    package static func timeoutMillis(_ kind: TransferKind) -> Int64 {
+        switch kind {
+        case .upload: UploadRequest.timeoutMillis
+        case .refresh: RefreshRequest.timeoutMillis
+        }
+    }
+
+    /// Sends a transfer: arms its virtual timeout, decides whether a `timeouts` fault takes it,
+    /// and queues the real request.
+    mutating func startTransfer(
+        slot: Int, kind: TransferKind, request: HTTPRequest, fixes: Int, at time: Int64
+    ) {
+        nextTransfer += 1
+        let number = nextTransfer
+        let hangs =
+            slots[slot].timeoutFraction > 0
+            && Double.random(in: 0..<1, using: &slots[slot].faultRNG) < slots[slot].timeoutFraction
+        let deadline = time + Self.timeoutMillis(kind)
+        let transfer = TransferInFlight(
+            slot: slot, kind: kind, sentAt: time, deadline: deadline, fixes: fixes, hangs: hangs,
+            injectedLatencyMillis: slots[slot].extraLatencyMillis)
+        transfers[number] = transfer
+        slots[slot].transfersOut.append(number)
+        timers.schedule((), key: .transferTimeout(number), at: deadline)
+        if case .modelled(let latency) = options.transferTiming, !hangs {
+            let answerAt = time + latency + transfer.injectedLatencyMillis
+            if answerAt < deadline {
+                transfers[number]?.answerAt = answerAt
+                answerLimit = min(answerLimit, answerAt - 1)
+                slots[slot].answerHold = min(slots[slot].answerHold ?? answerAt, answerAt)
+                // Armed now, not when the real answer comes, so answers due at one instant are
+                // heard in the order they were sent, whatever order the server answered in.
+                timers.schedule((), key: .delivery(number), at: answerAt)
+            }
+        }
+        metrics.sent.add(device: slots[slot].id, request: request)
+        effects.append(.send(OutgoingTransfer(number: number, kind: kind, sentAt: time, http: request)))
+    }
+
+    /// The real request ended (on the transport's thread, handed over at the virtual time the
+    /// loop has reached). An answer after the device's timeout, or after its network went down,
+    /// is counted and dropped: the device has moved on, as a phone would.
+    package mutating func transferFinished(number: Int, result: HTTPResult) {
+        if case .response(_, _, _, let millis) = result {
+            metrics.serverLatency.record(millis)
+            noteSlowAnswer(serverMillis: millis)
+        }
+        guard var transfer = transfers[number] else {
+            if offlineOnWire.remove(number) != nil {
+                metrics.answersAfterOffline += 1
+            } else {
+                metrics.answersAfterTimeout += 1
+            }
+            return
+        }
+        transfer.realEnded = true
+        let now = metrics.virtualNow
+        let outcome: HTTPOutcome
+        let label: TransferOutcome
+        switch result {
+        case .response(let status, let headers, let body, let millis):
+            outcome = .response(
+                status: status, headers: headers.map { HTTPHeader(name: $0.name, value: $0.value) }, body: body)
+            label = .status(status)
+            transfer.serverMillis = millis
+        case .failed(let failure, _, let millis):
+            outcome = .failed(Self.networkErrorKind(failure))
+            label = .failed(failure)
+            // No answer came: a wall-clock timeout is not the SDK's, so it waits for its own.
+            if failure == .timeout {
+                transfer.answerAt = nil
+                timers.cancel(.delivery(number))
+                transfers[number] = transfer
+                refreshAnswerHold(transfer.slot)
+                return
+            }
+            transfer.serverMillis = millis
+        }
+        if case .modelled = options.transferTiming {
+            // The clock waits short of `answerAt` for this answer, heard there by the delivery
+            // timer armed at the send; without one (hung, too late), the timeout answers.
+            if transfer.answerAt != nil { transfer.held = (outcome, label) }
+            transfers[number] = transfer
+            refreshAnswerHold(transfer.slot)
+            return
+        }
+        let answerAt = now + transfer.injectedLatencyMillis
+        // Hung by a fault, or later (with injected latency) than the SDK waits: the timeout answers.
+        if transfer.hangs || answerAt >= transfer.deadline {
+            transfers[number] = transfer
+            return
+        }
+        guard answerAt > now else {
+            transfers[number] = transfer
+            finishTransfer(number, outcome: outcome, label: label, at: now)
+            return
+        }
+        transfer.held = (outcome, label)
+        transfer.answerAt = answerAt
+        transfers[number] = transfer
+        timers.schedule((), key: .delivery(number), at: answerAt)
+    }
+
+    /// Modelled timing: the earliest answer instant whose real answer is not in yet; virtual time
+    /// must not reach it before the answer does.
+    package func answerHold() -> Int64? {
+        guard case .modelled = options.transferTiming else { return nil }
+        return transfers.values.lazy.compactMap(\.awaitedAnswerAt).min()
+    }
+
+    /// Recomputes a device's answer hold after one of its transfers was answered or ended; when
+    /// it moved later (or went), its parked events go back in the timer order.
+    mutating func refreshAnswerHold(_ slot: Int) {
+        let before = slots[slot].answerHold
+        var hold: Int64?
+        for number in slots[slot].transfersOut {
+            guard let answerAt = transfers[number]?.awaitedAnswerAt else { continue }
+            hold = min(hold ?? answerAt, answerAt)
+        }
+        slots[slot].answerHold = hold
+        if (hold ?? .max) > (before ?? .max) { timers.release(lane: slot) }
+    }
+
+    /// At the end of a run: every answer that is in but held (modelled time, injected latency) is
+    /// heard at its instant, so rows the server took are acknowledged rather than sent again by
+    /// the next run. Called once the run is `draining`, so nothing new is sent.
+    package mutating func deliverHeldAnswers() {
+        let held = transfers.filter { $0.value.held != nil }.sorted { $0.key < $1.key }
+        for (number, transfer) in held {
+            let time = max(metrics.virtualNow, transfer.answerAt ?? metrics.virtualNow)
+            reachedMillis = max(reachedMillis, time)
+            deliverHeld(number, at: time)
+        }
+    }
+
+    /// A held answer's injected latency is over.
+    mutating func deliverHeld(_ number: Int, at time: Int64) {
+        guard let held = transfers[number]?.held else { return }
+        finishTransfer(number, outcome: held.outcome, label: held.label, at: time)
+    }
+
+    /// The device's network went down (after it was told): each transfer it has out ends for it
+    /// now as `offline`, as nothing more reaches a phone over a network it lost. The real
+    /// request, sent while the device was online, still goes (so the server sees what the device
+    /// sent, however the turns fell); its end, in already or still to come, is counted once
+    /// (`answersAfterOffline`) and never heard.
+    mutating func networkLost(_ slot: Int, at time: Int64) {
+        for number in slots[slot].transfersOut.sorted() {
+            if transfers[number]?.realEnded == true {
+                metrics.answersAfterOffline += 1
+            } else {
+                offlineOnWire.insert(number)
+            }
+            finishTransfer(number, outcome: .failed(.offline), label: .offline, at: time)
+        }
+    }
+
+    /// The SDK's timeout: the device hears `timeout`, whatever the server does later.
+    mutating func transferTimedOut(_ number: Int, at time: Int64) {
+        guard transfers[number] != nil else { return }
+        finishTransfer(number, outcome: .failed(.timeout), label: .failed(.timeout), at: time)
+    }
+
+    /// Records what the device hears (the outcome it sees, its virtual latency, and the server's
+    /// own wall-clock time beside it) and hands it to the device.
+    private mutating func finishTransfer(_ number: Int, outcome: HTTPOutcome, label: TransferOutcome, at time: Int64) {
+        guard let transfer = transfers.removeValue(forKey: number) else { return }
+        timers.cancel(.transferTimeout(number))
+        timers.cancel(.delivery(number))
+        let slot = transfer.slot
+        slots[slot].transfersOut.removeAll { $0 == number }
+        refreshAnswerHold(slot)
+        let latency = Double(time - transfer.sentAt)
+        switch transfer.kind {
+        case .upload(let batchID):
+            metrics.latency.record(latency)
+            metrics.uploads.record(
+                label, latencyMillis: latency, serverMillis: transfer.serverMillis, realNanos: realNow)
+            slots[slot].uploads.append(
+                UploadRecord(
+                    at: time, batchID: batchID.text, fixes: transfer.fixes, outcome: label, latencyMillis: latency,
+                    serverMillis: transfer.serverMillis))
+            feed(.uploadFinished(batchID: batchID, outcome), to: slot, at: time)
+        case .refresh:
+            metrics.refreshesByOutcome[label, default: 0] += 1
+            slots[slot].lastRefreshOutcome = label
+            feed(.refreshFinished(outcome), to: slot, at: time)
+        }
+    }
+
+    /// Counts a server answer that took more than half the SDK's upload timeout once the warp is
+    /// applied (at warp 60, a 250 ms answer is 15 virtual s), whether or not it came in time:
+    /// such a run measures the warp, not the server. Modelled timing does not apply the warp.
+    private mutating func noteSlowAnswer(serverMillis: Double) {
+        guard case .asAnswered = options.transferTiming else { return }
+        guard serverMillis * warp > Double(UploadRequest.timeoutMillis) / 2 else { return }
+        metrics.slowAnswers += 1
+        metrics.slowestAnswerMillis = max(metrics.slowestAnswerMillis, serverMillis)
+    }
+
+    /// What the device makes of a transport failure. The fleet counts each `NetworkFailure`
+    /// under its own label; the SDK only needs to know no answer came, so a socket the process
+    /// could not make (`tooManyOpenFiles`) is, to the device, a connection that failed: it keeps
+    /// the rows and backs off, as for a refusal.
+    static func networkErrorKind(_ failure: NetworkFailure) -> NetworkErrorKind {
+        switch failure {
+        case .dns: .dns
+        case .refused, .tooManyOpenFiles: .refused
+        case .timeout: .timeout
+        case .tls: .tls
+        case .reset, .other: .reset
+        }
+    }
+}

@@ -1,0 +1,604 @@
+import BeekonDevice
+import BeekonNet
+import BeekonStore
+import FleetDescription
+import FleetRoutes
+import Foundation
+
+/// What the loop's timer queue holds.
+enum LoopTimer: Hashable, Sendable {
+    /// A device's own timer.
+    case device(Int, DeviceTimer)
+    /// The emulated OS provider's next fix for a device.
+    case providerTick(Int)
+    /// A device is spawned.
+    case spawn(Int)
+    /// A fault starts (by timeline index).
+    case fault(Int)
+    /// A fault's `for` is over (by timeline index).
+    case faultEnd(Int)
+    /// A dead app's set relaunch instant (see `ProcessOutage`).
+    case relaunch(Int)
+    /// An iOS app dead until a significant move: is the phone far enough yet?
+    case significantMoveCheck(Int)
+    /// A transfer's answer, held back by a `latency` fault, reaches the device (by transfer number).
+    case delivery(Int)
+    /// The SDK's timeout of a transfer (by transfer number), on the virtual clock.
+    case transferTimeout(Int)
+    /// A device in `storeError` tries its store again.
+    case storeRetry(Int)
+}
+
+/// One emulated phone in the loop: its SDK state machine, store, OS and world.
+package struct DeviceSlot {
+    package let id: String
+    package let group: Int
+    let indexInGroup: Int
+    let platform: Platform
+    let model: String
+    package let seed: UInt64
+    package var device: Device?
+    package let store: any DeviceStorage
+    var provider: OSProvider
+    let motion: RouteMotion
+    /// When the phone sets off along its route (virtual ms).
+    var setOffAt: Int64
+    var permissionGranted = true
+    var locationServicesOn = true
+    var online = true
+    var processAlive = true
+    /// While the app is dead from a kill or reboot: what brings it back.
+    var outage: ProcessOutage?
+    var accuracy: AccuracyRequest?
+    var wasMoving = true
+    package var state = TrackingState.idle
+    /// `latency` fault: added to every transfer, ms.
+    var extraLatencyMillis: Int64 = 0
+    /// `timeouts` fault: the share of transfers that time out.
+    var timeoutFraction = 0.0
+    /// Draws for the `timeouts` fault.
+    var faultRNG: SplitMix64
+    /// Deleted through the admin API: no longer listed, selected or driven (its store stays).
+    var removed = false
+    /// The last admitted fix's position.
+    var lastPosition: (latitude: Double, longitude: Double)?
+    /// The last token refresh's outcome (`200`, `timeout`).
+    var lastRefreshOutcome: TransferOutcome?
+    /// The most recent uploads, oldest first.
+    package var uploads = RecentRing<UploadRecord>(capacity: 50)
+    /// The most recent state changes, oldest first.
+    var stateHistory = RecentRing<StateChange>(capacity: 50)
+    /// Its SDK's recent `syncStatus` and `authChanges` values, oldest first.
+    var streams = RecentRing<StreamRecord>(capacity: 50)
+    /// The store's failure while it lasts (the device is listed as `storeError`).
+    var storeProblem: StoreProblem?
+    /// The transfers it has out, by number (see `FleetLoop.transfers`).
+    var transfersOut: [Int] = []
+    /// Modelled timing: the earliest answer instant of its transfers whose real answer is not in
+    /// yet. Its own events wait there (`FleetLoop.runDue`); nil when nothing is awaited.
+    package var answerHold: Int64?
+
+    /// The state as listed: `storeError` while its store fails, `dead` while the app's process
+    /// is gone, otherwise the SDK's state (which runs on throughout a store failure).
+    var listedState: DeviceState {
+        if storeProblem != nil { return .storeError }
+        return processAlive ? .sdk(state) : .dead
+    }
+}
+
+/// The fleet engine: devices, stores, timers, transfers in flight, faults, the world and metrics,
+/// advanced only by what its driver tells it, on the virtual clock: `start`, `runDue(until:)`
+/// (timers), `transferFinished` (an answer), `spawnDue` and the control commands. What it wants
+/// done in the world comes out as `FleetEffect`s (`takeEffects()`); its stores come from the
+/// driver's `StoreShelf`. It never reads a clock, opens a file or touches a socket: the real
+/// driver (`FleetRuntime`) maps wall time × warp onto its clock and carries effects out with
+/// libcurl and files, the simulated one (`SimulatedFleet`) answers transfers from a function of
+/// the request on virtual time alone.
+package struct FleetLoop {
+    /// The fleet file, with the groups the admin API added.
+    package var fleet: FleetFile
+    package let options: RunOptions
+    package let seed: UInt64
+    /// Virtual seconds per real second, as the driver runs the clock: what a real answer's time
+    /// means on the virtual clock (`asAnswered`), lateness in real ms, and the snapshot.
+    package var warp: Double
+    package var startMillis: Int64 = 0
+    var timers = TimerQueue<LoopTimer, Void>()
+    package var slots: [DeviceSlot] = []
+    package let stores: any StoreShelf
+    /// What the driver is to carry out, oldest first.
+    var effects: [FleetEffect] = []
+    package var metrics = FleetMetrics()
+    /// Routes by path, read by the driver.
+    package var routes: [String: Route]
+    /// Slot index by device id.
+    var slotsByID: [String: Int] = [:]
+    /// Devices the admin API spawned, waiting for their real-time turn (soonest first).
+    var spawnQueue: [(slot: Int, realNanos: UInt64)] = []
+    /// Upload outcomes with their latency, over the run and the last seconds.
+    /// Fault and admin actions as they ran, most recent last.
+    var actionLog = RecentRing<ActionRecord>(capacity: 100)
+    /// The fleet's recent notable stream values (see `StreamRecord.isNotable`), numbered.
+    var streamLog = RecentRing<StreamRecord>(capacity: 100)
+    /// Admin actions so far (seeds `fraction` selectors that give no seed).
+    var adminActions: UInt64 = 0
+    /// Lasting actions a device the admin API adds later meets (`meetLastingActions`), oldest first.
+    var lasting: [LastingAction] = []
+    /// The driver's real clock at the start of this step, ns (rate limits and admin spawn pacing).
+    package var realNow: UInt64 = 0
+    /// Uploads and refreshes the devices have sent and not yet heard the end of, by number.
+    var transfers: [Int: TransferInFlight] = [:]
+    /// Transfers the device heard end as `offline` whose real request is still out (`networkLost`).
+    var offlineOnWire: Set<Int> = []
+    var nextTransfer = 0
+    /// The last virtual ms this turn may reach: just before the answer instant of a modelled
+    /// transfer sent during it (without `lookahead`).
+    var answerLimit: Int64 = .max
+    /// Devices run ahead of one another's outstanding answers (`--warp max`): a device waits at
+    /// its own answer instant for its real answer while the rest go on, and an event that
+    /// concerns many devices (a fault) waits until every device has reached it. Without it, the
+    /// driver holds the whole clock at the earliest outstanding answer instant (`answerHold()`).
+    package var lookahead = false
+    /// The furthest instant a timer has fired at (with `lookahead`, the device furthest ahead).
+    package var reachedMillis: Int64 = 0
+    /// With `lookahead`: commands wait until every device has reached this instant (see
+    /// `readyForCommands()`), and no device passes it meanwhile.
+    var syncTarget: Int64?
+    package var installIDs: [String: String]
+    /// Store errors for the log, rate-limited.
+    var storeLog = StoreErrorLog()
+    /// The data folder's `clock.json`, as the previous run on it left it (nil when there is none).
+    package let previousClock: ClockRecord?
+    /// Where this run's clock started, and why (set by `start`).
+    var runStart = RunStart(millis: 0, reason: .fresh)
+    /// The run is over and its driver drains what is on the wire: devices send nothing new.
+    package var draining = false
+
+    /// An engine over what the driver read: the routes the fleet file names, the install ids an
+    /// earlier run on the data folder made, and its clock record. Refuses a warp, run length or
+    /// missing ingest URL it cannot run with.
+    package init(
+        fleet: FleetFile, options: RunOptions, routes: [String: Route], installIDs: [String: String],
+        previousClock: ClockRecord?, stores: any StoreShelf
+    ) throws(RunError) {
+        self.fleet = fleet
+        self.options = options
+        seed = options.seed ?? fleet.seed
+        if let warp = options.warp {
+            do throws(NumberProblem) {
+                _ = try FleetClock.warpRange.check(warp)
+            } catch {
+                throw RunError(description: "warp \(error)")
+            }
+        }
+        if let length = options.virtualDurationMillis {
+            do throws(NumberProblem) {
+                _ = try FleetDuration.runLengthRange.check(Double(length))
+            } catch {
+                throw RunError(description: "virtual duration \(error)")
+            }
+        }
+        if options.maxWarp, case .asAnswered = options.transferTiming {
+            throw RunError(
+                description:
+                    "max warp needs modelled transfer timing (`--deterministic`): "
+                    + "at an unbounded warp every real answer would be a timeout"
+            )
+        }
+        warp = options.warp ?? fleet.clock.warp
+        self.stores = stores
+        self.routes = routes
+        self.installIDs = installIDs
+        self.previousClock = previousClock
+        if fleet.needsIngestURL, options.ingest == nil,
+            let group = fleet.groups.first(where: { $0.config.sync?.url.isEmpty == true })
+        {
+            throw RunError(
+                description:
+                    "group \"\(group.name)\" uploads, but no ingest URL is set: "
+                    + "give `ingest:` in the fleet file or `--ingest URL`"
+            )
+        }
+    }
+
+    /// The run's length on the virtual clock, ms: `--for` over the fleet file's `duration`; nil
+    /// runs until stopped.
+    package var virtualDurationMillis: Int64? { options.virtualDurationMillis ?? fleet.durationMillis }
+
+    /// When the run ends on the virtual clock, Unix ms; nil without a virtual duration.
+    package var endsAt: Int64? { virtualDurationMillis.map { startMillis + $0 } }
+
+    /// Takes what the driver is to carry out.
+    package mutating func takeEffects() -> [FleetEffect] {
+        defer { effects = [] }
+        return effects
+    }
+
+    // MARK: Start and stop
+
+    /// Whether the data folder holds an earlier run: devices it made, or its clock file.
+    var resumesEarlierRun: Bool { !installIDs.isEmpty || previousClock != nil }
+
+    /// Makes every device of the fleet file and schedules its spawn and the fault timeline, from
+    /// the instant `RunStart` picks (`wallNow`, Unix ms, stands for `now`).
+    package mutating func start(wallNow: Int64) {
+        // On a folder an earlier run used, its devices' stores are opened first: the newest row
+        // they hold bounds where the clock may start. Each is opened once for the whole start
+        // (the slot takes it over), so this costs one index lookup per non-empty table.
+        var known: [String: any DeviceStorage] = [:]
+        var newestStored: Int64?
+        if resumesEarlierRun {
+            for (groupIndex, group) in fleet.groups.enumerated() {
+                for index in 0..<group.count {
+                    let id = Self.deviceID(group: group.name, index: index)
+                    guard let installID = installIDs[id] else { continue }
+                    let store = makeStore(installID: installID, group: groupIndex)
+                    known[id] = store
+                    // A store that fails here fails again below, where the failure is reported.
+                    if let newest = try? store.newestTimestamp() {
+                        newestStored = max(newestStored ?? newest, newest)
+                    }
+                }
+            }
+        }
+        runStart = RunStart.resolve(
+            configured: fleet.clock.start, wallNow: wallNow, earlierRun: resumesEarlierRun, record: previousClock,
+            newestStored: newestStored)
+        startMillis = runStart.millis
+        metrics.virtualNow = startMillis
+        reachedMillis = startMillis
+        var rng = SplitMix64(seed: seed)
+        for (groupIndex, group) in fleet.groups.enumerated() {
+            for index in 0..<group.count {
+                var deviceRNG = SplitMix64(seed: rng.next())
+                let spread = group.count > 1 ? group.spreadMillis * Int64(index) / Int64(group.count) : 0
+                let spawnAt = startMillis + group.startAfterMillis + spread
+                let store = known[Self.deviceID(group: group.name, index: index)]
+                addSlot(group: groupIndex, index: index, spawnAt: spawnAt, rng: &deviceRNG, store: store)
+                timers.schedule((), key: .spawn(slots.count - 1), at: spawnAt)
+            }
+        }
+        effects.append(.recordInstallIDs(installIDs))
+        // Create and open every store before the clock starts: making a SQLite file costs
+        // milliseconds, and a thousand of them at the first instant would make every timer late.
+        for slot in slots.indices {
+            do {
+                _ = try slots[slot].store.pendingCount()
+            } catch {
+                reportStoreError(error, slot: slot, at: startMillis)
+            }
+        }
+        // The timeline counts from this run's start, so a resumed run plays it again from there.
+        for (index, fault) in fleet.faults.enumerated() {
+            timers.schedule((), key: .fault(index), at: startMillis + fault.atMillis)
+        }
+        metrics.devices = slots.count
+        if let notice = runStart.notice { effects.append(.notice(notice)) }
+    }
+
+    /// The id of device `index` (from 0) of group `group`: `walkers-0001`.
+    static func deviceID(group: String, index: Int) -> String {
+        "\(group)-\(String(format: "%04d", index + 1))"
+    }
+
+    /// The store of the device with `installID` in group `group` (opened on first use).
+    func makeStore(installID: String, group: Int) -> any DeviceStorage {
+        stores.store(installID: installID, syncEnabled: fleet.groups[group].config.sync != nil)
+    }
+
+    /// Makes device `index` of group `group` (its platform, route, start offset, install id and
+    /// store, all drawn from `rng`) and appends its slot; the caller schedules its spawn. `store`
+    /// is the device's store when the caller already made it.
+    mutating func addSlot(
+        group groupIndex: Int, index: Int, spawnAt: Int64, rng deviceRNG: inout SplitMix64,
+        store: (any DeviceStorage)? = nil
+    ) {
+        let group = fleet.groups[groupIndex]
+        let id = Self.deviceID(group: group.name, index: index)
+        let weights = group.platforms.reduce(0) { $0 + $1.weight }
+        var pick = Double.random(in: 0..<max(weights, 1e-9), using: &deviceRNG)
+        var platform = group.platforms[0].platform
+        for entry in group.platforms {
+            if pick < entry.weight {
+                platform = entry.platform
+                break
+            }
+            pick -= entry.weight
+        }
+        let route = routes[group.routes[index % group.routes.count]]!
+        let fraction: Double
+        switch group.startOffset {
+        case .fraction(let value): fraction = value
+        case .random: fraction = Double.random(in: 0..<1, using: &deviceRNG)
+        }
+        let timing: RouteMotion.Timing
+        switch group.pace {
+        case .routeTimes(let factor): timing = .routeTimes(factor: factor)
+        case .pace(let pace, let factor):
+            timing = .speed(
+                metersPerSecond: pace.metersPerSecond * factor, dwellEveryMeters: group.dwell?.everyMeters ?? 0,
+                dwellSeconds: group.dwell?.seconds ?? 0)
+        case .metersPerSecond(let speed):
+            timing = .speed(
+                metersPerSecond: speed, dwellEveryMeters: group.dwell?.everyMeters ?? 0,
+                dwellSeconds: group.dwell?.seconds ?? 0)
+        }
+        let installID = installID(for: id, at: spawnAt, rng: &deviceRNG)
+        let store = store ?? makeStore(installID: installID, group: groupIndex)
+        slotsByID[id] = slots.count
+        slots.append(
+            DeviceSlot(
+                id: id, group: groupIndex, indexInGroup: index, platform: platform,
+                model: group.models.isEmpty ? "" : group.models[index % group.models.count],
+                seed: deviceRNG.next(), device: nil, store: store,
+                provider: OSProvider(profile: group.provider, seed: deviceRNG.next()),
+                motion: RouteMotion(route: route, timing: timing, loops: group.loops, startFraction: fraction),
+                setOffAt: spawnAt, faultRNG: SplitMix64(seed: deviceRNG.next())))
+    }
+
+    /// The run is over: every store is closed, and what the store-error log held back is said.
+    package mutating func finish() {
+        stores.closeAll()
+        for line in storeLog.flush() { effects.append(.log(FleetLogLine(.error, line))) }
+    }
+
+    /// Where the clock got to, and the warp, for the data folder's `clock.json`; `stopped` for
+    /// the run's last word. The driver writes it (see `ClockRecord` for when).
+    package func clockRecord(stopped: Bool) -> ClockRecord {
+        // With lookahead, devices ahead of the fleet's clock have stamped up to `reachedMillis`.
+        ClockRecord(reachedMillis: max(metrics.virtualNow, reachedMillis), warp: warp, stopped: stopped)
+    }
+
+    /// The install id of device `id`: kept from an earlier run on the same data directory, or
+    /// made now (and then remembered in `devices.json`).
+    package mutating func installID(for id: String, at millis: Int64, rng: inout SplitMix64) -> String {
+        if let known = installIDs[id] { return known }
+        var ids = UUIDv7Generator()
+        let made = ids.next(atUnixMillis: millis, using: &rng).text
+        installIDs[id] = made
+        return made
+    }
+
+    // MARK: The loop
+
+    /// The earliest timer's deadline (mutating: stale timers at the top are dropped on the way,
+    /// where a copy of the queue would copy the whole heap).
+    package mutating func nextDeadline() -> Int64? {
+        timers.nextDeadline()
+    }
+
+    /// How far a turn of `runDue` got.
+    package struct Turn {
+        /// The last deadline fired (or the time reached before the turn).
+        package var reached: Int64
+        /// Every timer due by the asked-for instant fired (the turn was not cut short).
+        package var caughtUp: Bool
+    }
+
+    /// Fires every timer due by `now`, each at its own deadline (so timestamps do not depend on
+    /// how late the driver called), until `overBudget` says the turn has lasted long enough
+    /// (asked every 64 timers). A device's events wait at its own answer instant until the
+    /// real answer is in (modelled timing); without `lookahead`, a modelled transfer sent during
+    /// the turn stops the whole turn just short of its answer instant instead.
+    @discardableResult
+    package mutating func runDue(until now: Int64, overBudget: () -> Bool = { false }) -> Turn {
+        var fired = 0
+        var caughtUp = true
+        var reached = metrics.virtualNow
+        var now = min(now, syncTarget ?? .max)
+        answerLimit = .max
+        while let due = nextDue(atOrBefore: lookahead ? now : min(now, answerLimit)) {
+            if !lookahead {
+                metrics.timerLateness.record(Double(now - due.deadline) / max(warp, 1e-9))
+            }
+            reached = max(reached, due.deadline)
+            fire(due.key, at: due.deadline)
+            fired += 1
+            if fired % 64 == 0, overBudget() {
+                caughtUp = false
+                break
+            }
+        }
+        reachedMillis = max(reachedMillis, reached)
+        if lookahead {
+            // The fleet's clock is the instant every device has reached: all before the earliest
+            // event still to fire (one waiting for an answer, or past the turn's end).
+            let frontier = min(now, (timers.nextDeadline() ?? .max) - 1)
+            metrics.virtualNow = max(metrics.virtualNow, frontier)
+            return Turn(reached: metrics.virtualNow, caughtUp: caughtUp)
+        }
+        now = min(now, answerLimit)
+        // Device time never runs backwards: completions handled before the remaining timers
+        // are stamped with the last deadline reached, not with a `now` the loop has not caught up to.
+        metrics.virtualNow = caughtUp ? max(reached, now) : reached
+        return Turn(reached: reached, caughtUp: caughtUp)
+    }
+
+    /// The next timer that may fire by `instant`: a device's own event waits (parked) at or past
+    /// its answer hold; a fault, which concerns many devices, waits until no parked event comes
+    /// before it.
+    private mutating func nextDue(atOrBefore instant: Int64) -> (deadline: Int64, key: LoopTimer, event: Void)? {
+        let slots = slots
+        let transfers = transfers
+        return timers.popDue(atOrBefore: instant) { key, deadline in
+            let slot: Int
+            switch key {
+            case .device(let owner, _), .providerTick(let owner), .spawn(let owner), .relaunch(let owner),
+                .significantMoveCheck(let owner), .storeRetry(let owner):
+                slot = owner
+            case .delivery(let number), .transferTimeout(let number):
+                guard let owner = transfers[number]?.slot else { return .fire }
+                slot = owner
+            case .fault, .faultEnd:
+                return .barrier
+            }
+            guard let hold = slots[slot].answerHold, deadline >= hold else { return .fire }
+            return .park(lane: slot)
+        }
+    }
+
+    /// Whether control commands may run now. With `lookahead`, devices stand at different
+    /// instants, and a command must find each where the others are: the first call asks every
+    /// device to reach the furthest instant any reached (`syncTarget`, which none passes), and
+    /// once they all have, the clock stands there and commands run. Without it, always.
+    package mutating func readyForCommands() -> Bool {
+        guard lookahead else { return true }
+        let target = syncTarget ?? max(reachedMillis, metrics.virtualNow)
+        guard (timers.nextDeadline() ?? .max) > target else {
+            syncTarget = target
+            return false
+        }
+        syncTarget = nil
+        metrics.virtualNow = max(metrics.virtualNow, target)
+        return true
+    }
+
+    /// Turns `lookahead` on or off (off: at a common instant, as after `readyForCommands()`).
+    package mutating func setLookahead(_ on: Bool) {
+        lookahead = on
+        syncTarget = nil
+        if !on { timers.releaseAll() }
+    }
+
+    private mutating func fire(_ timer: LoopTimer, at time: Int64) {
+        switch timer {
+        case .spawn(let slot):
+            spawn(slot, at: time)
+        case .device(let slot, let deviceTimer):
+            feed(.timerFired(deviceTimer), to: slot, at: time)
+        case .providerTick(let slot):
+            providerTick(slot, at: time)
+        case .fault(let index):
+            applyFault(index, at: time)
+        case .faultEnd(let index):
+            endFault(index, at: time)
+        case .relaunch(let slot):
+            relaunchDue(slot, at: time)
+        case .significantMoveCheck(let slot):
+            checkSignificantMove(slot, at: time)
+        case .delivery(let number):
+            deliverHeld(number, at: time)
+        case .transferTimeout(let number):
+            transferTimedOut(number, at: time)
+        case .storeRetry(let slot):
+            retryStore(slot, at: time)
+        }
+    }
+
+    package mutating func spawn(_ slot: Int, at time: Int64) {
+        let group = fleet.groups[slots[slot].group]
+        let restored: PersistedDeviceState
+        let pending: Int
+        do {
+            restored = try slots[slot].store.readDeviceState()
+            pending = try slots[slot].store.pendingCount()
+        } catch {
+            reportStoreError(error, slot: slot, at: time, resume: .spawn)
+            return
+        }
+        var state = restored
+        let installID = UUIDv7(installIDs[slots[slot].id] ?? "")
+        var actions: [DeviceAction] = []
+        if state.installID == nil, let installID {
+            state.installID = installID
+            actions.append(.persistState([.installID(installID)]))
+        }
+        let (device, restoreActions) = Device.restore(
+            platform: slots[slot].platform, model: slots[slot].model, sdkVersion: group.sdkVersion,
+            restored: state, pendingFixes: pending, seed: slots[slot].seed, now: time)
+        slots[slot].device = device
+        perform(actions + restoreActions, slot: slot, at: time)
+        // Faults and actions that began before the spawn hold from its first instant: the app
+        // finds the world as it is before it configures and starts.
+        tellWorld(slot, at: time)
+        feed(.configure(resolvedConfig(group.config)), to: slot, at: time)
+        if !group.extras.isEmpty {
+            feed(.setExtras(filled(group.extras, slot: slot)), to: slot, at: time)
+        }
+        if !group.geofences.isEmpty {
+            feed(.addGeofences(group.geofences), to: slot, at: time)
+        }
+        if group.autoStart {
+            feed(.start, to: slot, at: time)
+        }
+        // Killed before it spawned: the app ran until now, and is dead until the kill's relaunch.
+        if !slots[slot].processAlive { processGone(slot, at: time) }
+    }
+
+    /// The group's config with the run's ingest filled in where the file left the URL open.
+    func resolvedConfig(_ config: BeekonConfig) -> BeekonConfig {
+        var resolved = config
+        if let sync = resolved.sync, sync.url.isEmpty {
+            resolved.sync?.url = options.ingest ?? fleet.ingest ?? ""
+        } else if let ingest = options.ingest, resolved.sync != nil, fleet.ingest != nil,
+            resolved.sync?.url == fleet.ingest
+        {
+            resolved.sync?.url = ingest
+        }
+        return resolved
+    }
+
+    /// `{index}`, `{group}` and `{id}` filled in for this device.
+    func filled(_ extras: StringMap, slot: Int) -> StringMap {
+        var result = StringMap()
+        for (key, value) in extras {
+            result[key] =
+                value
+                .replacingOccurrences(of: "{index}", with: String(slots[slot].indexInGroup + 1))
+                .replacingOccurrences(of: "{group}", with: fleet.groups[slots[slot].group].name)
+                .replacingOccurrences(of: "{id}", with: slots[slot].id)
+        }
+        return result
+    }
+
+    /// Where device `slot`'s phone truly is at `time`, along its route (read field by field: a
+    /// method of the slot would copy the whole slot out of the array on every fix).
+    func truePosition(of slot: Int, at time: Int64) -> TruePosition {
+        slots[slot].motion.position(afterMillis: time - slots[slot].setOffAt)
+    }
+
+    private mutating func providerTick(_ slot: Int, at time: Int64) {
+        guard let accuracy = slots[slot].accuracy, slots[slot].processAlive else { return }
+        timers.schedule((), key: .providerTick(slot), at: time + ProviderProfile.cadenceMillis(accuracy))
+        guard slots[slot].permissionGranted, slots[slot].locationServicesOn else { return }
+        let truth = truePosition(of: slot, at: time)
+        let moving = truth.speed > RouteMotion.standingSpeed
+        if slots[slot].wasMoving, !moving {
+            feed(.dwellStarted(latitude: truth.latitude, longitude: truth.longitude), to: slot, at: time)
+        }
+        slots[slot].wasMoving = moving
+        if let fix = slots[slot].provider.fix(at: time, truth: truth, request: accuracy) {
+            feed(.osFix(fix), to: slot, at: time)
+        }
+    }
+
+    // MARK: Devices
+
+    /// Hands `event` to the device and carries out what it asks for.
+    mutating func feed(_ event: DeviceEvent, to slot: Int, at time: Int64) {
+        perform(handled(event, by: slot, at: time), slot: slot, at: time)
+    }
+
+    /// The device's actions for `event` (none while it is not spawned).
+    mutating func handled(_ event: DeviceEvent, by slot: Int, at time: Int64) -> [DeviceAction] {
+        guard slots[slot].device != nil else { return [] }
+        // Mutated in place: copying a device out and back costs more than handling the event.
+        return slots[slot].device!.handle(event, at: time)
+    }
+
+    package func snapshot() -> FleetMetrics {
+        var copy = metrics
+        var states: [String: Int] = [:]
+        var pending = 0
+        var devices = 0
+        for slot in slots where !slot.removed {
+            states[slot.listedState.description, default: 0] += 1
+            pending += slot.device?.pendingUploadCount ?? 0
+            devices += 1
+        }
+        copy.devices = devices
+        copy.devicesByState = states
+        copy.pending = pending
+        return copy
+    }
+}

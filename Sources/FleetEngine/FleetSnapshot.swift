@@ -1,0 +1,224 @@
+import BeekonDevice
+import FleetDescription
+
+/// The fleet as the loop last published it, a few times a second and after every command:
+/// what the admin API reads, without ever waiting on the loop.
+public struct FleetSnapshot: Sendable {
+    /// The fleet's name.
+    public var name = ""
+    /// Virtual time, Unix ms.
+    public var virtualNow: Int64 = 0
+    /// When the run ends on the virtual clock (`--for`, `duration:`), Unix ms; nil runs until
+    /// stopped or its wall-clock limit.
+    public var endsAt: Int64?
+    /// Virtual seconds per real second.
+    public var warp = 1.0
+    /// Whether virtual time stands still.
+    public var paused = false
+    /// The clock jumps from event to event (`--warp max`); `warp` is then the rate reached.
+    public var maxWarp = false
+    /// The real second (monotonic clock) at publication, for `UploadStats.window`.
+    public var realSecond: UInt64 = 0
+    /// Group names, in the order they were added.
+    public var groups: [String] = []
+    /// Counters (`devices`, `devicesByState` and `pending` cover listed devices only).
+    public var metrics = FleetMetrics()
+    /// Every device slot ever made, deleted ones included (see `DeviceSnapshot.deleted`).
+    public var devices: [DeviceSnapshot] = []
+    /// Index into `devices` by id.
+    public var indexByID: [String: Int] = [:]
+    /// Recent fault and admin actions, oldest first.
+    public var actions: [ActionRecord] = []
+    /// Recent notable values of the devices' SDK streams (sync retries and failures, every auth
+    /// change), oldest first, numbered across the run.
+    public var streamEvents: [StreamRecord] = []
+    /// Counts publications; a reader can tell a new snapshot from one it has seen.
+    public var sequence: UInt64 = 0
+
+    /// An empty snapshot (before the run starts).
+    public init() {}
+
+    /// The device with this id, unless it was deleted.
+    public func device(_ id: String) -> DeviceSnapshot? {
+        guard let index = indexByID[id], !devices[index].deleted else { return nil }
+        return devices[index]
+    }
+
+    /// The devices listed: not deleted.
+    public var listed: [DeviceSnapshot] { devices.filter { !$0.deleted } }
+}
+
+/// One device as the admin API shows it: never its tokens.
+public struct DeviceSnapshot: Sendable {
+    /// `group-0001`.
+    public var id: String
+    /// Its group's name.
+    public var group: String
+    /// `ios` or `android`.
+    public var platform: Platform
+    /// The phone model; empty when the group names none.
+    public var model: String
+    /// The install id (UUIDv7 text).
+    public var installID: String
+    /// The SDK's state, `dead`, or `storeError` (see `storeError`).
+    public var state: DeviceState
+    /// Whether the app's process is alive.
+    public var alive: Bool
+    /// Whether it has been spawned yet.
+    public var spawned: Bool
+    /// Deleted through the admin API.
+    public var deleted: Bool
+    /// Location permission.
+    public var permissionGranted: Bool
+    /// System location services.
+    public var locationServicesOn: Bool
+    /// Network.
+    public var online: Bool
+    /// Fixes stored and not yet acknowledged.
+    public var pending: Int
+    /// The last upload's outcome (`200`, `timeout`, `offline`).
+    public var lastOutcome: TransferOutcome?
+    /// When the last upload ended, virtual Unix ms.
+    public var lastUploadAt: Int64?
+    /// The last admitted fix's latitude.
+    public var latitude: Double?
+    /// The last admitted fix's longitude.
+    public var longitude: Double?
+    /// The SDK configuration in force (secrets included: redact before showing it).
+    public var config: BeekonConfig?
+    /// Where its sync engine is.
+    public var sync: SyncView
+    /// Its auth session, without its tokens.
+    public var auth: AuthView
+    /// Recent state changes, oldest first.
+    public var stateHistory: [StateChange]
+    /// Recent uploads, oldest first.
+    public var uploads: [UploadRecord]
+    /// The recent values of its SDK's `syncStatus` and `authChanges` streams, oldest first.
+    public var streams: [StreamRecord]
+    /// Why its store fails, while it is in `storeError`.
+    public var storeError: DeviceStoreError?
+}
+
+/// Why a device's store fails, as the admin API shows it.
+public struct DeviceStoreError: Sendable, Hashable {
+    /// The cause: `full`, `tooManyOpenFiles`, `ioError`, `readOnly`, `corrupt`, `busy`, … (the
+    /// raw values of `StoreError.Kind`).
+    public var cause: String
+    /// SQLite's own message (`database or disk is full`).
+    public var message: String
+    /// When the device entered `storeError`, virtual Unix ms.
+    public var since: Int64
+}
+
+/// Where a device's sync engine is, as the admin API shows it (the SDK's own `syncStatus`
+/// stream is `BeekonDevice.SyncStatus`).
+public struct SyncView: Sendable, Hashable {
+    /// The sync engine's phase.
+    public enum Phase: String, Sendable, Hashable, CaseIterable {
+        case idle, loading, uploading, awaitingRefresh, backingOff, awaitingNetwork, suspended
+        /// Local-only: the configuration has no sync block.
+        case off
+    }
+
+    public var phase: Phase
+    /// Failed uploads in a row.
+    public var consecutiveFailures: Int
+    /// When a backed-off batch is retried, virtual Unix ms.
+    public var nextAttemptAt: Int64?
+}
+
+/// A device's auth session, as far as it may be shown: state and instants, never a token.
+public struct AuthView: Sendable, Hashable {
+    /// The session's state.
+    public enum State: String, Sendable, Hashable, CaseIterable {
+        /// No declarative auth configured.
+        case none
+        case valid, refreshing, expired
+        /// Dead credentials: no refresh until a new seed.
+        case failed
+    }
+
+    public var state: State
+    /// The access token's expiry, virtual Unix ms.
+    public var validUntil: Int64?
+    /// The last refresh's outcome (`200`, `timeout`, `offline`).
+    public var lastRefreshOutcome: TransferOutcome?
+    /// No refresh is tried before this, virtual Unix ms.
+    public var breakerOpenUntil: Int64?
+}
+
+/// One upload's end, as the device's recent history keeps it.
+public struct UploadRecord: Sendable, Hashable {
+    /// When the answer arrived, virtual Unix ms.
+    public var at: Int64
+    /// The batch's id.
+    public var batchID: String
+    /// Fixes in the batch.
+    public var fixes: Int
+    /// What the device heard: a status, a network failure, or offline.
+    public var outcome: TransferOutcome
+    /// Virtual ms from send to the outcome the device heard.
+    public var latencyMillis: Double
+    /// Wall ms the server took to answer; nil when it had not answered by the time the device
+    /// heard the outcome (its timeout, or `offline`).
+    public var serverMillis: Double?
+}
+
+/// A state a device passed into.
+public struct StateChange: Sendable, Hashable {
+    /// Virtual Unix ms.
+    public var at: Int64
+    /// The state it entered.
+    public var state: DeviceState
+    /// Why a dead app came back, on the first state it entered (or listed) on relaunch; nil on
+    /// every other change.
+    public var cause: RelaunchCause?
+}
+
+/// A value a device's SDK emitted on one of its streams (spec §6): `syncStatus` or `authChanges`.
+public struct StreamRecord: Sendable, Hashable {
+    /// Virtual Unix ms.
+    public var at: Int64
+    /// The device's id.
+    public var device: String
+    public var value: Value
+    /// Counts the fleet's notable stream values over the run (set when logged; 0 otherwise).
+    public var number = 0
+
+    public enum Value: Sendable, Hashable {
+        case syncStatus(SyncStatus)
+        case authChange(AuthChange)
+    }
+
+    /// Worth a live event of its own: a retry or a failure of sync, any auth change. The rest
+    /// (in flight, succeeded, idle) each upload's outcome already tells.
+    public var isNotable: Bool {
+        switch value {
+        case .syncStatus(.retrying), .syncStatus(.failed), .authChange: true
+        case .syncStatus: false
+        }
+    }
+}
+
+/// A fault or admin action that ran.
+public struct ActionRecord: Sendable, Hashable {
+    /// Where it came from.
+    public enum Source: String, Sendable, Hashable {
+        /// The fleet file's fault timeline.
+        case timeline
+        /// The admin API.
+        case admin
+    }
+
+    /// Which action.
+    public var action: FleetAction.Name
+    /// How many devices it applied to.
+    public var applied: Int
+    /// Virtual Unix ms.
+    public var at: Int64
+    /// Where it came from.
+    public var source: Source
+    /// Counts actions over the run (set when logged), so a reader can tell new ones.
+    public var number: UInt64 = 0
+}

@@ -1,0 +1,124 @@
+import BeekonDevice
+import BeekonNet
+import BeekonStore
+
+/// How a run is set up beyond its fleet file.
+public struct RunOptions: Sendable {
+    /// Where the device stores live (`<data>/devices/<install_id>/beekon.db`).
+    public var dataDirectory: String
+    /// Overrides the fleet file's ingest URL (and fills groups that have none).
+    public var ingest: String?
+    /// Overrides the fleet file's warp.
+    public var warp: Double?
+    /// Overrides the fleet file's seed.
+    public var seed: UInt64?
+    /// Stop after this much real time; nil runs until `stop()`.
+    public var realDurationMillis: Int64?
+    /// Stop once virtual time reaches this many ms after the start (`--for`: overrides the fleet
+    /// file's `duration`, 1 ms to 366 days); nil keeps the file's, if any.
+    public var virtualDurationMillis: Int64?
+    /// Where relative route paths start (the fleet file's folder).
+    public var routeFolder: String
+    /// Most stores open at once.
+    public var maxOpenStores: Int
+    /// Most uploads in flight at once (0 = unlimited).
+    public var maxConnections: Int
+    /// `maxConnections` (`--max-connections`): 0 (unlimited) to 65 536.
+    public static let maxConnectionsRange = NumberRange.integer(0...65_536, unit: "connections")
+    /// CA bundle for HTTPS ingest servers.
+    public var caFile: String?
+    /// Skip TLS verification (test servers only).
+    public var insecure: Bool
+    /// How long a transfer takes on the virtual clock (`run --deterministic`: `.deterministic`).
+    public var transferTiming: TransferTiming
+    /// `--warp max`: virtual time jumps to the next event once the due work is done (`warp` then
+    /// only stands for what a warp means elsewhere: the clock record's slack). Needs modelled
+    /// timing: an answer's real time × an unbounded warp would be every answer a timeout.
+    public var maxWarp = false
+    /// Tests: the wall-clock bound on a real request instead of `RealDriver.realTimeoutMillis`'s
+    /// (how long a modelled run waits for a hung server before its device hears the timeout).
+    package var realTimeoutMillis: Int?
+    /// Tests: where the start's notice (a resume) goes instead of standard output.
+    package var noticeSink: (@Sendable (String) -> Void)?
+
+    /// Options with the defaults of `beekon-fleet run`.
+    public init(
+        dataDirectory: String, ingest: String? = nil, warp: Double? = nil, seed: UInt64? = nil,
+        realDurationMillis: Int64? = nil, virtualDurationMillis: Int64? = nil, routeFolder: String = ".",
+        maxOpenStores: Int = StorePool.defaultMaxOpen, maxConnections: Int = 256, caFile: String? = nil,
+        insecure: Bool = false, transferTiming: TransferTiming = .asAnswered
+    ) {
+        self.transferTiming = transferTiming
+        self.dataDirectory = dataDirectory
+        self.ingest = ingest
+        self.warp = warp
+        self.seed = seed
+        self.realDurationMillis = realDurationMillis
+        self.virtualDurationMillis = virtualDurationMillis
+        self.routeFolder = routeFolder
+        self.maxOpenStores = maxOpenStores
+        self.maxConnections = maxConnections
+        self.caFile = caFile
+        self.insecure = insecure
+    }
+}
+
+/// How long an upload or refresh takes on the virtual clock, from send to the answer the device
+/// hears. Injected latency is added either way, and the SDK's timeout ends it either way.
+public enum TransferTiming: Sendable, Hashable {
+    /// As long as the server really takes, times the warp: what a phone would live through if
+    /// the server were that much slower. At warp 60 a 500 ms answer is 30 virtual s, a timeout.
+    case asAnswered
+    /// Exactly `latencyMillis` virtual ms, whatever the server's real time: virtual time waits at
+    /// the transfer's answer instant until its real answer is in (at most the request's real
+    /// timeout), so what devices hear depends on the requests, not on the machine's speed.
+    case modelled(latencyMillis: Int64)
+
+    /// `run --deterministic`: every answer takes 100 virtual ms.
+    public static let deterministic = TransferTiming.modelled(latencyMillis: 100)
+}
+
+/// Why a run could not start.
+public struct RunError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+
+    package init(description: String) {
+        self.description = description
+    }
+}
+
+/// Where a run is, as `FleetRuntime.phase` and the admin's `GET /healthz` report it.
+public enum RunPhase: String, Sendable, CaseIterable {
+    /// Prepared; its loop has not started.
+    case starting
+    /// Its loop runs and takes commands.
+    case running
+    /// Asked to stop, or its duration is over: it drains uploads and closes its stores.
+    case stopping
+}
+
+/// What ended a run, as `FleetRuntime.run` returns it and `run`'s summary line says it.
+public enum RunEnd: Sendable, Hashable {
+    /// `stop()` was called (Ctrl-C, SIGTERM, a test).
+    case stopped
+    /// The wall-clock limit (`--duration`) of this many ms was reached.
+    case wallClockLimit(millis: Int64)
+    /// The virtual-time limit (`--for`, `duration:`) of this many ms was reached.
+    case virtualTimeLimit(millis: Int64)
+}
+
+/// What a device sends: an upload (with its batch id) or a token refresh.
+public enum TransferKind: Sendable, Hashable {
+    case upload(UUIDv7)
+    case refresh
+}
+
+/// A real request the engine asks its driver to make, by transfer number (see `TransferInFlight`).
+package struct OutgoingTransfer {
+    package var number: Int
+    package var kind: TransferKind
+    /// When the device sent it, virtual Unix ms (devices may stand at different instants: see
+    /// `FleetLoop.lookahead`).
+    package var sentAt: Int64
+    package var http: HTTPRequest
+}

@@ -1,0 +1,304 @@
+import BeekonDevice
+import BeekonNet
+import FleetEngine
+import Foundation
+import Logging
+
+/// The real driver: runs the engine on wall time × warp (`FleetClock`), and carries its effects
+/// out with libcurl (`HTTPTransport`) and the data folder's files. Confined to the run's thread;
+/// `FleetRuntime.run` turns it, and control commands reach it between turns.
+struct RealDriver {
+    var engine: FleetLoop
+    /// Wall time × warp, with pauses: the virtual instant the engine may reach.
+    var clock: FleetClock
+    let transport: HTTPTransport
+    unowned let runtime: FleetRuntime
+    /// Where the engine's log effects and the driver's own news go.
+    let logger: Logger
+    /// Real requests made and not yet answered.
+    var inFlight = 0
+    /// When `clock.json` was last written (real ns) and at what warp.
+    var clockWrittenAt: UInt64 = 0
+    var clockWrittenWarp = 0.0
+    /// The last write of `clock.json` failed (logged once until one succeeds).
+    var clockWriteFailing = false
+    /// `--warp max`: virtual time jumps to the next event once the due work is done, rather
+    /// than following the wall clock (until a warp is set through the control API).
+    var maxWarp: Bool
+    /// At max warp: the instant `clock.json` was last written as, which no device passes before
+    /// the next is written (see `recordHorizon`).
+    var horizon: Int64 = .min
+    /// At max warp: the last turn did all it could, so the loop waits for an answer, a command
+    /// or a stop (see `realWait`).
+    var stalled = false
+    /// At max warp: where it began, to report the rate reached (virtual ms, real ns).
+    var maxSince: (virtual: Int64, real: UInt64) = (0, 0)
+
+    /// How far ahead of the time reached a max-warp run records its clock: an hour, so a week
+    /// costs 168 writes, and a resume after a SIGKILL starts at most an hour later than it needs.
+    static let horizonMillis: Int64 = 3_600_000
+
+    /// At max warp, how far past the earliest pending event any device may run (virtual ms): a
+    /// minute, which is more than the virtual time a real round trip takes at max warp (a
+    /// 100 ms answer is about 40 virtual s at 7 virtual hours a minute), while a command, which
+    /// waits until every device stands at one instant, waits for at most a minute of fleet work.
+    static let lookaheadMillis: Int64 = 60_000
+
+    /// The longest a turn of timers runs before completions and uploads get their turn.
+    static let turnNanos: UInt64 = 2_000_000
+
+    init(engine: FleetLoop, transport: HTTPTransport, runtime: FleetRuntime, logger: Logger) {
+        self.engine = engine
+        self.transport = transport
+        self.runtime = runtime
+        self.logger = logger
+        clock = FleetClock(startMillis: 0, warp: engine.warp, realNanos: 0)
+        maxWarp = engine.options.maxWarp
+        self.engine.setLookahead(maxWarp)
+    }
+
+    var options: RunOptions { engine.options }
+
+    /// Starts the engine from the wall clock's `now`, then the virtual clock (after every store
+    /// is open, so opening them does not make the first timers late).
+    mutating func start() {
+        engine.realNow = FleetRuntime.realNanos()
+        engine.start(wallNow: Int64(Date().timeIntervalSince1970 * 1000))
+        carryOutEffects()
+        let clockStarts = FleetRuntime.realNanos()
+        clock = FleetClock(startMillis: engine.startMillis, warp: engine.warp, realNanos: clockStarts)
+        maxSince = (engine.startMillis, clockStarts)
+        recordClock(stopped: false, realNanos: clockStarts)
+        logger.debug(
+            "the virtual clock starts",
+            metadata: [
+                "at": "\(Timestamp.text(unixMillis: engine.startMillis))",
+                "warp": "\(maxWarp ? "max" : String(format: "%g", engine.warp))", "seed": "\(engine.seed)",
+                "devices": "\(engine.slots.count)", "maxOpenStores": "\(options.maxOpenStores)",
+                "maxConnections": "\(options.maxConnections)", "timing": "\(options.transferTiming)",
+            ])
+    }
+
+    /// The virtual instant this turn may run to: the clock's reading, never an answer instant
+    /// whose real answer is not in yet; at max warp, the run's end (each device stops short of
+    /// its own outstanding answers: `FleetLoop.lookahead`), or with nothing scheduled, where the
+    /// clock stands.
+    mutating func reachable(realNanos: UInt64) -> Int64 {
+        let reached = engine.metrics.virtualNow
+        if maxWarp {
+            guard !clock.isPaused else { return reached }
+            guard engine.nextDeadline() != nil else { return max(reached, engine.endsAt ?? reached) }
+            return engine.endsAt ?? .max
+        }
+        var now = clock.now(realNanos: realNanos)
+        // Modelled transfers: time stops short of an answer instant until the answer is in.
+        if let hold = engine.answerHold(), now >= hold {
+            now = hold - 1
+            engine.metrics.clockHeldMillis += clock.dropLag(reached: now, realNanos: realNanos)
+        }
+        return now
+    }
+
+    /// The warp to report: as set, or at max warp the rate reached since it began.
+    var reportedWarp: Double {
+        guard maxWarp else { return clock.warp }
+        let real = Double(FleetRuntime.realNanos() &- maxSince.real) / 1e9
+        guard real > 0 else { return clock.warp }
+        return Double(engine.metrics.virtualNow - maxSince.virtual) / 1000 / real
+    }
+
+    /// One turn: due timers up to `now` (at most `turnNanos` of them), due admin spawns, the
+    /// clock record if due, then the requests the turn made, in that order: a `sent_at` is never
+    /// later than a record written before it left.
+    mutating func turn(until now: Int64, realNanos: UInt64) {
+        let turnEnds = realNanos + Self.turnNanos
+        var now = now
+        if maxWarp {
+            // From the earliest pending event (or where the clock stands, with none): the clock
+            // record's horizon, and how far devices may run past it.
+            let pending = engine.nextDeadline()
+            let next = max(engine.metrics.virtualNow, pending ?? engine.metrics.virtualNow)
+            now = min(now, recordHorizon(from: next, realNanos: realNanos))
+            if pending != nil { now = min(now, next + Self.lookaheadMillis) }
+        }
+        let turn = engine.runDue(until: now) { FleetRuntime.realNanos() >= turnEnds }
+        // Stalled: every event up to `now` that could fire did; the next waits for an answer.
+        stalled = turn.caughtUp && (engine.nextDeadline().map { $0 <= now } ?? true)
+        // A loop that cannot keep up at this warp drops the lag rather than racing to catch up,
+        // so a pause or a lower warp takes effect within a turn whatever the backlog.
+        if !turn.caughtUp, !maxWarp {
+            engine.metrics.clockLagDroppedMillis += clock.dropLag(reached: turn.reached, realNanos: realNanos)
+        }
+        let spawnEnds = FleetRuntime.realNanos() + Self.turnNanos
+        engine.spawnDue(realNanos: realNanos) { FleetRuntime.realNanos() >= spawnEnds }
+        if !maxWarp { recordClockIfDue(realNanos: realNanos) }
+        carryOutEffects()
+    }
+
+    /// Hands real answers to the engine.
+    mutating func deliver(_ completions: [(number: Int, result: HTTPResult)]) {
+        for completion in completions {
+            logger.trace(
+                "transfer finished",
+                metadata: ["transfer": "\(completion.number)", "result": "\(Self.summary(completion.result))"])
+            engine.transferFinished(number: completion.number, result: completion.result)
+        }
+        inFlight -= completions.count
+        carryOutEffects()
+    }
+
+    /// Carries out what the engine asked for, in order.
+    mutating func carryOutEffects() {
+        for effect in engine.takeEffects() {
+            switch effect {
+            case .send(let transfer):
+                inFlight += 1
+                var http = transfer.http
+                http.timeoutMillis = realTimeoutMillis(transfer.kind)
+                let runtime = runtime
+                transport.submit(http) { result in
+                    runtime.inbox.withLock { $0.completions.append((transfer.number, result)) }
+                    runtime.wakeup.signal()
+                }
+            case .recordInstallIDs(let map):
+                RunFiles.writeInstallIDs(map, options.dataDirectory)
+            case .log(let line):
+                logger.log(level: line.level, "\(line.message)")
+            case .notice(let line):
+                if let sink = options.noticeSink { sink(line) } else { print(line) }
+            }
+        }
+    }
+
+    /// A request's end in a few words, for the log: `200 in 3.2 ms`, `timeout after 30000.0 ms`.
+    static func summary(_ result: HTTPResult) -> String {
+        switch result {
+        case .response(let status, _, _, let millis): String(format: "%d in %.1f ms", status, millis)
+        case .failed(let kind, _, let millis): kind.rawValue + String(format: " after %.1f ms", millis)
+        }
+    }
+
+    /// The wall-clock bound on a real request: the SDK's timeout in real time at a warp of at
+    /// most 1, plus 5 s, so the virtual timeout always comes first while the clock runs. A
+    /// request whose real timeout fires first (the clock paused or slowed meanwhile) still
+    /// ends, for the device, at its virtual deadline.
+    func realTimeoutMillis(_ kind: FleetRuntime.TransferKind) -> Int {
+        if let bound = options.realTimeoutMillis { return bound }
+        return Int((Double(FleetLoop.timeoutMillis(kind)) / min(clock.warp, 1)).rounded(.up)) + 5_000
+    }
+
+    /// Changes the warp and/or pauses or resumes virtual time from the time reached on: a clock
+    /// that ran ahead of the engine drops the lag, so no timer past the time reached fires after
+    /// a pause, and a lower warp slows the fleet at once.
+    mutating func setClock(warp: Double?, paused: Bool?, realNanos: UInt64) {
+        let reached = engine.metrics.virtualNow
+        if maxWarp, let warp {
+            // A warp set leaves max warp: the wall clock takes over from the time reached (every
+            // device stands there: commands run once they do, `readyForCommands`).
+            maxWarp = false
+            engine.setLookahead(false)
+            clock = FleetClock(startMillis: reached, warp: warp, realNanos: realNanos)
+            if let paused { clock.setPaused(paused, realNanos: realNanos) }
+            engine.warp = clock.warp
+            recordClock(stopped: false, realNanos: realNanos)
+            return
+        }
+        if let warp {
+            engine.metrics.clockLagDroppedMillis += clock.setWarp(warp, realNanos: realNanos, reached: reached)
+        }
+        if let paused {
+            engine.metrics.clockLagDroppedMillis += clock.setPaused(paused, realNanos: realNanos, reached: reached)
+        }
+        engine.warp = clock.warp
+    }
+
+    /// How long to sleep: until the next due timer, a completion, or a stop; at most 100 ms so
+    /// the progress line and the duration limit stay on time.
+    mutating func realWait() -> UInt64? {
+        if maxWarp, !clock.isPaused {
+            // Due work waits for nothing; waiting for real answers or with nothing left to do, the
+            // loop sleeps until a completion, a command, a stop or a paced admin spawn wakes it.
+            guard stalled else { return 0 }
+            let current = FleetRuntime.realNanos()
+            return min(100_000_000, engine.nextSpawnRealNanos.map { $0 > current ? $0 - current : 0 } ?? .max)
+        }
+        var waitNanos: UInt64
+        // The end of a virtual duration wakes the loop as a timer would, so the run stops on time.
+        var wake = engine.nextDeadline()
+        if let endsAt = engine.endsAt { wake = min(wake ?? endsAt, endsAt) }
+        // Held for a real answer: nothing at or past the hold can happen before it arrives
+        // (its completion wakes the loop), so the loop sleeps rather than spins.
+        if let hold = engine.answerHold(), let next = wake, next >= hold { wake = nil }
+        if let next = wake, let wait = clock.realWait(until: next, from: FleetRuntime.realNanos()) {
+            waitNanos = min(wait, 100_000_000)
+        } else {
+            waitNanos = 100_000_000
+        }
+        if let spawnAt = engine.nextSpawnRealNanos {
+            let current = FleetRuntime.realNanos()
+            waitNanos = min(waitNanos, spawnAt > current ? spawnAt - current : 0)
+        }
+        return waitNanos
+    }
+
+    /// The run is over: stores closed, the last clock record written.
+    mutating func finish() {
+        engine.finish()
+        carryOutEffects()
+        recordClock(stopped: true, realNanos: FleetRuntime.realNanos())
+    }
+
+    // MARK: The clock file
+
+    /// Writes where the clock got to to `clock.json`; a failure is logged once until a write
+    /// succeeds again.
+    mutating func recordClock(stopped: Bool, realNanos: UInt64) {
+        write(engine.clockRecord(stopped: stopped), realNanos: realNanos)
+    }
+
+    /// Writes `record` to `clock.json` and notes when and at what warp; a failed write is said
+    /// once until a write succeeds again.
+    private mutating func write(_ record: ClockRecord, realNanos: UInt64) {
+        clockWrittenAt = realNanos
+        clockWrittenWarp = clock.warp
+        let path = "\(options.dataDirectory)/\(ClockRecord.fileName)"
+        guard let problem = RunFiles.writeClock(record, options.dataDirectory) else {
+            clockWriteFailing = false
+            logger.trace(
+                "recorded the virtual clock",
+                metadata: [
+                    "reached": "\(Timestamp.text(unixMillis: record.reachedMillis))", "stopped": "\(record.stopped)",
+                    "path": "\(path)",
+                ])
+            return
+        }
+        if !clockWriteFailing {
+            let consequence = "a run resumed on this data folder may start earlier than this run's latest uploads"
+            logger.error("cannot record the virtual clock in \(path): \(problem); \(consequence)")
+        }
+        clockWriteFailing = true
+    }
+
+    /// At max warp, before a turn whose earliest pending event is `next`: the instant no device
+    /// may pass in it. Once `next` is within half `horizonMillis` of the recorded horizon, records
+    /// a new one `horizonMillis` past it. The record says the clock reached the horizon, which
+    /// nothing the run stamps passes before the next write: a resume after a SIGKILL starts after
+    /// it, however far the clock jumped between writes.
+    mutating func recordHorizon(from next: Int64, realNanos: UInt64) -> Int64 {
+        if next + Self.horizonMillis / 2 > horizon {
+            horizon = next + Self.horizonMillis
+            write(ClockRecord(reachedMillis: horizon, warp: engine.warp, stopped: false), realNanos: realNanos)
+        }
+        return horizon
+    }
+
+    /// Rewrites `clock.json` once `ClockRecord.writeIntervalNanos` have passed since the last
+    /// write, or at once when the warp changed (the slack a resume allows for is the recorded
+    /// warp's).
+    mutating func recordClockIfDue(realNanos: UInt64) {
+        guard realNanos >= clockWrittenAt + ClockRecord.writeIntervalNanos || clock.warp != clockWrittenWarp else {
+            return
+        }
+        recordClock(stopped: false, realNanos: realNanos)
+    }
+}
