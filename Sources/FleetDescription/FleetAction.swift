@@ -29,14 +29,10 @@ public enum FleetAction: Sendable, Hashable {
     case removeGeofences(ids: [String])
 
     /// An action's name, as fleet files and the API write it.
-    public enum Name: String, Sendable, Hashable, CaseIterable, Comparable {
+    public enum Name: String, Sendable, Hashable, CaseIterable {
         case revokePermission, grantPermission, locationServicesOff, locationServicesOn, osError
         case background, foreground, kill, reboot, networkOffline, networkOnline, latency, timeouts
         case start, stop, sync, configure, setExtras, addGeofences, removeGeofences
-
-        public static func < (lhs: Name, rhs: Name) -> Bool {
-            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-        }
 
         /// "one of …" every name, for errors.
         public static let oneOf = "one of \(allCases.map(\.rawValue).joined(separator: ", "))"
