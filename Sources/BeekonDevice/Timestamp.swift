@@ -50,7 +50,7 @@ public enum Timestamp {
         guard bytes.count == 24, bytes[10] == UInt8(ascii: "T"), bytes[19] == UInt8(ascii: "."),
             bytes[23] == UInt8(ascii: "Z"), bytes[17] != UInt8(ascii: "6")
         else { return nil }
-        return unixMillis(parsingISO8601: text)
+        return unixMillis(iso8601: bytes)
     }
 
     /// Unix ms for `YYYY-MM-DDTHH:MM:SS[.f…](Z|±HH:MM|±HHMM)`; nil for any other shape.
@@ -58,7 +58,11 @@ public enum Timestamp {
     /// Fractions of any length are truncated to milliseconds. A time without a zone is rejected:
     /// guessing local time would shift a whole route by hours without a word.
     public static func unixMillis(parsingISO8601 text: some StringProtocol) -> Int64? {
-        let bytes = Array(text.utf8)
+        unixMillis(iso8601: Array(text.utf8))
+    }
+
+    /// The ISO-8601 reader over the text's bytes, shared by both forms (one copy of the text each).
+    private static func unixMillis(iso8601 bytes: [UInt8]) -> Int64? {
         guard bytes.count >= 20,
             let year = number(bytes, 0, 4), bytes[4] == UInt8(ascii: "-"),
             let month = number(bytes, 5, 2), bytes[7] == UInt8(ascii: "-"),

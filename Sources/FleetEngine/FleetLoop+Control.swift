@@ -141,7 +141,7 @@ extension FleetLoop {
     /// Records an action for the admin API's `action` events.
     mutating func logAction(_ record: ActionRecord) {
         var numbered = record
-        numbered.number = (actionLog.last?.number ?? 0) + 1
+        numbered.number = UInt64(actionLog.appended + 1)
         actionLog.append(numbered)
     }
 

@@ -588,11 +588,11 @@ package struct FleetLoop {
 
     package func snapshot() -> FleetMetrics {
         var copy = metrics
-        var states: [String: Int] = [:]
+        var states: [DeviceState: Int] = [:]
         var pending = 0
         var devices = 0
         for slot in slots where !slot.removed {
-            states[slot.listedState.description, default: 0] += 1
+            states[slot.listedState, default: 0] += 1
             pending += slot.device?.pendingUploadCount ?? 0
             devices += 1
         }

@@ -8,7 +8,7 @@ public struct FleetMetrics: Sendable {
     /// Devices spawned.
     public var devices = 0
     /// Devices by tracking state (`idle`, `tracking`, `paused(permissionRevoked)`, …, and `dead`).
-    public var devicesByState: [String: Int] = [:]
+    public var devicesByState: [DeviceState: Int] = [:]
     /// Fixes admitted and stored.
     public var fixesStored = 0
     /// Geofence events stored.

@@ -125,8 +125,9 @@ struct BenchMetrics: ParsableCommand {
         let paused = devices / 50
         let storeError = devices / 66
         metrics.devicesByState = [
-            "tracking": devices - idle - dead - 2 * paused - storeError, "idle": idle, "dead": dead,
-            "paused(permissionRevoked)": paused, "paused(locationServicesOff)": paused, "storeError": storeError,
+            .sdk(.tracking): devices - idle - dead - 2 * paused - storeError, .sdk(.idle): idle, .dead: dead,
+            .sdk(.paused(.permissionRevoked)): paused, .sdk(.paused(.locationDisabled)): paused,
+            .storeError: storeError,
         ]
         metrics.fixesStored = uploads * 4
         metrics.fixesUploaded = uploads * 4 - devices

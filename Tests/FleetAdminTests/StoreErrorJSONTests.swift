@@ -28,7 +28,7 @@ struct StoreErrorJSONTests {
                     cause: "full", message: "database or disk is full", since: 1_781_510_400_000)),
             device("walkers-0002", storeError: nil),
         ]
-        snapshot.metrics.devicesByState = ["storeError": 1, "tracking": 1]
+        snapshot.metrics.devicesByState = [.storeError: 1, .sdk(.tracking): 1]
         snapshot.metrics.storeErrorsByCause = ["full": 3, "tooManyOpenFiles": 1]
         snapshot.metrics.fixesLostByCause = ["full": 40]
         return snapshot

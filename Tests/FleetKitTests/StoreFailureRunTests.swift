@@ -61,7 +61,7 @@ struct StoreFailureRunTests {
             #expect(acknowledged > 0)
             #expect((slot.store as? DeviceStore)?.heldDeleteCount == acknowledged, "\(slot.id)")
         }
-        #expect(full.devicesByState == ["storeError": devices])
+        #expect(full.devicesByState == [.storeError: devices])
         #expect(full.fixesLostByCause["full", default: 0] > 0)
         #expect(full.storeErrorsByCause.keys.sorted() == ["full"])
         #expect(full.storeErrors >= full.fixesLostByCause["full", default: 0])
