@@ -11,7 +11,10 @@ on("fleet", f => {
   document.title = `${f.name} · Beekon Fleet admin`;
   $("#vtime").textContent = longTime(f.virtualTime);
   // At max warp the clock jumps from event to event; the figure is the rate it reached.
-  $("#warp").textContent = f.maxWarp ? `max (×${Math.round(f.warp)})` : `×${f.warp}`;
+  $("#warp").textContent = f.maxWarp ? `max (×${Math.round(f.warp)})` : `×${f.warp}${f.deterministic ? " · modelled" : ""}`;
+  $("#warp").title = f.deterministic
+    ? "Modelled timing: every answer takes 100 virtual ms, virtual time waiting for each real answer"
+    : "Answers take the server's real time × the warp";
   const p = $("#paused-state");
   p.textContent = f.paused ? "paused" : "running"; p.dataset.paused = f.paused;
   $("#pause-btn").textContent = f.paused ? "Resume" : "Pause";
@@ -37,8 +40,14 @@ export async function loadFleet() {
 on("token", loadFleet);
 $("#warp-form").addEventListener("submit", async e => {
   e.preventDefault();
-  const v = Number($("#warp-input").value);
-  try { emit("fleet", await api("PATCH", "api/v1/fleet", { warp: v })); say(`Warp set to ×${v}`); $("#warp-input").value = ""; clearError(); }
+  // A number, or max; anything else goes as written, so the server's refusal names it.
+  const raw = $("#warp-input").value.trim();
+  const max = raw.toLowerCase() === "max";
+  const v = max ? "max" : (raw !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw);
+  try {
+    emit("fleet", await api("PATCH", "api/v1/fleet", { warp: v }));
+    say(max ? "Warp set to max" : `Warp set to ×${v}`); $("#warp-input").value = ""; clearError();
+  }
   catch (err) { showError(err, "Setting warp"); }
 });
 $("#pause-btn").addEventListener("click", async () => {

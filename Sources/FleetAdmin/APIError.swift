@@ -1,4 +1,5 @@
 import BeekonDevice
+import FleetDescription
 import FleetEngine
 import MicroHTTP
 
@@ -151,6 +152,28 @@ struct BodyObject {
             return try range.read(text)
         } catch {
             throw .badNumber(path + key, error)
+        }
+    }
+
+    /// A warp: a number in `FleetFile.warpRange`, or the string `max`.
+    mutating func warp(_ key: String) throws(APIError) -> Warp? {
+        guard let value = value(key) else { return nil }
+        switch value {
+        case .string(Warp.maxWord):
+            return .max
+        case .number(_, let text):
+            do throws(NumberProblem) {
+                return try Warp.read(text)
+            } catch {
+                throw .badNumber(path + key, error)
+            }
+        default:
+            var got = value.kindName
+            if case .string(let text) = value { got += " (\"\(text.prefix(40))\")" }
+            let expected = "\(FleetFile.warpRange) or \"\(Warp.maxWord)\""
+            throw APIError(
+                status: 400, code: "bad_type", message: "`\(path + key)` must be \(expected), not \(got)",
+                field: path + key)
         }
     }
 

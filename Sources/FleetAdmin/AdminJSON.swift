@@ -35,6 +35,8 @@ enum AdminJSON {
         json.bool(snapshot.paused)
         json.key("maxWarp")
         json.bool(snapshot.maxWarp)
+        json.key("deterministic")
+        json.bool(snapshot.deterministic)
         json.key("realSeconds")
         json.number((metrics.realSeconds * 10).rounded() / 10)
         json.key("devices")

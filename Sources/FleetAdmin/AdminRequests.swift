@@ -7,9 +7,9 @@ import Yams
 /// field.
 enum AdminRequests {
     /// `PATCH /api/v1/fleet`.
-    static func clock(_ body: [UInt8]) throws(APIError) -> (warp: Double?, paused: Bool?) {
+    static func clock(_ body: [UInt8]) throws(APIError) -> (warp: Warp?, paused: Bool?) {
         var object = try BodyObject(body: body)
-        let warp = try object.number("warp", in: FleetClock.warpRange)
+        let warp = try object.warp("warp")
         let paused = try object.bool("paused")
         try object.finish()
         return (warp, paused)

@@ -21,27 +21,8 @@ public enum FlagNumber {
         { text in UInt64(try range.readInteger(text)) }
     }
 
-    /// `--warp`: a number in `FleetClock.warpRange`, or `max`.
-    public enum Warp: Sendable, Hashable {
-        case rate(Double)
-        case max
-
-        /// The number given (nil for `max`).
-        public var value: Double? {
-            if case .rate(let value) = self { value } else { nil }
-        }
-    }
-
-    public static let warp: @Sendable (String) throws -> Warp = { text in
-        guard text.lowercased() != "max" else { return .max }
-        do throws(NumberProblem) {
-            return .rate(try FleetClock.warpRange.read(text))
-        } catch {
-            var problem = error
-            problem.expected += ", or max"
-            throw problem
-        }
-    }
+    /// `--warp`: a number in `FleetFile.warpRange`, or `max`.
+    public static let warp: @Sendable (String) throws -> Warp = { text in try Warp.read(text) }
 
     /// A duration (`FleetDuration`), ms.
     public static let duration: @Sendable (String) throws -> Int64 = { text in try FleetDuration.read(text) }

@@ -115,12 +115,19 @@ struct FleetFileReader {
         let seed = top["seed"].flatMap { integer($0, "seed", FleetFile.seedRange) }.map { UInt64($0) } ?? 1
         var clock = FleetFile.ClockSpec()
         if let clockNode = top["clock"], let clockMap = mapping(clockNode, "clock") {
-            checkKeys(clockMap, ["start", "warp"], in: "clock")
+            checkKeys(clockMap, ["start", "warp", "deterministic"], in: "clock")
             if let startNode = clockMap["start"], let text = string(startNode, "clock.start"), text != "now" {
                 clock.start = instant(startNode, text, "clock.start")
             }
-            if let warpNode = clockMap["warp"], let warp = number(warpNode, "clock.warp", FleetFile.warpRange) {
-                clock.warp = warp
+            if let warpNode = clockMap["warp"] {
+                if warpNode.scalar?.string.lowercased() == Warp.maxWord {
+                    clock.warp = .max
+                } else if let warp = number(warpNode, "clock.warp", FleetFile.warpRange, orWords: "`max`") {
+                    clock.warp = .rate(warp)
+                }
+            }
+            if let node = clockMap["deterministic"], let deterministic = bool(node, "clock.deterministic") {
+                clock.deterministic = deterministic
             }
         }
         let durationMillis = top["duration"].flatMap { duration($0, "duration", FleetDuration.readRunLength) }

@@ -38,17 +38,21 @@ public struct FleetFile: Sendable, Hashable {
     /// JSON reader (below 2^53).
     public static let seedRange = NumberRange.integer(0...999_999_999_999_999)
 
-    /// The virtual clock's start and warp.
+    /// The virtual clock's start, warp, and how long an answer takes on it.
     public struct ClockSpec: Sendable, Hashable {
         /// Unix ms; nil means the wall-clock time when the run starts.
         public var start: Int64?
-        /// Virtual seconds per real second.
-        public var warp: Double
+        /// A rate of the wall clock, or `max`.
+        public var warp: Warp
+        /// Modelled transfer timing (`run --deterministic`): every answer takes 100 virtual ms,
+        /// whatever the server's real time. `warp: max` implies it.
+        public var deterministic: Bool
 
-        /// A clock spec; defaults start now, in real time.
-        public init(start: Int64? = nil, warp: Double = 1) {
+        /// A clock spec; defaults start now, in real time, answers taking their real time.
+        public init(start: Int64? = nil, warp: Warp = .rate(1), deterministic: Bool = false) {
             self.start = start
             self.warp = warp
+            self.deterministic = deterministic
         }
     }
 }

@@ -19,8 +19,9 @@ public protocol FleetControl: AnyObject, Sendable {
     func apply(
         _ action: FleetAction, to selector: FaultSelector,
         reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void)
-    /// Sets the warp and/or pauses or resumes virtual time; nil leaves that one as it is.
-    func setClock(warp: Double?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void)
+    /// Sets the warp (a rate, or `max`) and/or pauses or resumes virtual time; nil leaves that
+    /// one as it is.
+    func setClock(warp: Warp?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void)
     /// A device's stored fixes with `from <= timestamp <= to` (virtual Unix ms), oldest first, at most `limit`.
     func locations(
         of id: String, from: Int64, to: Int64, limit: Int,
@@ -28,9 +29,10 @@ public protocol FleetControl: AnyObject, Sendable {
 }
 
 extension FleetControlError {
-    /// A warp the control API refuses (`warp`, outside `FleetClock.warpRange`); nil passes.
-    package static func checkWarp(_ warp: Double?) throws(FleetControlError) {
-        guard let warp else { return }
+    /// A warp the control API refuses (`warp`, a rate outside `FleetClock.warpRange`); nil and
+    /// `max` pass.
+    package static func checkWarp(_ warp: Warp?) throws(FleetControlError) {
+        guard let warp = warp?.rate else { return }
         do throws(NumberProblem) {
             _ = try FleetClock.warpRange.check(warp)
         } catch {

@@ -62,7 +62,7 @@ extension FleetLoop {
         transfers[number] = transfer
         slots[slot].transfersOut.append(number)
         timers.schedule((), key: .transferTimeout(number), at: deadline)
-        if case .modelled(let latency) = options.transferTiming, !hangs {
+        if case .modelled(let latency) = transferTiming, !hangs {
             let answerAt = time + latency + transfer.injectedLatencyMillis
             if answerAt < deadline {
                 transfers[number]?.answerAt = answerAt
@@ -116,7 +116,7 @@ extension FleetLoop {
             }
             transfer.serverMillis = millis
         }
-        if case .modelled = options.transferTiming {
+        if case .modelled = transferTiming {
             // The clock waits short of `answerAt` for this answer, heard there by the delivery
             // timer armed at the send; without one (hung, too late), the timeout answers.
             if transfer.answerAt != nil { transfer.held = (outcome, label) }
@@ -141,10 +141,31 @@ extension FleetLoop {
         timers.schedule((), key: .delivery(number), at: answerAt)
     }
 
+    /// From now on every transfer takes modelled time (max warp began through the control API,
+    /// which needs it). A transfer sent under `asAnswered` whose real answer is not in yet is
+    /// heard at its modelled instant, or just past where the clock stands if that has gone by,
+    /// once its answer is in; one already answered or given up on ends as it would have.
+    package mutating func useModelledTiming() {
+        guard case .asAnswered = transferTiming else { return }
+        transferTiming = .deterministic
+        guard case .modelled(let latency) = transferTiming else { return }
+        let now = metrics.virtualNow
+        for number in transfers.keys.sorted() {
+            guard var transfer = transfers[number], transfer.answerAt == nil, !transfer.hangs, !transfer.realEnded
+            else { continue }
+            let answerAt = max(transfer.sentAt + latency + transfer.injectedLatencyMillis, now + 1)
+            guard answerAt < transfer.deadline else { continue }
+            transfer.answerAt = answerAt
+            transfers[number] = transfer
+            slots[transfer.slot].answerHold = min(slots[transfer.slot].answerHold ?? answerAt, answerAt)
+            timers.schedule((), key: .delivery(number), at: answerAt)
+        }
+    }
+
     /// Modelled timing: the earliest answer instant whose real answer is not in yet; virtual time
     /// must not reach it before the answer does.
     package func answerHold() -> Int64? {
-        guard case .modelled = options.transferTiming else { return nil }
+        guard case .modelled = transferTiming else { return nil }
         return transfers.values.lazy.compactMap(\.awaitedAnswerAt).min()
     }
 
@@ -232,7 +253,7 @@ extension FleetLoop {
     /// applied (at warp 60, a 250 ms answer is 15 virtual s), whether or not it came in time:
     /// such a run measures the warp, not the server. Modelled timing does not apply the warp.
     private mutating func noteSlowAnswer(serverMillis: Double) {
-        guard case .asAnswered = options.transferTiming else { return }
+        guard case .asAnswered = transferTiming else { return }
         guard serverMillis * warp > Double(UploadRequest.timeoutMillis) / 2 else { return }
         metrics.slowAnswers += 1
         metrics.slowestAnswerMillis = max(metrics.slowestAnswerMillis, serverMillis)

@@ -102,6 +102,12 @@ package struct FleetLoop {
     /// Virtual seconds per real second, as the driver runs the clock: what a real answer's time
     /// means on the virtual clock (`asAnswered`), lateness in real ms, and the snapshot.
     package var warp: Double
+    /// The run starts at max warp (`--warp max`, `clock.warp: max`): virtual time jumps to the
+    /// next event once the due work is done, until a warp is set.
+    package let startsAtMaxWarp: Bool
+    /// How long a transfer takes on the virtual clock: the run's option, else the fleet file's;
+    /// modelled from the moment max warp begins (`useModelledTiming`).
+    package internal(set) var transferTiming: TransferTiming
     package var startMillis: Int64 = 0
     var timers = TimerQueue<LoopTimer, Void>()
     package var slots: [DeviceSlot] = []
@@ -164,7 +170,7 @@ package struct FleetLoop {
         self.fleet = fleet
         self.options = options
         seed = options.seed ?? fleet.seed
-        if let warp = options.warp {
+        if let warp = options.warp?.rate {
             do throws(NumberProblem) {
                 _ = try FleetClock.warpRange.check(warp)
             } catch {
@@ -178,14 +184,20 @@ package struct FleetLoop {
                 throw RunError(description: "virtual duration \(error)")
             }
         }
-        if options.maxWarp, case .asAnswered = options.transferTiming {
+        let setting = options.warp ?? fleet.clock.warp
+        startsAtMaxWarp = setting == .max
+        transferTiming =
+            options.transferTiming ?? (fleet.clock.deterministic || startsAtMaxWarp ? .deterministic : .asAnswered)
+        if startsAtMaxWarp, case .asAnswered = transferTiming {
             throw RunError(
                 description:
                     "max warp needs modelled transfer timing (`--deterministic`): "
                     + "at an unbounded warp every real answer would be a timeout"
             )
         }
-        warp = options.warp ?? fleet.clock.warp
+        // At max warp the rate only stands for what a warp means elsewhere (the clock record's
+        // slack, a warp the API sets later): the fleet file's, or real time.
+        warp = setting.rate ?? fleet.clock.warp.rate ?? 1
         self.stores = stores
         self.routes = routes
         self.installIDs = installIDs

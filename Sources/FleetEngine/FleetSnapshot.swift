@@ -17,6 +17,9 @@ public struct FleetSnapshot: Sendable {
     public var paused = false
     /// The clock jumps from event to event (`--warp max`); `warp` is then the rate reached.
     public var maxWarp = false
+    /// Every answer takes modelled virtual time (`--deterministic`, `clock.deterministic`, max
+    /// warp), whatever the server's real time.
+    public var deterministic = false
     /// The real second (monotonic clock) at publication, for `UploadStats.window`.
     public var realSecond: UInt64 = 0
     /// Group names, in the order they were added.

@@ -1,6 +1,7 @@
 import BeekonDevice
 import BeekonNet
 import BeekonStore
+import FleetDescription
 
 /// How a run is set up beyond its fleet file.
 public struct RunOptions: Sendable {
@@ -8,8 +9,8 @@ public struct RunOptions: Sendable {
     public var dataDirectory: String
     /// Overrides the fleet file's ingest URL (and fills groups that have none).
     public var ingest: String?
-    /// Overrides the fleet file's warp.
-    public var warp: Double?
+    /// Overrides the fleet file's warp (`--warp`).
+    public var warp: Warp?
     /// Overrides the fleet file's seed.
     public var seed: UInt64?
     /// Stop after this much real time; nil runs until `stop()`.
@@ -29,12 +30,9 @@ public struct RunOptions: Sendable {
     public var caFile: String?
     /// Skip TLS verification (test servers only).
     public var insecure: Bool
-    /// How long a transfer takes on the virtual clock (`run --deterministic`: `.deterministic`).
-    public var transferTiming: TransferTiming
-    /// `--warp max`: virtual time jumps to the next event once the due work is done (`warp` then
-    /// only stands for what a warp means elsewhere: the clock record's slack). Needs modelled
-    /// timing: an answer's real time × an unbounded warp would be every answer a timeout.
-    public var maxWarp = false
+    /// How long a transfer takes on the virtual clock (`run --deterministic`: `.deterministic`);
+    /// nil takes the fleet file's (`clock.deterministic`, implied by `warp: max`).
+    public var transferTiming: TransferTiming?
     /// Tests: the wall-clock bound on a real request instead of `RealDriver.realTimeoutMillis`'s
     /// (how long a modelled run waits for a hung server before its device hears the timeout).
     package var realTimeoutMillis: Int?
@@ -43,10 +41,10 @@ public struct RunOptions: Sendable {
 
     /// Options with the defaults of `beekon-fleet run`.
     public init(
-        dataDirectory: String, ingest: String? = nil, warp: Double? = nil, seed: UInt64? = nil,
+        dataDirectory: String, ingest: String? = nil, warp: Warp? = nil, seed: UInt64? = nil,
         realDurationMillis: Int64? = nil, virtualDurationMillis: Int64? = nil, routeFolder: String = ".",
         maxOpenStores: Int = StorePool.defaultMaxOpen, maxConnections: Int = 256, caFile: String? = nil,
-        insecure: Bool = false, transferTiming: TransferTiming = .asAnswered
+        insecure: Bool = false, transferTiming: TransferTiming? = nil
     ) {
         self.transferTiming = transferTiming
         self.dataDirectory = dataDirectory

@@ -33,10 +33,10 @@ extension FleetRuntime: FleetControl {
         command(reply) { driver throws(FleetControlError) in try driver.engine.act(action, on: selector) }
     }
 
-    /// Sets the warp (virtual seconds per real second, in `FleetClock.warpRange`) and/or pauses or resumes
-    /// virtual time; nil leaves that one as it is.
+    /// Sets the warp (virtual seconds per real second, in `FleetClock.warpRange`, or `max`) and/or
+    /// pauses or resumes virtual time; nil leaves that one as it is.
     public func setClock(
-        warp: Double?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void
+        warp: Warp?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void
     ) {
         command(reply) { driver throws(FleetControlError) in
             try FleetControlError.checkWarp(warp)

@@ -41,9 +41,15 @@ public final class FleetRuntime: Sendable {
     /// its own news (the clock file, debug detail). The engine itself never logs.
     let logger: Logger
 
+    /// The run starts with modelled transfer timing (`--deterministic`, `clock.deterministic`,
+    /// max warp), so its digest depends on the requests alone, not on the machine's speed.
+    public let startsModelled: Bool
+
     /// Prepares a run: reads the routes, opens nothing yet.
     public init(fleet: FleetFile, options: RunOptions, logger: Logger = Logger(label: "beekon-fleet")) throws {
-        loop = try FleetLoop(fleet: fleet, options: options)
+        let engine = try FleetLoop(fleet: fleet, options: options)
+        if case .modelled = engine.transferTiming { startsModelled = true } else { startsModelled = false }
+        loop = engine
         self.logger = logger
     }
 

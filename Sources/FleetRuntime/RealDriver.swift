@@ -1,5 +1,6 @@
 import BeekonDevice
 import BeekonNet
+import FleetDescription
 import FleetEngine
 import Foundation
 import Logging
@@ -53,7 +54,7 @@ struct RealDriver {
         self.runtime = runtime
         self.logger = logger
         clock = FleetClock(startMillis: 0, warp: engine.warp, realNanos: 0)
-        maxWarp = engine.options.maxWarp
+        maxWarp = engine.startsAtMaxWarp
         self.engine.setLookahead(maxWarp)
     }
 
@@ -75,7 +76,7 @@ struct RealDriver {
                 "at": "\(Timestamp.text(unixMillis: engine.startMillis))",
                 "warp": "\(maxWarp ? "max" : String(format: "%g", engine.warp))", "seed": "\(engine.seed)",
                 "devices": "\(engine.slots.count)", "maxOpenStores": "\(options.maxOpenStores)",
-                "maxConnections": "\(options.maxConnections)", "timing": "\(options.transferTiming)",
+                "maxConnections": "\(options.maxConnections)", "timing": "\(engine.transferTiming)",
             ])
     }
 
@@ -189,21 +190,40 @@ struct RealDriver {
 
     /// Changes the warp and/or pauses or resumes virtual time from the time reached on: a clock
     /// that ran ahead of the engine drops the lag, so no timer past the time reached fires after
-    /// a pause, and a lower warp slows the fleet at once.
-    mutating func setClock(warp: Double?, paused: Bool?, realNanos: UInt64) {
+    /// a pause, and a lower warp slows the fleet at once. `max` starts max warp from the time
+    /// reached (with modelled timing from then on); a rate ends it.
+    mutating func setClock(warp setting: Warp?, paused: Bool?, realNanos: UInt64) {
         let reached = engine.metrics.virtualNow
-        if maxWarp, let warp {
+        switch setting {
+        case .max? where !maxWarp:
+            // Every device stands at the time reached (commands run between turns); from there
+            // each runs on until it needs an answer, and the next turn records a horizon.
+            maxWarp = true
+            engine.useModelledTiming()
+            engine.setLookahead(true)
+            maxSince = (reached, realNanos)
+            horizon = .min
+            stalled = false
+        case .rate(let warp)? where maxWarp:
             // A warp set leaves max warp: the wall clock takes over from the time reached (every
             // device stands there: commands run once they do, `readyForCommands`).
             maxWarp = false
             engine.setLookahead(false)
+            let wasPaused = clock.isPaused
             clock = FleetClock(startMillis: reached, warp: warp, realNanos: realNanos)
-            if let paused { clock.setPaused(paused, realNanos: realNanos) }
+            if paused ?? wasPaused { clock.setPaused(true, realNanos: realNanos) }
             engine.warp = clock.warp
             recordClock(stopped: false, realNanos: realNanos)
             return
+        default:
+            break
         }
-        if let warp {
+        if maxWarp {
+            // The wall clock is not followed: a pause only stops the turns.
+            if let paused { clock.setPaused(paused, realNanos: realNanos) }
+            return
+        }
+        if let warp = setting?.rate {
             engine.metrics.clockLagDroppedMillis += clock.setWarp(warp, realNanos: realNanos, reached: reached)
         }
         if let paused {

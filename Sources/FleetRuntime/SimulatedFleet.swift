@@ -55,6 +55,8 @@ struct SimulatedFleet {
     /// What the engine asked to log, and the lines it wrote for standard output.
     private(set) var logged: [FleetLogLine] = []
     private(set) var notices: [String] = []
+    /// Max warp, as the snapshot shows it (the run's warp, or one the control API set).
+    private(set) var maxWarp: Bool
 
     /// A fleet over `fleet` with `options` (its data folder, warp, timing), answered by `network`,
     /// started at `wallNow` (Unix ms; what `clock.start: now` means here).
@@ -63,6 +65,7 @@ struct SimulatedFleet {
         network: @escaping (SimulatedRequest) -> SimulatedAnswer
     ) throws(RunError) {
         engine = try FleetLoop(fleet: fleet, options: options)
+        maxWarp = engine.startsAtMaxWarp
         self.network = network
         engine.start(wallNow: wallNow)
         clock = FleetClock(startMillis: engine.startMillis, warp: engine.warp, realNanos: 0)
@@ -78,10 +81,21 @@ struct SimulatedFleet {
         return clock.realNanos(reaching: instant) >= real ? instant : instant + 1
     }
 
-    /// Sets the warp from the current instant on (real time read so far stays as it was).
-    mutating func setWarp(_ warp: Double) {
-        clock.setWarp(warp, realNanos: clock.realNanos(reaching: now))
-        engine.warp = clock.warp
+    /// Sets the warp from the current instant on (real time read so far stays as it was): a rate
+    /// ends max warp; `max` begins it, which here, where time moves only when the test says,
+    /// means modelled transfer timing from now on.
+    mutating func setWarp(_ warp: Warp) {
+        switch warp {
+        case .rate(let rate):
+            maxWarp = false
+            clock.setWarp(rate, realNanos: clock.realNanos(reaching: now))
+            engine.warp = clock.warp
+        case .max:
+            maxWarp = true
+            engine.useModelledTiming()
+            // Modelled answers are in at once (see `carryOutEffects`): so are those on their way.
+            arriving = arriving.map { (now, $0.number, $0.result) }
+        }
     }
 
     /// Runs every event up to and including `instant` (or the run's virtual end, if sooner),
@@ -207,7 +221,7 @@ struct SimulatedFleet {
                     // Timed as answered, no answer ever comes. Modelled, the real driver's request
                     // ends at its wall-clock bound (which no virtual instant waits on here), and
                     // the device hears its own timeout at its deadline.
-                    guard case .modelled = engine.options.transferTiming else { continue }
+                    guard case .modelled = engine.transferTiming else { continue }
                     after = 0
                     result = .failed(kind: .timeout, message: "simulated hang", latencyMillis: 0)
                 }
@@ -217,7 +231,7 @@ struct SimulatedFleet {
                 }
                 // Modelled timing decides the answer's instant itself; the answer is in at once.
                 let at: Int64
-                if case .modelled = engine.options.transferTiming { at = now } else { at = now + max(0, after) }
+                if case .modelled = engine.transferTiming { at = now } else { at = now + max(0, after) }
                 let place = arriving.firstIndex { $0.at > at } ?? arriving.endIndex
                 arriving.insert((at, transfer.number, result), at: place)
             case .recordInstallIDs(let map):
@@ -310,7 +324,7 @@ public final class SimulatedRuntime: FleetControl {
     }
 
     public func setClock(
-        warp: Double?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void
+        warp: Warp?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void
     ) {
         command(reply) { fleet throws(FleetControlError) in
             try FleetControlError.checkWarp(warp)
@@ -354,7 +368,9 @@ public final class SimulatedRuntime: FleetControl {
             var metrics = fleet.engine.snapshot()
             // The real time a driver at the run's warp would have run for (rates per second).
             metrics.realSeconds = Double(fleet.engine.realNow) / 1e9
-            return fleet.engine.fleetSnapshot(metrics: metrics, paused: paused, realNanos: fleet.engine.realNow)
+            var snapshot = fleet.engine.fleetSnapshot(metrics: metrics, paused: paused, realNanos: fleet.engine.realNow)
+            snapshot.maxWarp = fleet.maxWarp
+            return snapshot
         }
         published.withLock { current in
             let sequence = current.sequence &+ 1

@@ -71,12 +71,11 @@ struct BenchMaxWarp: ParsableCommand {
             connections: DescriptorBudget.receiverConnections(
                 devices: devices, maxConnections: maxConnections, idleConnections: idle))
         defer { receiver.stop() }
-        var options = RunOptions(
-            dataDirectory: folder.root, ingest: receiver.url, virtualDurationMillis: virtualDuration,
+        let options = RunOptions(
+            dataDirectory: folder.root, ingest: receiver.url, warp: .max, virtualDurationMillis: virtualDuration,
             routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path,
             maxOpenStores: budget.openStores(limit: openFiles), maxConnections: maxConnections,
             transferTiming: .deterministic)
-        options.maxWarp = true
         let runtime: FleetRuntime
         do {
             runtime = try FleetRuntime(fleet: fleet, options: options)

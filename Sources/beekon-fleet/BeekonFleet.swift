@@ -66,7 +66,7 @@ struct Run: LoggingCommand {
             """,
             valueName: "warp"),
         transform: FlagNumber.warp)
-    var warp: FlagNumber.Warp?
+    var warp: Warp?
 
     @Option(
         help: "The run seed, 0 to 999999999999999 (overrides the fleet file).",
@@ -129,9 +129,6 @@ struct Run: LoggingCommand {
 
     @OptionGroup var logging: LogLevelOptions
 
-    /// Modelled transfer timing: asked for, or implied by `--warp max`.
-    var modelled: Bool { deterministic || warp == .max }
-
     func run() throws {
         StandardOutput.flushEachLine()
         // First what can be refused without creating anything: the fleet file, the options and
@@ -174,13 +171,14 @@ struct Run: LoggingCommand {
                         devices: devices, maxConnections: maxConnections, idleConnections: idle))
             }
             var options = RunOptions(
-                dataDirectory: data, ingest: ingest ?? receiver?.url, warp: warp?.value, seed: seed,
+                dataDirectory: data, ingest: ingest ?? receiver?.url, warp: warp, seed: seed,
                 realDurationMillis: duration,
                 virtualDurationMillis: virtualDuration,
                 routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path,
                 maxOpenStores: budget.openStores(limit: openFiles), maxConnections: maxConnections, caFile: caFile,
-                insecure: insecure, transferTiming: modelled ? .deterministic : .asAnswered)
-            options.maxWarp = warp == .max
+                insecure: insecure,
+                // Modelled when asked for here; otherwise as the fleet file says (`warp: max` implies it).
+                transferTiming: deterministic || warp == .max ? .deterministic : nil)
             do {
                 runtime = try FleetRuntime(fleet: fleet, options: options, logger: logger)
             } catch {
@@ -226,7 +224,7 @@ struct Run: LoggingCommand {
         let sent = runtime.metrics.sent
         print(
             "beekon-fleet: sent \(sent.count) requests, digest \(sent.text)"
-                + (!modelled
+                + (!runtime.startsModelled
                     ? ""
                     : fleet.clock.start == nil
                         ? " (the run started at the wall clock's now: "

@@ -97,10 +97,53 @@ struct AdminServerTests {
     }
 
     @Test(
+        """
+        PATCH /api/v1/fleet with warp max: max warp and modelled timing from the time reached, so \
+        every answer takes 100 virtual ms; a rate ends max warp and the timing stays modelled
+        """
+    )
+    func patchFleetMaxWarp() async throws {
+        // As answered at warp 120, this server's 80 ms are 9.6 virtual s.
+        let harness = try AdminHarness(fleet: .simulated { _ in .respond(status: 200, afterMillis: 80) })
+        harness.simulated.advance(byMillis: 60_000)
+        let before = await harness.call("GET", "/api/v1/fleet").object
+        #expect(before["maxWarp"] as? Bool == false && before["deterministic"] as? Bool == false)
+        let sentBefore = harness.uploadsSent.count
+        #expect(sentBefore > 0)
+
+        let patched = await harness.call("PATCH", "/api/v1/fleet", body: #"{"warp": "max"}"#)
+        #expect(patched.status == 200, "\(patched.text)")
+        #expect(patched.object["maxWarp"] as? Bool == true && patched.object["deterministic"] as? Bool == true)
+        #expect(await harness.call("GET", "/metrics").text.contains("\nbeekon_fleet_max_warp 1\n"))
+        harness.simulated.advance(byMillis: 60_000)
+        let after = harness.uploadsSent.dropFirst(sentBefore)
+        #expect(!after.isEmpty)
+        var heard = 0
+        for request in after {
+            let uploads = await harness.call("GET", "/api/v1/devices/\(request.device)/uploads").object
+            let records = uploads["uploads"] as? [[String: Any]] ?? []
+            guard let record = records.first(where: { $0["batchId"] as? String == Self.batchID(request) }) else {
+                continue  // still out
+            }
+            #expect(record["latencyMs"] as? Double == 100, "\(record)")
+            heard += 1
+        }
+        #expect(heard > 0, "no upload sent at max warp was heard")
+
+        let rate = await harness.call("PATCH", "/api/v1/fleet", body: #"{"warp": 30}"#)
+        #expect(rate.status == 200)
+        #expect(rate.object["maxWarp"] as? Bool == false && rate.object["warp"] as? Double == 30)
+        #expect(rate.object["deterministic"] as? Bool == true)
+    }
+
+    @Test(
         "PATCH /api/v1/fleet refuses a bad body by field, and changes nothing",
         arguments: [
             (#"{"warp": -1}"#, "bad_request", "warp"),
             (#"{"warp": "fast"}"#, "bad_type", "warp"),
+            (#"{"warp": "MAX"}"#, "bad_type", "warp"),
+            (#"{"warp": true}"#, "bad_type", "warp"),
+            (#"{"warp": 20000}"#, "bad_request", "warp"),
             (#"{"paused": "yes"}"#, "bad_type", "paused"),
             (#"{"speed": 2}"#, "unknown_field", "speed"),
             (#"{"warp": 2"#, "bad_request", nil),

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import FleetDescription
 @testable import FleetEngine
 @testable import FleetRuntime
 
@@ -27,7 +28,7 @@ struct FleetClockRuntimeTests {
     static func setClock(_ runtime: FleetRuntime, warp: Double? = nil, paused: Bool? = nil) -> Bool {
         let answered = DispatchSemaphore(value: 0)
         let succeeded = Mutex(false)
-        runtime.setClock(warp: warp, paused: paused) { result in
+        runtime.setClock(warp: warp.map { Warp.rate($0) }, paused: paused) { result in
             if case .success = result { succeeded.withLock { $0 = true } }
             answered.signal()
         }

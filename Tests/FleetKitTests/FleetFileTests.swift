@@ -70,7 +70,7 @@ struct FleetFileTests {
         #expect(fleet.name == "couriers-london")
         #expect(fleet.seed == 42)
         #expect(fleet.clock.start == 1_781_510_400_000)
-        #expect(fleet.clock.warp == 60)
+        #expect(fleet.clock.warp == .rate(60))
         #expect(fleet.groups.count == 2)
         let couriers = fleet.groups[0]
         #expect(couriers.count == 200)
@@ -186,6 +186,41 @@ struct FleetFileTests {
         } catch {
             #expect(error.description.contains("has no `count`"))
             #expect(error.description.contains("has no `route`"))
+        }
+    }
+
+    @Test(
+        "clock.warp is a rate or max, clock.deterministic true or false; anything else is refused where it stands",
+        arguments: [
+            ("{warp: 60}", Warp?(.rate(60)), false, nil),
+            ("{warp: max}", .max, false, nil),
+            ("{warp: Max, deterministic: true}", .max, true, nil),
+            ("{warp: 'max'}", .max, false, nil),
+            ("{warp: 0.5, deterministic: true}", .rate(0.5), true, nil),
+            ("{deterministic: false}", .rate(1), false, nil),
+            (
+                "{warp: fast}", nil, false,
+                "f.yaml:1:15: error: `clock.warp` \"fast\" is not a number; expected `max`, "
+                    + "or a number from 0.01 to 10000"
+            ),
+            (
+                "{warp: 20000}", nil, false,
+                "f.yaml:1:15: error: `clock.warp` \"20000\" is out of range; expected a number from 0.01 to 10000"
+            ),
+            (
+                "{deterministic: sometimes}", nil, false,
+                "f.yaml:1:24: error: \"sometimes\" is not true or false; expected `true` or `false` "
+                    + "for `clock.deterministic`"
+            ),
+        ] as [(String, Warp?, Bool, String?)])
+    func clockBlock(clock: String, warp: Warp?, deterministic: Bool, problem: String?) {
+        let yaml = "clock: \(clock)\ngroups:\n  - {name: a, count: 1, route: r.csv}\n"
+        do throws(FleetFileProblems) {
+            let fleet = try FleetFile.parse(yaml: yaml, file: "f.yaml")
+            #expect(problem == nil)
+            #expect(fleet.clock.warp == warp && fleet.clock.deterministic == deterministic)
+        } catch {
+            #expect(error.problems.map(\.description) == [problem].compactMap { $0 }, "\(error)")
         }
     }
 

@@ -123,7 +123,7 @@ extension FleetRuntimeTests.Workspace {
         var options = RunOptions(
             dataDirectory: data, ingest: ingest, realDurationMillis: 120_000,
             virtualDurationMillis: virtualMinutes * 60_000, routeFolder: folder.path, transferTiming: timing)
-        options.maxWarp = maxWarp
+        if maxWarp { options.warp = .max }
         let runtime = try FleetRuntime(fleet: try fleet(yaml), options: options)
         _ = try await offPool { try runtime.run(progressEverySeconds: 3600) }
         return runtime
@@ -214,7 +214,7 @@ struct MaxWarpTests {
                 var options = RunOptions(
                     dataDirectory: workspace.data + "-2", ingest: server.url, realDurationMillis: 60_000,
                     routeFolder: workspace.folder.path, transferTiming: .deterministic)
-                options.maxWarp = true
+                options.warp = .max
                 return options
             }())
         let done = runtime.runOnThread()
@@ -222,7 +222,7 @@ struct MaxWarpTests {
         let reached = try await offPool { runtime.waitFor { $0.virtualNow > RunStartResolveTests.start + 600_000 } }
         #expect(reached != nil, "ten virtual minutes did not pass")
         let set = DispatchSemaphore(value: 0)
-        runtime.setClock(warp: 1, paused: nil) { _ in set.signal() }
+        runtime.setClock(warp: .rate(1), paused: nil) { _ in set.signal() }
         #expect(try await offPool { set.wait(timeout: .now() + 30) } == .success)
         let handedBack = runtime.snapshot
         #expect(!handedBack.maxWarp && handedBack.warp == 1)
@@ -233,13 +233,50 @@ struct MaxWarpTests {
         #expect(try await offPool { done.wait(timeout: .now() + 30) } == .success)
     }
 
+    @Test(
+        """
+        a run at warp 60 set to max through the control API: the clock leaves the wall behind, \
+        answers are modelled from then on, and the data folder's clock record is a horizon ahead
+        """
+    )
+    func setToMaxMidRun() async throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let server = try workspace.receiver()
+        defer { server.stop() }
+        let runtime = try FleetRuntime(
+            fleet: try workspace.fleet(TransferTimingTests.yaml(warp: 60)),
+            options: RunOptions(
+                dataDirectory: workspace.data, ingest: server.url, realDurationMillis: 60_000,
+                routeFolder: workspace.folder.path))
+        let done = runtime.runOnThread()
+        defer { runtime.stop() }
+        let started = try await offPool { runtime.waitFor { $0.virtualNow > RunStartResolveTests.start + 5_000 } }
+        #expect(started != nil)
+        #expect(!runtime.snapshot.maxWarp && !runtime.snapshot.deterministic)
+        let set = DispatchSemaphore(value: 0)
+        runtime.setClock(warp: .max, paused: nil) { _ in set.signal() }
+        #expect(try await offPool { set.wait(timeout: .now() + 30) } == .success)
+        #expect(runtime.snapshot.maxWarp && runtime.snapshot.deterministic)
+        // Half a virtual hour, at a rate far past the run's warp of 60.
+        let far = try await offPool { runtime.waitFor { $0.virtualNow > RunStartResolveTests.start + 1_800_000 } }
+        #expect(far != nil)
+        #expect((far?.warp ?? 0) > 60, "max warp did not leave the wall clock behind")
+        let record = try #require(try RunFiles.readClock(workspace.data))
+        #expect(record.reachedMillis > runtime.snapshot.virtualNow)
+        runtime.stop()
+        #expect(try await offPool { done.wait(timeout: .now() + 30) } == .success)
+        let heard = runtime.snapshot.devices.flatMap(\.uploads).filter { $0.at > RunStartResolveTests.start + 60_000 }
+        #expect(!heard.isEmpty && heard.allSatisfy { $0.latencyMillis == 100 })
+    }
+
     @Test("max warp with timing as answered is refused: every real answer would be a timeout")
     func maxWarpNeedsModelledTiming() throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
-        var options = RunOptions(
-            dataDirectory: workspace.data, ingest: "http://127.0.0.1:9/ingest", routeFolder: workspace.folder.path)
-        options.maxWarp = true
+        let options = RunOptions(
+            dataDirectory: workspace.data, ingest: "http://127.0.0.1:9/ingest", warp: .max,
+            routeFolder: workspace.folder.path, transferTiming: .asAnswered)
         #expect(throws: RunError.self) {
             try FleetRuntime(fleet: try workspace.fleet(TransferTimingTests.yaml(warp: 60)), options: options)
         }
