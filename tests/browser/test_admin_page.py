@@ -197,3 +197,28 @@ def test_faults_form_is_built_from_the_action_catalog(page):
     page.wait_for_timeout(500)
     assert page.eval_on_selector_all("#action-log li", "items => items.length") == logged
     assert page.console_errors == [], page.console_errors
+
+
+def test_set_warp_takes_max_and_a_rate_and_shows_a_refusal(page):
+    before = api("GET", "api/v1/fleet")
+    assert not before["maxWarp"]
+    # max: the clock leaves the wall behind, with modelled answers from then on.
+    page.fill("#warp-input", "max")
+    page.click("#warp-form button[type=submit]")
+    page.wait_for_function("document.querySelector('#warp').textContent.startsWith('max (×')")
+    fleet = api("GET", "api/v1/fleet")
+    assert fleet["maxWarp"] and fleet["deterministic"], fleet
+    # Not a warp: the server's refusal, naming the field, and nothing changes.
+    page.fill("#warp-input", "fast")
+    page.click("#warp-form button[type=submit]")
+    page.wait_for_function("!document.querySelector('#error').hidden && document.querySelector('#error').textContent.includes('`warp` must be')")
+    assert api("GET", "api/v1/fleet")["maxWarp"]
+    # A rate hands the clock back to the wall; the timing stays modelled and says so.
+    page.fill("#warp-input", str(before["warp"]))
+    page.click("#warp-form button[type=submit]")
+    page.wait_for_function("document.querySelector('#warp').textContent.includes('modelled')")
+    after = api("GET", "api/v1/fleet")
+    assert not after["maxWarp"] and after["warp"] == before["warp"], after
+    # The browser logs the refused request itself (a 400); nothing else went wrong.
+    others = [e for e in page.console_errors if "status of 400" not in e]
+    assert others == [], page.console_errors
