@@ -170,7 +170,7 @@ struct Run: LoggingCommand {
                     connections: DescriptorBudget.receiverConnections(
                         devices: devices, maxConnections: maxConnections, idleConnections: idle))
             }
-            var options = RunOptions(
+            let options = RunOptions(
                 dataDirectory: data, ingest: ingest ?? receiver?.url, warp: warp, seed: seed,
                 realDurationMillis: duration,
                 virtualDurationMillis: virtualDuration,
