@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "BeekonNet", dependencies: ["CCurl", "CZlib"]),
         // Routes and motion: route files (GPX, GeoJSON, CSV), a device's motion along one, and the
         // emulated OS location provider. Pure apart from reading a route file when asked.
-        .target(name: "FleetRoutes", dependencies: ["BeekonDevice"]),
+        .target(name: "FleetRoutes", dependencies: ["BeekonDevice", "JSON"]),
         // The fleet description: the fleet file's values, its YAML reader and the action table.
         .target(
             name: "FleetDescription",
@@ -60,17 +60,20 @@ let package = Package(
             ]),
         // The one libmicrohttpd wrapper: a daemon with suspend/resume, deferred answers and streams.
         .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),
+        // The one JSON parser: strict, bounded, non-recursive; each reader builds its own tree.
+        .target(name: "JSON"),
         // The reference ingest server: validates, dedupes and stores uploads; scriptable answers.
         .target(
             name: "IngestReceiver",
             dependencies: [
-                "MicroHTTP", "BeekonDevice", "SQLite", "BeekonNet", .product(name: "Logging", package: "swift-log"),
+                "MicroHTTP", "BeekonDevice", "SQLite", "BeekonNet", "JSON",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // The admin server: REST API v1, live events, metrics and the page from web/.
         .target(
             name: "FleetAdmin",
             dependencies: [
-                "MicroHTTP", "FleetDescription", "FleetEngine", "FleetRuntime", "BeekonDevice",
+                "MicroHTTP", "FleetDescription", "FleetEngine", "FleetRuntime", "BeekonDevice", "JSON",
                 .product(name: "Yams", package: "Yams"),
             ]),
 
@@ -103,6 +106,7 @@ let package = Package(
             ]),
 
         .testTarget(name: "BeekonDeviceTests", dependencies: ["BeekonDevice"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(
             name: "BeekonStoreTests",
             dependencies: ["BeekonStore", "BeekonDevice", "SQLite", "beekon-store-probe"]),

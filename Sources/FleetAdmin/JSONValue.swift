@@ -1,4 +1,5 @@
 import BeekonDevice
+import JSON
 import Yams
 
 /// A parsed JSON value, strict (RFC 8259, no comments, no trailing commas), with member order
@@ -72,191 +73,40 @@ indirect enum JSONValue: Sendable, Hashable {
         var message: String
     }
 
-    /// Parses `bytes` as one JSON value; nesting deeper than `maxDepth` is refused.
+    /// Parses `bytes` as one JSON value with the one parser (`JSONParser`); nesting deeper than
+    /// `maxDepth` is refused, and a key given twice keeps its last value (as `subscript` reads).
     static func parse(_ bytes: [UInt8], maxDepth: Int = 64) throws(SyntaxError) -> JSONValue {
-        var parser = Parser(bytes: bytes, maxDepth: maxDepth)
-        parser.skipSpace()
-        let value = try parser.value(depth: 0)
-        parser.skipSpace()
-        guard parser.index == bytes.count else { throw parser.error("unexpected text after the value") }
-        return value
+        var builder = Builder()
+        do throws(JSONSyntaxError) {
+            return try JSONParser(maxDepth: maxDepth).parse(bytes, into: &builder)
+        } catch {
+            throw SyntaxError(message: "\(error.problem) at byte \(error.offset)")
+        }
     }
 
-    private struct Parser {
-        let bytes: [UInt8]
-        let maxDepth: Int
-        var index = 0
+    /// `JSONValue`s: members in order, numbers with their text and value.
+    private struct Builder: JSONBuilder {
+        func mark(_ offset: Int) -> Int { offset }
 
-        init(bytes: [UInt8], maxDepth: Int) {
-            self.bytes = bytes
-            self.maxDepth = maxDepth
-        }
-
-        func error(_ message: String) -> SyntaxError {
-            SyntaxError(message: "\(message) at byte \(index)")
-        }
-
-        mutating func skipSpace() {
-            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
-        }
-
-        mutating func value(depth: Int) throws(SyntaxError) -> JSONValue {
-            guard depth <= maxDepth else { throw error("nested too deeply") }
-            guard index < bytes.count else { throw error("unexpected end") }
-            switch bytes[index] {
-            case UInt8(ascii: "{"): return try object(depth: depth)
-            case UInt8(ascii: "["): return try array(depth: depth)
-            case UInt8(ascii: "\""): return .string(try string())
-            case UInt8(ascii: "t"): return try literal("true", .bool(true))
-            case UInt8(ascii: "f"): return try literal("false", .bool(false))
-            case UInt8(ascii: "n"): return try literal("null", .null)
-            default: return try number()
-            }
-        }
-
-        mutating func literal(_ word: String, _ value: JSONValue) throws(SyntaxError) -> JSONValue {
-            let expected = Array(word.utf8)
-            guard index + expected.count <= bytes.count, Array(bytes[index..<index + expected.count]) == expected else {
-                throw error("unexpected character")
-            }
-            index += expected.count
-            return value
-        }
-
-        mutating func object(depth: Int) throws(SyntaxError) -> JSONValue {
-            index += 1
-            var members: [(key: String, value: JSONValue)] = []
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
-            }
-            while true {
-                skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                    throw error("expected a member name")
+        func scalar(_ scalar: JSONScalar, at offset: Int) throws(JSONSyntaxError) -> JSONValue {
+            switch scalar {
+            case .null: return .null
+            case .bool(let flag): return .bool(flag)
+            case .string(let text): return .string(text)
+            case .number(let text):
+                guard let value = Double(text), value.isFinite else {
+                    throw JSONSyntaxError(offset: offset, kind: .numberNotFinite)
                 }
-                let key = try string()
-                skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected `:`") }
-                index += 1
-                skipSpace()
-                members.append((key, try value(depth: depth + 1)))
-                skipSpace()
-                guard index < bytes.count else { throw error("unexpected end") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                guard bytes[index] == UInt8(ascii: "}") else { throw error("expected `,` or `}`") }
-                index += 1
-                return .object(members)
+                return .number(value, text: text)
             }
         }
 
-        mutating func array(depth: Int) throws(SyntaxError) -> JSONValue {
-            index += 1
-            var items: [JSONValue] = []
-            skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(items)
-            }
-            while true {
-                skipSpace()
-                items.append(try value(depth: depth + 1))
-                skipSpace()
-                guard index < bytes.count else { throw error("unexpected end") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                guard bytes[index] == UInt8(ascii: "]") else { throw error("expected `,` or `]`") }
-                index += 1
-                return .array(items)
-            }
+        func array(_ items: [JSONValue], at offset: Int) -> JSONValue {
+            .array(items)
         }
 
-        mutating func string() throws(SyntaxError) -> String {
-            index += 1
-            var out: [UInt8] = []
-            while index < bytes.count {
-                let byte = bytes[index]
-                index += 1
-                switch byte {
-                case UInt8(ascii: "\""):
-                    return String(decoding: out, as: UTF8.self)
-                case UInt8(ascii: "\\"):
-                    guard index < bytes.count else { throw error("unexpected end") }
-                    let escape = bytes[index]
-                    index += 1
-                    switch escape {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escape)
-                    case UInt8(ascii: "b"): out.append(0x08)
-                    case UInt8(ascii: "f"): out.append(0x0C)
-                    case UInt8(ascii: "n"): out.append(0x0A)
-                    case UInt8(ascii: "r"): out.append(0x0D)
-                    case UInt8(ascii: "t"): out.append(0x09)
-                    case UInt8(ascii: "u"):
-                        var scalar = try hex4()
-                        if (0xD800..<0xDC00).contains(scalar), index + 1 < bytes.count,
-                            bytes[index] == UInt8(ascii: "\\"),
-                            bytes[index + 1] == UInt8(ascii: "u")
-                        {
-                            index += 2
-                            let low = try hex4()
-                            guard (0xDC00..<0xE000).contains(low) else { throw error("bad surrogate pair") }
-                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        }
-                        guard let unicode = Unicode.Scalar(scalar) else { throw error("bad \\u escape") }
-                        out.append(contentsOf: Array(String(Character(unicode)).utf8))
-                    default:
-                        throw error("bad escape")
-                    }
-                case 0..<0x20:
-                    throw error("control character in a string")
-                default:
-                    out.append(byte)
-                }
-            }
-            throw error("unterminated string")
-        }
-
-        mutating func hex4() throws(SyntaxError) -> UInt32 {
-            guard index + 4 <= bytes.count,
-                let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
-            else { throw error("bad \\u escape") }
-            index += 4
-            return value
-        }
-
-        mutating func number() throws(SyntaxError) -> JSONValue {
-            let start = index
-            if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-            let digitsStart = index
-            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
-            guard index > digitsStart else { throw error("unexpected character") }
-            if bytes[digitsStart] == UInt8(ascii: "0"), index - digitsStart > 1 { throw error("leading zero") }
-            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-                index += 1
-                let fraction = index
-                while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
-                guard index > fraction else { throw error("expected digits after `.`") }
-            }
-            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-                index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-                    index += 1
-                }
-                let exponent = index
-                while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
-                guard index > exponent else { throw error("expected exponent digits") }
-            }
-            let text = String(decoding: bytes[start..<index], as: UTF8.self)
-            guard let value = Double(text), value.isFinite else {
-                throw error("number out of range")
-            }
-            return .number(value, text: text)
+        func object(_ members: [JSONMember<JSONValue>], at offset: Int) -> JSONValue {
+            .object(members.map { ($0.key, $0.value) })
         }
     }
 }

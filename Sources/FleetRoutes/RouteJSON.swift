@@ -1,3 +1,5 @@
+import JSON
+
 /// A JSON value with the line and column where it starts.
 ///
 /// GeoJSON errors must point into the file, and `JSONSerialization` forgets positions, so route
@@ -48,281 +50,96 @@ struct RouteJSON {
         }
     }
 
-    /// Parses a whole JSON document from UTF-8 `bytes`, naming `file` in errors.
+    /// Parses a whole JSON document from UTF-8 `bytes` (a UTF-8 byte order mark is skipped) with
+    /// the one parser (`JSONParser`), naming `file` and the line and column in errors.
     package static func parse(_ bytes: [UInt8], file: String) throws(RouteError) -> RouteJSON {
-        var reader = RouteJSONReader(bytes: bytes, file: file)
-        return try reader.document()
+        let skipped = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        return try bytes.withUnsafeBufferPointer { all throws(RouteError) in
+            let text = UnsafeBufferPointer(rebasing: all[skipped...])
+            var builder = RouteJSONBuilder(bytes: text)
+            do throws(JSONSyntaxError) {
+                return try JSONParser(maxDepth: RouteJSONBuilder.maximumDepth).parse(text, into: &builder)
+            } catch {
+                throw RouteJSONBuilder.routeError(error, in: text, file: file)
+            }
+        }
     }
 }
 
-/// The recursive-descent reader behind `RouteJSON.parse`.
-struct RouteJSONReader {
-    /// Deeper nesting than any GeoJSON needs; the limit keeps hostile input from exhausting the stack.
+/// Builds `RouteJSON` values, each with the line and column where it starts: the parser marks
+/// values in document order, so one cursor walks the bytes once however long the line.
+struct RouteJSONBuilder: JSONBuilder {
+    /// Deeper nesting than any GeoJSON needs.
     static let maximumDepth = 256
 
-    private let bytes: [UInt8]
-    private let file: String
-    private var index = 0
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var cursor = RouteSourceCursor()
-    private var depth = 0
+    private var index = 0
 
-    package init(bytes: [UInt8], file: String) {
+    init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
-        self.file = file
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
     }
 
-    mutating func document() throws(RouteError) -> RouteJSON {
-        skipSpace()
-        let root = try value()
-        skipSpace()
-        guard index == bytes.count else { throw unexpected("the end of the document") }
-        return root
+    mutating func mark(_ offset: Int) -> RouteSourcePosition {
+        while index < offset {
+            cursor.advance(over: bytes[index])
+            index += 1
+        }
+        return cursor.position
     }
 
-    private mutating func value() throws(RouteError) -> RouteJSON {
-        let start = cursor.position
-        guard index < bytes.count else { throw unexpected("a JSON value") }
-        switch bytes[index] {
-        case UInt8(ascii: "{"):
-            return RouteJSON(value: .object(try object()), position: start)
-        case UInt8(ascii: "["):
-            return RouteJSON(value: .array(try array()), position: start)
-        case UInt8(ascii: "\""):
-            return RouteJSON(value: .string(try string()), position: start)
-        case UInt8(ascii: "t"):
-            try literal("true")
-            return RouteJSON(value: .bool(true), position: start)
-        case UInt8(ascii: "f"):
-            try literal("false")
-            return RouteJSON(value: .bool(false), position: start)
-        case UInt8(ascii: "n"):
-            try literal("null")
-            return RouteJSON(value: .null, position: start)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return RouteJSON(value: .number(try number()), position: start)
+    func scalar(_ scalar: JSONScalar, at position: RouteSourcePosition) throws(JSONSyntaxError) -> RouteJSON {
+        switch scalar {
+        case .null: return RouteJSON(value: .null, position: position)
+        case .bool(let flag): return RouteJSON(value: .bool(flag), position: position)
+        case .string(let text): return RouteJSON(value: .string(text), position: position)
+        case .number(let text):
+            guard let number = Double(text), number.isFinite else {
+                throw JSONSyntaxError(offset: index, kind: .numberNotFinite)
+            }
+            return RouteJSON(value: .number(number), position: position)
+        }
+    }
+
+    func array(_ items: [RouteJSON], at position: RouteSourcePosition) -> RouteJSON {
+        RouteJSON(value: .array(items), position: position)
+    }
+
+    /// Members in order; a key given twice is kept twice (`RouteJSON` reads the first).
+    func object(_ members: [JSONMember<RouteJSON>], at position: RouteSourcePosition) -> RouteJSON {
+        RouteJSON(value: .object(members.map { ($0.key, $0.value) }), position: position)
+    }
+
+    /// A parse error as a route file error, at its line and column.
+    static func routeError(_ error: JSONSyntaxError, in bytes: UnsafeBufferPointer<UInt8>, file: String) -> RouteError {
+        var cursor = RouteSourceCursor()
+        for byte in bytes[..<min(error.offset, bytes.count)] { cursor.advance(over: byte) }
+        let problem: String
+        var expected: String?
+        switch error.kind {
+        case .endsEarly(let wanted):
+            problem = "unexpected end of file"
+            expected = inFile(wanted)
+        case .unexpected(let found, let wanted):
+            problem = "unexpected \(JSONSyntaxError.shown(found))"
+            expected = inFile(wanted)
+        case .tooDeep(let limit):
+            problem = "arrays and objects nest too deeply"
+            expected = "at most \(limit) levels"
+        case .stringNeverEnds:
+            problem = "a string is never closed"
+            expected = "a closing \""
+        case .numberNotFinite:
+            problem = "a number is too large"
+            expected = "a finite number"
         default:
-            throw unexpected("a JSON value")
+            problem = error.problem
         }
+        return RouteError(file: file, at: cursor.position, problem: problem, expected: expected)
     }
 
-    private mutating func object() throws(RouteError) -> [(key: String, value: RouteJSON)] {
-        try enter()
-        step()
-        var members: [(key: String, value: RouteJSON)] = []
-        skipSpace()
-        if peek(UInt8(ascii: "}")) {
-            step()
-            depth -= 1
-            return members
-        }
-        while true {
-            skipSpace()
-            guard peek(UInt8(ascii: "\"")) else { throw unexpected("a member name in quotes") }
-            let key = try string()
-            skipSpace()
-            guard peek(UInt8(ascii: ":")) else { throw unexpected("':' after a member name") }
-            step()
-            skipSpace()
-            members.append((key, try value()))
-            skipSpace()
-            if peek(UInt8(ascii: ",")) {
-                step()
-                continue
-            }
-            guard peek(UInt8(ascii: "}")) else { throw unexpected("',' or '}'") }
-            step()
-            depth -= 1
-            return members
-        }
-    }
-
-    private mutating func array() throws(RouteError) -> [RouteJSON] {
-        try enter()
-        step()
-        var items: [RouteJSON] = []
-        skipSpace()
-        if peek(UInt8(ascii: "]")) {
-            step()
-            depth -= 1
-            return items
-        }
-        while true {
-            skipSpace()
-            items.append(try value())
-            skipSpace()
-            if peek(UInt8(ascii: ",")) {
-                step()
-                continue
-            }
-            guard peek(UInt8(ascii: "]")) else { throw unexpected("',' or ']'") }
-            step()
-            depth -= 1
-            return items
-        }
-    }
-
-    private mutating func string() throws(RouteError) -> String {
-        let start = cursor.position
-        step()
-        var text: [UInt8] = []
-        while true {
-            guard index < bytes.count else {
-                throw RouteError(
-                    file: file, at: start, problem: "a string is never closed",
-                    expected: "a closing \"")
-            }
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                step()
-                return String(decoding: text, as: UTF8.self)
-            }
-            guard byte >= 0x20 else { throw unexpected("\\n or another escape in a string") }
-            guard byte == UInt8(ascii: "\\") else {
-                text.append(byte)
-                step()
-                continue
-            }
-            step()
-            guard index < bytes.count else { throw unexpected("an escape character") }
-            let escape = bytes[index]
-            switch escape {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escape)
-            case UInt8(ascii: "b"): text.append(0x08)
-            case UInt8(ascii: "f"): text.append(0x0C)
-            case UInt8(ascii: "n"): text.append(0x0A)
-            case UInt8(ascii: "r"): text.append(0x0D)
-            case UInt8(ascii: "t"): text.append(0x09)
-            case UInt8(ascii: "u"):
-                step()
-                var scalar = try hex4()
-                if (0xD800..<0xDC00).contains(scalar), peek(UInt8(ascii: "\\")),
-                    index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u")
-                {
-                    step()
-                    step()
-                    let low = try hex4()
-                    if (0xDC00..<0xE000).contains(low) {
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    }
-                }
-                // A lone surrogate cannot be a character; it becomes U+FFFD as decoders do.
-                let character = Unicode.Scalar(scalar) ?? "\u{FFFD}"
-                text.append(contentsOf: Array(String(Character(character)).utf8))
-                continue
-            default:
-                throw unexpected("one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u")
-            }
-            step()
-        }
-    }
-
-    private mutating func hex4() throws(RouteError) -> UInt32 {
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard index < bytes.count else { throw unexpected("four hex digits") }
-            let byte = bytes[index]
-            let digit: UInt32
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"):
-                digit = UInt32(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"):
-                digit = UInt32(byte - UInt8(ascii: "A") + 10)
-            default: throw unexpected("four hex digits")
-            }
-            value = value * 16 + digit
-            step()
-        }
-        return value
-    }
-
-    private mutating func number() throws(RouteError) -> Double {
-        let start = cursor.position
-        let first = index
-        if peek(UInt8(ascii: "-")) { step() }
-        guard digits() > 0 else { throw unexpected("a digit") }
-        if peek(UInt8(ascii: ".")) {
-            step()
-            guard digits() > 0 else { throw unexpected("a digit after '.'") }
-        }
-        if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
-            step()
-            if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { step() }
-            guard digits() > 0 else { throw unexpected("a digit in the exponent") }
-        }
-        let text = String(decoding: bytes[first..<index], as: UTF8.self)
-        guard let value = Double(text), value.isFinite else {
-            throw RouteError(
-                file: file, at: start, problem: "\(text) is too large", expected: "a finite number")
-        }
-        return value
-    }
-
-    private mutating func digits() -> Int {
-        var count = 0
-        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"),
-            bytes[index] <= UInt8(ascii: "9")
-        {
-            step()
-            count += 1
-        }
-        return count
-    }
-
-    private mutating func literal(_ word: String) throws(RouteError) {
-        for byte in word.utf8 {
-            guard peek(byte) else { throw unexpected("a JSON value") }
-            step()
-        }
-    }
-
-    private mutating func enter() throws(RouteError) {
-        depth += 1
-        guard depth <= Self.maximumDepth else {
-            throw RouteError(
-                file: file, at: cursor.position, problem: "arrays and objects nest too deeply",
-                expected: "at most \(Self.maximumDepth) levels")
-        }
-    }
-
-    private func unexpected(_ expected: String) -> RouteError {
-        guard index < bytes.count else {
-            return RouteError(
-                file: file, at: cursor.position, problem: "unexpected end of file",
-                expected: expected)
-        }
-        let byte = bytes[index]
-        let shown =
-            byte >= 0x21 && byte < 0x7F
-            ? "'\(Character(Unicode.Scalar(byte)))'" : String(format: byte)
-        return RouteError(
-            file: file, at: cursor.position, problem: "unexpected \(shown)", expected: expected)
-    }
-
-    private func peek(_ byte: UInt8) -> Bool {
-        index < bytes.count && bytes[index] == byte
-    }
-
-    private mutating func skipSpace() {
-        while index < bytes.count,
-            bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D
-                || bytes[index] == 0x09
-        {
-            step()
-        }
-    }
-
-    private mutating func step() {
-        cursor.advance(over: bytes[index])
-        index += 1
-    }
-}
-
-extension String {
-    /// How an unprintable byte is shown in an error: `byte 0x0C`.
-    fileprivate init(format byte: UInt8) {
-        let hex = String(byte, radix: 16, uppercase: true)
-        self = "byte 0x" + (hex.count < 2 ? "0" + hex : hex)
+    /// In a file, "a value" is said to be a JSON one.
+    private static func inFile(_ expected: String) -> String {
+        expected == "a value" ? "a JSON value" : expected
     }
 }

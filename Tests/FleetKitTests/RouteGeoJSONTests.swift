@@ -141,4 +141,42 @@ struct RouteGeoJSONTests {
                 == "drive.geojson:1:257: error: arrays and objects nest too deeply; expected at most 256 levels"
         )
     }
+
+    @Test(
+        """
+        route files are read by the one strict JSON parser: what is not JSON is refused at its \
+        line and column, a UTF-8 byte order mark is skipped, and the columns count characters
+        """,
+        arguments: [
+            (
+                "{\"type\": \"LineString\",\n \"coordinates\": [[02.3, 48.8], [2.3, 48.9]]}",
+                "drive.geojson:2:19: error: a number with a leading zero"
+            ),
+            (
+                "{\"type\": \"LineString\", \"name\": \"\\ud800\",\n \"coordinates\": []}",
+                "drive.geojson:1:33: error: a lone UTF-16 surrogate \\ud800"
+            ),
+            (
+                "{\"type\": \"LineString\", \"name\": \"Caf\u{e9}\", \"coordinates\": [[2.3, 48.8] 1]}",
+                "drive.geojson:1:68: error: unexpected '1'; expected ',' or ']'"
+            ),
+            (
+                "\u{feff}{\"type\": \"LineString\", \"coordinates\": [[2.3, 48.8], [2.3, 48.9]]} x",
+                "drive.geojson:1:67: error: data after the value"
+            ),
+            (
+                "{\"type\": \"LineString\", \"coordinates\": [[2.3, 1e400], [2.3, 48.9]]}",
+                "drive.geojson:1:46: error: a number is too large; expected a finite number"
+            ),
+        ])
+    func strictJSON(text: String, expected: String) {
+        #expect(error(text) == expected)
+    }
+
+    @Test("invalid UTF-8 in a string is refused where the string starts")
+    func invalidUTF8() {
+        let bytes = Array(#"{"type": "LineString", "name": ""#.utf8) + [0xFF] + Array(#"", "coordinates": []}"#.utf8)
+        let text = routeErrorText { () throws(RouteError) in try Route.parse(geoJSON: bytes, file: "drive.geojson") }
+        #expect(text == "drive.geojson:1:33: error: invalid UTF-8 in a string")
+    }
 }
