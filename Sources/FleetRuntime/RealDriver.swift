@@ -162,7 +162,13 @@ struct RealDriver {
                     runtime.wakeup.signal()
                 }
             case .recordInstallIDs(let map):
-                RunFiles.writeInstallIDs(map, options.dataDirectory)
+                // Without the map a resumed run would give these devices new install ids, and
+                // their stores' pending fixes would never be sent: said every time it fails.
+                if let problem = RunFiles.writeInstallIDs(map, options.dataDirectory) {
+                    let path = "\(options.dataDirectory)/devices.json"
+                    let consequence = "a run resumed on this data folder would not find these devices' stores"
+                    logger.error("cannot record the devices' install ids in \(path): \(problem); \(consequence)")
+                }
             case .log(let line):
                 logger.log(level: line.level, "\(line.message)")
             case .notice(let line):

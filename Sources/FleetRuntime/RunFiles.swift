@@ -52,14 +52,19 @@ enum RunFiles {
         return map
     }
 
-    static func writeInstallIDs(_ map: [String: String], _ directory: String) {
-        try? PrivateFile.createFolder(atPath: directory)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        if let data = try? encoder.encode(map) {
+    /// Returns what went wrong, or nil when the map is written.
+    @discardableResult
+    static func writeInstallIDs(_ map: [String: String], _ directory: String) -> String? {
+        do {
+            try PrivateFile.createFolder(atPath: directory)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
             // 0600 (it names every device's store), and renamed over the old one, so a crash
             // never leaves half a map.
-            try? PrivateFile.write(data, toFile: "\(directory)/devices.json")
+            try PrivateFile.write(try encoder.encode(map), toFile: "\(directory)/devices.json")
+            return nil
+        } catch {
+            return "\(error)"
         }
     }
 

@@ -177,11 +177,19 @@ def test_the_compose_file_has_health_checks_waits_for_a_healthy_receiver_and_tak
         assert "beekon-demo" in file.read(), "the README does not give the default admin token"
     # One variable replaces the receiver: set in the shell, it wins over .env (docker-compose's
     # own reading of the file).
-    env = dict(os.environ, BEEKON_INGEST_URL="https://ingest.example.com/v1/locations", BEEKON_ADMIN_TOKEN="t0ken")
+    env = dict(os.environ, BEEKON_INGEST_URL="https://ingest.example.com/v1/locations", BEEKON_ADMIN_TOKEN="t0ken",
+               BEEKON_LOG_LEVEL="debug")
     config = subprocess.run(["docker-compose", "config"], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
-    fleet = yaml.safe_load(config.stdout)["services"]["fleet"]
+    configured = yaml.safe_load(config.stdout)["services"]
+    fleet = configured["fleet"]
     assert "https://ingest.example.com/v1/locations" in fleet["command"]
     assert fleet["environment"]["BEEKON_ADMIN_TOKEN"] == "t0ken"
+    # The log level reaches both programs (info when unset).
+    assert all(configured[name]["environment"]["BEEKON_LOG_LEVEL"] == "debug" for name in ("ingest", "fleet"))
+    plain = subprocess.run(["docker-compose", "config"], cwd=ROOT, env={k: v for k, v in env.items() if k != "BEEKON_LOG_LEVEL"},
+                           capture_output=True, text=True, check=True)
+    assert all(service["environment"]["BEEKON_LOG_LEVEL"] == "info"
+               for service in yaml.safe_load(plain.stdout)["services"].values())
     # With no token anywhere, compose refuses to start and says which variable to set.
     unset = {k: v for k, v in env.items() if k != "BEEKON_ADMIN_TOKEN"}
     with tempfile.NamedTemporaryFile("w", suffix=".env") as empty:
