@@ -74,7 +74,7 @@ let package = Package(
             name: "FleetAdmin",
             dependencies: [
                 "MicroHTTP", "FleetDescription", "FleetEngine", "FleetRuntime", "BeekonDevice", "JSON",
-                .product(name: "Yams", package: "Yams"),
+                .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
             ]),
 
         // What both executables share, once: numeric flags read through their ranges, the
@@ -127,7 +127,8 @@ let package = Package(
             dependencies: [
                 "FleetAdmin", "FleetDescription", "FleetEngine", "FleetRuntime", "IngestReceiver", "BeekonDevice",
                 "BeekonNet", "MicroHTTP",
-                .product(name: "Yams", package: "Yams"),
+                .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
         .testTarget(
             name: "FleetCommandLineTests",

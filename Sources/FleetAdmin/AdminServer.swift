@@ -1,6 +1,7 @@
 import BeekonDevice
 import FleetEngine
 import Foundation
+import Logging
 import MicroHTTP
 
 /// How the admin server is set up.
@@ -70,8 +71,12 @@ public final class AdminServer: Sendable {
     public static let connectionLimit = 256
 
     /// Starts listening; refuses a non-loopback address without a token, and an allowed host
-    /// that is not a bare host name.
-    public init(runtime: any FleetControl, configuration: AdminConfiguration) throws(AdminError) {
+    /// that is not a bare host name. Every answer is logged to `logger` at debug level (a
+    /// refusal with its reason; never a header, so never the token).
+    public init(
+        runtime: any FleetControl, configuration: AdminConfiguration,
+        logger: Logger = Logger(label: "beekon-fleet admin")
+    ) throws(AdminError) {
         let token = configuration.token.flatMap { $0.isEmpty ? nil : $0 }
         guard token != nil || AdminConfiguration.isLoopback(configuration.host) else {
             throw AdminError(
@@ -102,7 +107,14 @@ public final class AdminServer: Sendable {
             daemon = try MicroHTTPDaemon(
                 host: configuration.host, port: configuration.port, threads: configuration.threads,
                 connectionTimeoutSeconds: 30, connectionLimit: Self.connectionLimit, perIPConnectionLimit: 256,
-                maxBodyBytes: Self.maxBodyBytes, respond: { router.respond(to: $0) })
+                maxBodyBytes: Self.maxBodyBytes,
+                respond: { request in
+                    let disposition = router.respond(to: request)
+                    // `GET /api/v1/fleet: 200`; `PATCH /api/v1/fleet: 400 {"error":…}`.
+                    let summary = disposition.summary(body: Self.isRefusal(disposition))
+                    logger.debug("\(request.method.prefix(20)) \(request.path.prefix(200)): \(summary)")
+                    return disposition
+                })
         } catch {
             publisher.stop()
             throw AdminError(message: "admin: \(error.message)", cannotListen: true)
@@ -111,6 +123,12 @@ public final class AdminServer: Sendable {
 
     deinit {
         stop()
+    }
+
+    /// An answer whose body says why the request was refused (4xx, 5xx): the one body worth a log line.
+    private static func isRefusal(_ disposition: Disposition) -> Bool {
+        if case .reply(let reply, _) = disposition { return reply.status >= 400 }
+        return false
     }
 
     /// The port it listens on (the one picked for port 0).

@@ -192,26 +192,11 @@ private final class ReceiverCore: Sendable {
     }
 
     /// Logs an answer at debug level: `POST /ingest: 400 {"error":"body: not valid gzip …"}`,
-    /// so a client's author sees why the receiver refused an upload (`receive --log-level debug`).
+    /// so a client's author sees why the receiver refused an upload (`receive --log-level debug`);
+    /// the statistics' body is left out.
     private func log(_ method: String, _ path: String, _ disposition: Disposition) {
-        logger.debug("\(method.prefix(20)) \(path.prefix(200)): \(summary(disposition, path: path))")
-    }
-
-    /// What a disposition answers, in a few words: the status and, but for the statistics, the
-    /// JSON body (which says why a request was refused, or what an upload stored).
-    private func summary(_ disposition: Disposition, path: String) -> String {
-        switch disposition {
-        case .reply(let reply, let delay):
-            var text = "\(reply.status)"
-            if path != configuration.statsPath, !reply.body.isEmpty {
-                text += " " + String(decoding: reply.body.prefix(300), as: UTF8.self)
-            }
-            return delay > 0 ? text + " after \(delay) ms (scripted latency)" : text
-        case .hang(let millis): return "no answer; closed after \(millis) ms (scripted hang)"
-        case .close: return "closed without an answer (scripted)"
-        case .later: return "answered after its commit"
-        case .stream: return "an event stream"
-        }
+        let summary = disposition.summary(body: path != configuration.statsPath)
+        logger.debug("\(method.prefix(20)) \(path.prefix(200)): \(summary)")
     }
 
     /// Counts an answer in the stats, when it is decided.

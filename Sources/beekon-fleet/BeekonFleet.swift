@@ -184,7 +184,8 @@ struct Run: LoggingCommand {
             } catch {
                 throw CommandFailure("\(error)")
             }
-            adminServer = try RunAdmin.start(admin, token: adminToken, allowedHosts: adminAllowedHost, runtime: runtime)
+            adminServer = try RunAdmin.start(
+                admin, token: adminToken, allowedHosts: adminAllowedHost, runtime: runtime, logger: logger)
         } catch {
             receiver?.stop()
             footprint.removeWhatThisStartCreated()

@@ -2,6 +2,7 @@ import FleetAdmin
 import FleetCommandLine
 import FleetRuntime
 import Foundation
+import Logging
 
 /// `run --admin ADDR:PORT --admin-token TOKEN --admin-allowed-host NAME`: starts the admin server
 /// next to the fleet.
@@ -9,9 +10,10 @@ enum RunAdmin {
     /// Starts the admin server on `address` (`HOST:PORT`, port 0 picks one; `off` for none) and
     /// prints its URL; the token comes from `--admin-token`, else `BEEKON_ADMIN_TOKEN`; the
     /// allowed host names from every `--admin-allowed-host` and `BEEKON_ADMIN_ALLOWED_HOSTS`,
-    /// each comma-separated.
+    /// each comma-separated. Its answers are logged to `logger` at debug level.
     static func start(
-        _ address: String, token: String?, allowedHosts: [String] = [], runtime: FleetRuntime, web: String? = nil
+        _ address: String, token: String?, allowedHosts: [String] = [], runtime: FleetRuntime, web: String? = nil,
+        logger: Logger
     ) throws -> AdminServer? {
         guard address.lowercased() != "off" else { return nil }
         guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]) else {
@@ -28,7 +30,8 @@ enum RunAdmin {
                 runtime: runtime,
                 configuration: AdminConfiguration(
                     host: host.isEmpty ? "127.0.0.1" : host, port: port, token: secret, webDirectory: web,
-                    allowedHosts: names))
+                    allowedHosts: names),
+                logger: logger)
             print("admin: \(server.url)")
             return server
         } catch {

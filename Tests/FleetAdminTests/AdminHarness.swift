@@ -6,6 +6,7 @@ import FleetEngine
 import FleetRuntime
 import Foundation
 import IngestReceiver
+import Logging
 import Synchronization
 import Testing
 
@@ -71,7 +72,7 @@ final class AdminHarness: Sendable {
 
     init(
         devices: Int = 4, warp: Int = 120, duration: String? = nil, token: String? = nil, allowedHosts: [String] = [],
-        fleet: Fleet = .simulated(answersOK)
+        fleet: Fleet = .simulated(answersOK), logger: Logger = Logger(label: "beekon-fleet admin")
     ) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-admin-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -99,7 +100,8 @@ final class AdminHarness: Sendable {
         }
         self.token = token
         admin = try AdminServer(
-            runtime: control, configuration: AdminConfiguration(port: 0, token: token, allowedHosts: allowedHosts))
+            runtime: control, configuration: AdminConfiguration(port: 0, token: token, allowedHosts: allowedHosts),
+            logger: logger)
         transport = try HTTPTransport()
     }
 

@@ -2,6 +2,8 @@ import BeekonDevice
 import FleetAdmin
 import FleetRuntime
 import Foundation
+import InMemoryLogging
+import Logging
 import Synchronization
 import Testing
 
@@ -134,6 +136,24 @@ struct AdminServerTests {
         #expect(rate.status == 200)
         #expect(rate.object["maxWarp"] as? Bool == false && rate.object["warp"] as? Double == 30)
         #expect(rate.object["deterministic"] as? Bool == true)
+    }
+
+    @Test("every answer is logged at debug level: a refusal with its reason, and never the token")
+    func answersAreLogged() async throws {
+        let handler = InMemoryLogHandler()
+        var logger = Logger(label: "beekon-fleet admin") { _ in handler }
+        logger.logLevel = .debug
+        let harness = try AdminHarness(token: "s3cret-token", logger: logger)
+        #expect(await harness.call("GET", "/api/v1/fleet").status == 200)
+        #expect(await harness.call("PATCH", "/api/v1/fleet", body: #"{"warp": "fast"}"#).status == 400)
+        #expect(await harness.call("GET", "/api/v1/fleet", token: "wrong").status == 401)
+        let lines = handler.entries.map { "\($0.level) \($0.message)" }
+        #expect(lines.contains("debug GET /api/v1/fleet: 200"), "\(lines)")
+        #expect(
+            lines.contains { $0.hasPrefix("debug PATCH /api/v1/fleet: 400 {") && $0.contains("`warp` must be") },
+            "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("debug GET /api/v1/fleet: 401 {") }, "\(lines)")
+        #expect(!lines.contains { $0.contains("s3cret") || $0.contains("wrong") }, "\(lines)")
     }
 
     @Test(
