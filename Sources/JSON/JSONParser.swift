@@ -14,6 +14,13 @@ public struct JSONMember<Value> {
     /// The byte offset of the key's opening quote.
     public var keyOffset: Int
     public var value: Value
+
+    @inlinable
+    public init(key: String, keyOffset: Int, value: Value) {
+        self.key = key
+        self.keyOffset = keyOffset
+        self.value = value
+    }
 }
 
 extension JSONMember: Sendable where Value: Sendable {}
@@ -48,13 +55,17 @@ public struct JSONParser: Sendable {
     /// The longest number accepted, in characters.
     public var maxNumberLength: Int
 
+    @inlinable
     public init(maxDepth: Int, maxElements: Int = .max, maxNumberLength: Int = 64) {
         self.maxDepth = maxDepth
         self.maxElements = maxElements
         self.maxNumberLength = maxNumberLength
     }
 
-    /// The value in `bytes`, built by `builder`, or the first problem.
+    /// The value in `bytes`, built by `builder`, or the first problem. Inlinable, as everything
+    /// it calls, so each reader's builder is specialized into the parser across modules (a
+    /// generic parse through the builder's witness table took 1.7 times as long).
+    @inlinable
     public func parse<Builder: JSONBuilder>(
         _ bytes: [UInt8], into builder: inout Builder
     ) throws(JSONSyntaxError) -> Builder.Value {
@@ -64,6 +75,7 @@ public struct JSONParser: Sendable {
     }
 
     /// The value in `bytes`, built by `builder`, or the first problem.
+    @inlinable
     public func parse<Builder: JSONBuilder>(
         _ bytes: UnsafeBufferPointer<UInt8>, into builder: inout Builder
     ) throws(JSONSyntaxError) -> Builder.Value {
@@ -72,12 +84,14 @@ public struct JSONParser: Sendable {
     }
 
     /// One pass over the bytes; containers under construction sit on a stack.
-    private struct Cursor {
-        let bytes: UnsafeBufferPointer<UInt8>
-        let limits: JSONParser
-        var offset = 0
-        var elements = 0
+    @usableFromInline
+    struct Cursor {
+        @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
+        @usableFromInline let limits: JSONParser
+        @usableFromInline var offset = 0
+        @usableFromInline var elements = 0
 
+        @inlinable
         init(bytes: UnsafeBufferPointer<UInt8>, limits: JSONParser) {
             self.bytes = bytes
             self.limits = limits
@@ -85,20 +99,24 @@ public struct JSONParser: Sendable {
 
         /// A container being filled: where it starts, its members so far, and the key awaiting
         /// a value.
+        @usableFromInline
         enum Frame<Value, Mark> {
             case array(Mark, [Value])
             case object(Mark, [JSONMember<Value>], key: String, keyOffset: Int)
         }
 
+        @inlinable
         func fail(_ kind: JSONSyntaxError.Kind, at position: Int? = nil) -> JSONSyntaxError {
             JSONSyntaxError(offset: position ?? offset, kind: kind)
         }
 
+        @inlinable
         func unexpected(_ expected: String) -> JSONSyntaxError {
             guard offset < bytes.count else { return fail(.endsEarly(expected: expected)) }
             return fail(.unexpected(found: bytes[offset], expected: expected))
         }
 
+        @inlinable
         mutating func skipSpace() {
             while offset < bytes.count {
                 switch bytes[offset] {
@@ -108,17 +126,20 @@ public struct JSONParser: Sendable {
             }
         }
 
+        @inlinable
         mutating func count() throws(JSONSyntaxError) {
             elements += 1
             if elements > limits.maxElements { throw fail(.tooManyValues(limit: limits.maxElements)) }
         }
 
+        @inlinable
         mutating func expect(_ byte: UInt8, _ what: String) throws(JSONSyntaxError) {
             skipSpace()
             guard offset < bytes.count, bytes[offset] == byte else { throw unexpected(what) }
             offset += 1
         }
 
+        @inlinable
         mutating func document<Builder: JSONBuilder>(_ builder: inout Builder) throws(JSONSyntaxError)
             -> Builder.Value
         {
@@ -194,6 +215,7 @@ public struct JSONParser: Sendable {
         }
 
         /// `"name":`, leaving the cursor at the value.
+        @inlinable
         mutating func key() throws(JSONSyntaxError) -> String {
             skipSpace()
             guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
@@ -204,6 +226,7 @@ public struct JSONParser: Sendable {
             return name
         }
 
+        @inlinable
         mutating func scalar() throws(JSONSyntaxError) -> JSONScalar {
             switch bytes[offset] {
             case UInt8(ascii: "\""): return .string(try string())
@@ -221,6 +244,7 @@ public struct JSONParser: Sendable {
             }
         }
 
+        @inlinable
         mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
             let count = word.utf8CodeUnitCount
             guard offset + count <= bytes.count,
@@ -230,6 +254,7 @@ public struct JSONParser: Sendable {
         }
 
         /// RFC 8259's number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, as written.
+        @inlinable
         mutating func number() throws(JSONSyntaxError) -> String {
             let start = offset
             func digits(_ cursor: inout Cursor) -> Int {
@@ -261,6 +286,7 @@ public struct JSONParser: Sendable {
         }
 
         /// A string from its opening quote: escapes decoded, UTF-8 validated, controls refused.
+        @inlinable
         mutating func string() throws(JSONSyntaxError) -> String {
             let start = offset
             offset += 1
@@ -327,6 +353,7 @@ public struct JSONParser: Sendable {
         }
 
         /// The four hex digits of the `\\u` escape at `escapeAt`.
+        @inlinable
         mutating func hex4(_ escapeAt: Int) throws(JSONSyntaxError) -> UInt32 {
             guard offset + 4 <= bytes.count else { throw fail(.shortUnicodeEscape, at: escapeAt) }
             var code: UInt32 = 0
@@ -341,6 +368,7 @@ public struct JSONParser: Sendable {
         }
 
         /// The bytes as a String when they are valid UTF-8.
+        @inlinable
         func text(_ utf8: UnsafeBufferPointer<UInt8>, at position: Int) throws(JSONSyntaxError) -> String {
             guard let text = String(validating: utf8, as: UTF8.self) else { throw fail(.invalidUTF8, at: position) }
             return text
