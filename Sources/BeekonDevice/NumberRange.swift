@@ -146,7 +146,7 @@ public struct NumberRange: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A bound or value as people write it: `10000`, `0.01`, `1e+300`.
-    public static func text(_ value: Double) -> String {
+    static func text(_ value: Double) -> String {
         if value.isFinite, value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"
     }

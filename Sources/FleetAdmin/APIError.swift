@@ -29,9 +29,16 @@ struct APIError: Error, Sendable {
 
     /// Not a JSON number where one is expected (NaN or infinity sent as a string, say).
     static func badType(_ field: String, range: NumberRange, got value: JSONValue) -> APIError {
+        badType(field, number: range.description, got: value)
+    }
+
+    /// Not what a number field takes (`number`: `a number from 0.01 to 10000 or "max"`), naming
+    /// the text of a string sent instead.
+    static func badType(_ field: String, number: String, got value: JSONValue) -> APIError {
         var got = value.kindName
         if case .string(let text) = value { got += " (\"\(text.prefix(40))\")" }
-        return APIError(status: 400, code: "bad_type", message: "`\(field)` must be \(range), not \(got)", field: field)
+        return APIError(
+            status: 400, code: "bad_type", message: "`\(field)` must be \(number), not \(got)", field: field)
     }
 
     static func unknownField(_ field: String, allowed: [String]) -> APIError {
@@ -168,12 +175,7 @@ struct BodyObject {
                 throw .badNumber(path + key, error)
             }
         default:
-            var got = value.kindName
-            if case .string(let text) = value { got += " (\"\(text.prefix(40))\")" }
-            let expected = "\(FleetFile.warpRange) or \"\(Warp.maxWord)\""
-            throw APIError(
-                status: 400, code: "bad_type", message: "`\(path + key)` must be \(expected), not \(got)",
-                field: path + key)
+            throw .badType(path + key, number: "\(FleetFile.warpRange) or \"\(Warp.maxWord)\"", got: value)
         }
     }
 

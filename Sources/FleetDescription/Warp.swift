@@ -2,7 +2,7 @@ import BeekonDevice
 
 /// How fast virtual time runs, from every surface (`--warp`, `clock.warp`, `PATCH
 /// /api/v1/fleet`): a rate of the wall clock, or as fast as the machine goes.
-public enum Warp: Sendable, Hashable, CustomStringConvertible {
+public enum Warp: Sendable, Hashable {
     /// Virtual seconds per real second, in `FleetFile.warpRange`: 1 is real time, 60 an hour a
     /// minute.
     case rate(Double)
@@ -17,14 +17,6 @@ public enum Warp: Sendable, Hashable, CustomStringConvertible {
     /// The rate (nil for `max`).
     public var rate: Double? {
         if case .rate(let value) = self { value } else { nil }
-    }
-
-    /// `max`, or the rate as written (`60`, `0.5`).
-    public var description: String {
-        switch self {
-        case .rate(let value): NumberRange.text(value)
-        case .max: Self.maxWord
-        }
     }
 
     /// Reads `max` (any case) or a number in `FleetFile.warpRange`; a refusal's expectation names

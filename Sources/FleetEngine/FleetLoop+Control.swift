@@ -166,7 +166,7 @@ extension FleetLoop {
         snapshot.endsAt = endsAt
         snapshot.warp = warp
         snapshot.paused = paused
-        if case .modelled = transferTiming { snapshot.deterministic = true }
+        snapshot.deterministic = transferTiming.isModelled
         snapshot.realSecond = realNanos / 1_000_000_000
         snapshot.groups = fleet.groups.map(\.name)
         snapshot.metrics = published

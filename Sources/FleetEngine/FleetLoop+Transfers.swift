@@ -64,14 +64,7 @@ extension FleetLoop {
         timers.schedule((), key: .transferTimeout(number), at: deadline)
         if case .modelled(let latency) = transferTiming, !hangs {
             let answerAt = time + latency + transfer.injectedLatencyMillis
-            if answerAt < deadline {
-                transfers[number]?.answerAt = answerAt
-                answerLimit = min(answerLimit, answerAt - 1)
-                slots[slot].answerHold = min(slots[slot].answerHold ?? answerAt, answerAt)
-                // Armed now, not when the real answer comes, so answers due at one instant are
-                // heard in the order they were sent, whatever order the server answered in.
-                timers.schedule((), key: .delivery(number), at: answerAt)
-            }
+            if answerAt < deadline { awaitAnswer(number, at: answerAt) }
         }
         metrics.sent.add(device: slots[slot].id, request: request)
         effects.append(.send(OutgoingTransfer(number: number, kind: kind, sentAt: time, http: request)))
@@ -141,24 +134,32 @@ extension FleetLoop {
         timers.schedule((), key: .delivery(number), at: answerAt)
     }
 
+    /// Modelled timing: transfer `number` is heard at `answerAt`, once its real answer is in; its
+    /// device's events wait there meanwhile (and, without lookahead, the turn stops short of it).
+    /// The delivery timer is armed now, not when the real answer comes, so answers due at one
+    /// instant are heard in the order they were sent, whatever order the server answered in.
+    private mutating func awaitAnswer(_ number: Int, at answerAt: Int64) {
+        guard let slot = transfers[number]?.slot else { return }
+        transfers[number]?.answerAt = answerAt
+        answerLimit = min(answerLimit, answerAt - 1)
+        slots[slot].answerHold = min(slots[slot].answerHold ?? answerAt, answerAt)
+        timers.schedule((), key: .delivery(number), at: answerAt)
+    }
+
     /// From now on every transfer takes modelled time (max warp began through the control API,
     /// which needs it). A transfer sent under `asAnswered` whose real answer is not in yet is
     /// heard at its modelled instant, or just past where the clock stands if that has gone by,
     /// once its answer is in; one already answered or given up on ends as it would have.
     package mutating func useModelledTiming() {
-        guard case .asAnswered = transferTiming else { return }
-        transferTiming = .deterministic
-        guard case .modelled(let latency) = transferTiming else { return }
+        let modelled = TransferTiming.deterministic
+        guard !transferTiming.isModelled, case .modelled(let latency) = modelled else { return }
+        transferTiming = modelled
         let now = metrics.virtualNow
         for number in transfers.keys.sorted() {
-            guard var transfer = transfers[number], transfer.answerAt == nil, !transfer.hangs, !transfer.realEnded
+            guard let transfer = transfers[number], transfer.answerAt == nil, !transfer.hangs, !transfer.realEnded
             else { continue }
             let answerAt = max(transfer.sentAt + latency + transfer.injectedLatencyMillis, now + 1)
-            guard answerAt < transfer.deadline else { continue }
-            transfer.answerAt = answerAt
-            transfers[number] = transfer
-            slots[transfer.slot].answerHold = min(slots[transfer.slot].answerHold ?? answerAt, answerAt)
-            timers.schedule((), key: .delivery(number), at: answerAt)
+            if answerAt < transfer.deadline { awaitAnswer(number, at: answerAt) }
         }
     }
 

@@ -74,6 +74,11 @@ public enum TransferTiming: Sendable, Hashable {
 
     /// `run --deterministic`: every answer takes 100 virtual ms.
     public static let deterministic = TransferTiming.modelled(latencyMillis: 100)
+
+    /// Answers take modelled time, so what devices hear depends on the requests alone.
+    public var isModelled: Bool {
+        if case .modelled = self { true } else { false }
+    }
 }
 
 /// Why a run could not start.

@@ -95,6 +95,7 @@ struct RouteJSONBuilder: JSONBuilder {
         case .string(let text): return RouteJSON(value: .string(text), position: position)
         case .number(let text):
             guard let number = Double(text), number.isFinite else {
+                // `index` stands at the last value marked: this number's first byte.
                 throw JSONSyntaxError(offset: index, kind: .numberNotFinite)
             }
             return RouteJSON(value: .number(number), position: position)

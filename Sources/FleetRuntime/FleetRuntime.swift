@@ -48,7 +48,7 @@ public final class FleetRuntime: Sendable {
     /// Prepares a run: reads the routes, opens nothing yet.
     public init(fleet: FleetFile, options: RunOptions, logger: Logger = Logger(label: "beekon-fleet")) throws {
         let engine = try FleetLoop(fleet: fleet, options: options)
-        if case .modelled = engine.transferTiming { startsModelled = true } else { startsModelled = false }
+        startsModelled = engine.transferTiming.isModelled
         loop = engine
         self.logger = logger
     }

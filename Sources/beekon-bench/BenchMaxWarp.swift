@@ -74,8 +74,7 @@ struct BenchMaxWarp: ParsableCommand {
         let options = RunOptions(
             dataDirectory: folder.root, ingest: receiver.url, warp: .max, virtualDurationMillis: virtualDuration,
             routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path,
-            maxOpenStores: budget.openStores(limit: openFiles), maxConnections: maxConnections,
-            transferTiming: .deterministic)
+            maxOpenStores: budget.openStores(limit: openFiles), maxConnections: maxConnections)
         let runtime: FleetRuntime
         do {
             runtime = try FleetRuntime(fleet: fleet, options: options)

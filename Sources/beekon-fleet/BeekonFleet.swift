@@ -176,9 +176,8 @@ struct Run: LoggingCommand {
                 virtualDurationMillis: virtualDuration,
                 routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path,
                 maxOpenStores: budget.openStores(limit: openFiles), maxConnections: maxConnections, caFile: caFile,
-                insecure: insecure,
-                // Modelled when asked for here; otherwise as the fleet file says (`warp: max` implies it).
-                transferTiming: deterministic || warp == .max ? .deterministic : nil)
+                // Modelled when asked for here; otherwise as the fleet file says (max warp implies it).
+                insecure: insecure, transferTiming: deterministic ? .deterministic : nil)
             do {
                 runtime = try FleetRuntime(fleet: fleet, options: options, logger: logger)
             } catch {
