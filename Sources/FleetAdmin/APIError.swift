@@ -5,19 +5,34 @@ import MicroHTTP
 
 /// An error answer of the admin API: `{"error": {"code", "message", "field"?}}` with its status.
 struct APIError: Error, Sendable {
+    /// What went wrong, as the body's `code` says it.
+    enum Code: String, APIEnum, Sendable {
+        case notFound = "not_found"
+        case badRequest = "bad_request"
+        case unknownField = "unknown_field"
+        case badType = "bad_type"
+        case tooLarge = "too_large"
+        case unauthorized
+        case methodNotAllowed = "method_not_allowed"
+        case conflict
+        case forbidden
+        case unsupportedMediaType = "unsupported_media_type"
+        case misdirectedRequest = "misdirected_request"
+    }
+
     var status: Int
-    var code: String
+    var code: Code
     var message: String
     var field: String?
     var headers: [(name: String, value: String)] = []
 
     static func badRequest(_ message: String, field: String? = nil) -> APIError {
-        APIError(status: 400, code: "bad_request", message: message, field: field)
+        APIError(status: 400, code: .badRequest, message: message, field: field)
     }
 
     static func badType(_ field: String, expected: String, got value: JSONValue) -> APIError {
         APIError(
-            status: 400, code: "bad_type", message: "`\(field)` must be \(expected), not \(value.kindName)",
+            status: 400, code: .badType, message: "`\(field)` must be \(expected), not \(value.kindName)",
             field: field)
     }
 
@@ -38,47 +53,47 @@ struct APIError: Error, Sendable {
         var got = value.kindName
         if case .string(let text) = value { got += " (\"\(text.prefix(40))\")" }
         return APIError(
-            status: 400, code: "bad_type", message: "`\(field)` must be \(number), not \(got)", field: field)
+            status: 400, code: .badType, message: "`\(field)` must be \(number), not \(got)", field: field)
     }
 
     static func unknownField(_ field: String, allowed: [String]) -> APIError {
         APIError(
-            status: 400, code: "unknown_field",
+            status: 400, code: .unknownField,
             message: "unknown field `\(field)`"
                 + (allowed.isEmpty ? "; this takes no fields" : "; expected one of \(allowed.joined(separator: ", "))"),
             field: field)
     }
 
     static func notFound(_ message: String, field: String? = nil) -> APIError {
-        APIError(status: 404, code: "not_found", message: message, field: field)
+        APIError(status: 404, code: .notFound, message: message, field: field)
     }
 
     static func notAllowed(_ allowed: [String]) -> APIError {
         APIError(
-            status: 405, code: "method_not_allowed",
+            status: 405, code: .methodNotAllowed,
             message: "method not allowed; use \(allowed.joined(separator: " or "))",
             headers: [("Allow", allowed.joined(separator: ", "))])
     }
 
     static let unauthorized = APIError(
-        status: 401, code: "unauthorized",
+        status: 401, code: .unauthorized,
         message: "a valid admin token is required: send `Authorization: Bearer TOKEN`",
         headers: [("WWW-Authenticate", "Bearer")])
 
-    static let tooLarge = APIError(status: 413, code: "too_large", message: "the body is larger than 64 KiB")
+    static let tooLarge = APIError(status: 413, code: .tooLarge, message: "the body is larger than 64 KiB")
 
     /// The admin API's answer to a refused fleet command.
     init(_ error: FleetControlError) {
         switch error.kind {
-        case .badRequest: self.init(status: 400, code: "bad_request", message: error.message, field: error.field)
-        case .notFound: self.init(status: 404, code: "not_found", message: error.message, field: error.field)
+        case .badRequest: self.init(status: 400, code: .badRequest, message: error.message, field: error.field)
+        case .notFound: self.init(status: 404, code: .notFound, message: error.message, field: error.field)
         case .conflict, .unavailable:
-            self.init(status: 409, code: "conflict", message: error.message, field: error.field)
+            self.init(status: 409, code: .conflict, message: error.message, field: error.field)
         }
     }
 
     init(
-        status: Int, code: String, message: String, field: String? = nil, headers: [(name: String, value: String)] = []
+        status: Int, code: Code, message: String, field: String? = nil, headers: [(name: String, value: String)] = []
     ) {
         self.status = status
         self.code = code
@@ -88,21 +103,8 @@ struct APIError: Error, Sendable {
     }
 
     var reply: OutgoingReply {
-        var json = JSONWriter(capacity: 128)
-        json.beginObject()
-        json.key("error")
-        json.beginObject()
-        json.key("code")
-        json.string(code)
-        json.key("message")
-        json.string(message)
-        if let field {
-            json.key("field")
-            json.string(field)
-        }
-        json.endObject()
-        json.endObject()
-        return .json(status, json.bytes, headers: headers + [("Cache-Control", "no-store")])
+        let body = ErrorBody(error: ErrorBody.Detail(code: code, message: message, field: Omittable(field)))
+        return .json(status, APIJSON.bytes(body, capacity: 128), headers: headers + [("Cache-Control", "no-store")])
     }
 }
 
@@ -124,7 +126,7 @@ struct BodyObject {
         }
         guard case .object(let members) = value else {
             throw APIError(
-                status: 400, code: "bad_type", message: "the body must be a JSON object, not \(value.kindName)")
+                status: 400, code: .badType, message: "the body must be a JSON object, not \(value.kindName)")
         }
         self.members = members
         path = ""

@@ -1,25 +1,9 @@
 import BeekonDevice
 import FleetDescription
 
-/// The OpenAPI schemas of the action requests, generated from `FleetAction.catalog`: the part
-/// of `docs/openapi.yaml` between its `BEGIN`/`END` marker lines. The served document always
-/// carries them as this binary describes its actions; a test holds the committed file to the same
-/// text, which `beekon-fleet openapi > docs/openapi.yaml` rewrites.
+/// The OpenAPI schemas of the action requests, generated from `FleetAction.catalog` (a part of
+/// the document's generated schemas: see `AdminSchemas`).
 enum ActionSchemas {
-    static let begin = "    # BEGIN generated from FleetAction.catalog by `beekon-fleet openapi`: do not edit"
-    static let end = "    # END generated"
-
-    /// `template` (the OpenAPI document) with the lines between the markers replaced by the
-    /// generated schemas; unchanged when it has no markers.
-    static func splice(into template: String) -> String {
-        var lines = template.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard let first = lines.firstIndex(of: begin), let last = lines[first...].firstIndex(of: end) else {
-            return template
-        }
-        lines.replaceSubrange((first + 1)..<last, with: generated)
-        return lines.joined(separator: "\n")
-    }
-
     /// The generated schema lines (4 spaces in, under `components.schemas`).
     static let generated: [String] = {
         var lines = ["    ActionName: " + flow { json in names(FleetAction.Name.allCases, to: &json) }]

@@ -10,12 +10,10 @@ public enum AdminDocuments {
     }
 
     /// `GET /api/v1/actions`: every action, its parameters and the selectors, as JSON.
-    public static var actionCatalog: String { String(decoding: ActionCatalogJSON.document, as: UTF8.self) }
+    public static var actionCatalog: String { String(decoding: ActionCatalogBody.document, as: UTF8.self) }
 
     /// `{"action", "params"}` as a request sends `action`.
     public static func request(_ action: FleetAction) -> String {
-        var json = JSONWriter(capacity: 128)
-        ActionCatalogJSON.request(action, to: &json)
-        return String(decoding: json.bytes, as: UTF8.self)
+        String(decoding: APIJSON.bytes(ActionRequestBody(action), capacity: 128), as: UTF8.self)
     }
 }

@@ -57,7 +57,7 @@ enum AdminRequests {
         func path(_ field: String) -> String { field.hasPrefix(prefix + ".") ? field : "\(prefix).\(field)" }
         if let unknown = problems.problems.first(where: { $0.unknownField != nil }), let field = unknown.unknownField {
             return APIError(
-                status: 400, code: "unknown_field", message: "unknown field `\(path(field))`; \(unknown.expected)",
+                status: 400, code: .unknownField, message: "unknown field `\(path(field))`; \(unknown.expected)",
                 field: path(field))
         }
         if let named = problems.problems.first(where: { $0.field != nil }), let field = named.field {

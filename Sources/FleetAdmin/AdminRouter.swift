@@ -99,37 +99,38 @@ final class AdminRouter: Sendable {
     }
 
     private func fleet(_ call: AdminRoute.Call) -> Disposition {
-        json(200, AdminJSON.fleet(runtime.snapshot))
+        json(200, FleetSummaryBody(runtime.snapshot))
     }
 
     private func fleetAction(_ call: AdminRoute.Call) throws(APIError) -> Disposition {
         let (action, selector) = try AdminRequests.fleetAction(call.request.body)
         return command(status: 202) { reply in
             self.runtime.apply(action, to: selector) { result in
-                reply(result.map { AdminJSON.ids($0, applied: true) })
+                reply(result.map { APIJSON.bytes(AppliedBody($0)) })
             }
         }
     }
 
     private func actions(_ call: AdminRoute.Call) -> Disposition {
-        json(200, ActionCatalogJSON.document)
+        json(200, ActionCatalogBody.document)
     }
 
     private func listDevices(_ call: AdminRoute.Call) throws(APIError) -> Disposition {
         let query = try DeviceQuery(call.request.query)
         let page = query.page(of: runtime.snapshot)
-        return json(200, AdminJSON.deviceList(page.devices, total: page.total, next: page.next))
+        return json(
+            200, DeviceListBody(devices: page.devices.map(DeviceSummaryBody.init), total: page.total, next: page.next))
     }
 
     private func spawn(_ call: AdminRoute.Call) throws(APIError) -> Disposition {
         let spawn = try AdminRequests.spawn(call.request.body)
         return command(status: 202) { reply in
-            self.runtime.spawn(spawn) { result in reply(result.map { AdminJSON.ids($0, applied: false) }) }
+            self.runtime.spawn(spawn) { result in reply(result.map { APIJSON.bytes(SpawnedBody(ids: $0)) }) }
         }
     }
 
     private func device(_ call: AdminRoute.Call) -> Disposition {
-        json(200, AdminJSON.deviceDetail(call.device))
+        json(200, DeviceDetailBody(call.device))
     }
 
     private func deleteDevice(_ call: AdminRoute.Call) -> Disposition {
@@ -140,7 +141,7 @@ final class AdminRouter: Sendable {
     }
 
     private func uploads(_ call: AdminRoute.Call) -> Disposition {
-        json(200, AdminJSON.uploads(call.device))
+        json(200, UploadsBody(uploads: call.device.uploads.reversed().map(UploadRecordBody.init)))
     }
 
     private func locations(_ call: AdminRoute.Call) throws(APIError) -> Disposition {
@@ -151,7 +152,7 @@ final class AdminRouter: Sendable {
         let most = Int(try DeviceQuery.integer(query, "limit", Self.locationsLimitRange) ?? 500)
         return command(status: 200) { reply in
             self.runtime.locations(of: id, from: from, to: to, limit: most) { result in
-                reply(result.map(AdminJSON.locations))
+                reply(result.map { APIJSON.bytes(LocationsBody(locations: $0.map(StoredLocationBody.init))) })
             }
         }
     }
@@ -162,7 +163,7 @@ final class AdminRouter: Sendable {
         return command(status: 202) { reply in
             self.runtime.apply(action, to: .ids([id])) { result in
                 reply(
-                    result.map { AdminJSON.ids($0, applied: true) }
+                    result.map { APIJSON.bytes(AppliedBody($0)) }
                         .mapError {
                             $0.kind == .badRequest
                                 ? FleetControlError(.notFound, "no device is named \"\(id)\"", field: "id") : $0
@@ -172,7 +173,7 @@ final class AdminRouter: Sendable {
     }
 
     private func stats(_ call: AdminRoute.Call) -> Disposition {
-        json(200, AdminJSON.stats(runtime.snapshot))
+        json(200, StatsBody(runtime.snapshot))
     }
 
     private func events(_ call: AdminRoute.Call) -> Disposition {
@@ -197,19 +198,14 @@ final class AdminRouter: Sendable {
     /// needs no secret and no allowed name.
     private func health(_ call: AdminRoute.Call) -> Disposition {
         let phase = runtime.phase
-        var json = JSONWriter(capacity: 32)
-        json.beginObject()
-        json.key("status")
-        json.string(phase.rawValue)
-        json.endObject()
-        return self.json(phase == .running ? 200 : 503, json.bytes)
+        return json(phase == .running ? 200 : 503, HealthBody(status: phase))
     }
 
     private func patchFleet(_ call: AdminRoute.Call) throws(APIError) -> Disposition {
         let (warp, paused) = try AdminRequests.clock(call.request.body)
         return command(status: 200) { reply in
             self.runtime.setClock(warp: warp, paused: paused) { result in
-                reply(result.map { AdminJSON.fleet(self.runtime.snapshot) })
+                reply(result.map { APIJSON.bytes(FleetSummaryBody(self.runtime.snapshot)) })
             }
         }
     }
@@ -242,7 +238,7 @@ final class AdminRouter: Sendable {
     ) -> Disposition {
         .later(
             timeoutMillis: Self.commandTimeoutMillis,
-            timeoutReply: APIError(status: 409, code: "conflict", message: "the fleet did not answer within 10 s")
+            timeoutReply: APIError(status: 409, code: .conflict, message: "the fleet did not answer within 10 s")
                 .reply,
             start: { pending in
                 start { result in
@@ -279,6 +275,10 @@ final class AdminRouter: Sendable {
         var difference = UInt(bitPattern: a.count ^ b.count)
         for index in a.indices { difference |= UInt(a[index] ^ b[index % b.count]) }
         return difference == 0
+    }
+
+    private func json(_ status: Int, _ body: some APIBody) -> Disposition {
+        json(status, APIJSON.bytes(body))
     }
 
     private func json(_ status: Int, _ body: [UInt8]) -> Disposition {

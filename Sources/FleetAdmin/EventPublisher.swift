@@ -32,7 +32,7 @@ final class EventPublisher: Sendable {
 
     /// Adds a client; it gets the fleet summary at once.
     func add(_ stream: EventStream) {
-        stream.send(Array("retry: 2000\n\n".utf8) + Self.event("fleet", AdminJSON.fleet(runtime.snapshot)))
+        stream.send(Array("retry: 2000\n\n".utf8) + Self.event(.fleet, FleetSummaryBody(runtime.snapshot)))
         state.withLock { $0.streams.append(stream) }
     }
 
@@ -50,8 +50,23 @@ final class EventPublisher: Sendable {
         finished.wait()
     }
 
-    static func event(_ name: String, _ json: [UInt8]) -> [UInt8] {
-        Array("event: \(name)\ndata: ".utf8) + json + Array("\n\n".utf8)
+    /// The live events, each with the body its `data` line carries.
+    enum Event: String, CaseIterable {
+        case fleet, devices, uploads, action, sdk
+
+        var body: any APIBody.Type {
+            switch self {
+            case .fleet: FleetSummaryBody.self
+            case .devices: DevicesEventBody.self
+            case .uploads: UploadsEventBody.self
+            case .action: ActionEventBody.self
+            case .sdk: StreamRecordBody.self
+            }
+        }
+    }
+
+    static func event(_ event: Event, _ body: some APIBody, capacity: Int = 1024) -> [UInt8] {
+        Array("event: \(event.rawValue)\ndata: ".utf8) + APIJSON.bytes(body, capacity: capacity) + Array("\n\n".utf8)
     }
 
     private func loop() {
@@ -74,23 +89,13 @@ final class EventPublisher: Sendable {
             var bytes: [UInt8] = []
             // Actions: every one logged since the last tick.
             for record in snapshot.actions where record.number > lastAction {
-                var json = JSONWriter(capacity: 96)
-                json.beginObject()
-                json.key("action")
-                json.string(record.action.rawValue)
-                json.key("applied")
-                json.integer(Int64(record.applied))
-                json.key("at")
-                json.timestamp(unixMillis: record.at)
-                json.endObject()
-                bytes += Self.event("action", json.bytes)
+                let body = ActionEventBody(action: record.action, applied: record.applied, at: APITime(record.at))
+                bytes += Self.event(.action, body, capacity: 96)
             }
             lastAction = max(lastAction, snapshot.actions.last?.number ?? 0)
             // Notable SDK stream values (sync retries and failures, auth changes) since the last tick.
             for record in snapshot.streamEvents where record.number > lastStream {
-                var json = JSONWriter(capacity: 160)
-                AdminJSON.stream(record, device: true, to: &json)
-                bytes += Self.event("sdk", json.bytes)
+                bytes += Self.event(.sdk, StreamRecordBody(record, device: true), capacity: 160)
             }
             lastStream = max(lastStream, snapshot.streamEvents.last?.number ?? 0)
             if snapshot.sequence != lastSequence {
@@ -98,8 +103,8 @@ final class EventPublisher: Sendable {
                 bytes += devicesEvent(snapshot, sent: &sent)
             }
             if tick % 4 == 0 {
-                bytes += Self.event("fleet", AdminJSON.fleet(snapshot))
-                bytes += Self.event("uploads", uploadsEvent(snapshot))
+                bytes += Self.event(.fleet, FleetSummaryBody(snapshot))
+                bytes += Self.event(.uploads, uploadsEvent(snapshot), capacity: 256)
             }
             guard !bytes.isEmpty, !streams.isEmpty else { continue }
             for stream in streams { stream.send(bytes) }
@@ -113,11 +118,7 @@ final class EventPublisher: Sendable {
     )
         -> [UInt8]
     {
-        var json = JSONWriter(capacity: 1024)
-        json.beginObject()
-        json.key("changes")
-        json.beginArray()
-        var changes = 0
+        var changes: [DevicesEventBody.Change] = []
         var truncated = false
         for (index, device) in snapshot.devices.enumerated() where !device.deleted {
             if index < sent.count, sent[index].state == device.state, sent[index].pending == device.pending,
@@ -125,11 +126,10 @@ final class EventPublisher: Sendable {
             {
                 continue
             }
-            guard changes < Self.maxChanges else {
+            guard changes.count < Self.maxChanges else {
                 truncated = true
                 break
             }
-            changes += 1
             let now = (device.state, device.pending, device.lastOutcome)
             if index < sent.count {
                 sent[index] = now
@@ -137,39 +137,28 @@ final class EventPublisher: Sendable {
                 while sent.count < index { sent.append((.dead, -1, nil)) }  // Never matches: -1 pending.
                 sent.append(now)
             }
-            json.beginObject()
-            json.key("id")
-            json.string(device.id)
-            json.key("state")
-            json.string(device.state.description)
-            json.key("pending")
-            json.integer(Int64(device.pending))
-            json.key("lastOutcome")
-            AdminJSON.optionalString(device.lastOutcome?.description, to: &json)
-            json.endObject()
+            changes.append(
+                DevicesEventBody.Change(
+                    id: device.id, state: device.state.description, pending: device.pending,
+                    lastOutcome: device.lastOutcome?.description))
         }
-        json.endArray()
-        if truncated {
-            json.key("truncated")
-            json.bool(true)
-        }
-        json.endObject()
-        return changes == 0 ? [] : Self.event("devices", json.bytes)
+        guard !changes.isEmpty else { return [] }
+        let body = DevicesEventBody(changes: changes, truncated: truncated ? .present(true) : .absent)
+        return Self.event(.devices, body, capacity: 64 + changes.count * 80)
     }
 
     /// The last whole second's uploads.
-    private func uploadsEvent(_ snapshot: FleetSnapshot) -> [UInt8] {
+    private func uploadsEvent(_ snapshot: FleetSnapshot) -> UploadsEventBody {
         let second = snapshot.realSecond == 0 ? 0 : snapshot.realSecond - 1
         let tallies = snapshot.metrics.uploads.window(from: second, through: second)
         var latency = LatencyHistogram()
         for tally in tallies.values { latency.merge(tally.latency) }
-        var json = JSONWriter(capacity: 256)
-        json.beginObject()
-        json.key("byOutcome")
-        AdminJSON.counts(tallies.mapValues { $0.count }, to: &json)
-        json.key("latencyMs")
-        AdminJSON.percentiles(latency, [("p50", 0.5), ("p95", 0.95), ("p99", 0.99)], max: false, to: &json)
-        json.endObject()
-        return json.bytes
+        return UploadsEventBody(
+            byOutcome: APIMap(sorting: tallies.mapValues(\.count)),
+            latencyMs: UploadsEventBody.Latency(
+                p50: Self.millis(latency.percentile(0.5)), p95: Self.millis(latency.percentile(0.95)),
+                p99: Self.millis(latency.percentile(0.99))))
     }
+
+    private static func millis(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
 }

@@ -44,7 +44,7 @@ struct RequestGuard: Sendable {
                 name.map { "--admin-allowed-host \($0.prefix(100)) (or BEEKON_ADMIN_ALLOWED_HOSTS)" }
                 ?? "--admin-allowed-host NAME"
             throw APIError(
-                status: 421, code: "misdirected_request",
+                status: 421, code: .misdirectedRequest,
                 message:
                     "\(what); it answers to loopback addresses, localhost and its bind host, "
                     + "and to names allowed with \(allow)",
@@ -54,7 +54,7 @@ struct RequestGuard: Sendable {
         let site = header("sec-fetch-site", of: request).lowercased()
         if site == "cross-site" || site == "same-site" {
             throw APIError(
-                status: 403, code: "forbidden",
+                status: 403, code: .forbidden,
                 message: "Sec-Fetch-Site \"\(site)\": a page on another origin may not change the fleet; "
                     + "use the admin page itself, or a client that is not a browser",
                 field: "Sec-Fetch-Site")
@@ -64,7 +64,7 @@ struct RequestGuard: Sendable {
             !["http://" + host.lowercased(), "https://" + host.lowercased()].contains(origin.lowercased())
         {
             throw APIError(
-                status: 403, code: "forbidden",
+                status: 403, code: .forbidden,
                 message: "Origin \"\(origin.prefix(100))\" is not this admin's own (http://\(host.prefix(100))): "
                     + "a page on another origin may not change the fleet",
                 field: "Origin")
@@ -77,7 +77,7 @@ struct RequestGuard: Sendable {
                     contentType.isEmpty
                     ? "the request has no Content-Type" : "Content-Type \"\(contentType.prefix(100))\" is not JSON"
                 throw APIError(
-                    status: 415, code: "unsupported_media_type",
+                    status: 415, code: .unsupportedMediaType,
                     message: "\(what); send the body as JSON with `Content-Type: application/json`",
                     field: "Content-Type")
             }

@@ -43,11 +43,11 @@ struct WebFiles: Sendable {
         return file(URL(fileURLWithPath: webDirectory).appendingPathComponent(name).path)
     }
 
-    /// The OpenAPI document: the file with the action schemas this binary describes (see
-    /// `ActionSchemas`), or nil for 404.
+    /// The OpenAPI document: the file with the generated schemas of this binary (see
+    /// `AdminSchemas`), or nil for 404.
     func openAPI() -> OutgoingReply? {
         guard var reply = openAPIPath.flatMap({ file($0) }) else { return nil }
-        reply.body = Array(ActionSchemas.splice(into: String(decoding: reply.body, as: UTF8.self)).utf8)
+        reply.body = Array(AdminSchemas.splice(into: String(decoding: reply.body, as: UTF8.self)).utf8)
         return reply
     }
 

@@ -1,6 +1,8 @@
 import ArgumentParser
 import FleetAdmin
+import FleetCommandLine
 import FleetDescription
+import Foundation
 
 /// Lists what a fleet file's fault timeline and the admin API can do to devices.
 struct Actions: ParsableCommand {
@@ -47,17 +49,38 @@ struct OpenAPI: ParsableCommand {
         commandName: "openapi",
         abstract: "Print the admin API's OpenAPI document, as GET /api/v1/openapi.yaml serves it.",
         discussion: """
-            docs/openapi.yaml with the action schemas this binary describes: \
-            `beekon-fleet openapi > docs/openapi.yaml` brings the file up to date after an action changes.
+            docs/openapi.yaml with the schemas this binary generates (its response bodies, live events \
+            and actions): `beekon-fleet openapi --output docs/openapi.yaml` brings the file up to date \
+            after a body or an action changes. (A shell redirect into the same file would empty it before \
+            it is read.)
             """)
 
     @Option(help: "The page's folder; docs/openapi.yaml is looked for beside it (default: the shipped one).")
     var web: String?
 
+    @Option(name: .shortAndLong, help: "Write the document to this file (it may be the one read) instead of stdout.")
+    var output: String?
+
     func run() throws {
         guard let document = AdminDocuments.openAPI(web: web) else {
             throw ValidationError("docs/openapi.yaml was not found (give --web DIR, the folder beside docs/)")
         }
-        print(document, terminator: "")
+        guard !document.isEmpty else {
+            throw ValidationError(
+                "docs/openapi.yaml is empty (a shell redirect into it empties it before it is read: use --output)")
+        }
+        guard let output else { return print(document, terminator: "") }
+        // Written beside and renamed over, so a failure leaves the old file whole.
+        let temporary = output + ".partial"
+        do {
+            try Data(document.utf8).write(to: URL(fileURLWithPath: temporary))
+        } catch {
+            throw CommandFailure("cannot write \(temporary): \(error.localizedDescription)")
+        }
+        guard rename(temporary, output) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw CommandFailure("cannot replace \(output): \(reason)")
+        }
     }
 }

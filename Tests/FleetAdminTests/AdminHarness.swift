@@ -258,7 +258,12 @@ final class AdminHarness: Sendable {
             String(requestLine[0]), String(requestLine[1]),
             request: (headers(sent.head), sent.body.isEmpty ? nil : sent.body), answer: answer,
             bodyRead: length.map { body.count >= $0 } ?? false)
-        for problem in problems { Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation) }
+        let eventProblems =
+            answerHeaders.contains { $0.name.lowercased() == "content-type" && $0.value == "text/event-stream" }
+            ? OpenAPIContract.eventProblems(AdminServerTests.dechunked(raw)) : []
+        for problem in problems + eventProblems {
+            Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation)
+        }
     }
 
     /// Sends `request` over one new connection and returns what arrived until the server closed

@@ -146,7 +146,7 @@ struct ContractTests {
     }
 
     static let error = #"{"error": {"code": "not_found", "message": "no"}}"#
-    static let fleet = String(decoding: AdminJSON.fleet(FleetSnapshot()), as: UTF8.self)
+    static let fleet = String(decoding: APIJSON.bytes(FleetSummaryBody(FleetSnapshot())), as: UTF8.self)
 
     @Test(
         "the exchange check refuses what the served document does not describe, and takes what it does",

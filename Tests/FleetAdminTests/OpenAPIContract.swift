@@ -34,6 +34,33 @@ struct OpenAPIContract: Sendable {
         }
     }
 
+    /// Where the complete events of a live stream depart from the schemas the document names for
+    /// them (`EventPublisher.Event`): an unknown event, or a `data` line off its schema.
+    static func eventProblems(_ stream: String) -> [String] {
+        guard case .success(let contract) = served else { return [] }
+        var problems: [String] = []
+        // The last block may be cut short by the reader: only those a blank line closed count.
+        for block in stream.components(separatedBy: "\n\n").dropLast() {
+            let lines = block.split(separator: "\n")
+            guard let name = lines.first(where: { $0.hasPrefix("event: ") })?.dropFirst(7) else { continue }
+            guard let event = EventPublisher.Event(rawValue: String(name)) else {
+                problems.append("event \(name) is not one the document describes")
+                continue
+            }
+            let data = lines.filter { $0.hasPrefix("data: ") }.map { $0.dropFirst(6) }.joined(separator: "\n")
+            do throws(JSONValue.SyntaxError) {
+                let value = try JSONValue.parse(Array(data.utf8))
+                let reference = JSONValue.object([
+                    ("$ref", .string("#/components/schemas/\(event.body.component ?? "?")"))
+                ])
+                problems += contract.schemas.problems(value, reference, at: "event \(name)")
+            } catch {
+                problems.append("event \(name)'s data is not JSON: \(error.message)")
+            }
+        }
+        return problems
+    }
+
     init(yaml: String) throws {
         guard let node = try Yams.compose(yaml: yaml) else { throw ContractError("the document is empty") }
         document = try Self.json(node)

@@ -20,7 +20,7 @@ struct RelaunchCauseJSONTests {
             StateChange(at: 1_781_510_520_000, state: .sdk(.tracking), cause: cause),
         ]
         let history = try #require(
-            try StoreErrorJSONTests.object(AdminJSON.deviceDetail(device))["stateHistory"] as? [[String: Any]])
+            try StoreErrorJSONTests.object(APIJSON.bytes(DeviceDetailBody(device)))["stateHistory"] as? [[String: Any]])
         #expect(history.map { $0["state"] as? String } == ["tracking", "dead", "tracking"])
         #expect(history[2]["at"] as? String == "2026-06-15T08:02:00.000Z")
         #expect(history[2]["cause"] as? String == cause.rawValue)

@@ -40,19 +40,20 @@ struct StoreErrorJSONTests {
 
     @Test("a device's storeError holds the cause, SQLite's message and since when; null while its store works")
     func deviceStoreError() throws {
-        let failing = try Self.object(AdminJSON.deviceDetail(Self.snapshot.devices[0]))
+        let failing = try Self.object(APIJSON.bytes(DeviceDetailBody(Self.snapshot.devices[0])))
         #expect(failing["state"] as? String == "storeError")
         let problem = try #require(failing["storeError"] as? [String: Any])
         #expect(problem["cause"] as? String == "full")
         #expect(problem["message"] as? String == "database or disk is full")
         #expect(problem["since"] as? String == "2026-06-15T08:00:00.000Z")
-        let working = try Self.object(AdminJSON.deviceDetail(Self.snapshot.devices[1]))
+        let working = try Self.object(APIJSON.bytes(DeviceDetailBody(Self.snapshot.devices[1])))
         #expect(working["storeError"] is NSNull)
     }
 
     @Test("the fleet summary counts store errors and lost rows by cause")
     func fleetCounts() throws {
-        let store = try #require(try Self.object(AdminJSON.fleet(Self.snapshot))["store"] as? [String: Any])
+        let store = try #require(
+            try Self.object(APIJSON.bytes(FleetSummaryBody(Self.snapshot)))["store"] as? [String: Any])
         #expect(store["errors"] as? [String: Int] == ["full": 3, "tooManyOpenFiles": 1])
         #expect(store["fixesLost"] as? [String: Int] == ["full": 40])
         #expect(store["geofenceEventsLost"] as? [String: Int] == [:])

@@ -1,0 +1,371 @@
+import BeekonDevice
+
+/// A JSON Schema in the OpenAPI 3.0 subset the admin's document uses. The schemas of the API's
+/// bodies are generated from their `Codable` types (`APIDescribed`), so a body and its
+/// description cannot part: `beekon-fleet openapi` writes them into docs/openapi.yaml.
+struct APISchema: Sendable {
+    indirect enum Shape: Sendable {
+        case string(oneOf: [String]?)
+        case integer
+        case number
+        case boolean
+        case array(APISchema)
+        /// An object of any keys, each value of this schema (`additionalProperties`).
+        case map(APISchema)
+        /// An object of these members (a nil one is written as `null`; only an `Omittable` one
+        /// is left out, and so not required).
+        case object([APIMember])
+        /// An object the document does not spell out (its description says what it holds).
+        case anyObject
+        /// A schema of `components.schemas`.
+        case reference(String)
+        case oneOf([APISchema])
+    }
+
+    var shape: Shape
+    var format: String?
+    var nullable = false
+    var description: String?
+    var minimum: Double?
+    var maximum: Double?
+    var maxItems: Int?
+
+    init(_ shape: Shape, format: String? = nil, description: String? = nil) {
+        self.shape = shape
+        self.format = format
+        self.description = description
+    }
+
+    /// This schema with `description`.
+    func described(_ text: String?) -> APISchema {
+        var copy = self
+        if let text { copy.description = text }
+        return copy
+    }
+
+    /// The schema as compact JSON (a YAML flow mapping too).
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        // `$ref` stands alone: OpenAPI 3.0 ignores its siblings.
+        if case .reference(let name) = shape, !nullable, description == nil {
+            json.key("$ref")
+            json.string("#/components/schemas/\(name)")
+            json.endObject()
+            return
+        }
+        if let description {
+            json.key("description")
+            json.string(description)
+        }
+        if nullable {
+            json.key("nullable")
+            json.bool(true)
+        }
+        switch shape {
+        case .string(let values):
+            type("string", &json)
+            if let values {
+                json.key("enum")
+                json.beginArray()
+                for value in values { json.string(value) }
+                if nullable { json.null() }
+                json.endArray()
+            }
+        case .integer: type("integer", &json)
+        case .number: type("number", &json)
+        case .boolean: type("boolean", &json)
+        case .array(let items):
+            type("array", &json)
+            json.key("items")
+            items.write(to: &json)
+        case .map(let values):
+            type("object", &json)
+            json.key("additionalProperties")
+            values.write(to: &json)
+        case .object(let members):
+            type("object", &json)
+            json.key("required")
+            json.beginArray()
+            for member in members where member.required { json.string(member.name) }
+            json.endArray()
+            json.key("properties")
+            json.beginObject()
+            for member in members {
+                json.key(member.name)
+                member.schema.write(to: &json)
+            }
+            json.endObject()
+        case .anyObject: type("object", &json)
+        case .reference(let name):
+            json.key("allOf")
+            json.beginArray()
+            APISchema(.reference(name)).write(to: &json)
+            json.endArray()
+        case .oneOf(let options):
+            json.key("oneOf")
+            json.beginArray()
+            for option in options { option.write(to: &json) }
+            json.endArray()
+        }
+        if let format {
+            json.key("format")
+            json.string(format)
+        }
+        if let minimum {
+            json.key("minimum")
+            json.number(minimum)
+        }
+        if let maximum {
+            json.key("maximum")
+            json.number(maximum)
+        }
+        if let maxItems {
+            json.key("maxItems")
+            json.integer(Int64(maxItems))
+        }
+        json.endObject()
+    }
+
+    private func type(_ name: StaticString, _ json: inout JSONWriter) {
+        json.key("type")
+        json.string(name.description)
+    }
+
+    /// The schema as YAML lines `indent` spaces in: an object's members a line each (so the
+    /// document reads and diffs member by member), everything else as one flow line.
+    func yaml(named name: String, indent: Int) -> [String] {
+        let pad = String(repeating: " ", count: indent)
+        if case .array(let items) = shape, case .object = items.shape, !items.nullable, !nullable {
+            var lines = [pad + "\(Self.yamlKey(name)):", pad + "  type: array"]
+            if let description { lines.append(pad + "  description: " + Self.quoted(description)) }
+            if let maxItems { lines.append(pad + "  maxItems: \(maxItems)") }
+            return lines + items.yaml(named: "items", indent: indent + 2)
+        }
+        guard case .object(let members) = shape, !nullable else {
+            return [pad + "\(Self.yamlKey(name)): " + flow]
+        }
+        var lines = [pad + "\(Self.yamlKey(name)):", pad + "  type: object"]
+        if let description { lines.append(pad + "  description: " + Self.quoted(description)) }
+        let required = members.filter(\.required).map { Self.yamlKey($0.name) }
+        lines.append(pad + "  required: [" + required.joined(separator: ", ") + "]")
+        lines.append(pad + "  properties:")
+        for member in members { lines += member.schema.yaml(named: member.name, indent: indent + 4) }
+        return lines
+    }
+
+    var flow: String {
+        var json = JSONWriter(capacity: 128)
+        write(to: &json)
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+
+    /// YAML reads `for`, `p50` and the like as plain keys; anything else is quoted.
+    private static func yamlKey(_ name: String) -> String {
+        let plain = name.unicodeScalars.allSatisfy {
+            ($0.properties.isAlphabetic && $0.isASCII) || ("0"..."9").contains($0)
+        }
+        let reserved = ["y", "n", "yes", "no", "on", "off", "true", "false", "null"].contains(name.lowercased())
+        return plain && !reserved ? name : quoted(name)
+    }
+
+    private static func quoted(_ text: String) -> String {
+        var json = JSONWriter(capacity: text.utf8.count + 2)
+        json.string(text)
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+}
+
+/// A type whose JSON form has a schema: the admin API's bodies and what they are made of.
+protocol APIDescribed {
+    static var apiSchema: APISchema { get }
+}
+
+extension String: APIDescribed { static var apiSchema: APISchema { APISchema(.string(oneOf: nil)) } }
+extension Int: APIDescribed { static var apiSchema: APISchema { APISchema(.integer) } }
+extension Int64: APIDescribed { static var apiSchema: APISchema { APISchema(.integer, format: "int64") } }
+extension UInt64: APIDescribed { static var apiSchema: APISchema { APISchema(.integer, format: "int64") } }
+extension Double: APIDescribed { static var apiSchema: APISchema { APISchema(.number) } }
+extension Bool: APIDescribed { static var apiSchema: APISchema { APISchema(.boolean) } }
+
+extension Array: APIDescribed where Element: APIDescribed {
+    static var apiSchema: APISchema { APISchema(.array(Element.apiSchema)) }
+}
+
+extension Dictionary: APIDescribed where Key == String, Value: APIDescribed {
+    static var apiSchema: APISchema { APISchema(.map(Value.apiSchema)) }
+}
+
+extension Optional: APIDescribed where Wrapped: APIDescribed {
+    static var apiSchema: APISchema {
+        var schema = Wrapped.apiSchema
+        schema.nullable = true
+        return schema
+    }
+}
+
+/// An object of any keys, in a fixed order (a dictionary's would change from run to run).
+struct APIMap<Value: Encodable & Sendable & APIDescribed>: Encodable, Sendable, APIDescribed {
+    var entries: [(key: String, value: Value)]
+
+    init(_ entries: [(key: String, value: Value)]) { self.entries = entries }
+
+    /// Counts and the like, in their keys' order, each key named by its description.
+    init<Key: Comparable & CustomStringConvertible>(sorting map: [Key: Value]) {
+        entries = map.sorted { $0.key < $1.key }.map { ($0.key.description, $0.value) }
+    }
+
+    private struct Name: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Name.self)
+        for entry in entries { try container.encode(entry.value, forKey: Name(stringValue: entry.key)) }
+    }
+
+    static var apiSchema: APISchema { APISchema(.map(Value.apiSchema)) }
+}
+
+/// A string of a fixed set: its schema lists every case.
+protocol APIEnum: APIDescribed, Encodable, CaseIterable, RawRepresentable where RawValue == String {}
+
+extension APIEnum {
+    static var apiSchema: APISchema { APISchema(.string(oneOf: allCases.map(\.rawValue))) }
+}
+
+/// An instant: `2026-11-26T14:00:00.000Z` (the SDK's own wire form), from Unix milliseconds.
+struct APITime: Encodable, Sendable, APIDescribed {
+    var unixMillis: Int64
+
+    init(_ unixMillis: Int64) { self.unixMillis = unixMillis }
+
+    /// Nil for nil: `APITime(optional: device.lastUploadAt)`.
+    init?(optional unixMillis: Int64?) {
+        guard let unixMillis else { return nil }
+        self.unixMillis = unixMillis
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(Timestamp.text(unixMillis: unixMillis))
+    }
+
+    static var apiSchema: APISchema { APISchema(.string(oneOf: nil), format: "date-time") }
+}
+
+/// One of the admin API's bodies: a `Codable` type whose schema is derived from the members it
+/// encodes, in order, with their static types (see `APISchemaRecorder`), plus what `notes` says
+/// of each. A `component` is written once under `components.schemas` and referred to elsewhere.
+protocol APIBody: Encodable, Sendable, APIDescribed {
+    /// A value to derive the schema from: every member is encoded, whatever its value, so any
+    /// value will do; nil members are recorded as nullable.
+    static var example: Self { get }
+    /// Its name under `components.schemas`, or nil to be written where it is used.
+    static var component: String? { get }
+    /// The body's own description.
+    static var summary: String? { get }
+    /// Per member: a description, and a range or a string set where the type alone does not say.
+    static var notes: [String: APINote] { get }
+}
+
+extension APIBody {
+    static var component: String? { nil }
+    static var summary: String? { nil }
+    static var notes: [String: APINote] { [:] }
+
+    static var apiSchema: APISchema {
+        if let component { return APISchema(.reference(component)) }
+        return objectSchema
+    }
+
+    /// The schema of the members this type encodes.
+    static var objectSchema: APISchema {
+        let recorder = APISchemaRecorder()
+        let members = recorder.members(of: example).map { member in
+            var member = member
+            if let note = notes[member.name] { note.apply(to: &member.schema) }
+            return member
+        }
+        return APISchema(.object(members), description: summary)
+    }
+}
+
+/// A member of an object schema.
+struct APIMember: Sendable {
+    var name: String
+    var schema: APISchema
+    var required = true
+}
+
+/// A member left out of its object when absent, rather than written as `null`: the schema lists
+/// it as not required.
+enum Omittable<Wrapped: Encodable & APIDescribed>: Encodable, OmittableMember {
+    case absent
+    case present(Wrapped)
+
+    init(_ value: Wrapped?) {
+        self = value.map { .present($0) } ?? .absent
+    }
+
+    var isAbsent: Bool {
+        if case .absent = self { return true }
+        return false
+    }
+
+    static var wrappedSchema: APISchema { Wrapped.apiSchema }
+
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .present(let value): try value.encode(to: encoder)
+        case .absent:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
+        }
+    }
+}
+
+/// What the encoder and the schema recorder ask of an `Omittable` whatever it wraps.
+extension Omittable: Sendable where Wrapped: Sendable {}
+
+protocol OmittableMember {
+    var isAbsent: Bool { get }
+    static var wrappedSchema: APISchema { get }
+}
+
+/// What a member's type does not say: its description, range, or the strings it takes.
+struct APINote: Sendable {
+    var description: String?
+    var minimum: Double?
+    var maximum: Double?
+    var oneOf: [String]?
+    var maxItems: Int?
+
+    init(
+        _ description: String? = nil, minimum: Double? = nil, maximum: Double? = nil, oneOf: [String]? = nil,
+        maxItems: Int? = nil
+    ) {
+        self.description = description
+        self.minimum = minimum
+        self.maximum = maximum
+        self.oneOf = oneOf
+        self.maxItems = maxItems
+    }
+
+    /// A number's range, as the reader that takes it checks it (its unit in the description).
+    init(_ description: String? = nil, range: NumberRange) {
+        let unit = range.unit.isEmpty ? nil : "In \(range.unit)."
+        self.init(
+            [description, unit].compactMap { $0 }.joined(separator: " "), minimum: range.lower, maximum: range.upper)
+    }
+
+    func apply(to schema: inout APISchema) {
+        if let description { schema.description = description }
+        if let minimum { schema.minimum = minimum }
+        if let maximum { schema.maximum = maximum }
+        if let maxItems { schema.maxItems = maxItems }
+        if let oneOf, case .string = schema.shape { schema.shape = .string(oneOf: oneOf) }
+    }
+}
