@@ -29,6 +29,12 @@ struct APISchema: Sendable {
     var minimum: Double?
     var maximum: Double?
     var maxItems: Int?
+    var minItems: Int?
+    var minLength: Int?
+    /// An object that takes no member but its own (`additionalProperties: false`).
+    var closed = false
+    /// A boolean that must be true (`enum: [true]`).
+    var onlyTrue = false
 
     init(_ shape: Shape, format: String? = nil, description: String? = nil) {
         self.shape = shape
@@ -73,7 +79,14 @@ struct APISchema: Sendable {
             }
         case .integer: type("integer", &json)
         case .number: type("number", &json)
-        case .boolean: type("boolean", &json)
+        case .boolean:
+            type("boolean", &json)
+            if onlyTrue {
+                json.key("enum")
+                json.beginArray()
+                json.bool(true)
+                json.endArray()
+            }
         case .array(let items):
             type("array", &json)
             json.key("items")
@@ -84,10 +97,17 @@ struct APISchema: Sendable {
             values.write(to: &json)
         case .object(let members):
             type("object", &json)
-            json.key("required")
-            json.beginArray()
-            for member in members where member.required { json.string(member.name) }
-            json.endArray()
+            if closed {
+                json.key("additionalProperties")
+                json.bool(false)
+            }
+            // JSON Schema's `required` holds at least one name: with none, it is left out.
+            if members.contains(where: \.required) {
+                json.key("required")
+                json.beginArray()
+                for member in members where member.required { json.string(member.name) }
+                json.endArray()
+            }
             json.key("properties")
             json.beginObject()
             for member in members {
@@ -123,6 +143,14 @@ struct APISchema: Sendable {
             json.key("maxItems")
             json.integer(Int64(maxItems))
         }
+        if let minItems {
+            json.key("minItems")
+            json.integer(Int64(minItems))
+        }
+        if let minLength {
+            json.key("minLength")
+            json.integer(Int64(minLength))
+        }
         json.endObject()
     }
 
@@ -141,13 +169,19 @@ struct APISchema: Sendable {
             if let maxItems { lines.append(pad + "  maxItems: \(maxItems)") }
             return lines + items.yaml(named: "items", indent: indent + 2)
         }
+        if case .oneOf(let options) = shape, !nullable {
+            var lines = [pad + "\(Self.yamlKey(name)):"]
+            if let description { lines.append(pad + "  description: " + Self.quoted(description)) }
+            return lines + [pad + "  oneOf:"] + options.map { pad + "    - " + $0.flow }
+        }
         guard case .object(let members) = shape, !nullable else {
             return [pad + "\(Self.yamlKey(name)): " + flow]
         }
         var lines = [pad + "\(Self.yamlKey(name)):", pad + "  type: object"]
         if let description { lines.append(pad + "  description: " + Self.quoted(description)) }
         let required = members.filter(\.required).map { Self.yamlKey($0.name) }
-        lines.append(pad + "  required: [" + required.joined(separator: ", ") + "]")
+        if closed { lines.append(pad + "  additionalProperties: false") }
+        if !required.isEmpty { lines.append(pad + "  required: [" + required.joined(separator: ", ") + "]") }
         lines.append(pad + "  properties:")
         for member in members { lines += member.schema.yaml(named: member.name, indent: indent + 4) }
         return lines
@@ -342,16 +376,22 @@ struct APINote: Sendable {
     var maximum: Double?
     var oneOf: [String]?
     var maxItems: Int?
+    var minItems: Int?
+    var minLength: Int?
+    var onlyTrue = false
 
     init(
         _ description: String? = nil, minimum: Double? = nil, maximum: Double? = nil, oneOf: [String]? = nil,
-        maxItems: Int? = nil
+        maxItems: Int? = nil, minItems: Int? = nil, minLength: Int? = nil, onlyTrue: Bool = false
     ) {
         self.description = description
         self.minimum = minimum
         self.maximum = maximum
         self.oneOf = oneOf
         self.maxItems = maxItems
+        self.minItems = minItems
+        self.minLength = minLength
+        self.onlyTrue = onlyTrue
     }
 
     /// A number's range, as the reader that takes it checks it (its unit in the description).
@@ -366,6 +406,9 @@ struct APINote: Sendable {
         if let minimum { schema.minimum = minimum }
         if let maximum { schema.maximum = maximum }
         if let maxItems { schema.maxItems = maxItems }
+        if let minItems { schema.minItems = minItems }
+        if let minLength { schema.minLength = minLength }
+        if onlyTrue { schema.onlyTrue = true }
         if let oneOf, case .string = schema.shape { schema.shape = .string(oneOf: oneOf) }
     }
 }

@@ -8,25 +8,19 @@ import Yams
 enum AdminRequests {
     /// `PATCH /api/v1/fleet`.
     static func clock(_ body: [UInt8]) throws(APIError) -> (warp: Warp?, paused: Bool?) {
-        var object = try BodyObject(body: body)
-        let warp = try object.warp("warp")
-        let paused = try object.bool("paused")
-        try object.finish()
-        return (warp, paused)
+        let patch = try FleetPatchRequest.read(body)
+        return (patch.warp?.warp, patch.paused)
     }
 
     /// `POST /api/v1/devices`.
     static func spawn(_ body: [UInt8]) throws(APIError) -> SpawnRequest {
-        var object = try BodyObject(body: body)
-        let group = try object.string("group")
-        let count = try object.integer("count", in: SpawnRequest.countRange)
-        let rate = try object.number("ratePerSecond", in: SpawnRequest.rateRange)
-        let specValue = object.value("spec")
-        try object.finish()
-        switch (group, specValue) {
+        let request = try SpawnDevicesRequest.read(body)
+        let count = request.count.map { Int($0.value) }
+        let rate = request.ratePerSecond?.value
+        switch (request.group, request.spec?.value) {
         case (let name?, nil):
             guard let count else { throw .badRequest("`count` is required with `group`", field: "count") }
-            return SpawnRequest(template: .group(name), count: Int(count), ratePerSecond: rate)
+            return SpawnRequest(template: .group(name), count: count, ratePerSecond: rate)
         case (nil, let spec?):
             guard case .object = spec else {
                 throw .badType("spec", expected: "an object (one fleet-file group)", got: spec)
@@ -69,8 +63,8 @@ enum AdminRequests {
 
     /// `{"action", "params"?}` (and `selector` for the fleet): the action with its parameters,
     /// each of the JSON type its description gives, then read as a fleet file's timeline reads it.
-    static func action(_ object: inout BodyObject) throws(APIError) -> FleetAction {
-        guard let text = try object.string("action") else {
+    static func action(_ text: String?, params paramsValue: JSONValue?) throws(APIError) -> FleetAction {
+        guard let text else {
             throw .badRequest("`action` is required", field: "action")
         }
         guard let name = FleetAction.Name(rawValue: text) else {
@@ -78,7 +72,7 @@ enum AdminRequests {
         }
         let parameters = name.details.parameters
         var given: [(key: String, value: JSONValue)] = []
-        if let paramsValue = object.value("params"), paramsValue != .null {
+        if let paramsValue, paramsValue != .null {
             guard case .object(let members) = paramsValue else {
                 throw .badType("params", expected: "an object", got: paramsValue)
             }
@@ -111,36 +105,94 @@ enum AdminRequests {
 
     /// `POST /api/v1/devices/{id}/actions`.
     static func deviceAction(_ body: [UInt8]) throws(APIError) -> FleetAction {
-        var object = try BodyObject(body: body)
-        let parsed = try action(&object)
-        try object.finish()
-        return parsed
+        let request = try DeviceActionBody.read(body)
+        return try action(request.action, params: request.params?.value)
     }
 
     /// `POST /api/v1/fleet/actions`.
     static func fleetAction(_ body: [UInt8]) throws(APIError) -> (FleetAction, FaultSelector) {
-        var object = try BodyObject(body: body)
-        let parsed = try action(&object)
-        guard var selectorObject = try object.object("selector") else {
+        let request = try FleetActionBody.read(body)
+        let parsed = try action(request.action, params: request.params?.value)
+        guard let selector = request.selector?.value else {
             throw .badRequest(
                 "`selector` is required: {\"all\": true}, {\"group\"}, "
                     + "{\"fraction\", \"seed\"?}, {\"ids\"} or {\"state\"}",
                 field: "selector")
         }
-        try object.finish()
-        let selector = try selector(&selectorObject)
-        return (parsed, selector)
+        return (parsed, try BodyDecoder.object(SelectorRequest.self, from: selector, path: "selector.").selector())
     }
+}
 
-    /// SELECTOR: exactly one of `all`, `group`, `fraction` (+ `seed`), `ids`, `state`.
-    static func selector(_ object: inout BodyObject) throws(APIError) -> FaultSelector {
-        let all = try object.bool("all")
-        let group = try object.string("group")
-        let fraction = try object.number("fraction", in: FaultSelector.fractionRange)
-        let seed = try object.integer("seed", in: FleetFile.seedRange).map { UInt64($0) }
-        let ids = try object.strings("ids")
-        let state = try object.string("state")
-        try object.finish()
+/// `PATCH /api/v1/fleet`'s body.
+struct FleetPatchRequest: APIRequest {
+    var warp: WarpField?
+    var paused: Bool?
+
+    static let component = "FleetPatch"
+    static let notes = [
+        "warp": APINote(
+            "Virtual seconds per real second (ends max warp from the time reached), or `max`: from the time "
+                + "reached, each device runs on until it needs an answer it does not have yet, with every answer "
+                + "taking 100 virtual ms from then on (modelled timing, as `run --deterministic`)."),
+        "paused": APINote("true stops virtual time; false restarts it."),
+    ]
+}
+
+/// `POST /api/v1/devices`'s body: copies of a group, or a new group.
+struct SpawnDevicesRequest: APIRequest {
+    enum Count: NumberField { static let range = SpawnRequest.countRange }
+    enum Rate: NumberField { static let range = SpawnRequest.rateRange }
+
+    var group: String?
+    var count: Ranged<Count>?
+    var ratePerSecond: Ranged<Rate>?
+    var spec: RawMember?
+
+    static let component = "SpawnRequest"
+    static let forms = [
+        APIRequestForm(required: ["group", "count"], optional: ["ratePerSecond"]),
+        APIRequestForm(required: ["spec"], optional: ["ratePerSecond"]),
+    ]
+    static let notes = [
+        "group": APINote("An existing group whose template is copied."),
+        "ratePerSecond": APINote("At most this many spawn each real second; absent: all at once."),
+        "spec": APINote(
+            "One group exactly as in a fleet file (name, count up to 10000, route, platform, pace, config, …), "
+                + "read by the fleet file's reader. Its name must be new (409 otherwise); an unknown key is 400 "
+                + "`unknown_field` with `field: spec.KEY`; a route that cannot be read is 400 with "
+                + "`field: spec.route`."),
+    ]
+}
+
+/// Which devices a fleet action picks: exactly one of `all`, `group`, `fraction` (+ `seed`),
+/// `ids`, `state`.
+struct SelectorRequest: APIRequest {
+    enum Fraction: NumberField { static let range = FaultSelector.fractionRange }
+    enum Seed: NumberField { static let range = FleetFile.seedRange }
+
+    var all: Bool?
+    var group: String?
+    var fraction: Ranged<Fraction>?
+    var seed: Ranged<Seed>?
+    var ids: [String]?
+    var state: String?
+
+    static let component = "Selector"
+    static let summary: String? = "Exactly one of these (`seed` only with `fraction`)."
+    static let forms = [
+        APIRequestForm(required: ["all"]), APIRequestForm(required: ["group"]),
+        APIRequestForm(required: ["fraction"], optional: ["seed"]), APIRequestForm(required: ["ids"]),
+        APIRequestForm(required: ["state"]),
+    ]
+    static let notes = [
+        "all": APINote(onlyTrue: true),
+        "seed": APINote("Without it, the choice is seeded by the run seed and the action's number."),
+        "ids": APINote(minItems: 1),
+        "state": APINote(
+            "Same matching as the list's `state` filter (exact, or a prefix ending in `*`).", minLength: 1),
+    ]
+
+    func selector() throws(APIError) -> FaultSelector {
         let given = [all != nil, group != nil, fraction != nil, ids != nil, state != nil].filter { $0 }.count
         guard given == 1 else {
             throw .badRequest(
@@ -154,7 +206,7 @@ enum AdminRequests {
             return .all
         }
         if let group { return .group(group) }
-        if let fraction { return .fraction(fraction, seed: seed) }
+        if let fraction { return .fraction(fraction.value, seed: seed.map { UInt64($0.value) }) }
         if let ids {
             guard !ids.isEmpty else { throw .badRequest("`ids` is empty", field: "selector.ids") }
             return .ids(ids)
@@ -162,4 +214,24 @@ enum AdminRequests {
         guard let state, !state.isEmpty else { throw .badRequest("`state` is empty", field: "selector.state") }
         return .state(state)
     }
+}
+
+/// `POST /api/v1/devices/{id}/actions`'s body (its schema, one shape per action, is
+/// `ActionSchemas`'s).
+struct DeviceActionBody: APIRequest {
+    var action: String?
+    var params: RawMember?
+
+    /// Described per action by `ActionSchemas`, not derived: one shape for each action's params.
+    static let component = "DeviceActionRequest"
+}
+
+/// `POST /api/v1/fleet/actions`'s body: an action and the devices it picks.
+struct FleetActionBody: APIRequest {
+    var action: String?
+    var params: RawMember?
+    var selector: RawMember?
+
+    /// Described per action by `ActionSchemas`.
+    static let component = "FleetActionRequest"
 }

@@ -1,6 +1,7 @@
 /// The generated part of docs/openapi.yaml: the lines between its `BEGIN`/`END` marker lines under
 /// `components.schemas`, the schemas of every response body and live event (from their
-/// `Codable` types) and of the action requests (from `FleetAction.catalog`). The served document
+/// `Codable` types), of the request bodies (from their `Decodable` types) and of the action
+/// requests (from `FleetAction.catalog`). The served document
 /// always carries them as this binary has them; a test holds the committed file to the same text,
 /// which `beekon-fleet openapi --output docs/openapi.yaml` rewrites.
 enum AdminSchemas {
@@ -17,6 +18,11 @@ enum AdminSchemas {
         GeofenceBody.self,
     ]
 
+    /// Every request body derived from its type (the action requests are `ActionSchemas`').
+    static let requests: [any APIRequest.Type] = [
+        FleetPatchRequest.self, SpawnDevicesRequest.self, SelectorRequest.self,
+    ]
+
     /// `template` (the OpenAPI document) with the lines between the markers replaced by the
     /// generated schemas; unchanged when it has no markers.
     static func splice(into template: String) -> String {
@@ -31,5 +37,6 @@ enum AdminSchemas {
     /// The generated schema lines (4 spaces in, under `components.schemas`).
     static let generated: [String] =
         bodies.flatMap { body in body.objectSchema.yaml(named: body.component ?? "\(body)", indent: 4) }
+        + requests.flatMap { request in request.requestSchema.yaml(named: request.component, indent: 4) }
         + ActionSchemas.generated
 }

@@ -74,3 +74,87 @@ struct APIBodyTests {
         #expect(members.count == 22, "\(members.map(\.key))")
     }
 }
+
+/// Request bodies are `Decodable` types read by `BodyDecoder`, whose refusals name the field; their
+/// schemas are derived from the members their `init(from:)` asks for.
+@Suite("Decodable request bodies and their generated schemas")
+struct APIRequestTests {
+    static func refusal(_ read: () throws -> Void) -> APIError? {
+        do {
+            try read()
+            return nil
+        } catch {
+            return error as? APIError
+        }
+    }
+
+    @Test(
+        "a body is refused naming the field at fault, its code and what was expected",
+        arguments: [
+            (#"[]"#, APIError.Code.badType, nil, "the body must be a JSON object, not an array"),
+            (#"{"warp": "fast"}"#, .badType, "warp", #"`warp` must be a number from 0.01 to 10000 or "max""#),
+            (#"{"warp": 5, "colour": 1}"#, .unknownField, "colour", "expected one of paused, warp"),
+            (#"{"paused": 1}"#, .badType, "paused", "`paused` must be true or false, not a number"),
+            (#"{"warp": 1e300}"#, .badRequest, "warp", "out of range"),
+        ])
+    func patchRefusals(body: String, code: APIError.Code, field: String?, message: String) throws {
+        let error = try #require(Self.refusal { _ = try FleetPatchRequest.read(Array(body.utf8)) })
+        #expect(error.code == code && error.field == field, "\(error)")
+        #expect(error.message.contains(message), "\(error.message)")
+    }
+
+    @Test(
+        "a selector is refused naming its field inside `selector`",
+        arguments: [
+            (#"{"ids": ["a", 1]}"#, "selector.ids[1]", "must be a string, not a number"),
+            (#"{"fraction": 0.5, "seed": 1.5}"#, "selector.seed", "whole number"),
+            (#"{"fraction": 2}"#, "selector.fraction", "out of range"),
+            (#"{"group": "a", "colour": "red"}"#, "selector.colour", "expected one of"),
+            (#"{"all": false}"#, "selector.all", "`all` must be true"),
+            (#"{"group": "a", "all": true}"#, "selector", "exactly one of"),
+            (#"{"seed": 3, "group": "a"}"#, "selector.seed", "goes with `fraction` only"),
+        ])
+    func selectorRefusals(body: String, field: String, message: String) throws {
+        let error = try #require(
+            Self.refusal {
+                let value = try JSONValue.parse(Array(body.utf8))
+                _ = try BodyDecoder.object(SelectorRequest.self, from: value, path: "selector.").selector()
+            })
+        #expect(error.field == field, "\(error)")
+        #expect(error.message.contains(message), "\(error.message)")
+    }
+
+    @Test("null is as absent, and a body reads into its fields")
+    func reads() throws {
+        let patch = try FleetPatchRequest.read(Array(#"{"warp": "max", "paused": null}"#.utf8))
+        #expect(patch.warp?.warp == .max && patch.paused == nil)
+        let spawn = try AdminRequests.spawn(Array(#"{"group": "walkers", "count": 3, "ratePerSecond": 0.5}"#.utf8))
+        #expect(spawn.count == 3 && spawn.ratePerSecond == 0.5)
+        let (_, selector) = try AdminRequests.fleetAction(
+            Array(#"{"action": "sync", "selector": {"fraction": 0.25, "seed": 7}}"#.utf8))
+        guard case .fraction(0.25, seed: 7) = selector else {
+            Issue.record("\(selector)")
+            return
+        }
+    }
+
+    @Test(
+        "the generated request schemas take what the fleet takes and refuse the shapes it refuses",
+        arguments: [
+            ("FleetPatch", #"{"warp": "max"}"#, true), ("FleetPatch", #"{"warp": 0.001}"#, false),
+            ("FleetPatch", #"{"speed": 1}"#, false), ("FleetPatch", #"{}"#, true),
+            ("SpawnRequest", #"{"group": "g", "count": 2}"#, true), ("SpawnRequest", #"{"group": "g"}"#, false),
+            ("SpawnRequest", #"{"spec": {"name": "n"}, "ratePerSecond": 1}"#, true),
+            ("SpawnRequest", #"{"group": null, "count": 2}"#, false),
+            ("Selector", #"{"all": true}"#, true), ("Selector", #"{"all": false}"#, false),
+            ("Selector", #"{"fraction": 0.5, "seed": 3}"#, true), ("Selector", #"{"group": "g", "seed": 3}"#, false),
+            ("Selector", #"{"ids": []}"#, false), ("Selector", #"{"state": ""}"#, false),
+        ])
+    func schemas(component: String, body: String, valid: Bool) throws {
+        let contract = try OpenAPIContract.served.get()
+        let value = try JSONValue.parse(Array(body.utf8))
+        let problems = contract.schemas.problems(
+            value, .object([("$ref", .string("#/components/schemas/\(component)"))]))
+        #expect(problems.isEmpty == valid, "\(problems)")
+    }
+}
