@@ -744,7 +744,9 @@ struct DevicesEventBody: APIBody {
     static let example = DevicesEventBody(changes: [], truncated: .present(true))
     static let component: String? = "DevicesEvent"
     static let notes = [
-        "truncated": APINote("There were more changes than one event carries; list the devices for the rest.")
+        "truncated": APINote(
+            "More changed than one event carries (the rest follow in the next), or changes were missed (the "
+                + "fleet's change log moved past them): list the devices to be sure.")
     ]
 }
 

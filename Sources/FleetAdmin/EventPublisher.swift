@@ -7,8 +7,9 @@ import Synchronization
 /// Feeds `/api/v1/events`: one thread reads the fleet's snapshot four times a second, writes
 /// each event once and queues the same bytes on every open stream. However many devices
 /// change, a client gets a `fleet` event a second, a `devices` event at most four times a
-/// second with at most 500 changes, an `uploads` event a second, and `action` events as
-/// actions run.
+/// second with at most 500 changes, an `uploads` event a second, and `action` and `sdk` events
+/// as they happen. Actions, SDK stream values and device changes come from the loop's own logs
+/// of them (numbered, read past the last number seen), never from comparing snapshots.
 final class EventPublisher: Sendable {
     /// The largest `devices` event.
     static let maxChanges = 500
@@ -71,9 +72,10 @@ final class EventPublisher: Sendable {
 
     private func loop() {
         var tick = 0
-        var lastSequence: UInt64 = 0
-        /// What each device (by slot index) looked like in the last `devices` event.
-        var sent: [(state: DeviceState, pending: Int, outcome: TransferOutcome?)] = []
+        /// The loop's change log read up to here; the changes read and not yet sent, by device.
+        var lastChange: UInt64 = 0
+        var waiting: [Int: DeviceChange] = [:]
+        var missed = false
         var lastAction = runtime.snapshot.actions.last?.number ?? 0
         var lastStream = runtime.snapshot.streamEvents.last?.number ?? 0
         while true {
@@ -98,9 +100,14 @@ final class EventPublisher: Sendable {
                 bytes += Self.event(.sdk, StreamRecordBody(record, device: true), capacity: 160)
             }
             lastStream = max(lastStream, snapshot.streamEvents.last?.number ?? 0)
-            if snapshot.sequence != lastSequence {
-                lastSequence = snapshot.sequence
-                bytes += devicesEvent(snapshot, sent: &sent)
+            // Device changes as the loop recorded them; a gap in the numbers means the log moved on
+            // past some, and the event says its list may be stale (`truncated`).
+            if let first = snapshot.deviceChanges.first, first.number > lastChange + 1 { missed = true }
+            for change in snapshot.deviceChanges where change.number > lastChange { waiting[change.slot] = change }
+            lastChange = max(lastChange, snapshot.deviceChanges.last?.number ?? 0)
+            if !waiting.isEmpty || missed {
+                bytes += devicesEvent(snapshot, waiting: &waiting, missed: missed)
+                missed = false
             }
             if tick % 4 == 0 {
                 bytes += Self.event(.fleet, FleetSummaryBody(snapshot))
@@ -112,37 +119,22 @@ final class EventPublisher: Sendable {
         finished.signal()
     }
 
-    /// The devices whose state, pending count or last outcome changed since the last event.
-    private func devicesEvent(
-        _ snapshot: FleetSnapshot, sent: inout [(state: DeviceState, pending: Int, outcome: TransferOutcome?)]
-    )
-        -> [UInt8]
-    {
+    /// The devices whose state, pending count or last outcome changed since the last event, in
+    /// list order, at most `maxChanges`: the rest wait for the next (`truncated` says so).
+    private func devicesEvent(_ snapshot: FleetSnapshot, waiting: inout [Int: DeviceChange], missed: Bool) -> [UInt8] {
+        let sending = waiting.keys.sorted().prefix(Self.maxChanges)
         var changes: [DevicesEventBody.Change] = []
-        var truncated = false
-        for (index, device) in snapshot.devices.enumerated() where !device.deleted {
-            if index < sent.count, sent[index].state == device.state, sent[index].pending == device.pending,
-                sent[index].outcome == device.lastOutcome
-            {
-                continue
-            }
-            guard changes.count < Self.maxChanges else {
-                truncated = true
-                break
-            }
-            let now = (device.state, device.pending, device.lastOutcome)
-            if index < sent.count {
-                sent[index] = now
-            } else {
-                while sent.count < index { sent.append((.dead, -1, nil)) }  // Never matches: -1 pending.
-                sent.append(now)
-            }
+        for slot in sending {
+            guard let change = waiting.removeValue(forKey: slot), slot < snapshot.devices.count,
+                !snapshot.devices[slot].deleted
+            else { continue }
             changes.append(
                 DevicesEventBody.Change(
-                    id: device.id, state: device.state.description, pending: device.pending,
-                    lastOutcome: device.lastOutcome?.description))
+                    id: snapshot.devices[slot].id, state: change.listed.state.description,
+                    pending: change.listed.pending, lastOutcome: change.listed.lastOutcome?.description))
         }
-        guard !changes.isEmpty else { return [] }
+        let truncated = missed || !waiting.isEmpty
+        guard !changes.isEmpty || truncated else { return [] }
         let body = DevicesEventBody(changes: changes, truncated: truncated ? .present(true) : .absent)
         return Self.event(.devices, body, capacity: 64 + changes.count * 80)
     }

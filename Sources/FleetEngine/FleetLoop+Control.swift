@@ -157,6 +157,37 @@ extension FleetLoop {
 
     // MARK: The snapshot
 
+    /// Notes that what `slot` lists (its state, pending count, last outcome) may have changed,
+    /// where it happens: the next publication records it if it did (`recordChanges`), so the
+    /// `devices` live event is made of changes, not of a comparison of every device.
+    mutating func noteChange(_ slot: Int) {
+        guard !slots[slot].changeNoted else { return }
+        slots[slot].changeNoted = true
+        changedSlots.append(slot)
+    }
+
+    /// Adds to the change log each noted device whose listing changed since it was last
+    /// recorded; drivers call it as they publish. The log keeps what a reader polling a few
+    /// times a second needs (four changes a device, and a floor); one that falls further behind
+    /// sees the numbers jump and says its list may be stale.
+    package mutating func recordChanges() {
+        for slot in changedSlots {
+            slots[slot].changeNoted = false
+            guard !slots[slot].removed else { continue }
+            let listed = DeviceChange.Listed(
+                state: slots[slot].listedState, pending: slots[slot].device?.pendingUploadCount ?? 0,
+                lastOutcome: slots[slot].uploads.last?.outcome)
+            guard listed != slots[slot].listedAsRecorded else { continue }
+            slots[slot].listedAsRecorded = listed
+            changesRecorded += 1
+            changeLog.append(DeviceChange(number: changesRecorded, slot: slot, listed: listed))
+        }
+        changedSlots.removeAll(keepingCapacity: true)
+        // Trimmed by half at a time, so an append costs O(1) amortized.
+        let keep = 1024 + 4 * slots.count
+        if changeLog.count > 2 * keep { changeLog.removeFirst(changeLog.count - keep) }
+    }
+
     /// Everything the admin API reads, copied out of the loop, around the metrics `published`
     /// in the same step (so the devices are walked once for both).
     package func fleetSnapshot(metrics published: FleetMetrics, paused: Bool, realNanos: UInt64) -> FleetSnapshot {
@@ -172,6 +203,7 @@ extension FleetLoop {
         snapshot.metrics = published
         snapshot.actions = actionLog.elements
         snapshot.streamEvents = streamLog.elements
+        snapshot.deviceChanges = changeLog
         snapshot.indexByID = slotsByID
         snapshot.devices.reserveCapacity(slots.count)
         let now = metrics.virtualNow

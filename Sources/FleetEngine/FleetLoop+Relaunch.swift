@@ -83,6 +83,7 @@ extension FleetLoop {
             timers.cancel(.significantMoveCheck(slot))
         }
         slots[slot].processAlive = false
+        noteChange(slot)
         slots[slot].outage = outage
         // Armed before any significant-move check, so a user opening wins a check at its instant.
         if let launch = outage.launch {
@@ -143,6 +144,7 @@ extension FleetLoop {
     mutating func relaunch(_ slot: Int, cause: RelaunchCause, at time: Int64) {
         guard !slots[slot].processAlive else { return }
         slots[slot].processAlive = true
+        noteChange(slot)
         slots[slot].outage = nil
         timers.cancel(.relaunch(slot))
         timers.cancel(.significantMoveCheck(slot))

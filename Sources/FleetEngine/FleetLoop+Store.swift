@@ -96,6 +96,7 @@ extension FleetLoop {
         }
         let problem = StoreProblem(cause: error.kind, message: error.message, since: time, resume: resume)
         slots[slot].storeProblem = problem
+        noteChange(slot)
         slots[slot].stateHistory.append(StateChange(at: time, state: .storeError))
         timers.schedule((), key: .storeRetry(slot), at: time + problem.retryDelayMillis)
     }
@@ -104,6 +105,7 @@ extension FleetLoop {
     mutating func storeRecovered(_ slot: Int, at time: Int64) {
         guard slots[slot].storeProblem != nil else { return }
         slots[slot].storeProblem = nil
+        noteChange(slot)
         timers.cancel(.storeRetry(slot))
         slots[slot].stateHistory.append(StateChange(at: time, state: slots[slot].listedState))
     }

@@ -238,6 +238,7 @@ extension FleetLoop {
             metrics.latency.record(latency)
             metrics.uploads.record(
                 label, latencyMillis: latency, serverMillis: transfer.serverMillis, realNanos: realNow)
+            noteChange(slot)
             slots[slot].uploads.append(
                 UploadRecord(
                     at: time, batchID: batchID.text, fixes: transfer.fixes, outcome: label, latencyMillis: latency,

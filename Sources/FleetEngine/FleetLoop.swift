@@ -70,6 +70,10 @@ package struct DeviceSlot {
     var stateHistory = RecentRing<StateChange>(capacity: 50)
     /// Its SDK's recent `syncStatus` and `authChanges` values, oldest first.
     var streams = RecentRing<StreamRecord>(capacity: 50)
+    /// What its last recorded `DeviceChange` said (nil before the first).
+    var listedAsRecorded: DeviceChange.Listed?
+    /// Something that may change what it lists happened since the last publication.
+    var changeNoted = false
     /// The store's failure while it lasts (the device is listed as `storeError`).
     var storeProblem: StoreProblem?
     /// The transfers it has out, by number (see `FleetLoop.transfers`).
@@ -126,6 +130,12 @@ package struct FleetLoop {
     var actionLog = RecentRing<ActionRecord>(capacity: 100)
     /// The fleet's recent notable stream values (see `StreamRecord.isNotable`), numbered.
     var streamLog = RecentRing<StreamRecord>(capacity: 100)
+    /// Devices something happened to since the last publication (`noteChange`).
+    var changedSlots: [Int] = []
+    /// Recorded changes of what devices list, oldest first (`recordChanges`).
+    var changeLog: [DeviceChange] = []
+    /// Changes recorded so far: the last one's number.
+    var changesRecorded: UInt64 = 0
     /// Admin actions so far (seeds `fraction` selectors that give no seed).
     var adminActions: UInt64 = 0
     /// Lasting actions a device the admin API adds later meets (`meetLastingActions`), oldest first.
@@ -346,6 +356,7 @@ package struct FleetLoop {
                 provider: OSProvider(profile: group.provider, seed: deviceRNG.next()),
                 motion: RouteMotion(route: route, timing: timing, loops: group.loops, startFraction: fraction),
                 setOffAt: spawnAt, faultRNG: SplitMix64(seed: deviceRNG.next())))
+        noteChange(slots.count - 1)
     }
 
     /// The run is over: every store is closed, and what the store-error log held back is said.
@@ -519,6 +530,7 @@ package struct FleetLoop {
             platform: slots[slot].platform, model: slots[slot].model, sdkVersion: group.sdkVersion,
             restored: state, pendingFixes: pending, seed: slots[slot].seed, now: time)
         slots[slot].device = device
+        noteChange(slot)
         perform(actions + restoreActions, slot: slot, at: time)
         // Faults and actions that began before the spawn hold from its first instant: the app
         // finds the world as it is before it configures and starts.
@@ -595,6 +607,7 @@ package struct FleetLoop {
     mutating func handled(_ event: DeviceEvent, by slot: Int, at time: Int64) -> [DeviceAction] {
         guard slots[slot].device != nil else { return [] }
         // Mutated in place: copying a device out and back costs more than handling the event.
+        noteChange(slot)
         return slots[slot].device!.handle(event, at: time)
     }
 

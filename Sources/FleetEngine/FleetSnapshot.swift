@@ -35,6 +35,10 @@ public struct FleetSnapshot: Sendable {
     /// Recent notable values of the devices' SDK streams (sync retries and failures, every auth
     /// change), oldest first, numbered across the run.
     public var streamEvents: [StreamRecord] = []
+    /// Recent changes of listed devices' state, pending count or last outcome, oldest first,
+    /// numbered across the run: recorded as they happen, coalesced per publication (see
+    /// `FleetLoop.noteChange`), for the `devices` live event.
+    public var deviceChanges: [DeviceChange] = []
     /// Counts publications; a reader can tell a new snapshot from one it has seen.
     public var sequence: UInt64 = 0
 
@@ -104,6 +108,23 @@ public struct DeviceSnapshot: Sendable {
 }
 
 /// Why a device's store fails, as the admin API shows it.
+/// A device's listed state, pending count or last outcome as it became: one entry of the loop's
+/// change log.
+public struct DeviceChange: Sendable, Hashable {
+    /// What the `devices` event shows of a device.
+    public struct Listed: Sendable, Hashable {
+        public var state: DeviceState
+        public var pending: Int
+        public var lastOutcome: TransferOutcome?
+    }
+
+    /// Its number in the run's change log (1, 2, …): a reader takes those past the last it saw.
+    public var number: UInt64
+    /// The device, by its index in `FleetSnapshot.devices`.
+    public var slot: Int
+    public var listed: Listed
+}
+
 public struct DeviceStoreError: Sendable, Hashable {
     /// The cause: `full`, `tooManyOpenFiles`, `ioError`, `readOnly`, `corrupt`, `busy`, … (the
     /// raw values of `StoreError.Kind`).

@@ -97,7 +97,7 @@ public final class FleetRuntime: Sendable {
         var lastPublished = started
         var lastSnapshot = started
         var runSeconds = 0.0
-        publish(driver, runSeconds: 0, full: true)
+        publish(&driver, runSeconds: 0, full: true)
         var end = RunEnd.stopped
         while true {
             let (completions, commandsWaiting, stopRequested) = takeInbox()
@@ -128,7 +128,7 @@ public final class FleetRuntime: Sendable {
             if let ended {
                 end = ended
                 // Commands that just ran are answered, after the snapshot that shows them.
-                if !answers.isEmpty { publish(driver, runSeconds: runSeconds, full: true) }
+                if !answers.isEmpty { publish(&driver, runSeconds: runSeconds, full: true) }
                 for answer in answers { answer() }
                 break
             }
@@ -139,7 +139,7 @@ public final class FleetRuntime: Sendable {
                 lastPublished = realNow
                 let full = realNow - lastSnapshot >= 250_000_000 || !answers.isEmpty
                 if full { lastSnapshot = realNow }
-                publish(driver, runSeconds: runSeconds, full: full)
+                publish(&driver, runSeconds: runSeconds, full: full)
             }
             for answer in answers { answer() }
             if Double(realNow - lastProgress) / 1e9 >= progressEverySeconds {
@@ -168,7 +168,7 @@ public final class FleetRuntime: Sendable {
             if driver.inFlight > 0 { _ = wakeup.wait(timeout: .now() + .milliseconds(50)) }
         } while driver.inFlight > 0 && Self.realNanos() < drainDeadline
         driver.finish()
-        publish(driver, runSeconds: runSeconds, full: true)
+        publish(&driver, runSeconds: runSeconds, full: true)
         return end
     }
 
@@ -202,13 +202,14 @@ public final class FleetRuntime: Sendable {
     }
 
     /// Publishes the metrics, and with `full` the whole snapshot (it walks every device).
-    private func publish(_ driver: RealDriver, runSeconds: Double, full: Bool) {
-        let state = driver.engine
-        var metrics = state.snapshot()
+    private func publish(_ driver: inout RealDriver, runSeconds: Double, full: Bool) {
+        var metrics = driver.engine.snapshot()
         metrics.realSeconds = runSeconds
         published.withLock { $0 = metrics }
         guard full else { return }
-        var snapshot = state.fleetSnapshot(metrics: metrics, paused: driver.clock.isPaused, realNanos: Self.realNanos())
+        driver.engine.recordChanges()
+        var snapshot = driver.engine.fleetSnapshot(
+            metrics: metrics, paused: driver.clock.isPaused, realNanos: Self.realNanos())
         snapshot.warp = driver.reportedWarp
         snapshot.maxWarp = driver.maxWarp
         snapshot.sequence = publishedSnapshot.withLock { $0.sequence } &+ 1

@@ -368,6 +368,7 @@ public final class SimulatedRuntime: FleetControl {
             var metrics = fleet.engine.snapshot()
             // The real time a driver at the run's warp would have run for (rates per second).
             metrics.realSeconds = Double(fleet.engine.realNow) / 1e9
+            fleet.engine.recordChanges()
             var snapshot = fleet.engine.fleetSnapshot(metrics: metrics, paused: paused, realNanos: fleet.engine.realNow)
             snapshot.maxWarp = fleet.maxWarp
             return snapshot

@@ -54,3 +54,29 @@ struct StreamEventsTests {
         #expect(!body.contains(#""device":"walkers-0002""#))
     }
 }
+
+extension StreamEventsTests {
+    @Test("a devices event carries at most 500 changes, says truncated, and the rest follow in the next")
+    func devicesEventsCarryTheRest() async throws {
+        let harness = try AdminHarness(devices: 600)
+        let stream = await harness.readStream("/api/v1/events", seconds: 20) { raw in
+            AdminServerTests.dechunked(raw).components(separatedBy: "event: devices\n").count >= 3
+        }
+        let events = AdminServerTests.dechunked(stream).components(separatedBy: "\n\n")
+            .filter { $0.hasPrefix("event: devices\n") }
+            .compactMap { block -> [String: Any]? in
+                guard let data = block.split(separator: "\n").last(where: { $0.hasPrefix("data: ") }) else {
+                    return nil
+                }
+                return try? JSONSerialization.jsonObject(with: Data(data.dropFirst(6).utf8)) as? [String: Any]
+            }
+        try #require(events.count >= 2, "\(events.count) devices events")
+        let first = try #require(events[0]["changes"] as? [[String: Any]])
+        #expect(first.count == 500)
+        #expect(events[0]["truncated"] as? Bool == true)
+        let second = try #require(events[1]["changes"] as? [[String: Any]])
+        #expect(events[1]["truncated"] == nil)
+        let ids = Set((first + second).compactMap { $0["id"] as? String })
+        #expect(ids.count == 600, "every device listed once across the two events")
+    }
+}
