@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // C libraries from Debian, each behind a module map and a shim of fixed-arity wrappers.
@@ -25,28 +26,42 @@ let package = Package(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
 
+        // The one HTTP message type, swift-http-types' `HTTPRequest`/`HTTPResponse`/`HTTPFields`,
+        // with what every side needs of it: a request to a URL kept exactly as written, and
+        // fields described with their secrets redacted. Pure.
+        .target(name: "HTTPMessage", dependencies: [.product(name: "HTTPTypes", package: "swift-http-types")]),
         // The SDK's behaviour, pure: no I/O, no clock reads, no ambient randomness.
-        .target(name: "BeekonDevice"),
+        .target(
+            name: "BeekonDevice",
+            dependencies: ["HTTPMessage", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // The one SQLite wrapper: connection, statement, error; the store and the receiver share it.
         .target(name: "SQLite", dependencies: ["CSQLite"]),
         // One SQLite store per device.
         .target(name: "BeekonStore", dependencies: ["SQLite", "BeekonDevice"]),
         // HTTP over libcurl and gzip over zlib.
-        .target(name: "BeekonNet", dependencies: ["CCurl", "CZlib"]),
+        .target(
+            name: "BeekonNet",
+            dependencies: [
+                "CCurl", "CZlib", "HTTPMessage", .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]),
         // Routes and motion: route files (GPX, GeoJSON, CSV), a device's motion along one, and the
         // emulated OS location provider. Pure apart from reading a route file when asked.
         .target(name: "FleetRoutes", dependencies: ["BeekonDevice", "JSON"]),
         // The fleet description: the fleet file's values, its YAML reader and the action table.
         .target(
             name: "FleetDescription",
-            dependencies: ["FleetRoutes", "BeekonDevice", .product(name: "Yams", package: "Yams")]),
+            dependencies: [
+                "FleetRoutes", "BeekonDevice", .product(name: "Yams", package: "Yams"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]),
         // The engine on virtual time, pure: devices, timers, transfers, faults, snapshots. It
         // returns what to log and send as effects; its drivers carry them out. Latency
         // percentiles from HdrHistogram.
         .target(
             name: "FleetEngine",
             dependencies: [
-                "FleetDescription", "FleetRoutes", "BeekonDevice", "BeekonStore", "BeekonNet",
+                "FleetDescription", "FleetRoutes", "BeekonDevice", "BeekonStore", "BeekonNet", "HTTPMessage",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]),
@@ -56,6 +71,7 @@ let package = Package(
             name: "FleetRuntime",
             dependencies: [
                 "FleetEngine", "FleetDescription", "FleetRoutes", "BeekonDevice", "BeekonStore", "BeekonNet",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The one libmicrohttpd wrapper: a daemon with suspend/resume, deferred answers and streams.
@@ -103,37 +119,53 @@ let package = Package(
                 "beekon-fleet", "BeekonDevice", "BeekonStore", "BeekonNet", "FleetDescription", "FleetEngine",
                 "FleetRuntime", "MicroHTTP", "IngestReceiver",
                 "FleetAdmin", "FleetCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
 
-        .testTarget(name: "BeekonDeviceTests", dependencies: ["BeekonDevice"]),
+        .testTarget(
+            name: "BeekonDeviceTests",
+            dependencies: ["BeekonDevice", "HTTPMessage", .product(name: "HTTPTypes", package: "swift-http-types")]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(
             name: "BeekonStoreTests",
             dependencies: ["BeekonStore", "BeekonDevice", "SQLite", "beekon-store-probe"]),
-        .testTarget(name: "BeekonNetTests", dependencies: ["BeekonNet", "MicroHTTP", "beekon-net-probe"]),
+        .testTarget(
+            name: "BeekonNetTests",
+            dependencies: [
+                "BeekonNet", "MicroHTTP", "HTTPMessage", .product(name: "HTTPTypes", package: "swift-http-types"),
+                "beekon-net-probe",
+            ]),
         .testTarget(
             name: "FleetKitTests",
             dependencies: [
                 "FleetDescription", "FleetEngine", "FleetRoutes", "FleetRuntime", "BeekonDevice", "BeekonNet",
                 "BeekonStore", "SQLite", "IngestReceiver", "beekon-fleet",
-                "beekon-bench", .product(name: "Logging", package: "swift-log"),
+                "beekon-bench", "HTTPMessage", .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
         .testTarget(
             name: "IngestReceiverTests",
-            dependencies: ["IngestReceiver", "beekon-fleet", "BeekonDevice", "BeekonNet", "SQLite"]),
+            dependencies: [
+                "IngestReceiver", "beekon-fleet", "BeekonDevice", "BeekonNet", "SQLite", "HTTPMessage",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]),
         .testTarget(
             name: "FleetAdminTests",
             dependencies: [
                 "FleetAdmin", "FleetDescription", "FleetEngine", "FleetRuntime", "IngestReceiver", "BeekonDevice",
-                "BeekonNet", "MicroHTTP",
+                "BeekonNet", "MicroHTTP", "HTTPMessage", .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),
         .testTarget(
             name: "FleetCommandLineTests",
             dependencies: ["FleetCommandLine", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP", "BeekonNet"]),
+        .testTarget(
+            name: "MicroHTTPTests",
+            dependencies: [
+                "MicroHTTP", "BeekonNet", "HTTPMessage", .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]),
         .testTarget(name: "CShimTests", dependencies: ["CSQLite", "CZlib", "CCurl", "CMicroHTTPD"]),
 
         // A child process for the crash-durability test: writes fixes, then waits to be killed.

@@ -1,4 +1,8 @@
+import HTTPMessage
+import HTTPTypes
+
 /// The device's side of declarative auth (seed 05, spec §7): it adopts the `AuthConfig` seed
+
 /// once, attaches the live token to uploads, refreshes proactively and reactively with one
 /// refresh in flight at most, opens a circuit breaker after three failed refreshes, and stops
 /// refreshing for good on dead credentials until a new seed arrives.
@@ -57,13 +61,13 @@ public struct AuthSession: Sendable, Hashable {
     }
 
     /// The `Authorization` header for uploads, when there is an access token.
-    public var authorization: HTTPHeader? {
+    public var authorization: HTTPField? {
         guard let recipe, let token = persisted?.tokens.accessToken, !token.isEmpty else {
             return nil
         }
         switch recipe.strategy {
-        case .bearer: return HTTPHeader(name: "Authorization", value: "Bearer \(token)")
-        case .raw: return HTTPHeader(name: "Authorization", value: token)
+        case .bearer: return HTTPField(name: .authorization, value: "Bearer \(token)")
+        case .raw: return HTTPField(name: .authorization, value: token)
         }
     }
 

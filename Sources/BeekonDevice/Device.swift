@@ -443,12 +443,12 @@ public struct Device: Sendable {
     }
 
     private func refreshOutcome(_ outcome: HTTPOutcome, now: Int64) -> RefreshOutcome {
-        guard case .response(let status, _, let body) = outcome else {
+        guard case .response(let response, let body) = outcome else {
             return outcome == .failed(.offline) ? .offline : .transient
         }
         let previous = sync.auth.persisted?.tokens ?? TokenSet(accessToken: nil, refreshToken: nil, expiresAt: nil)
         return RefreshOutcome(
-            status: status, body: body, mapping: sync.auth.recipe?.responseMapping,
+            status: response.status.code, body: body, mapping: sync.auth.recipe?.responseMapping,
             previous: previous, now: now)
     }
 }

@@ -1,3 +1,6 @@
+import HTTPMessage
+import HTTPTypes
+
 /// What a device asks its runtime to do. The device never does I/O itself: it returns these,
 /// in order, and the runtime carries them out (store, transport, timers, streams).
 public enum DeviceAction: Sendable, Hashable {
@@ -107,19 +110,25 @@ public enum CurrentLocationAnswer: Sendable, Hashable {
 
 /// One upload POST: where, which headers, and the payload (encoded and gzipped by the runtime).
 public struct UploadRequest: Sendable, Hashable, CustomStringConvertible {
-    /// The ingest URL, verbatim.
-    public var url: String
-    /// Static headers, then auth's `Authorization` (which replaces a static one).
-    public var headers: [HTTPHeader]
+    /// `POST` to the ingest URL (verbatim: `head.target`), with the SDK's headers: the content
+    /// type and encoding, the static headers, then auth's `Authorization` (which replaces a
+    /// static one).
+    public var head: HTTPRequest
     /// The envelope.
     public var payload: UploadPayload
+
+    /// A POST of `payload` to `url` with `headerFields`.
+    public init(url: String, headerFields: HTTPFields, payload: UploadPayload) {
+        head = HTTPRequest(method: .post, target: url, headerFields: headerFields)
+        self.payload = payload
+    }
 
     /// The SDK's upload timeout.
     public static let timeoutMillis: Int64 = 30_000
 
     /// The URL, the headers (secrets redacted) and the batch's size: never a token.
     public var description: String {
-        "UploadRequest(url: \(url), headers: \(headers), batch_id: \(payload.batchID), "
+        "UploadRequest(url: \(head.target), headers: \(head.headerFields.redacted), batch_id: \(payload.batchID), "
             + "locations: \(payload.locations.count), geofence_events: \(payload.geofenceEvents.count))"
     }
 }

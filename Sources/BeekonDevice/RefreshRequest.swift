@@ -1,11 +1,12 @@
 import Foundation
+import HTTPMessage
+import HTTPTypes
 
 /// A token-refresh POST as the SDK builds it from the `AuthConfig` recipe and the live tokens.
 public struct RefreshRequest: Sendable, Hashable, CustomStringConvertible {
-    /// The token endpoint.
-    public var url: String
-    /// Headers in the recipe's order, templated, with the body's `Content-Type` last.
-    public var headers: [HTTPHeader]
+    /// `POST` to the token endpoint, with the recipe's headers in order, templated, and the
+    /// body's `Content-Type` last.
+    public var head: HTTPRequest
     /// The templated payload, form- or JSON-encoded.
     public var body: [UInt8]
 
@@ -16,10 +17,10 @@ public struct RefreshRequest: Sendable, Hashable, CustomStringConvertible {
     /// (seed-only auth never refreshes).
     public init?(recipe: AuthConfig, tokens: TokenSet) {
         guard let url = recipe.refreshURL else { return nil }
-        self.url = url
-        var headers: [HTTPHeader] = []
+        var headers = HTTPFields()
         for (name, value) in recipe.refreshHeaders {
-            headers.append(HTTPHeader(name: name, value: Self.substitute(value, tokens)))
+            // A name that is no field name was refused where the recipe was read.
+            if let field = HTTPFields.field(name, Self.substitute(value, tokens)) { headers.append(field) }
         }
         switch recipe.refreshBodyFormat {
         case .form:
@@ -31,7 +32,7 @@ public struct RefreshRequest: Sendable, Hashable, CustomStringConvertible {
                 Self.appendFormEncoded(Self.substitute(value, tokens), to: &form)
             }
             body = form
-            headers.append(HTTPHeader(name: "Content-Type", value: "application/x-www-form-urlencoded"))
+            headers.append(HTTPField(name: .contentType, value: "application/x-www-form-urlencoded"))
         case .json:
             var json = JSONWriter(capacity: 256)
             json.beginObject()
@@ -41,15 +42,16 @@ public struct RefreshRequest: Sendable, Hashable, CustomStringConvertible {
             }
             json.endObject()
             body = json.bytes
-            headers.append(HTTPHeader(name: "Content-Type", value: "application/json"))
+            headers.append(HTTPField(name: .contentType, value: "application/json"))
         }
-        self.headers = headers
+        head = HTTPRequest(method: .post, target: url, headerFields: headers)
     }
 
     /// Names the endpoint and the headers' names only: the body and the header values carry
     /// tokens, which never appear in a log line.
     public var description: String {
-        "RefreshRequest(url: \(url), headers: \(headers), body: <\(body.count) bytes redacted>)"
+        "RefreshRequest(url: \(head.target), headers: \(head.headerFields.redacted), "
+            + "body: <\(body.count) bytes redacted>)"
     }
 
     /// Replaces `{accessToken}` and `{refreshToken}` with the current tokens ("" when absent).
@@ -77,30 +79,5 @@ public struct RefreshRequest: Sendable, Hashable, CustomStringConvertible {
                 bytes.append(hex[Int(byte & 0xF)])
             }
         }
-    }
-}
-
-/// One HTTP header line.
-public struct HTTPHeader: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The field name as written.
-    public var name: String
-    /// The field value.
-    public var value: String
-
-    /// A header from its name and value.
-    public init(name: String, value: String) {
-        self.name = name
-        self.value = value
-    }
-
-    /// `Name: value`, with the value of a header that may carry a secret redacted.
-    public var description: String {
-        "\(name): \(mayCarrySecret ? "<redacted>" : value)"
-    }
-
-    /// Whether the value may be a credential (authorization, cookies, keys, tokens).
-    public var mayCarrySecret: Bool {
-        let lowered = name.lowercased()
-        return ["authorization", "cookie", "key", "token", "secret", "auth"].contains { lowered.contains($0) }
     }
 }

@@ -1,4 +1,8 @@
+import HTTPMessage
+import HTTPTypes
+
 /// Where and how a device uploads (seed 05's `SyncConfig`).
+
 public struct SyncConfig: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The ingest endpoint, used verbatim: Beekon adds no path.
     public var url: String
@@ -46,7 +50,9 @@ public struct SyncConfig: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Everything but secrets: header values that may be credentials are redacted, and so are
     /// the auth recipe's tokens.
     public var description: String {
-        let shownHeaders = headers.map { HTTPHeader(name: $0.key, value: $0.value).description }
+        let shownHeaders = headers.map {
+            HTTPFields.field($0.key, $0.value)?.redacted ?? "\($0.key): <not a field name>"
+        }
         return "SyncConfig(url: \(url), headers: \(shownHeaders), intervalSeconds: \(intervalSeconds), "
             + "batchSize: \(batchSize), syncThreshold: \(syncThreshold), "
             + "auth: \(auth.map { $0.description } ?? "nil"))"

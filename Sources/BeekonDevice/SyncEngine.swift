@@ -1,4 +1,8 @@
+import HTTPMessage
+import HTTPTypes
+
 /// The sync planner and its auth session (seed 05, spec §6–7), as one state machine.
+
 ///
 /// Every trigger feeds one drain: load the oldest session's next batch, POST it, and on 2xx
 /// delete it and load the next, until nothing is pending or an upload fails. One upload is in
@@ -232,7 +236,7 @@ public struct SyncEngine: Sendable, Hashable {
         }
         let verdict: UploadVerdict
         switch outcome {
-        case .response(let status, _, _): verdict = UploadVerdict(status: status)
+        case .response(let response, _): verdict = UploadVerdict(status: response.status.code)
         case .failed: verdict = .transient
         }
         switch verdict {
@@ -266,8 +270,8 @@ public struct SyncEngine: Sendable, Hashable {
             return [.emitSyncStatus(.failed(.auth))]
         case .transient, .permanent:
             var retryAfter: Int64?
-            if case .response(let status, _, _) = outcome, status == 429 || status == 503,
-                let header = outcome.header("Retry-After")
+            if let status = outcome.status, status == 429 || status == 503,
+                let header = outcome.header(.retryAfter)
             {
                 retryAfter = RetrySchedule.retryAfterMillis(header, now: now)
             }
@@ -338,14 +342,12 @@ public struct SyncEngine: Sendable, Hashable {
                 return refresh.actions
             }
         }
-        var headers: [HTTPHeader] = [
-            HTTPHeader(name: "Content-Type", value: "application/json"),
-            HTTPHeader(name: "Content-Encoding", value: "gzip"),
-        ]
+        var headers: HTTPFields = [.contentType: "application/json", .contentEncoding: "gzip"]
         let authorization = auth.authorization
         for (name, value) in config.headers
         where authorization == nil || name.lowercased() != "authorization" {
-            headers.append(HTTPHeader(name: name, value: value))
+            // A name that is no field name was refused where the config was read.
+            if let field = HTTPFields.field(name, value) { headers.append(field) }
         }
         if let authorization { headers.append(authorization) }
         let payload = UploadPayload(
@@ -355,7 +357,7 @@ public struct SyncEngine: Sendable, Hashable {
         phase = .sending(held)
         return [
             .emitSyncStatus(.inFlight),
-            .sendBatch(UploadRequest(url: config.url, headers: headers, payload: payload)),
+            .sendBatch(UploadRequest(url: config.url, headerFields: headers, payload: payload)),
         ]
     }
 

@@ -1,5 +1,7 @@
 internal import CCurl
 import Foundation
+import HTTPMessage
+import HTTPTypes
 
 /// One libcurl easy handle: one device's transfer slot, reused for each of its requests so the
 /// device keeps its own connection (held in its own `CurlShare`) between them.
@@ -96,16 +98,16 @@ final class CurlEasy {
     }
 
     /// Sets up the next transfer; the handle must not be attached to the multi handle.
-    func prepare(_ request: HTTPRequest) throws(CurlError) {
+    func prepare(_ request: OutboundRequest) throws(CurlError) {
         freeTransferMemory()
         responseBody = []
         headerLines = []
         bodyOverflowed = false
         socketErrno = 0
         errorBuffer[0] = 0
-        try CurlError.check(beekon_curl_easy_setopt_string(handle, CURLOPT_URL, request.url))
+        try CurlError.check(beekon_curl_easy_setopt_string(handle, CURLOPT_URL, request.head.target))
         try set(CURLOPT_TIMEOUT_MS, request.timeoutMillis)
-        let method = request.method.uppercased()
+        let method = request.head.method.rawValue
         try set(CURLOPT_NOBODY, method == "HEAD" ? 1 : 0)
         try CurlError.check(beekon_curl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, nil))
         switch method {
@@ -132,11 +134,13 @@ final class CurlEasy {
         // An empty `Expect:` stops libcurl from waiting for a 100-continue round trip, and an
         // empty `Content-Type:` drops its form-encoding default when the caller set none.
         var lines = ["Expect:"]
-        if !request.headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+        if !request.head.headerFields.contains(.contentType) {
             lines.append("Content-Type:")
         }
         // "Name;" is libcurl's spelling of a header with an empty value.
-        lines += request.headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
+        lines += request.head.headerFields.map {
+            $0.value.isEmpty ? "\($0.name.rawName);" : "\($0.name.rawName): \($0.value)"
+        }
         for line in lines {
             guard let appended = curl_slist_append(headerList, line) else {
                 throw CurlError(Int32(CURLE_OUT_OF_MEMORY.rawValue), interface: .easy)
@@ -171,24 +175,29 @@ final class CurlEasy {
         }
         var status = 0
         _ = beekon_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        // libcurl reads three digits; anything else is no HTTP answer.
+        guard (0...999).contains(status) else {
+            return .failed(kind: .other, message: "the status \(status) is not HTTP's", latencyMillis: latencyMillis)
+        }
         return .response(
-            status: status, headers: Self.parseHeaders(headerLines), body: responseBody,
-            latencyMillis: latencyMillis)
+            HTTPResponse(status: .init(code: status), headerFields: Self.parseHeaders(headerLines)),
+            body: responseBody, latencyMillis: latencyMillis)
     }
 
-    /// The fields of the last response head in `lines` (libcurl also reports any 1xx heads).
-    static func parseHeaders(_ lines: [[UInt8]]) -> [(name: String, value: String)] {
-        var headers: [(name: String, value: String)] = []
+    /// The fields of the last response head in `lines` (libcurl also reports any 1xx heads); a
+    /// line whose name is no field name is left out.
+    static func parseHeaders(_ lines: [[UInt8]]) -> HTTPFields {
+        var headers = HTTPFields()
         for raw in lines {
             let line = String(decoding: raw, as: UTF8.self)
             if line.hasPrefix("HTTP/") {
-                headers = []
+                headers = [:]
                 continue
             }
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = String(line[..<colon])
             let value = trimmed(line[line.index(after: colon)...])
-            headers.append((name, value))
+            if let field = HTTPFields.field(name, value) { headers.append(field) }
         }
         return headers
     }

@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// How one HTTP request ended: the server's answer, or a network failure.
 ///
 /// Any status, 3xx and 5xx included, is a `.response`: redirects are never followed and the
@@ -5,21 +7,20 @@
 public enum HTTPResult: Sendable {
     /// The server answered. `latencyMillis` is libcurl's total time for the transfer (from
     /// resolving the name to the last byte), not the time spent waiting in the transport's queue.
-    case response(status: Int, headers: [(name: String, value: String)], body: [UInt8], latencyMillis: Double)
+    case response(HTTPResponse, body: [UInt8], latencyMillis: Double)
     /// No answer: what kind of failure, libcurl's words for it, and how long it took to fail.
     case failed(kind: NetworkFailure, message: String, latencyMillis: Double)
 
     /// The status, if the server answered.
     public var status: Int? {
-        guard case .response(let status, _, _, _) = self else { return nil }
-        return status
+        guard case .response(let response, _, _) = self else { return nil }
+        return response.status.code
     }
 
     /// The value of the first response header named `name` (case-insensitive), if any.
     public func header(_ name: String) -> String? {
-        guard case .response(_, let headers, _, _) = self else { return nil }
-        let wanted = name.lowercased()
-        return headers.first { $0.name.lowercased() == wanted }?.value
+        guard case .response(let response, _, _) = self, let name = HTTPField.Name(name) else { return nil }
+        return response.headerFields[name]
     }
 }
 

@@ -71,7 +71,7 @@ public final class HTTPTransport: Sendable {
     ///
     /// After `shutdown()`, `completion` is called at once, on the caller's thread, with
     /// `.failed(.other, "cancelled")`.
-    public func submit(_ request: HTTPRequest, completion: @escaping @Sendable (HTTPResult) -> Void) {
+    public func submit(_ request: OutboundRequest, completion: @escaping @Sendable (HTTPResult) -> Void) {
         guard inbox.submit(HTTPPendingRequest(request: request, completion: completion)) else {
             completion(.failed(kind: .other, message: "cancelled", latencyMillis: 0))
             return

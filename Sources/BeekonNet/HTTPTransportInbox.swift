@@ -3,7 +3,7 @@ import Synchronization
 
 /// A submitted request and the closure that receives its result.
 struct HTTPPendingRequest: Sendable {
-    let request: HTTPRequest
+    let request: OutboundRequest
     let completion: @Sendable (HTTPResult) -> Void
 }
 

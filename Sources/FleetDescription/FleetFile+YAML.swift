@@ -1,6 +1,7 @@
 import BeekonDevice
 import FleetRoutes
 import Foundation
+import HTTPTypes
 import Yams
 
 extension FleetFile {
@@ -334,7 +335,7 @@ struct FleetFileReader {
         checkKeys(map, ["url", "headers", "intervalSeconds", "batchSize", "syncThreshold", "auth"], in: "sync")
         let urlText = map["url"].flatMap { url($0, "sync.url") } ?? ingest ?? ""
         var sync = SyncConfig(url: urlText)
-        if let node = map["headers"] { sync.headers = stringMap(node, "sync.headers") ?? [:] }
+        if let node = map["headers"] { sync.headers = headerMap(node, "sync.headers") ?? [:] }
         if let node = map["intervalSeconds"],
             let value = integer(node, "sync.intervalSeconds", SyncConfig.intervalRange)
         {
@@ -368,7 +369,7 @@ struct FleetFileReader {
                 auth.refreshPayload = stringMap(node, "auth.refreshPayload") ?? [:]
             }
             if let node = authMap["refreshHeaders"] {
-                auth.refreshHeaders = stringMap(node, "auth.refreshHeaders") ?? auth.refreshHeaders
+                auth.refreshHeaders = headerMap(node, "auth.refreshHeaders") ?? auth.refreshHeaders
             }
             if let node = authMap["refreshBodyFormat"] {
                 auth.refreshBodyFormat = enumValue(node, "auth.refreshBodyFormat", AuthBodyFormat.self) ?? .form
@@ -668,6 +669,19 @@ struct FleetFileReader {
             result[name] = text
         }
         return result
+    }
+
+    /// Header fields: a string map whose every key is an HTTP field name (RFC 9110's token:
+    /// letters, digits and ``!#$%&'*+-.^_`|~``), as the requests will carry them.
+    mutating func headerMap(_ node: Node, _ field: String) -> StringMap? {
+        guard let map = stringMap(node, field) else { return nil }
+        for (name, _) in map where HTTPField.Name(name) == nil {
+            let keyNode = node.mapping?.keys.first { $0.string == name } ?? node
+            report(
+                keyNode, "`\(field)` key \"\(name)\" is not an HTTP header name",
+                expected: "a name of letters, digits and !#$%&'*+-.^_`|~, such as X-Api-Key")
+        }
+        return map
     }
 
     package mutating func url(_ node: Node, _ field: String) -> String? {

@@ -60,18 +60,15 @@ extension FleetLoop {
                 // on this one, which every device shares.
                 startTransfer(
                     slot: slot, kind: .upload(request.payload.batchID),
-                    request: HTTPRequest(
-                        url: request.url, headers: request.headers.map { ($0.name, $0.value) },
-                        body: request.payload.encoded(), gzipBody: true, connectionKey: slots[slot].id),
+                    request: OutboundRequest(
+                        request.head, body: request.payload.encoded(), gzipBody: true, connectionKey: slots[slot].id),
                     fixes: request.payload.locations.count, at: time)
             case .sendRefresh(let request):
                 guard !draining else { break }
                 metrics.refreshesSent += 1
                 startTransfer(
                     slot: slot, kind: .refresh,
-                    request: HTTPRequest(
-                        url: request.url, headers: request.headers.map { ($0.name, $0.value) }, body: request.body,
-                        connectionKey: slots[slot].id),
+                    request: OutboundRequest(request.head, body: request.body, connectionKey: slots[slot].id),
                     fixes: 0, at: time)
             case .emitState(let state):
                 slots[slot].state = state

@@ -1,5 +1,6 @@
 import BeekonDevice
 import BeekonNet
+import HTTPTypes
 
 /// An upload or token refresh from the moment the device sends it until the device hears how it
 /// ended, by transfer number. The SDK's timeout, injected latency and injected timeouts all
@@ -48,7 +49,7 @@ extension FleetLoop {
     /// Sends a transfer: arms its virtual timeout, decides whether a `timeouts` fault takes it,
     /// and queues the real request.
     mutating func startTransfer(
-        slot: Int, kind: TransferKind, request: HTTPRequest, fixes: Int, at time: Int64
+        slot: Int, kind: TransferKind, request: OutboundRequest, fixes: Int, at time: Int64
     ) {
         nextTransfer += 1
         let number = nextTransfer
@@ -74,7 +75,7 @@ extension FleetLoop {
     /// loop has reached). An answer after the device's timeout, or after its network went down,
     /// is counted and dropped: the device has moved on, as a phone would.
     package mutating func transferFinished(number: Int, result: HTTPResult) {
-        if case .response(_, _, _, let millis) = result {
+        if case .response(_, _, let millis) = result {
             metrics.serverLatency.record(millis)
             noteSlowAnswer(serverMillis: millis)
         }
@@ -91,10 +92,9 @@ extension FleetLoop {
         let outcome: HTTPOutcome
         let label: TransferOutcome
         switch result {
-        case .response(let status, let headers, let body, let millis):
-            outcome = .response(
-                status: status, headers: headers.map { HTTPHeader(name: $0.name, value: $0.value) }, body: body)
-            label = .status(status)
+        case .response(let response, let body, let millis):
+            outcome = .response(response, body: body)
+            label = .status(response.status.code)
             transfer.serverMillis = millis
         case .failed(let failure, _, let millis):
             outcome = .failed(Self.networkErrorKind(failure))

@@ -21,15 +21,15 @@ public struct RequestDigest: Sendable, Hashable {
     public init() {}
 
     /// Folds in one request of device `device`.
-    mutating func add(device: String, request: HTTPRequest) {
+    mutating func add(device: String, request: OutboundRequest) {
         count += 1
         var value = devices[device] ?? Self.offsetBasis
         Self.fold(device.utf8, into: &value)
-        Self.fold(request.method.utf8, into: &value)
-        Self.fold(Self.pathAndQuery(request.url).utf8, into: &value)
-        for header in request.headers {
-            Self.fold(header.name.utf8, into: &value)
-            Self.fold(header.value.utf8, into: &value)
+        Self.fold(request.head.method.rawValue.utf8, into: &value)
+        Self.fold(Self.pathAndQuery(request.head.target).utf8, into: &value)
+        for field in request.head.headerFields {
+            Self.fold(field.name.rawName.utf8, into: &value)
+            Self.fold(field.value.utf8, into: &value)
         }
         Self.fold(request.body, into: &value)
         devices[device] = value

@@ -123,5 +123,5 @@ package struct OutgoingTransfer {
     /// When the device sent it, virtual Unix ms (devices may stand at different instants: see
     /// `FleetLoop.lookahead`).
     package var sentAt: Int64
-    package var http: HTTPRequest
+    package var http: OutboundRequest
 }

@@ -3,6 +3,7 @@ import BeekonNet
 import FleetDescription
 import FleetEngine
 import Foundation
+import HTTPTypes
 import Logging
 
 /// The real driver: runs the engine on wall time × warp (`FleetClock`), and carries its effects
@@ -180,7 +181,7 @@ struct RealDriver {
     /// A request's end in a few words, for the log: `200 in 3.2 ms`, `timeout after 30000.0 ms`.
     static func summary(_ result: HTTPResult) -> String {
         switch result {
-        case .response(let status, _, _, let millis): String(format: "%d in %.1f ms", status, millis)
+        case .response(let response, _, let millis): String(format: "%d in %.1f ms", response.status.code, millis)
         case .failed(let kind, _, let millis): kind.rawValue + String(format: " after %.1f ms", millis)
         }
     }

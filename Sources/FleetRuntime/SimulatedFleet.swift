@@ -3,6 +3,7 @@ import BeekonNet
 import FleetDescription
 import FleetEngine
 import Foundation
+import HTTPTypes
 import Synchronization
 
 /// A request as the simulated network sees it.
@@ -16,13 +17,13 @@ public struct SimulatedRequest: Sendable {
     /// When it was sent, virtual Unix ms.
     public var sentAt: Int64
     /// The request as a real driver would make it (the body before gzip).
-    public var http: HTTPRequest
+    public var http: OutboundRequest
 }
 
 /// How the simulated network answers a request, on virtual time.
 public enum SimulatedAnswer: Sendable {
     /// The server answers `status` after `afterMillis` virtual ms.
-    case respond(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], afterMillis: Int64 = 0)
+    case respond(status: Int, headers: HTTPFields = [:], body: [UInt8] = [], afterMillis: Int64 = 0)
     /// The connection fails (`refused`, `reset`, `dns`, `tls`) after `afterMillis` virtual ms.
     case fail(NetworkFailure, afterMillis: Int64 = 0)
     /// No answer ever comes: the SDK's timeout answers.
@@ -212,7 +213,8 @@ struct SimulatedFleet {
                 case .respond(let status, let headers, let body, let millis):
                     after = millis
                     result = .response(
-                        status: status, headers: headers, body: body, latencyMillis: serverMillis(millis))
+                        HTTPResponse(status: .init(code: status), headerFields: headers), body: body,
+                        latencyMillis: serverMillis(millis))
                 case .fail(let failure, let millis):
                     after = millis
                     result = .failed(

@@ -6,6 +6,7 @@ import FleetCommandLine
 import FleetEngine
 import FleetRuntime
 import Foundation
+import HTTPTypes
 
 /// `beekon-bench admin`: admin API latency while a fleet runs.
 struct BenchAdmin: ParsableCommand {
@@ -75,27 +76,27 @@ struct BenchAdmin: ParsableCommand {
         defer { transport.shutdown() }
         let base = "http://127.0.0.1:\(admin.port)"
         let action = Array(#"{"action": "networkOnline", "selector": {"all": true}}"#.utf8)
-        let targets: [(key: String, label: String, request: HTTPRequest, status: Int)] = [
+        let targets: [(key: String, label: String, request: OutboundRequest, status: Int)] = [
             (
                 "fleet", "GET /api/v1/fleet",
-                HTTPRequest(url: base + "/api/v1/fleet", method: "GET", connectionKey: "bench"), 200
+                OutboundRequest(url: base + "/api/v1/fleet", method: .get, connectionKey: "bench"), 200
             ),
             (
                 "devices", "GET /api/v1/devices?limit=100",
-                HTTPRequest(url: base + "/api/v1/devices?limit=100", method: "GET", connectionKey: "bench"), 200
+                OutboundRequest(url: base + "/api/v1/devices?limit=100", method: .get, connectionKey: "bench"), 200
             ),
             (
                 "stats", "GET /api/v1/stats",
-                HTTPRequest(url: base + "/api/v1/stats", method: "GET", connectionKey: "bench"), 200
+                OutboundRequest(url: base + "/api/v1/stats", method: .get, connectionKey: "bench"), 200
             ),
             (
                 "metrics", "GET /metrics",
-                HTTPRequest(url: base + "/metrics", method: "GET", connectionKey: "bench"), 200
+                OutboundRequest(url: base + "/metrics", method: .get, connectionKey: "bench"), 200
             ),
             (
                 "action", "POST /api/v1/fleet/actions",
-                HTTPRequest(
-                    url: base + "/api/v1/fleet/actions", headers: [("Content-Type", "application/json")], body: action,
+                OutboundRequest(
+                    url: base + "/api/v1/fleet/actions", headerFields: [.contentType: "application/json"], body: action,
                     connectionKey: "bench"), 202
             ),
         ]

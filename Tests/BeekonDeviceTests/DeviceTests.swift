@@ -1,3 +1,5 @@
+import HTTPMessage
+import HTTPTypes
 import Testing
 
 @testable import BeekonDevice
@@ -111,7 +113,7 @@ struct DeviceHarness {
         guard let request = inFlight else { return [] }
         inFlight = nil
         return device.handle(
-            .uploadFinished(batchID: request.payload.batchID, .response(status: serverStatus, headers: [], body: [])),
+            .uploadFinished(batchID: request.payload.batchID, .response(status: serverStatus, body: [])),
             at: now)
     }
 
@@ -424,7 +426,7 @@ struct SecretsTests {
         harness.advance(to: harness.now + 200_000)
         let body = Array(
             #"{"access_token":"sekrit-rotated","refresh_token":"sekrit-rotated-refresh","expires_in":3600}"#.utf8)
-        harness.send(.refreshFinished(.response(status: 200, headers: [], body: body)))
+        harness.send(.refreshFinished(.response(status: 200, body: body)))
         harness.serverStatus = 401
         harness.fix(1, 1.1)
         let text = harness.log.map { String(describing: $0) }.joined(separator: "\n")

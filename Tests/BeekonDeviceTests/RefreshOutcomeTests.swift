@@ -1,4 +1,6 @@
 import Foundation
+import HTTPMessage
+import HTTPTypes
 import Testing
 
 @testable import BeekonDevice
@@ -93,11 +95,10 @@ struct RefreshOutcomeTests {
             refreshPayload: ["grant_type": "refresh_token", "refresh_token": "{refreshToken}", "note": "a b&c=é"])
         let request = try #require(
             RefreshRequest(recipe: recipe, tokens: TokenSet(accessToken: "acc", refreshToken: "ref/+", expiresAt: nil)))
-        #expect(request.url == "https://auth.example.com/oauth/token")
+        #expect(request.head.target == "https://auth.example.com/oauth/token")
         #expect(
-            request.headers == [
-                HTTPHeader(name: "Authorization", value: "Bearer acc"),
-                HTTPHeader(name: "Content-Type", value: "application/x-www-form-urlencoded"),
+            request.head.headerFields.lines == [
+                "Authorization: Bearer acc", "Content-Type: application/x-www-form-urlencoded",
             ])
         #expect(
             String(decoding: request.body, as: UTF8.self)
@@ -112,8 +113,8 @@ struct RefreshOutcomeTests {
             refreshHeaders: ["X-Client": "fleet"], refreshBodyFormat: .json)
         let request = try #require(
             RefreshRequest(recipe: recipe, tokens: TokenSet(accessToken: nil, refreshToken: "r\"1", expiresAt: nil)))
-        #expect(request.headers.last == HTTPHeader(name: "Content-Type", value: "application/json"))
-        #expect(request.headers.first == HTTPHeader(name: "X-Client", value: "fleet"))
+        #expect(request.head.headerFields.lines.last == "Content-Type: application/json")
+        #expect(request.head.headerFields.lines.first == "X-Client: fleet")
         #expect(String(decoding: request.body, as: UTF8.self) == #"{"refresh":"r\"1","old":""}"#)
     }
 

@@ -1,3 +1,5 @@
+import HTTPMessage
+import HTTPTypes
 import Testing
 
 @testable import BeekonDevice
@@ -49,7 +51,7 @@ struct SyncHarness {
         return nil
     }
 
-    mutating func answerUpload(_ status: Int, headers: [HTTPHeader] = []) {
+    mutating func answerUpload(_ status: Int, headers: HTTPFields = [:]) {
         guard let request = sentRequest else {
             Issue.record("no upload was sent")
             return
@@ -187,7 +189,7 @@ struct SyncEngineTests {
         harness.addFixes(1)
         harness.actions = harness.engine.syncCalled(now: harness.now)
         harness.answerLoad()
-        harness.answerUpload(status, headers: [HTTPHeader(name: "retry-after", value: header)])
+        harness.answerUpload(status, headers: HTTPFields(textPairs: [("retry-after", header)]))
         #expect(harness.retryAt.map { $0 - harness.now } == delay)
     }
 
@@ -247,13 +249,11 @@ struct SyncEngineTests {
         harness.actions = harness.engine.syncCalled(now: harness.now)
         harness.answerLoad()
         #expect(
-            harness.sentRequest?.headers == [
-                HTTPHeader(name: "Content-Type", value: "application/json"),
-                HTTPHeader(name: "Content-Encoding", value: "gzip"),
-                HTTPHeader(name: "X-Api-Key", value: "k"),
-                HTTPHeader(name: "Authorization", value: "Bearer live"),
+            harness.sentRequest?.head.headerFields.lines == [
+                "Content-Type: application/json", "Content-Encoding: gzip", "X-Api-Key: k",
+                "Authorization: Bearer live",
             ])
-        #expect(harness.sentRequest?.url == "https://ingest.test/l")
+        #expect(harness.sentRequest?.head.target == "https://ingest.test/l")
     }
 
     @Test("401 with a refresh URL: one refresh, then one retry of the same batch with the new token")
@@ -280,7 +280,7 @@ struct SyncEngineTests {
                             seed: TokenSet(accessToken: "old", refreshToken: "r", expiresAt: nil)))
                 ])))
         #expect(harness.sentRequest?.payload.batchID == batchID)
-        #expect(harness.sentRequest?.headers.last == HTTPHeader(name: "Authorization", value: "Bearer new"))
+        #expect(harness.sentRequest?.head.headerFields.lines.last == "Authorization: Bearer new")
         harness.answerUpload(401)  // the one retry failed too: back off, no second refresh
         #expect(!harness.actions.contains { if case .sendRefresh = $0 { true } else { false } })
         #expect(harness.retryAt != nil)
@@ -310,7 +310,7 @@ struct SyncEngineTests {
                 auth: AuthConfig(accessToken: "fresh", refreshToken: "r2", refreshURL: "https://auth.test/token")),
             restoringAuth: nil, now: harness.now)
         #expect(harness.actions.contains(.emitAuthChange(.seeded(expiresAt: nil))))
-        #expect(harness.sentRequest?.headers.last == HTTPHeader(name: "Authorization", value: "Bearer fresh"))
+        #expect(harness.sentRequest?.head.headerFields.lines.last == "Authorization: Bearer fresh")
     }
 
     @Test("three failed refreshes open the breaker: 60, 120, 240, 480, 960 s")

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPMessage
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -8,7 +10,7 @@ import Testing
 @Suite("HTTP transport")
 struct HTTPTransportTests {
     /// Sends `request` and waits for its result without blocking a cooperative thread.
-    static func send(_ transport: HTTPTransport, _ request: HTTPRequest) async -> HTTPResult {
+    static func send(_ transport: HTTPTransport, _ request: OutboundRequest) async -> HTTPResult {
         await withCheckedContinuation { continuation in
             transport.submit(request) { continuation.resume(returning: $0) }
         }
@@ -25,12 +27,12 @@ struct HTTPTransportTests {
         defer { transport.shutdown() }
         let json = Array(#"{"schema_version":1,"locations":[{"latitude":37.7749}]}"#.utf8)
         let gzipped = try GzipCompressor().compress(json)
-        let request = HTTPRequest(
+        let request = OutboundRequest(
             url: Self.url(server),
-            headers: [
+            headerFields: HTTPFields(textPairs: [
                 ("Content-Type", "application/json"), ("Content-Encoding", "gzip"),
                 ("Authorization", "Bearer token-1"), ("X-Beekon-Device", "device-7"),
-            ],
+            ]),
             body: gzipped, timeoutMillis: 5000, connectionKey: "device-7")
         let result = await Self.send(transport, request)
         #expect(result.status == 200)
@@ -53,8 +55,9 @@ struct HTTPTransportTests {
         let transport = try HTTPTransport()
         defer { transport.shutdown() }
         let json = Array(#"{"schema_version":1,"locations":[{"latitude":37.7749}]}"#.utf8)
-        let request = HTTPRequest(
-            url: Self.url(server), headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")],
+        let request = OutboundRequest(
+            url: Self.url(server),
+            headerFields: HTTPFields(textPairs: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")]),
             body: json, gzipBody: true, timeoutMillis: 5000, connectionKey: "device-7")
         let result = await Self.send(transport, request)
         #expect(result.status == 200)
@@ -72,9 +75,9 @@ struct HTTPTransportTests {
         defer { transport.shutdown() }
         let get = await Self.send(
             transport,
-            HTTPRequest(url: Self.url(server), method: "GET", timeoutMillis: 5000, connectionKey: "a"))
+            OutboundRequest(url: Self.url(server), method: .get, timeoutMillis: 5000, connectionKey: "a"))
         let post = await Self.send(
-            transport, HTTPRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "a"))
+            transport, OutboundRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "a"))
         #expect(get.status == 200)
         #expect(post.status == 200)
         let received = server.received
@@ -92,12 +95,12 @@ struct HTTPTransportTests {
         let transport = try HTTPTransport()
         defer { transport.shutdown() }
         let result = await Self.send(
-            transport, HTTPRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "d"))
-        guard case .response(let status, _, let body, let latency) = result else {
+            transport, OutboundRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "d"))
+        guard case .response(let response, let body, let latency) = result else {
             Issue.record("expected a response, got \(result)")
             return
         }
-        #expect(status == 207)
+        #expect(response.status.code == 207)
         #expect(body == Array(#"{"accepted":3}"#.utf8))
         #expect(result.header("x-request-id") == "req-42")
         #expect(result.header("Retry-After") == "30")
@@ -111,7 +114,7 @@ struct HTTPTransportTests {
         let transport = try HTTPTransport()
         defer { transport.shutdown() }
         let result = await Self.send(
-            transport, HTTPRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "d"))
+            transport, OutboundRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "d"))
         #expect(result.status == 302)
         #expect(result.header("location") == Self.url(server, "/elsewhere"))
         #expect(server.received.map(\.path) == ["/v1/locations"])
@@ -123,7 +126,7 @@ struct HTTPTransportTests {
         let transport = try HTTPTransport()
         defer { transport.shutdown() }
         let result = await Self.send(
-            transport, HTTPRequest(url: "http://127.0.0.1:\(port)/", timeoutMillis: 5000, connectionKey: "d"))
+            transport, OutboundRequest(url: "http://127.0.0.1:\(port)/", timeoutMillis: 5000, connectionKey: "d"))
         guard case .failed(let kind, let message, _) = result else {
             Issue.record("expected a failure, got \(result)")
             return
@@ -137,7 +140,7 @@ struct HTTPTransportTests {
         defer { transport.shutdown() }
         let result = await Self.send(
             transport,
-            HTTPRequest(url: "http://nonexistent.invalid/", timeoutMillis: 5000, connectionKey: "d"))
+            OutboundRequest(url: "http://nonexistent.invalid/", timeoutMillis: 5000, connectionKey: "d"))
         guard case .failed(let kind, let message, _) = result else {
             Issue.record("expected a failure, got \(result)")
             return
@@ -152,7 +155,7 @@ struct HTTPTransportTests {
         let transport = try HTTPTransport()
         defer { transport.shutdown() }
         let result = await Self.send(
-            transport, HTTPRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "d"))
+            transport, OutboundRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "d"))
         guard case .failed(let kind, let message, _) = result else {
             Issue.record("expected a failure, got \(result)")
             return
@@ -167,7 +170,7 @@ struct HTTPTransportTests {
         let insecure = try HTTPTransport(insecure: true)
         defer { insecure.shutdown() }
         let handshake = await Self.send(
-            insecure, HTTPRequest(url: url, timeoutMillis: 5000, connectionKey: "d"))
+            insecure, OutboundRequest(url: url, timeoutMillis: 5000, connectionKey: "d"))
         guard case .failed(let kind, let message, _) = handshake else {
             Issue.record("expected a failure, got \(handshake)")
             return
@@ -177,7 +180,7 @@ struct HTTPTransportTests {
         let missingCA = try HTTPTransport(caFile: "/nonexistent/beekon-ca.pem")
         defer { missingCA.shutdown() }
         let badFile = await Self.send(
-            missingCA, HTTPRequest(url: url, timeoutMillis: 5000, connectionKey: "d"))
+            missingCA, OutboundRequest(url: url, timeoutMillis: 5000, connectionKey: "d"))
         guard case .failed(let badFileKind, let badFileMessage, _) = badFile else {
             Issue.record("expected a failure, got \(badFile)")
             return
@@ -193,7 +196,7 @@ struct HTTPTransportTests {
             let transport = try HTTPTransport()
             for index in 0..<3 {
                 transport.submit(
-                    HTTPRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "device-\(index)")
+                    OutboundRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "device-\(index)")
                 ) { result in results.withLock { $0.append(result) } }
             }
         }
@@ -212,7 +215,7 @@ struct HTTPTransportTests {
         let transport = try HTTPTransport()
         defer { transport.shutdown() }
         let result = await Self.send(
-            transport, HTTPRequest(url: Self.url(server), timeoutMillis: 300, connectionKey: "d"))
+            transport, OutboundRequest(url: Self.url(server), timeoutMillis: 300, connectionKey: "d"))
         guard case .failed(let kind, _, let latency) = result else {
             Issue.record("expected a failure, got \(result)")
             return
@@ -229,7 +232,7 @@ struct HTTPTransportTests {
         defer { transport.shutdown() }
         for key in ["device-a", "device-a", "device-a", "device-b", "device-b", "device-a"] {
             let result = await Self.send(
-                transport, HTTPRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: key))
+                transport, OutboundRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: key))
             #expect(result.status == 200)
         }
         let ports = server.received.map(\.clientPort)
@@ -247,7 +250,7 @@ struct HTTPTransportTests {
         defer { transport.shutdown() }
         for key in ["a", "b", "b", "a"] {
             _ = await Self.send(
-                transport, HTTPRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: key))
+                transport, OutboundRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: key))
         }
         let ports = server.received.map(\.clientPort)
         #expect(ports[1] == ports[2])
@@ -265,7 +268,7 @@ struct HTTPTransportTests {
                 group.addTask {
                     _ = await Self.send(
                         transport,
-                        HTTPRequest(
+                        OutboundRequest(
                             url: Self.url(server, "/\(index)"), timeoutMillis: 5000, connectionKey: "same"))
                 }
             }
@@ -282,7 +285,7 @@ struct HTTPTransportTests {
         let order = Mutex<[String]>([])
         for (name, key) in [("a1", "a"), ("a2", "a"), ("b1", "b")] {
             transport.submit(
-                HTTPRequest(url: Self.url(server, "/\(name)"), timeoutMillis: 5000, connectionKey: key)
+                OutboundRequest(url: Self.url(server, "/\(name)"), timeoutMillis: 5000, connectionKey: key)
             ) { _ in order.withLock { $0.append(name) } }
         }
         let deadline = ContinuousClock.now + .seconds(5)
@@ -297,7 +300,7 @@ struct HTTPTransportTests {
         let transport = try HTTPTransport()
         defer { transport.shutdown() }
         let result = await Self.send(
-            transport, HTTPRequest(url: "gopherx://127.0.0.1/", timeoutMillis: 1000, connectionKey: "d"))
+            transport, OutboundRequest(url: "gopherx://127.0.0.1/", timeoutMillis: 1000, connectionKey: "d"))
         guard case .failed(.other, _, _) = result else {
             Issue.record("expected an .other failure, got \(result)")
             return
@@ -314,7 +317,7 @@ struct HTTPTransportTests {
                 group.addTask {
                     await Self.send(
                         transport,
-                        HTTPRequest(
+                        OutboundRequest(
                             url: Self.url(server), timeoutMillis: 5000, connectionKey: "device-\(index)")
                     ).status
                 }
@@ -336,7 +339,7 @@ struct HTTPTransportTests {
         let results = Mutex<[HTTPResult]>([])
         for index in 0..<6 {
             transport.submit(
-                HTTPRequest(url: Self.url(server), timeoutMillis: 120_000, connectionKey: "device-\(index)")
+                OutboundRequest(url: Self.url(server), timeoutMillis: 120_000, connectionKey: "device-\(index)")
             ) { result in results.withLock { $0.append(result) } }
         }
         // Let the first two reach the server.
@@ -358,7 +361,7 @@ struct HTTPTransportTests {
                 continue
             }
         }
-        let late = await Self.send(transport, HTTPRequest(url: Self.url(server), connectionKey: "late"))
+        let late = await Self.send(transport, OutboundRequest(url: Self.url(server), connectionKey: "late"))
         guard case .failed(.other, "cancelled", _) = late else {
             Issue.record("expected cancelled after shutdown, got \(late)")
             return
@@ -371,7 +374,7 @@ struct HTTPTransportTests {
         let transport = try HTTPTransport(maxResponseBytes: 10_000)
         defer { transport.shutdown() }
         let result = await Self.send(
-            transport, HTTPRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "d"))
+            transport, OutboundRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "d"))
         guard case .failed(.other, let message, _) = result else {
             Issue.record("expected a failure, got \(result)")
             return
@@ -387,7 +390,7 @@ struct HTTPTransportTests {
             "X-Empty:\r\n", "\r\n",
         ].map { Array($0.utf8) }
         let headers = CurlEasy.parseHeaders(lines)
-        #expect(headers.map(\.name) == ["Content-Type", "X-Empty"])
+        #expect(headers.map(\.name.rawName) == ["Content-Type", "X-Empty"])
         #expect(headers.map(\.value) == ["application/json", ""])
     }
 

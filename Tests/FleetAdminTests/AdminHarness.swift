@@ -5,6 +5,8 @@ import FleetDescription
 import FleetEngine
 import FleetRuntime
 import Foundation
+import HTTPMessage
+import HTTPTypes
 import IngestReceiver
 import Logging
 import Synchronization
@@ -158,18 +160,20 @@ final class AdminHarness: Sendable {
         if body != nil { headers.append(("Content-Type", "application/json")) }
         headers.removeAll { header in extra.contains { $0.name.lowercased() == header.name.lowercased() } }
         headers += extra
-        let request = HTTPRequest(
-            url: base + path, method: method, headers: headers, body: Array((body ?? "").utf8), timeoutMillis: 15_000,
-            connectionKey: UUID().uuidString)
+        let request = OutboundRequest(
+            url: base + path, method: HTTPRequest.Method(method) ?? .get, headerFields: HTTPFields(textPairs: headers),
+            body: Array((body ?? "").utf8), timeoutMillis: 15_000, connectionKey: UUID().uuidString)
         let result = await withCheckedContinuation { continuation in
             transport.submit(request) { continuation.resume(returning: $0) }
         }
-        guard case .response(let status, let headers, let bytes, _) = result else {
+        guard case .response(let response, let bytes, _) = result else {
             return Answer(status: 0, headers: [], body: Array("\(result)".utf8), json: nil)
         }
         let answer = Answer(
-            status: status, headers: headers, body: bytes, json: try? JSONSerialization.jsonObject(with: Data(bytes)))
-        for problem in OpenAPIContract.problems(method, path, request: (request.headers, body), answer: answer) {
+            status: response.status.code, headers: response.headerFields.textPairs, body: bytes,
+            json: try? JSONSerialization.jsonObject(with: Data(bytes)))
+        let sent = request.head.headerFields.textPairs
+        for problem in OpenAPIContract.problems(method, path, request: (sent, body), answer: answer) {
             Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation)
         }
         return answer

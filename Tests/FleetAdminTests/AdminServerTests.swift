@@ -243,7 +243,9 @@ struct AdminServerTests {
         #expect((device["auth"] as? [String: Any])?["state"] as? String == "none")
         // The uploads carry the header's value; the API shows it redacted.
         let sent = try #require(harness.uploadsSent.first { $0.device == "walkers-0001" })
-        #expect(sent.http.headers.contains { $0.name == "X-Api-Key" && $0.value == "secret-header-value" })
+        #expect(
+            sent.http.head.headerFields.contains { $0.name.rawName == "X-Api-Key" && $0.value == "secret-header-value" }
+        )
         let headers = ((device["config"] as? [String: Any])?["sync"] as? [String: Any])?["headers"] as? [String: String]
         #expect(headers == ["X-Api-Key": "[redacted]"])
         #expect(!answer.text.contains("secret-header-value"), "a secret header value leaked")

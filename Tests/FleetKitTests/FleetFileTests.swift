@@ -117,6 +117,7 @@ struct FleetFileTests {
                   sync:
                     url: ftp://nope
                     batchSize: 5000
+                    headers: {"X Api": k}
             faults:
               - at: soon
                 action: networkOffline
@@ -151,12 +152,16 @@ struct FleetFileTests {
                 ))
             #expect(
                 text.contains(
-                    "fleet.yaml:17:9: error: `at` \"soon\" is not a duration; expected a duration from 0s to 366d"))
-            #expect(text.contains("fleet.yaml:20:13: error: unknown action \"dance\""))
-            #expect(text.contains("fleet.yaml:22:21: error: no group is named \"nobody\""))
-            #expect(text.contains("fleet.yaml:24:10: error: `sync` does not last"))
+                    "fleet.yaml:18:9: error: `at` \"soon\" is not a duration; expected a duration from 0s to 366d"))
+            #expect(
+                text.contains(
+                    "fleet.yaml:16:19: error: `sync.headers` key \"X Api\" is not an HTTP header name; "
+                        + "expected a name of letters, digits and !#$%&'*+-.^_`|~, such as X-Api-Key"))
+            #expect(text.contains("fleet.yaml:21:13: error: unknown action \"dance\""))
+            #expect(text.contains("fleet.yaml:23:21: error: no group is named \"nobody\""))
+            #expect(text.contains("fleet.yaml:25:10: error: `sync` does not last"))
             #expect(lines == lines.sorted())
-            #expect(error.problems.count == 11)
+            #expect(error.problems.count == 12)
         }
     }
 

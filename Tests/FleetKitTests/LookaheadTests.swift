@@ -69,8 +69,9 @@ struct LookaheadTests {
     static func lived(_ fleet: SimulatedFleet) -> [String: Lived] {
         var lived: [String: Lived] = [:]
         for request in fleet.sent {
+            let fields = request.http.head.headerFields.map { "\($0.name.rawName)=\($0.value)" }
             lived[request.device, default: Lived(sent: [], heard: [], state: "")].sent.append(
-                "\(request.sentAt) \(request.http.url) \(request.http.headers.map { "\($0.name)=\($0.value)" }) "
+                "\(request.sentAt) \(request.http.head.target) \(fields) "
                     + String(decoding: request.http.body, as: UTF8.self)
             )
         }

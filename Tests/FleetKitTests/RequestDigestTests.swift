@@ -1,4 +1,6 @@
 import BeekonNet
+import HTTPMessage
+import HTTPTypes
 import Testing
 
 @testable import FleetEngine
@@ -22,7 +24,8 @@ struct RequestDigestTests {
         for request in requests {
             digest.add(
                 device: request.device,
-                request: HTTPRequest(url: request.url, body: Array(request.body.utf8), connectionKey: request.device))
+                request: OutboundRequest(
+                    url: request.url, body: Array(request.body.utf8), connectionKey: request.device))
         }
         return digest
     }

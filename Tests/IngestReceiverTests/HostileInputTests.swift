@@ -1,5 +1,7 @@
 import BeekonNet
 import Foundation
+import HTTPMessage
+import HTTPTypes
 import Testing
 
 @testable import IngestReceiver
@@ -18,7 +20,9 @@ struct HostileInputTests {
         var headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
         if gzipHeader { headers.append(("Content-Encoding", "gzip")) }
         return await harness.send(
-            HTTPRequest(url: harness.receiver.url, headers: headers, body: body, connectionKey: "hostile"))
+            OutboundRequest(
+                url: harness.receiver.url, headerFields: HTTPFields(textPairs: headers), body: body,
+                connectionKey: "hostile"))
     }
 
     @Test("bad gzip is refused 400")
@@ -68,9 +72,11 @@ struct HostileInputTests {
         #expect(declared.reason.contains("limit"))
         try await Self.stillServes(harness)
         let chunked = await harness.send(
-            HTTPRequest(
+            OutboundRequest(
                 url: harness.receiver.url,
-                headers: [("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")], body: big,
+                headerFields: HTTPFields(textPairs: [
+                    ("Content-Type", "application/json"), ("Transfer-Encoding", "chunked"),
+                ]), body: big,
                 connectionKey: "chunked"))
         #expect(chunked.status == 413, "\(chunked)")
         try await Self.stillServes(harness)

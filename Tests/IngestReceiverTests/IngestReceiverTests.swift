@@ -1,6 +1,8 @@
 import BeekonDevice
 import BeekonNet
 import Foundation
+import HTTPMessage
+import HTTPTypes
 import Testing
 
 @testable import IngestReceiver
@@ -99,8 +101,8 @@ struct IngestReceiverTests {
         #expect(brotli.status == 415)
         #expect(brotli.reason.hasPrefix("Content-Encoding"))
         let form = await harness.send(
-            HTTPRequest(
-                url: harness.receiver.url, headers: [("Content-Type", "text/plain")],
+            OutboundRequest(
+                url: harness.receiver.url, headerFields: HTTPFields(textPairs: [("Content-Type", "text/plain")]),
                 body: harness.payload().json, connectionKey: "d"))
         #expect(form.status == 415)
         #expect(form.reason.hasPrefix("Content-Type"))
@@ -115,9 +117,9 @@ struct IngestReceiverTests {
             try await harness.upload(harness.payload(device: device, session: session, fixes: 5).json).status == 200)
         #expect(try await harness.upload(Array("{}".utf8)).status == 400)
         let missing = await harness.send(
-            HTTPRequest(url: harness.receiver.baseURL + "/nope", method: "GET", connectionKey: "d"))
+            OutboundRequest(url: harness.receiver.baseURL + "/nope", method: .get, connectionKey: "d"))
         #expect(missing.status == 404)
-        let get = await harness.send(HTTPRequest(url: harness.receiver.url, method: "GET", connectionKey: "d"))
+        let get = await harness.send(OutboundRequest(url: harness.receiver.url, method: .get, connectionKey: "d"))
         #expect(get.status == 405)
         #expect(get.header("Allow") == "POST")
         let stats = try await harness.statsJSON()
@@ -151,8 +153,9 @@ struct IngestReceiverTests {
             configuration: IngestReceiverConfiguration(port: 0, databasePath: harness.databasePath, threads: 1))
         defer { second.stop() }
         let result = await harness.send(
-            HTTPRequest(
-                url: second.url, headers: [("Content-Type", "application/json")], body: payload.json,
+            OutboundRequest(
+                url: second.url, headerFields: HTTPFields(textPairs: [("Content-Type", "application/json")]),
+                body: payload.json,
                 connectionKey: "again"))
         #expect(result.json["duplicate_batch"] as? Bool == true)
         #expect(try harness.count("SELECT count(*) FROM locations") == 3)

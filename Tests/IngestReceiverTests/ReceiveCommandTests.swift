@@ -1,5 +1,7 @@
 import BeekonNet
 import Foundation
+import HTTPMessage
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -96,8 +98,11 @@ struct ReceiveCommandTests {
             let last = number == 5
             let result: HTTPResult = await withCheckedContinuation { continuation in
                 harness.transport.submit(
-                    HTTPRequest(
-                        url: child.url, headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")],
+                    OutboundRequest(
+                        url: child.url,
+                        headerFields: HTTPFields(textPairs: [
+                            ("Content-Type", "application/json"), ("Content-Encoding", "gzip"),
+                        ]),
                         body: body, connectionKey: "device")
                 ) { result in
                     // On the transport thread, the moment the 2xx arrives: no time for a late commit.

@@ -1,5 +1,7 @@
 import BeekonNet
 import Foundation
+import HTTPMessage
+import HTTPTypes
 import Testing
 
 /// `beekon-fleet receive --log-level`, as a child process under `ulimit -n 1024`, where it lowers
@@ -25,8 +27,9 @@ struct ReceiveLogLevelTests {
         defer { transport.shutdown() }
         let result: HTTPResult = await withCheckedContinuation { continuation in
             transport.submit(
-                HTTPRequest(
-                    url: url, headers: [("Content-Type", "text/plain")], body: Array("x".utf8), connectionKey: "client")
+                OutboundRequest(
+                    url: url, headerFields: HTTPFields(textPairs: [("Content-Type", "text/plain")]),
+                    body: Array("x".utf8), connectionKey: "client")
             ) { continuation.resume(returning: $0) }
         }
         #expect(result.status == 415)

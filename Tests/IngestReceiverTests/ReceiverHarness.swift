@@ -1,6 +1,8 @@
 import BeekonDevice
 import BeekonNet
 import Foundation
+import HTTPMessage
+import HTTPTypes
 import IngestReceiver
 import SQLite
 import Synchronization
@@ -35,7 +37,7 @@ final class ReceiverHarness: Sendable {
     }
 
     /// Sends one request and waits for its result without blocking a cooperative thread.
-    func send(_ request: HTTPRequest) async -> HTTPResult {
+    func send(_ request: OutboundRequest) async -> HTTPResult {
         await withCheckedContinuation { continuation in
             transport.submit(request) { continuation.resume(returning: $0) }
         }
@@ -50,15 +52,18 @@ final class ReceiverHarness: Sendable {
         if gzip { all.append(("Content-Encoding", "gzip")) }
         let body = gzip ? try GzipCompressor().compress(json) : json
         return await send(
-            HTTPRequest(
-                url: receiver.url, headers: all + headers, body: body, timeoutMillis: timeoutMillis,
+            OutboundRequest(
+                url: receiver.url, headerFields: HTTPFields(textPairs: all + headers), body: body,
+                timeoutMillis: timeoutMillis,
                 connectionKey: device))
     }
 
     /// GETs `/stats` and returns its JSON object.
     func statsJSON() async throws -> [String: Any] {
-        let result = await send(HTTPRequest(url: receiver.statsURL, method: "GET", connectionKey: "stats"))
-        guard case .response(200, _, let body, _) = result else { throw HarnessError("stats: \(result)") }
+        let result = await send(OutboundRequest(url: receiver.statsURL, method: .get, connectionKey: "stats"))
+        guard case .response(let response, let body, _) = result, response.status.code == 200 else {
+            throw HarnessError("stats: \(result)")
+        }
         return try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] ?? [:]
     }
 
@@ -127,7 +132,7 @@ struct HarnessError: Error, CustomStringConvertible {
 extension HTTPResult {
     /// The body as a JSON object, or empty.
     var json: [String: Any] {
-        guard case .response(_, _, let body, _) = self,
+        guard case .response(_, let body, _) = self,
             let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
         else { return [:] }
         return object

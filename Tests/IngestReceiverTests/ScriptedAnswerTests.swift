@@ -1,5 +1,7 @@
 import BeekonNet
 import Foundation
+import HTTPMessage
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -184,7 +186,8 @@ struct ScriptedAnswerTests {
         #expect(
             try await harness.upload(harness.payload().json, headers: [("Authorization", "static-key")]).status == 200)
         let token = await harness.send(
-            HTTPRequest(url: harness.receiver.tokenURL!, body: Array("refresh_token=seed".utf8), connectionKey: "t"))
+            OutboundRequest(url: harness.receiver.tokenURL!, body: Array("refresh_token=seed".utf8), connectionKey: "t")
+        )
         let access = try #require(token.json["access_token"] as? String)
         #expect(
             try await harness.upload(harness.payload().json, headers: [("Authorization", "Bearer \(access)")]).status

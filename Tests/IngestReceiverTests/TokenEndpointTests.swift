@@ -1,5 +1,7 @@
 import BeekonNet
 import Foundation
+import HTTPMessage
+import HTTPTypes
 import Testing
 
 @testable import IngestReceiver
@@ -12,9 +14,10 @@ struct TokenEndpointTests {
     ) async -> HTTPResult {
         let (type, body) = form.map { ("application/x-www-form-urlencoded", $0) } ?? ("application/json", json ?? "")
         return await harness.send(
-            HTTPRequest(
+            OutboundRequest(
                 url: harness.receiver.tokenURL!,
-                headers: [("Content-Type", type), ("Authorization", "Bearer old")], body: Array(body.utf8),
+                headerFields: HTTPFields(textPairs: [("Content-Type", type), ("Authorization", "Bearer old")]),
+                body: Array(body.utf8),
                 timeoutMillis: 15_000, connectionKey: "auth"))
     }
 
@@ -51,7 +54,8 @@ struct TokenEndpointTests {
         #expect(await Self.request(harness, form: "grant_type=refresh_token").status == 400)
         #expect(await Self.request(harness, json: #"{"refresh_token": 7}"#).status == 400)
         #expect(await Self.request(harness, json: "{not json").status == 400)
-        let get = await harness.send(HTTPRequest(url: harness.receiver.tokenURL!, method: "GET", connectionKey: "auth"))
+        let get = await harness.send(
+            OutboundRequest(url: harness.receiver.tokenURL!, method: .get, connectionKey: "auth"))
         #expect(get.status == 405)
     }
 
@@ -90,7 +94,7 @@ struct TokenEndpointTests {
         let harness = try ReceiverHarness { $0.tokenEndpoint.path = nil }
         #expect(harness.receiver.tokenURL == nil)
         let result = await harness.send(
-            HTTPRequest(
+            OutboundRequest(
                 url: harness.receiver.baseURL + "/oauth/token", body: Array("refresh_token=r".utf8), connectionKey: "a")
         )
         #expect(result.status == 404)

@@ -1,5 +1,7 @@
 import BeekonNet
 import Dispatch
+import HTTPMessage
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -9,7 +11,7 @@ import Testing
 @Suite("MicroHTTP daemon")
 struct MicroHTTPDaemonTests {
     /// Sends `request` and waits for its result without blocking a cooperative thread.
-    static func send(_ transport: HTTPTransport, _ request: HTTPRequest) async -> HTTPResult {
+    static func send(_ transport: HTTPTransport, _ request: OutboundRequest) async -> HTTPResult {
         await withCheckedContinuation { continuation in
             transport.submit(request) { continuation.resume(returning: $0) }
         }
@@ -33,7 +35,7 @@ struct MicroHTTPDaemonTests {
         let transport = try HTTPTransport()
         defer { transport.shutdown() }
         for key in ["a", "a", "b"] {
-            let request = HTTPRequest(
+            let request = OutboundRequest(
                 url: "http://127.0.0.1:\(daemon.port)/", timeoutMillis: 5000, connectionKey: key)
             #expect(await Self.send(transport, request).status == 204)
         }
@@ -61,11 +63,11 @@ struct MicroHTTPDaemonTests {
         defer { transport.shutdown() }
         let answered = await Self.send(
             transport,
-            HTTPRequest(url: "http://127.0.0.1:\(daemon.port)/send", timeoutMillis: 5000, connectionKey: "a"))
+            OutboundRequest(url: "http://127.0.0.1:\(daemon.port)/send", timeoutMillis: 5000, connectionKey: "a"))
         #expect(answered.status == 201)
         let closed = await Self.send(
             transport,
-            HTTPRequest(url: "http://127.0.0.1:\(daemon.port)/close", timeoutMillis: 5000, connectionKey: "b"))
+            OutboundRequest(url: "http://127.0.0.1:\(daemon.port)/close", timeoutMillis: 5000, connectionKey: "b"))
         var reset = false
         if case .failed(.reset, _, _) = closed { reset = true }
         #expect(reset, "expected a reset, got \(closed)")
@@ -89,7 +91,7 @@ struct MicroHTTPDaemonTests {
         for number in 0..<20 {
             let answered = await Self.send(
                 transport,
-                HTTPRequest(
+                OutboundRequest(
                     url: "http://127.0.0.1:\(daemon.port)/send", timeoutMillis: 5000, connectionKey: "c\(number % 4)"))
             #expect(answered.status == 201)
         }
@@ -99,7 +101,7 @@ struct MicroHTTPDaemonTests {
         let started = DispatchTime.now().uptimeNanoseconds
         let timedOut = await Self.send(
             transport,
-            HTTPRequest(url: "http://127.0.0.1:\(daemon.port)/never", timeoutMillis: 5000, connectionKey: "n"))
+            OutboundRequest(url: "http://127.0.0.1:\(daemon.port)/never", timeoutMillis: 5000, connectionKey: "n"))
         #expect(timedOut.status == 504)
         #expect(DispatchTime.now().uptimeNanoseconds - started >= 200_000_000)
         #expect(daemon.timeoutRepliesHeld == 0)
@@ -126,8 +128,9 @@ struct MicroHTTPBudgetTests {
         let headers: [(name: String, value: String)] = chunked ? [("Transfer-Encoding", "chunked")] : []
         let result = await MicroHTTPDaemonTests.send(
             transport,
-            HTTPRequest(
-                url: "http://127.0.0.1:\(daemon.port)/", headers: headers, body: [UInt8](repeating: 7, count: size),
+            OutboundRequest(
+                url: "http://127.0.0.1:\(daemon.port)/", headerFields: HTTPFields(textPairs: headers),
+                body: [UInt8](repeating: 7, count: size),
                 timeoutMillis: 5000, connectionKey: "a"))
         #expect(result.status == (over ? 503 : 204))
         let (count, flagged) = try #require(seen.withLock { $0.first })

@@ -38,11 +38,11 @@ do {
 /// Sends one request for `key` and prints how it failed (or its status).
 func upload(key: String) {
     let done = DispatchSemaphore(value: 0)
-    let request = HTTPRequest(url: "http://127.0.0.1:\(port)/ingest", body: Array("{}".utf8), connectionKey: key)
+    let request = OutboundRequest(url: "http://127.0.0.1:\(port)/ingest", body: Array("{}".utf8), connectionKey: key)
     transport.submit(request) { result in
         switch result {
         case .failed(let kind, let message, _): print("\(kind.rawValue)\t\(message)")
-        case .response(let status, _, _, _): print("\(status)\t")
+        case .response(let response, _, _): print("\(response.status.code)\t")
         }
         done.signal()
     }

@@ -1,0 +1,44 @@
+import HTTPMessage
+import HTTPTypes
+
+/// One HTTP request from one emulated device: the message (`head`, swift-http-types' request,
+/// and `body`) and how the transport sends it.
+public struct OutboundRequest: Sendable {
+    /// Method, the absolute URL (`head.target`, e.g. `https://ingest.example/v1/locations`) and
+    /// the header fields in order, sent as given (`Content-Encoding: gzip` included). `GET` and
+    /// `HEAD` send no body.
+    public var head: HTTPRequest
+    /// The body bytes, sent unchanged (or gzipped first, with `gzipBody`).
+    public var body: [UInt8]
+    /// Gzip `body` on the transport's thread just before sending it (the caller adds
+    /// `Content-Encoding: gzip`): deflate then runs beside the caller's thread, not on it.
+    public var gzipBody: Bool
+    /// The whole transfer's timeout; the SDK uses 30 s for uploads and 15 s for token refresh.
+    public var timeoutMillis: Int
+    /// The emulated device this request comes from. Requests with the same key may reuse one
+    /// connection; requests with different keys never share one, because each device is its own
+    /// phone. At most one request per key is in flight; later ones wait their turn.
+    public var connectionKey: String
+
+    /// A request of `head` with `body`.
+    public init(
+        _ head: HTTPRequest, body: [UInt8] = [], gzipBody: Bool = false, timeoutMillis: Int = 30_000,
+        connectionKey: String
+    ) {
+        self.head = head
+        self.body = body
+        self.gzipBody = gzipBody
+        self.timeoutMillis = timeoutMillis
+        self.connectionKey = connectionKey
+    }
+
+    /// A request to `url`; the defaults describe an upload.
+    public init(
+        url: String, method: HTTPRequest.Method = .post, headerFields: HTTPFields = [:], body: [UInt8] = [],
+        gzipBody: Bool = false, timeoutMillis: Int = 30_000, connectionKey: String
+    ) {
+        self.init(
+            HTTPRequest(method: method, target: url, headerFields: headerFields), body: body, gzipBody: gzipBody,
+            timeoutMillis: timeoutMillis, connectionKey: connectionKey)
+    }
+}
