@@ -75,7 +75,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The one libmicrohttpd wrapper: a daemon with suspend/resume, deferred answers and streams.
-        .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"]),
+        .target(
+            name: "MicroHTTP",
+            dependencies: ["CMicroHTTPD", "HTTPMessage", .product(name: "HTTPTypes", package: "swift-http-types")]),
         // The one JSON parser: strict, bounded, non-recursive; each reader builds its own tree.
         .target(name: "JSON"),
         // The reference ingest server: validates, dedupes and stores uploads; scriptable answers.
@@ -83,13 +85,15 @@ let package = Package(
             name: "IngestReceiver",
             dependencies: [
                 "MicroHTTP", "BeekonDevice", "SQLite", "BeekonNet", "JSON",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The admin server: REST API v1, live events, metrics and the page from web/.
         .target(
             name: "FleetAdmin",
             dependencies: [
-                "MicroHTTP", "FleetDescription", "FleetEngine", "FleetRuntime", "BeekonDevice", "JSON",
+                "MicroHTTP", "FleetDescription", "FleetEngine", "FleetRuntime", "BeekonDevice", "JSON", "HTTPMessage",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
             ]),
 

@@ -1,6 +1,7 @@
 import BeekonDevice
 import FleetDescription
 import FleetEngine
+import HTTPTypes
 import MicroHTTP
 
 /// An error answer of the admin API: `{"error": {"code", "message", "field"?}}` with its status.
@@ -24,7 +25,7 @@ struct APIError: Error, Sendable {
     var code: Code
     var message: String
     var field: String?
-    var headers: [(name: String, value: String)] = []
+    var headerFields = HTTPFields()
 
     static func badRequest(_ message: String, field: String? = nil) -> APIError {
         APIError(status: 400, code: .badRequest, message: message, field: field)
@@ -72,13 +73,13 @@ struct APIError: Error, Sendable {
         APIError(
             status: 405, code: .methodNotAllowed,
             message: "method not allowed; use \(allowed.joined(separator: " or "))",
-            headers: [("Allow", allowed.joined(separator: ", "))])
+            headerFields: [.allow: allowed.joined(separator: ", ")])
     }
 
     static let unauthorized = APIError(
         status: 401, code: .unauthorized,
         message: "a valid admin token is required: send `Authorization: Bearer TOKEN`",
-        headers: [("WWW-Authenticate", "Bearer")])
+        headerFields: [.wwwAuthenticate: "Bearer"])
 
     static let tooLarge = APIError(status: 413, code: .tooLarge, message: "the body is larger than 64 KiB")
 
@@ -93,17 +94,19 @@ struct APIError: Error, Sendable {
     }
 
     init(
-        status: Int, code: Code, message: String, field: String? = nil, headers: [(name: String, value: String)] = []
+        status: Int, code: Code, message: String, field: String? = nil, headerFields: HTTPFields = [:]
     ) {
         self.status = status
         self.code = code
         self.message = message
         self.field = field
-        self.headers = headers
+        self.headerFields = headerFields
     }
 
     var reply: OutgoingReply {
         let body = ErrorBody(error: ErrorBody.Detail(code: code, message: message, field: Omittable(field)))
-        return .json(status, APIJSON.bytes(body, capacity: 128), headers: headers + [("Cache-Control", "no-store")])
+        var fields = headerFields
+        fields[.cacheControl] = "no-store"
+        return .json(status, APIJSON.bytes(body, capacity: 128), headerFields: fields)
     }
 }

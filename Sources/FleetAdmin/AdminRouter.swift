@@ -1,6 +1,8 @@
 import BeekonDevice
 import FleetEngine
 import Foundation
+import HTTPMessage
+import HTTPTypes
 import MicroHTTP
 
 /// Routes one request to its handler: the Host, Origin and Content-Type checks first, then
@@ -94,7 +96,7 @@ final class AdminRouter: Sendable {
     private func metrics(_ call: AdminRoute.Call) -> Disposition {
         ok(
             OutgoingReply(
-                status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                status: 200, headerFields: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: PrometheusText.body(runtime.snapshot)))
     }
 
@@ -180,10 +182,7 @@ final class AdminRouter: Sendable {
         let stream = EventStream()
         publisher.add(stream)
         return .stream(
-            headers: [
-                ("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no"),
-            ],
-            stream)
+            headerFields: [.contentType: "text/event-stream", .cacheControl: "no-store", .accelBuffering: "no"], stream)
     }
 
     private func openAPI(_ call: AdminRoute.Call) throws(APIError) -> Disposition {
@@ -246,8 +245,8 @@ final class AdminRouter: Sendable {
                     case .success(let body):
                         pending.send(
                             status == 204
-                                ? OutgoingReply(status: 204, headers: [("Cache-Control", "no-store")])
-                                : .json(status, body, headers: [("Cache-Control", "no-store")]))
+                                ? OutgoingReply(status: 204, headerFields: [.cacheControl: "no-store"])
+                                : .json(status, body, headerFields: [.cacheControl: "no-store"]))
                     case .failure(let error):
                         pending.send(APIError(error).reply)
                     }
@@ -258,7 +257,7 @@ final class AdminRouter: Sendable {
     private func authorize(_ request: IncomingRequest, queryToken: Bool) throws(APIError) {
         guard let token else { return }
         var given: String?
-        if let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") {
+        if let header = request.head.headerFields[.authorization], header.lowercased().hasPrefix("bearer ") {
             given = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         } else if queryToken {
             given = request.query["token"]
@@ -282,7 +281,7 @@ final class AdminRouter: Sendable {
     }
 
     private func json(_ status: Int, _ body: [UInt8]) -> Disposition {
-        .reply(.json(status, body, headers: [("Cache-Control", "no-store")]), delayMillis: 0)
+        .reply(.json(status, body, headerFields: [.cacheControl: "no-store"]), delayMillis: 0)
     }
 
     private func ok(_ reply: OutgoingReply) -> Disposition {

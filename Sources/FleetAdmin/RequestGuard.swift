@@ -1,4 +1,6 @@
 import Foundation
+import HTTPMessage
+import HTTPTypes
 import MicroHTTP
 
 /// The checks every admin request passes before it is routed, because loopback is not a
@@ -34,7 +36,7 @@ struct RequestGuard: Sendable {
 
     /// Throws the answer for a request that fails a check: 421, 403 or 415.
     func check(_ request: IncomingRequest) throws(APIError) {
-        let host = header("host", of: request)
+        let host = header(.hostField, of: request)
         let name = Self.hostName(host)
         guard let name, allows(name) else {
             let what =
@@ -51,7 +53,7 @@ struct RequestGuard: Sendable {
                 field: "Host")
         }
         guard Self.stateChanging.contains(request.method) else { return }
-        let site = header("sec-fetch-site", of: request).lowercased()
+        let site = header(.secFetchSite, of: request).lowercased()
         if site == "cross-site" || site == "same-site" {
             throw APIError(
                 status: 403, code: .forbidden,
@@ -59,7 +61,7 @@ struct RequestGuard: Sendable {
                     + "use the admin page itself, or a client that is not a browser",
                 field: "Sec-Fetch-Site")
         }
-        let origin = header("origin", of: request)
+        let origin = header(.origin, of: request)
         if !origin.isEmpty,
             !["http://" + host.lowercased(), "https://" + host.lowercased()].contains(origin.lowercased())
         {
@@ -70,7 +72,7 @@ struct RequestGuard: Sendable {
                 field: "Origin")
         }
         if !request.body.isEmpty || request.bodyTooLarge {
-            let contentType = header("content-type", of: request)
+            let contentType = header(.contentType, of: request)
             let mediaType = contentType.split(separator: ";", omittingEmptySubsequences: false).first ?? ""
             guard mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "application/json" else {
                 let what =
@@ -85,8 +87,8 @@ struct RequestGuard: Sendable {
     }
 
     /// A header's value without surrounding spaces; empty when absent.
-    private func header(_ name: String, of request: IncomingRequest) -> String {
-        request.headers[name]?.trimmingCharacters(in: .whitespaces) ?? ""
+    private func header(_ name: HTTPField.Name, of request: IncomingRequest) -> String {
+        request.head.headerFields[name]?.trimmingCharacters(in: .whitespaces) ?? ""
     }
 
     private func allows(_ name: String) -> Bool {

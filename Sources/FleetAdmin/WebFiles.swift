@@ -1,5 +1,6 @@
 import FleetRuntime
 import Foundation
+import HTTPTypes
 import MicroHTTP
 
 /// Where the page (`web/`) and the OpenAPI file (`docs/openapi.yaml`) are, and how they are
@@ -59,6 +60,6 @@ struct WebFiles: Sendable {
         let type =
             Self.contentTypes[URL(fileURLWithPath: path).pathExtension.lowercased()] ?? "application/octet-stream"
         return OutgoingReply(
-            status: 200, headers: [("Content-Type", type), ("Cache-Control", "no-cache")], body: Array(data))
+            status: 200, headerFields: [.contentType: type, .cacheControl: "no-cache"], body: Array(data))
     }
 }

@@ -65,3 +65,13 @@ extension HTTPFields {
         HTTPField.Name(name).map { HTTPField(name: $0, value: value) }
     }
 }
+
+extension HTTPField.Name {
+    /// `Host`, as an HTTP/1.1 request carries it (swift-http-types keeps its own `.host` for
+    /// HTTP/2's `:authority`; a server on HTTP/1.1 reads the field).
+    public static let hostField = HTTPField.Name("Host")!
+    /// `Sec-Fetch-Site`: where a browser says a request comes from.
+    public static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+    /// `X-Accel-Buffering`: `no` keeps a proxy such as nginx from holding a stream back.
+    public static let accelBuffering = HTTPField.Name("X-Accel-Buffering")!
+}

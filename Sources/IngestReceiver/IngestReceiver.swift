@@ -1,6 +1,7 @@
 import BeekonDevice
 import BeekonNet
 import Foundation
+import HTTPTypes
 import Logging
 import MicroHTTP
 internal import SQLite
@@ -157,14 +158,13 @@ private final class ReceiverCore: Sendable {
 
     static func wallMillis() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 
-    static func error(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> OutgoingReply
-    {
+    static func error(_ status: Int, _ message: String, headerFields: HTTPFields = [:]) -> OutgoingReply {
         var json = JSONWriter()
         json.beginObject()
         json.key("error")
         json.string(message)
         json.endObject()
-        return .json(status, json.bytes, headers: headers)
+        return .json(status, json.bytes, headerFields: headerFields)
     }
 
     /// Decides the answer to one request; runs on a daemon thread.
@@ -180,7 +180,7 @@ private final class ReceiverCore: Sendable {
         } else if request.path == configuration.statsPath {
             disposition = .reply(
                 request.method == "GET" || request.method == "HEAD"
-                    ? .json(200, stats().json(), headers: [("Cache-Control", "no-store")]) : Self.notAllowed("GET"),
+                    ? .json(200, stats().json(), headerFields: [.cacheControl: "no-store"]) : Self.notAllowed("GET"),
                 delayMillis: 0)
         } else {
             disposition = .reply(Self.error(404, "no such path: \(request.path.prefix(200))"), delayMillis: 0)
@@ -212,7 +212,7 @@ private final class ReceiverCore: Sendable {
     }
 
     static func notAllowed(_ method: String) -> OutgoingReply {
-        error(405, "method not allowed; use \(method)", headers: [("Allow", method)])
+        error(405, "method not allowed; use \(method)", headerFields: [.allow: method])
     }
 
     // MARK: Ingest
@@ -220,11 +220,13 @@ private final class ReceiverCore: Sendable {
     private func ingest(_ request: IncomingRequest) -> Disposition {
         let now = Self.wallMillis()
         if configuration.auth.requireToken {
-            let refusal = state.withLock { $0.tokens.check(authorization: request.headers["authorization"], now: now) }
+            let refusal = state.withLock {
+                $0.tokens.check(authorization: request.head.headerFields[.authorization], now: now)
+            }
             if let refusal {
                 state.withLock { $0.recorder.stats.unauthorizedUploads += 1 }
                 return .reply(
-                    Self.error(401, "Authorization: \(refusal)", headers: [("WWW-Authenticate", "Bearer")]),
+                    Self.error(401, "Authorization: \(refusal)", headerFields: [.wwwAuthenticate: "Bearer"]),
                     delayMillis: 0)
             }
         }
@@ -252,7 +254,7 @@ private final class ReceiverCore: Sendable {
         let timeout = configuration.script.latencyMillis + configuration.script.hangMillis + Self.commitTimeoutMillis
         return .later(
             timeoutMillis: timeout,
-            timeoutReply: Self.error(503, "storage did not answer in time", headers: [("Retry-After", "5")])
+            timeoutReply: Self.error(503, "storage did not answer in time", headerFields: [.retryAfter: "5"])
         ) { [self] pending in
             let job = IngestWriter.Job(batch: batch, receivedAt: now, bytes: bytes) { [self] result in
                 reservation.release()
@@ -278,7 +280,8 @@ private final class ReceiverCore: Sendable {
         switch result {
         case nil:
             disposition = .reply(
-                Self.error(503, "the receiver is shutting down", headers: [("Retry-After", "5")]), delayMillis: latency)
+                Self.error(503, "the receiver is shutting down", headerFields: [.retryAfter: "5"]), delayMillis: latency
+            )
         case .failure(let error):
             disposition = .reply(Self.error(500, "storage failed: \(error.message)"), delayMillis: latency)
         case .success(let outcome):
@@ -322,8 +325,9 @@ private final class ReceiverCore: Sendable {
         case .hang: return .hang(millis: configuration.script.hangMillis)
         case .close: return .close
         case .status(let status) where !(200..<300).contains(status):
-            let retryAfter = configuration.script.retryAfter.map { [(name: "Retry-After", value: $0)] } ?? []
-            return .reply(Self.error(status, "scripted answer \(status)", headers: retryAfter), delayMillis: latency)
+            let retryAfter: HTTPFields = configuration.script.retryAfter.map { [.retryAfter: $0] } ?? [:]
+            return .reply(
+                Self.error(status, "scripted answer \(status)", headerFields: retryAfter), delayMillis: latency)
         case .status(let status):
             return .reply(Self.accepted(status, batch, stored), delayMillis: latency)
         case nil:
@@ -342,7 +346,7 @@ private final class ReceiverCore: Sendable {
     static func busy() -> OutgoingReply {
         error(
             503, "busy: the receiver's memory budget for request bodies is spent; retry later",
-            headers: [("Retry-After", "1"), ("Connection", "close")])
+            headerFields: [.retryAfter: "1", .connection: "close"])
     }
 
     /// The answer to a request whose body cannot be used, on any path: conflicting
@@ -352,7 +356,7 @@ private final class ReceiverCore: Sendable {
             let values = request.conflictingContentLengths.map { "\"\($0.prefix(20))\"" }.joined(separator: ", ")
             return error(
                 400, "Content-Length: the request has several that disagree (\(values)); expected one",
-                headers: [("Connection", "close")])
+                headerFields: [.connection: "close"])
         }
         return request.bodyOverBudget ? busy() : nil
     }
@@ -363,12 +367,12 @@ private final class ReceiverCore: Sendable {
         if request.bodyTooLarge {
             throw Refusal(Self.error(413, "body: larger than the limit of \(configuration.maxBodyBytes) bytes"))
         }
-        let type = request.headers["content-type"]?.lowercased() ?? ""
+        let type = request.head.headerFields[.contentType]?.lowercased() ?? ""
         guard type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) == "application/json" else {
             throw Refusal(Self.error(415, "Content-Type: expected application/json, got \"\(type.prefix(80))\""))
         }
         var json = request.body
-        switch request.headers["content-encoding"]?.trimmingCharacters(in: .whitespaces).lowercased() {
+        switch request.head.headerFields[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased() {
         case nil, "", "identity":
             // Held past the daemon's own hold on the body, until the batch is stored.
             guard reservation.grow(json.count) else { throw Refusal(Self.busy()) }
@@ -421,7 +425,8 @@ private final class ReceiverCore: Sendable {
 
     private func token(_ request: IncomingRequest) -> OutgoingReply {
         if request.bodyTooLarge { return Self.error(413, "body: too large") }
-        guard let fields = TokenIssuer.fields(body: request.body, contentType: request.headers["content-type"]) else {
+        guard let fields = TokenIssuer.fields(body: request.body, contentType: request.head.headerFields[.contentType])
+        else {
             return Self.error(400, "body: expected application/x-www-form-urlencoded or a JSON object")
         }
         let refreshToken = fields["refresh_token"] ?? fields["refreshToken"]
@@ -452,7 +457,7 @@ private final class ReceiverCore: Sendable {
                 json.key("token_type")
                 json.string("Bearer")
                 json.endObject()
-                return .json(200, json.bytes, headers: [("Cache-Control", "no-store")])
+                return .json(200, json.bytes, headerFields: [.cacheControl: "no-store"])
             }
         }
     }

@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+import HTTPTypes
 import Synchronization
 
 /// A long-lived response body fed from any thread (Server-Sent Events): `send` queues bytes,
@@ -60,9 +61,7 @@ public final class EventStream: Sendable {
     }
 
     /// Queues the streaming response on `connection`; runs in the access handler.
-    func start(on connection: OpaquePointer, core: MicroHTTPDaemon.Core, headers: [(name: String, value: String)])
-        -> MHD_Result
-    {
+    func start(on connection: OpaquePointer, core: MicroHTTPDaemon.Core, headerFields: HTTPFields) -> MHD_Result {
         state.withLock { state in
             state.connection = Int(bitPattern: connection)
             state.core = core
@@ -74,8 +73,8 @@ public final class EventStream: Sendable {
             Unmanaged<EventStream>.fromOpaque(context).release()  // The free callback will not run.
             return MHD_Result.NO
         }
-        for header in headers {
-            _ = MHD_add_response_header(response, header.name, header.value)
+        for field in headerFields {
+            _ = MHD_add_response_header(response, field.name.rawName, field.value)
         }
         let queued = MHD_queue_response(connection, 200, response)
         MHD_destroy_response(response)

@@ -1,13 +1,13 @@
+public import HTTPTypes
+
 /// One request as the daemon collected it, handed to the responder.
 public struct IncomingRequest: Sendable {
-    /// `GET`, `POST`, …
-    public var method: String
-    /// The path, without the query string.
-    public var path: String
+    /// Its method, its path (without the query string, read into `query`) and its header fields
+    /// in the order the client sent them (a field sent twice is there twice: `headerFields[name]`
+    /// joins the values, so a repeated `Host` or `Content-Type` never passes a check for one).
+    public var head: HTTPRequest
     /// Query arguments, decoded, by name (the last one wins when a name repeats).
     public var query: [String: String]
-    /// Header values by lower-cased name.
-    public var headers: [String: String]
     /// The body (empty when it went over the limit).
     public var body: [UInt8]
     /// The body went over the daemon's limit; `body` is empty then.
@@ -23,43 +23,44 @@ public struct IncomingRequest: Sendable {
 
     /// A request, as a test or the daemon builds it.
     public init(
-        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+        method: HTTPRequest.Method, path: String, query: [String: String] = [:], headerFields: HTTPFields = [:],
         body: [UInt8] = [], bodyTooLarge: Bool = false, bodyOverBudget: Bool = false,
         conflictingContentLengths: [String] = [], clientPort: UInt16 = 0
     ) {
-        self.method = method
-        self.path = path
+        head = HTTPRequest(method: method, scheme: nil, authority: nil, path: path, headerFields: headerFields)
         self.query = query
-        self.headers = headers
         self.body = body
         self.bodyTooLarge = bodyTooLarge
         self.bodyOverBudget = bodyOverBudget
         self.conflictingContentLengths = conflictingContentLengths
         self.clientPort = clientPort
     }
+
+    /// `GET`, `POST`, …
+    public var method: String { head.method.rawValue }
+    /// The path, without the query string.
+    public var path: String { head.path ?? "" }
 }
 
-/// A response to send.
+/// A response to send: its head (status and header fields, in order) and its body.
 public struct OutgoingReply: Sendable {
-    /// The status code.
-    public var status: Int
-    /// Response headers, in order.
-    public var headers: [(name: String, value: String)]
-    /// The body.
+    public var head: HTTPResponse
     public var body: [UInt8]
 
-    /// A reply with a status, headers and a body.
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
-        self.status = status
-        self.headers = headers
+    /// A reply with a status, header fields and a body.
+    public init(status: Int, headerFields: HTTPFields = [:], body: [UInt8] = []) {
+        head = HTTPResponse(status: .init(code: status), headerFields: headerFields)
         self.body = body
     }
 
+    /// The status code.
+    public var status: Int { head.status.code }
+
     /// A JSON reply.
-    public static func json(_ status: Int, _ body: [UInt8], headers: [(name: String, value: String)] = [])
-        -> OutgoingReply
-    {
-        OutgoingReply(status: status, headers: [("Content-Type", "application/json")] + headers, body: body)
+    public static func json(_ status: Int, _ body: [UInt8], headerFields: HTTPFields = [:]) -> OutgoingReply {
+        var fields: HTTPFields = [.contentType: "application/json"]
+        fields.append(contentsOf: headerFields)
+        return OutgoingReply(status: status, headerFields: fields, body: body)
     }
 }
 
@@ -76,7 +77,7 @@ public enum Disposition: Sendable {
     case later(timeoutMillis: Int, timeoutReply: OutgoingReply, start: @Sendable (PendingReply) -> Void)
     /// Answer 200 with `headers` and keep the connection open, sending what `stream` is given
     /// (Server-Sent Events and the like) until it or the client closes.
-    case stream(headers: [(name: String, value: String)], EventStream)
+    case stream(headerFields: HTTPFields, EventStream)
 }
 
 extension Disposition {

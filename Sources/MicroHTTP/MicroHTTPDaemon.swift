@@ -1,6 +1,8 @@
 internal import CMicroHTTPD
 import Dispatch
 import Foundation
+import HTTPMessage
+import HTTPTypes
 import Synchronization
 
 /// Owns one libmicrohttpd daemon: a pool of threads, each with its own epoll loop, calling the
@@ -104,7 +106,7 @@ public final class MicroHTTPDaemon: Sendable {
             case answered
         }
 
-        var headers: [String: String] = [:]
+        var headerFields = HTTPFields()
         var query: [String: String] = [:]
         var body: [UInt8] = []
         var tooLarge = false
@@ -247,12 +249,13 @@ public final class MicroHTTPDaemon: Sendable {
                     { fields, _, key, value in
                         guard let key else { return MHD_Result.YES }
                         fields!.assumingMemoryBound(to: [(String, String)].self).pointee.append(
-                            (String(cString: key).lowercased(), value.map { String(cString: $0) } ?? ""))
+                            (String(cString: key), value.map { String(cString: $0) } ?? ""))
                         return MHD_Result.YES
                     }, fields)
             }
-            for (name, value) in fields { box.headers[name] = value }
-            let lengths = Set(fields.filter { $0.0 == "content-length" }.map { $0.1 })
+            // A name that is no field name (libmicrohttpd passes what the client wrote) is left out.
+            box.headerFields = HTTPFields(textPairs: fields)
+            let lengths = Set(fields.filter { $0.0.lowercased() == "content-length" }.map { $0.1 })
             if lengths.count > 1 { box.conflictingLengths = lengths.sorted() }
             withUnsafeMutablePointer(to: &box.query) { query in
                 _ = MHD_get_connection_values(
@@ -269,7 +272,7 @@ public final class MicroHTTPDaemon: Sendable {
             // Refused before reading the body; MHD closes the connection after this answer. The
             // budget is taken as bytes arrive, not as declared: a client that declares much and
             // sends nothing holds nothing.
-            if let length = box.headers["content-length"].flatMap({ Int($0) }), length > core.maxBodyBytes {
+            if let length = box.headerFields[.contentLength].flatMap({ Int($0) }), length > core.maxBodyBytes {
                 box.tooLarge = true
             }
             if box.tooLarge || !box.conflictingLengths.isEmpty {
@@ -310,9 +313,14 @@ public final class MicroHTTPDaemon: Sendable {
         case .receiving:
             break
         }
+        // libmicrohttpd takes any token as a method; anything else has no HTTP method to answer.
+        guard let method = method.flatMap({ HTTPRequest.Method(String(cString: $0)) }) else {
+            box.phase = .answered
+            return queue(OutgoingReply(status: 400), on: connection)
+        }
         let request = IncomingRequest(
-            method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "",
-            query: box.query, headers: box.headers, body: box.body, bodyTooLarge: box.tooLarge,
+            method: method, path: url.map { String(cString: $0) } ?? "",
+            query: box.query, headerFields: box.headerFields, body: box.body, bodyTooLarge: box.tooLarge,
             bodyOverBudget: box.overBudget, conflictingContentLengths: box.conflictingLengths,
             clientPort: box.clientPort)
         box.body = []
@@ -342,9 +350,9 @@ public final class MicroHTTPDaemon: Sendable {
             }
             start(PendingReply(core: core, connection: address, generation: generation))
             return MHD_Result.YES
-        case .stream(let headers, let stream):
+        case .stream(let headerFields, let stream):
             box.phase = .answered
-            return stream.start(on: connection, core: core, headers: headers)
+            return stream.start(on: connection, core: core, headerFields: headerFields)
         }
     }
 
@@ -382,8 +390,8 @@ public final class MicroHTTPDaemon: Sendable {
                 bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }
         guard let response else { return MHD_Result.NO }
-        for header in reply.headers {
-            _ = MHD_add_response_header(response, header.name, header.value)
+        for field in reply.head.headerFields {
+            _ = MHD_add_response_header(response, field.name.rawName, field.value)
         }
         let queued = MHD_queue_response(connection, UInt32(reply.status), response)
         MHD_destroy_response(response)

@@ -1,4 +1,6 @@
 import Dispatch
+import HTTPMessage
+import HTTPTypes
 import MicroHTTP
 import Synchronization
 
@@ -48,13 +50,17 @@ final class LoopbackServer: Sendable {
             let answer = state.withLock { state in
                 state.received.append(
                     Received(
-                        method: request.method, path: request.path, headers: request.headers,
+                        method: request.method, path: request.path,
+                        headers: Dictionary(
+                            request.head.headerFields.map { ($0.name.canonicalName, $0.value) },
+                            uniquingKeysWith: { $1 }),
                         body: request.body, clientPort: request.clientPort))
                 state.inFlight += 1
                 state.maxInFlight = max(state.maxInFlight, state.inFlight)
                 return state.answer
             }
-            let reply = OutgoingReply(status: answer.status, headers: answer.headers, body: answer.body)
+            let reply = OutgoingReply(
+                status: answer.status, headerFields: HTTPFields(textPairs: answer.headers), body: answer.body)
             guard answer.delayMillis > 0 else {
                 state.withLock { $0.inFlight -= 1 }
                 return answer.closeWithoutAnswer ? .close : .reply(reply, delayMillis: 0)

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPMessage
+import HTTPTypes
 import MicroHTTP
 import Testing
 
@@ -26,7 +28,7 @@ struct RequestGuardTests {
     func hostRule(host: String, allowed: Bool) {
         let check = RequestGuard(bindHost: "127.0.0.1", allowed: ["fleet"])
         let request = IncomingRequest(
-            method: "GET", path: "/api/v1/fleet", headers: host.isEmpty ? [:] : ["host": host])
+            method: .get, path: "/api/v1/fleet", headerFields: host.isEmpty ? [:] : [.hostField: host])
         do throws(APIError) {
             try check.check(request)
             #expect(allowed, "Host \"\(host)\" was let through")
@@ -44,7 +46,7 @@ struct RequestGuardTests {
             ("0.0.0.0", "localhost:8080", true),
         ])
     func bindHostRule(bind: String, host: String, allowed: Bool) {
-        let request = IncomingRequest(method: "GET", path: "/", headers: ["host": host])
+        let request = IncomingRequest(method: .get, path: "/", headerFields: [.hostField: host])
         #expect(
             Result { () throws(APIError) in try RequestGuard(bindHost: bind, allowed: []).check(request) }.isSuccess
                 == allowed)
