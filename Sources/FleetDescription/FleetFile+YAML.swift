@@ -680,6 +680,7 @@ struct FleetFileReader {
             report(
                 keyNode, "`\(field)` key \"\(name)\" is not an HTTP header name",
                 expected: "a name of letters, digits and !#$%&'*+-.^_`|~, such as X-Api-Key")
+            problems[problems.count - 1].field = "\(field).\(name)"
         }
         return map
     }

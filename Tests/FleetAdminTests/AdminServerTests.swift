@@ -437,7 +437,8 @@ struct AdminServerTests {
     @Test(
         """
         POST /api/v1/devices refuses an unknown group, a wrong type, an unknown \
-        field, a taken name, a missing route and too many, and adds nothing
+        field, a taken name, a missing route, too many and a header name HTTP does not allow, \
+        and adds nothing
         """,
         arguments: [
             (#"{"group": "nobody", "count": 1}"#, 400, "bad_request", "group"),
@@ -450,6 +451,11 @@ struct AdminServerTests {
             (#"{"spec": {"name": "walkers", "count": 1, "route": "walk.csv"}}"#, 409, "conflict", "spec.name"),
             (#"{"spec": {"name": "lost", "count": 1, "route": "nowhere.gpx"}}"#, 400, "bad_request", "spec.route"),
             (#"{"group": "walkers", "count": 100000}"#, 400, "bad_request", "count"),
+            (
+                #"{"spec": {"name": "x", "count": 1, "route": "walk.csv", "config": "#
+                    + #"{"sync": {"url": "http://127.0.0.1:9/i", "headers": {"Bad Name": "v"}}}}}"#, 400,
+                "bad_request", "spec.sync.headers.Bad Name"
+            ),
         ])
     func spawnRefuses(body: String, status: Int, code: String, field: String) async throws {
         let harness = try AdminHarness()
