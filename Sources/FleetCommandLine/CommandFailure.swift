@@ -1,8 +1,25 @@
-/// A command that could not do its job; the message says why and what to do.
+import ArgumentParser
+
+/// A command that could not do its job; the message says why and what to do. It exits 1 (the
+/// run could not go on), or 64 for input the command cannot take (`.usage`, as ArgumentParser
+/// exits for a bad flag).
 public struct CommandFailure: Error, CustomStringConvertible {
     public let description: String
+    public let exitCode: ExitCode
 
-    public init(_ description: String) {
+    public init(_ description: String, exitCode: ExitCode = .failure) {
         self.description = description
+        self.exitCode = exitCode
     }
+}
+
+/// How `run` exits, as k6 and ArgumentParser do: 0 every threshold met, 99 one failed, 64 a
+/// usage or fleet-file error, 1 the run could not go on.
+public enum RunExit {
+    public static let thresholdFailed: Int32 = 99
+}
+
+extension ExitCode {
+    /// 64, `EX_USAGE`: a bad flag or fleet file.
+    public static let usage = ExitCode(64)
 }

@@ -81,6 +81,9 @@ extension ParsableCommand {
             let level = try LogLevelOptions.level(flag: flag)
             LoggingSystem.bootstrap { label in LineLogHandler(label: label, logLevel: level) }
             try command.run()
+        } catch let failure as CommandFailure where failure.exitCode != .failure {
+            FileHandle.standardError.write(Data("Error: \(failure.description)\n".utf8))
+            exit(withError: failure.exitCode)
         } catch {
             exit(withError: error)
         }

@@ -111,7 +111,9 @@ struct FleetFileReader {
             return nil
         }
         guard let top = mapping(root, "the fleet file") else { return nil }
-        checkKeys(top, ["name", "seed", "clock", "duration", "ingest", "groups", "faults"], in: "the fleet file")
+        checkKeys(
+            top, ["name", "seed", "clock", "duration", "ingest", "groups", "faults", "thresholds"], in: "the fleet file"
+        )
         let name = string(top["name"], "name") ?? "fleet"
         let seed = top["seed"].flatMap { integer($0, "seed", FleetFile.seedRange) }.map { UInt64($0) } ?? 1
         var clock = FleetFile.ClockSpec()
@@ -157,9 +159,20 @@ struct FleetFileReader {
                 if let fault = readFault(item, groups: groups) { faults.append(fault) }
             }
         }
+        var thresholds: [Threshold] = []
+        if let node = top["thresholds"], let list = sequence(node, "thresholds") {
+            for item in list {
+                guard let text = string(item, "thresholds") else { continue }
+                do throws(ThresholdProblem) {
+                    thresholds.append(try Threshold.read(text))
+                } catch {
+                    report(item, "`\(error.expression)` \(error.problem)", expected: error.expected)
+                }
+            }
+        }
         return FleetFile(
             name: name, seed: seed, clock: clock, ingest: ingest, durationMillis: durationMillis, groups: groups,
-            faults: faults, routes: self.routes.compactMapValues { $0 })
+            faults: faults, routes: self.routes.compactMapValues { $0 }, thresholds: thresholds)
     }
 
     // MARK: Groups

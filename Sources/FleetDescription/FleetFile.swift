@@ -33,6 +33,8 @@ public struct FleetFile: Sendable, Hashable {
     /// The route files the reader read while checking them (by path as written), so a run
     /// reads each once; empty when the file was read without its folder.
     public var routes: [String: Route] = [:]
+    /// What the run must meet to pass (`thresholds:`), in file order; empty when the file gives none.
+    public var thresholds: [Threshold] = []
 
     /// `seed` (`--seed`, a selector's `seed`): whole numbers of up to 15 digits, exact in every
     /// JSON reader (below 2^53).

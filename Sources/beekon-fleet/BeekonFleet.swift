@@ -97,6 +97,29 @@ struct Run: LoggingCommand {
         transform: FlagNumber.integer(RunOptions.maxConnectionsRange))
     var maxConnections = 256
 
+    @Option(
+        name: .customLong("threshold"),
+        help: ArgumentHelp(
+            "A criterion the run must meet, as k6's thresholds: `upload.latency.p99 < 500ms`, "
+                + "`upload.errors.rate < 0.01`, `upload.status.503.rate < 1%`, `fixes.lost == 0` (repeatable; "
+                + "with the fleet file's `thresholds:`). One that fails makes the run exit 99.",
+            valueName: "expression"),
+        transform: { text in
+            do throws(ThresholdProblem) {
+                return try Threshold.read(text)
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        })
+    var thresholds: [Threshold] = []
+
+    @Flag(
+        help: """
+            With no threshold given, the default ones (fixes.lost == 0, upload.errors.rate < 0.05) \
+            fail the run too (exit 99); without it they are only reported.
+            """)
+    var strict = false
+
     @Option(help: "A CA bundle for an HTTPS ingest server.")
     var caFile: String?
 
@@ -138,7 +161,8 @@ struct Run: LoggingCommand {
         do throws(FleetFileProblems) {
             fleet = try FleetFile.load(path: path)
         } catch {
-            throw CommandFailure(error.description)
+            // A fleet file the run cannot take is a usage error, as a bad flag is.
+            throw CommandFailure(error.description, exitCode: .usage)
         }
         let devices = fleet.groups.reduce(0) { $0 + $1.count }
         let embedded = fleet.needsIngestURL && ingest == nil
@@ -221,6 +245,8 @@ struct Run: LoggingCommand {
             }
         }
         for interrupt in interrupts { interrupt.cancel() }
+        // The verdict first, so the run's last lines stay its digest, its end and the receiver's.
+        let passed = verdict(fleet: fleet, metrics: runtime.metrics)
         let sent = runtime.metrics.sent
         print(
             "beekon-fleet: sent \(sent.count) requests, digest \(sent.text)"
@@ -237,6 +263,38 @@ struct Run: LoggingCommand {
                 "beekon-fleet: the receiver stored \(stats.fixesStored) fixes in \(stats.batchesStored) batches; "
                     + "duplicates seen: \(stats.duplicateBatches) batches, \(stats.duplicateFixes) fixes")
         }
+        if !passed { throw ExitCode(RunExit.thresholdFailed) }
+    }
+
+    /// The thresholds checked against the run, printed ✓/✗ with their values; false (exit 99)
+    /// when one that counts failed. Given ones (flags, then the fleet file's) always count; with
+    /// none given, the defaults are checked and count only with `--strict`.
+    private func verdict(fleet: FleetFile, metrics: FleetMetrics) -> Bool {
+        let given = thresholds + fleet.thresholds
+        let results = ThresholdResult.check(given.isEmpty ? Threshold.defaults : given, against: metrics)
+        let counted = !given.isEmpty || strict
+        print(
+            given.isEmpty
+                ? "beekon-fleet: thresholds (the defaults: none was given; "
+                    + (strict ? "--strict makes them count):" : "they count only with --strict):")
+                : "beekon-fleet: thresholds:")
+        for result in results { print("  " + result.line) }
+        let uploads = metrics.uploads.overall
+        if !uploads.keys.contains(where: { if case .status(200..<300) = $0 { true } else { false } }) {
+            let tried = uploads.values.reduce(0) { $0 + $1.count }
+            print(
+                tried == 0
+                    ? "beekon-fleet: no upload succeeded: none was sent"
+                    : "beekon-fleet: no upload succeeded: \(tried) uploads, none answered 2xx")
+        }
+        let failed = results.filter { !$0.passed }.count
+        guard counted, failed > 0 else {
+            let met = results.count - failed
+            print("beekon-fleet: \(counted ? "passed" : "thresholds"): \(met) of \(results.count) thresholds met")
+            return true
+        }
+        print("beekon-fleet: failed: \(failed) of \(results.count) thresholds not met (exit 99)")
+        return false
     }
 }
 
