@@ -651,16 +651,25 @@ struct StatsBody: APIBody {
 
     struct Window: APIBody {
         var count: Int
+        var ratePerSecond: Double
         var latencyMs: PercentilesBody
         var serverLatencyMs: PercentilesBody
 
-        init(_ tally: UploadStats.Tally) {
+        /// `tally` over the window's `seconds` of real time.
+        init(_ tally: UploadStats.Tally, seconds: Double) {
             count = tally.count
+            ratePerSecond = StatsBody.rate(tally.count, seconds)
             latencyMs = PercentilesBody(tally.latency)
             serverLatencyMs = PercentilesBody(tally.serverLatency)
         }
 
-        static let example = Window(UploadStats.Tally())
+        static let example = Window(UploadStats.Tally(), seconds: 1)
+        static let notes = ["ratePerSecond": APINote("Over the last 10 s of real time (or the run's, if shorter).")]
+    }
+
+    /// Per second, to the hundredth.
+    static func rate(_ count: Int, _ seconds: Double) -> Double {
+        (Double(count) / Swift.max(seconds, 0.001) * 100).rounded() / 100
     }
 
     struct Outcome: APIBody {
@@ -678,7 +687,7 @@ struct StatsBody: APIBody {
         static let notes = [
             "outcome": APINote("What the devices heard (see UploadRecord.outcome)."),
             "count": APINote("Over the run."),
-            "ratePerSecond": APINote("Over the last 10 s of real time."),
+            "ratePerSecond": APINote("Over the whole run, per second of real time (`last10s` has the last 10 s's)."),
             "latencyMs": APINote("Virtual ms from send to outcome, as the devices lived it."),
             "serverLatencyMs": APINote(
                 "Wall-clock ms the server took, over the uploads it answered (zeros when none)."),
@@ -702,12 +711,12 @@ struct StatsBody: APIBody {
             recentTotal += last.count
             return Outcome(
                 outcome: outcome.description, kind: outcome.isNetwork ? .network : .status, count: tally.count,
-                ratePerSecond: (Double(last.count) / seconds * 100).rounded() / 100,
+                ratePerSecond: Self.rate(tally.count, Swift.max(1, snapshot.metrics.realSeconds)),
                 latencyMs: PercentilesBody(tally.latency), serverLatencyMs: PercentilesBody(tally.serverLatency),
-                last10s: Window(last))
+                last10s: Window(last, seconds: seconds))
         }
         fixes = FixesBody(snapshot.metrics)
-        uploadsPerSecond = (Double(recentTotal) / seconds * 100).rounded() / 100
+        uploadsPerSecond = Self.rate(recentTotal, seconds)
         devicesByState = APIMap(sorting: snapshot.metrics.devicesByState)
     }
 

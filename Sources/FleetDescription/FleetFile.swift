@@ -180,3 +180,51 @@ public enum FaultSelector: Sendable, Hashable {
     /// `fraction`: a share of the devices.
     public static let fractionRange = NumberRange(0...1)
 }
+
+extension FleetFile {
+    /// `run --devices`: how many devices a run may be scaled to, over all groups.
+    public static let scaledDevicesRange = NumberRange.integer(1...1_000_000, unit: "devices")
+
+    /// The same fleet with `devices` devices in all, shared over its groups in proportion to
+    /// their counts (largest remainders first, ties to the earlier group), each group keeping
+    /// at least one device; nil, with why, when there are fewer devices than groups.
+    public func scaled(toDevices devices: Int) -> Result<FleetFile, ScaleProblem> {
+        guard devices >= groups.count else {
+            return .failure(ScaleProblem(devices: devices, groups: groups.count))
+        }
+        let total = groups.reduce(0) { $0 + $1.count }
+        // Each group's exact share, floored (at least 1); what is left goes by largest remainder.
+        let exact = groups.map { Double($0.count) * Double(devices) / Double(max(total, 1)) }
+        var counts = exact.map { max(1, Int($0.rounded(.down))) }
+        var left = devices - counts.reduce(0, +)
+        let order = exact.indices.sorted { a, b in
+            let (ra, rb) = (exact[a] - exact[a].rounded(.down), exact[b] - exact[b].rounded(.down))
+            return ra != rb ? ra > rb : a < b
+        }
+        var index = 0
+        while left > 0 {
+            counts[order[index % order.count]] += 1
+            left -= 1
+            index += 1
+        }
+        // Groups held at 1 may have taken more than their share: give it back from the largest.
+        while left < 0, let largest = counts.indices.filter({ counts[$0] > 1 }).max(by: { counts[$0] < counts[$1] }) {
+            counts[largest] -= 1
+            left += 1
+        }
+        var scaled = self
+        for (group, count) in counts.enumerated() { scaled.groups[group].count = count }
+        return .success(scaled)
+    }
+
+    /// Why a fleet cannot be scaled to a number of devices.
+    public struct ScaleProblem: Error, Sendable, CustomStringConvertible {
+        public var devices: Int
+        public var groups: Int
+
+        public var description: String {
+            "--devices \(devices) is fewer than the fleet file's \(groups) groups; expected at least \(groups) "
+                + "(one device a group)"
+        }
+    }
+}

@@ -93,6 +93,14 @@ struct Run: LoggingCommand {
     var virtualDuration: Int64?
 
     @Option(
+        help: """
+            The run's devices in all, 1 to 1000000: the fleet file's groups scaled to it in proportion \
+            to their counts, each keeping at least one (default: the file's counts).
+            """,
+        transform: FlagNumber.integer(FleetFile.scaledDevicesRange))
+    var devices: Int?
+
+    @Option(
         help: "Most uploads in flight at once, 0 (unlimited) to 65536.",
         transform: FlagNumber.integer(RunOptions.maxConnectionsRange))
     var maxConnections = 256
@@ -157,12 +165,18 @@ struct Run: LoggingCommand {
         // First what can be refused without creating anything: the fleet file, the options and
         // the descriptor budget.
         let path = try fleetFile ?? DefaultFleet.locate()
-        let fleet: FleetFile
+        var fleet: FleetFile
         do throws(FleetFileProblems) {
             fleet = try FleetFile.load(path: path)
         } catch {
             // A fleet file the run cannot take is a usage error, as a bad flag is.
             throw CommandFailure(error.description, exitCode: .usage)
+        }
+        if let wanted = self.devices {
+            switch fleet.scaled(toDevices: wanted) {
+            case .success(let scaled): fleet = scaled
+            case .failure(let problem): throw CommandFailure(problem.description, exitCode: .usage)
+            }
         }
         let devices = fleet.groups.reduce(0) { $0 + $1.count }
         let embedded = fleet.needsIngestURL && ingest == nil

@@ -685,6 +685,7 @@ struct AdminServerTests {
                 ], "\(label)")
             let last10s = outcome["last10s"] as? [String: Any] ?? [:]
             #expect(last10s["count"] as? Int == count, "\(label)")
+            #expect(last10s["ratePerSecond"] as? Double == (Double(count) / 2 * 100).rounded() / 100, "\(label)")
             #expect((last10s["latencyMs"] as? [String: Double])?["p99"] == Double(planned.latency), "\(label)")
         }
         let total = expected.values.reduce(0, +)
