@@ -55,12 +55,17 @@ function renderStats(s) {
   $("#stats-foot").textContent = `Fixes admitted ${num(f.admitted)} · uploaded ${num(f.uploaded)} · pending ${num(f.pending)} · ` +
     `uploads/s ${s.uploadsPerSecond == null ? "–" : s.uploadsPerSecond.toFixed(2)} · devices ` +
     Object.entries(s.devicesByState || {}).map(([k, v]) => `${k} ${num(v)}`).join(", ");
-  $("#stats-updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
+  $("#stats-updated").textContent = `updated ${new Date().toLocaleTimeString()}` +
+    (s.since ? ` · since the reset at ${s.since.replace("T", " ").replace(/\.\d+Z$/, "")} (virtual)` : "");
   // The devices filter's outcome field suggests every outcome seen so far.
   const dl = $("#outcome-list");
   const have = new Set([...dl.options].map(o => o.value));
   for (const o of s.outcomes || []) if (!have.has(o.outcome)) dl.append(el("option", { value: o.outcome }));
 }
+
+$("#stats-reset").addEventListener("click", async () => {
+  try { renderStats(await api("DELETE", "api/v1/stats")); } catch (e) { showError(e, "Resetting statistics"); }
+});
 
 on("tab", t => { if (t === "overview") { drawCharts(); pollStats(); } });
 on("token", () => { if (currentTab === "overview") pollStats(); });

@@ -687,7 +687,9 @@ struct StatsBody: APIBody {
         static let notes = [
             "outcome": APINote("What the devices heard (see UploadRecord.outcome)."),
             "count": APINote("Over the run."),
-            "ratePerSecond": APINote("Over the whole run, per second of real time (`last10s` has the last 10 s's)."),
+            "ratePerSecond": APINote(
+                "Since the last reset (or over the whole run), per second of real time; `last10s` has the last "
+                    + "10 s's."),
             "latencyMs": APINote("Virtual ms from send to outcome, as the devices lived it."),
             "serverLatencyMs": APINote(
                 "Wall-clock ms the server took, over the uploads it answered (zeros when none)."),
@@ -698,6 +700,7 @@ struct StatsBody: APIBody {
     var fixes: FixesBody
     var uploadsPerSecond: Double
     var devicesByState: APIMap<Int>
+    var since: APITime?
 
     init(_ snapshot: FleetSnapshot) {
         let window = UInt64(UploadStats.windowSeconds)
@@ -706,23 +709,35 @@ struct StatsBody: APIBody {
         )
         let seconds = Swift.max(1, Swift.min(Double(window), snapshot.metrics.realSeconds))
         var recentTotal = 0
-        outcomes = snapshot.metrics.uploads.overall.sorted(by: { $0.key < $1.key }).map { outcome, tally in
+        let uploads = snapshot.metrics.uploads
+        // Since the last reset: its real seconds, else the run's.
+        let counted =
+            uploads.resetAt.map { Double(snapshot.realSecond) - Double($0.realSecond) }
+            ?? snapshot.metrics.realSeconds
+        outcomes = uploads.sinceReset.sorted(by: { $0.key < $1.key }).map { outcome, tally in
             let last = recent[outcome] ?? UploadStats.Tally()
             recentTotal += last.count
             return Outcome(
                 outcome: outcome.description, kind: outcome.isNetwork ? .network : .status, count: tally.count,
-                ratePerSecond: Self.rate(tally.count, Swift.max(1, snapshot.metrics.realSeconds)),
+                ratePerSecond: Self.rate(tally.count, Swift.max(1, counted)),
                 latencyMs: PercentilesBody(tally.latency), serverLatencyMs: PercentilesBody(tally.serverLatency),
                 last10s: Window(last, seconds: seconds))
         }
         fixes = FixesBody(snapshot.metrics)
         uploadsPerSecond = Self.rate(recentTotal, seconds)
         devicesByState = APIMap(sorting: snapshot.metrics.devicesByState)
+        since = APITime(optional: uploads.resetAt?.virtual)
     }
 
     static let example = StatsBody(FleetSnapshot())
     static let component: String? = "Stats"
-    static let notes = ["uploadsPerSecond": APINote("Over the last 10 s of real time.")]
+    static let notes = [
+        "outcomes": APINote("Since the statistics were last reset (`since`), else over the whole run."),
+        "uploadsPerSecond": APINote("Over the last 10 s of real time."),
+        "since": APINote(
+            "When `DELETE /api/v1/stats` last reset the statistics (virtual time); null when never. The run's own "
+                + "figures (fix counts, thresholds, `/metrics`' counters) never reset."),
+    ]
 }
 
 /// The `action` live event: an action just applied.

@@ -48,6 +48,7 @@ final class AdminRouter: Sendable {
         AdminRoute(["GET", "HEAD"], "/api/v1/devices/{id}/locations", "getLocations", AdminRouter.locations),
         AdminRoute(["POST"], "/api/v1/devices/{id}/actions", "deviceAction", AdminRouter.deviceAction),
         AdminRoute(["GET", "HEAD"], "/api/v1/stats", "getStats", AdminRouter.stats),
+        AdminRoute(["DELETE"], "/api/v1/stats", "resetStats", AdminRouter.resetStats),
         AdminRoute(["GET"], "/api/v1/events", "events", queryToken: true, AdminRouter.events),
         AdminRoute(["GET", "HEAD"], "/api/v1/openapi.yaml", "openapi", AdminRouter.openAPI),
         AdminRoute(["GET", "HEAD"], "/", "page", AdminRouter.page),
@@ -176,6 +177,15 @@ final class AdminRouter: Sendable {
 
     private func stats(_ call: AdminRoute.Call) -> Disposition {
         json(200, StatsBody(runtime.snapshot))
+    }
+
+    /// `DELETE /api/v1/stats`: the statistics start over; answers them as they are then.
+    private func resetStats(_ call: AdminRoute.Call) -> Disposition {
+        command(status: 200) { reply in
+            self.runtime.resetStatistics { result in
+                reply(result.map { APIJSON.bytes(StatsBody(self.runtime.snapshot)) })
+            }
+        }
     }
 
     private func events(_ call: AdminRoute.Call) -> Disposition {

@@ -26,6 +26,8 @@ public protocol FleetControl: AnyObject, Sendable {
     func locations(
         of id: String, from: Int64, to: Int64, limit: Int,
         reply: @escaping @Sendable (Result<[Location], FleetControlError>) -> Void)
+    /// Starts the upload statistics over (`FleetLoop.resetStatistics`).
+    func resetStatistics(reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void)
 }
 
 extension FleetControlError {

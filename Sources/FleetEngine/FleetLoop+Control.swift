@@ -155,6 +155,13 @@ extension FleetLoop {
         }
     }
 
+    /// Starts the upload statistics the admin API and the page show over from now (as Locust's
+    /// reset): counts, latencies and recent seconds. The run's own figures (fix counts, the
+    /// thresholds' whole-run values, `/metrics`' counters, the digest) never reset.
+    package mutating func resetStatistics() {
+        metrics.uploads.resetStatistics(realNanos: realNow, virtual: metrics.virtualNow)
+    }
+
     // MARK: The snapshot
 
     /// Notes that what `slot` lists (its state, pending count, last outcome) may have changed,

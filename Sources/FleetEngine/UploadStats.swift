@@ -27,6 +27,12 @@ public struct UploadStats: Sendable {
 
     /// Outcomes over the whole run: the fleet's one count of them.
     public private(set) var overall: [TransferOutcome: Tally] = [:]
+    /// The same since the statistics were last reset (`resetStatistics`), for the admin API's
+    /// and the page's table; `overall` (thresholds, `/metrics`' counters) never resets.
+    public private(set) var sinceReset: [TransferOutcome: Tally] = [:]
+    /// When they were last reset: the real second (monotonic clock) and the virtual instant;
+    /// nil before the first reset.
+    public private(set) var resetAt: (realSecond: UInt64, virtual: Int64)?
     /// The last seconds' outcomes, oldest first, by real second (monotonic clock).
     private var seconds: [(second: UInt64, tallies: [TransferOutcome: Tally])] = []
 
@@ -40,6 +46,9 @@ public struct UploadStats: Sendable {
         overall[outcome, default: Tally()].count += 1
         overall[outcome]!.latency.record(latencyMillis)
         if let serverMillis { overall[outcome]!.serverLatency.record(serverMillis) }
+        sinceReset[outcome, default: Tally()].count += 1
+        sinceReset[outcome]!.latency.record(latencyMillis)
+        if let serverMillis { sinceReset[outcome]!.serverLatency.record(serverMillis) }
         let second = realNanos / 1_000_000_000
         if seconds.last?.second != second {
             seconds.append((second, [:]))
@@ -49,6 +58,13 @@ public struct UploadStats: Sendable {
         seconds[seconds.count - 1].tallies[outcome, default: Tally()].count += 1
         seconds[seconds.count - 1].tallies[outcome]!.latency.record(latencyMillis)
         if let serverMillis { seconds[seconds.count - 1].tallies[outcome]!.serverLatency.record(serverMillis) }
+    }
+
+    /// Starts the statistics view over: `sinceReset` and the recent seconds are emptied.
+    public mutating func resetStatistics(realNanos: UInt64, virtual: Int64) {
+        sinceReset = [:]
+        seconds = []
+        resetAt = (realNanos / 1_000_000_000, virtual)
     }
 
     /// The outcomes of the real seconds `first...last` (as `realNanos / 1e9`).

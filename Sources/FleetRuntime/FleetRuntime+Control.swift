@@ -55,6 +55,11 @@ extension FleetRuntime: FleetControl {
         }
     }
 
+    /// Starts the upload statistics the admin API shows over from now.
+    public func resetStatistics(reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void) {
+        command(reply) { driver throws(FleetControlError) in driver.engine.resetStatistics() }
+    }
+
     private func command<Answer: Sendable>(
         _ reply: @escaping @Sendable (Result<Answer, FleetControlError>) -> Void,
         _ body: @escaping @Sendable (inout RealDriver) throws(FleetControlError) -> Answer

@@ -344,6 +344,10 @@ public final class SimulatedRuntime: FleetControl {
         }
     }
 
+    public func resetStatistics(reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void) {
+        command(reply) { fleet throws(FleetControlError) in fleet.engine.resetStatistics() }
+    }
+
     /// Runs a command at the current virtual instant, publishes, then answers.
     private func command<Answer: Sendable>(
         _ reply: @escaping @Sendable (Result<Answer, FleetControlError>) -> Void,

@@ -80,3 +80,35 @@ extension StreamEventsTests {
         #expect(ids.count == 600, "every device listed once across the two events")
     }
 }
+
+extension StreamEventsTests {
+    @Test(
+        """
+        DELETE /api/v1/stats starts the statistics over from now; the run's own figures (the fleet's \
+        batches by outcome, /metrics' counters) keep theirs
+        """)
+    func resetStatistics() async throws {
+        let harness = try AdminHarness()
+        harness.simulated.advance(byMillis: 10 * 60_000)
+        let before = await harness.call("GET", "/api/v1/stats").object
+        let counted = (before["outcomes"] as? [[String: Any]] ?? []).compactMap { $0["count"] as? Int }.reduce(0, +)
+        #expect(counted > 0)
+        #expect(before["since"] is NSNull)
+        let metrics = await harness.call("GET", "/metrics").text
+        let reset = await harness.call("DELETE", "/api/v1/stats")
+        #expect(reset.status == 200)
+        #expect((reset.object["outcomes"] as? [Any])?.isEmpty == true, "\(reset.text)")
+        #expect(reset.object["since"] as? String == "2026-06-15T08:10:00.000Z", "\(reset.text)")
+        let fleet = await harness.call("GET", "/api/v1/fleet").object
+        let batches = (fleet["batches"] as? [String: Any])?["byOutcome"] as? [String: Int] ?? [:]
+        #expect(batches.values.reduce(0, +) == counted, "the fleet's own counts keep the whole run")
+        #expect(await harness.call("GET", "/metrics").text == metrics, "/metrics' counters never reset")
+        harness.simulated.advance(byMillis: 10 * 60_000)
+        let after = await harness.call("GET", "/api/v1/stats").object
+        let since = (after["outcomes"] as? [[String: Any]] ?? []).compactMap { $0["count"] as? Int }.reduce(0, +)
+        #expect(since > 0 && since < counted + since, "only what came after the reset: \(since)")
+        let total = await harness.call("GET", "/api/v1/fleet").object
+        let all = ((total["batches"] as? [String: Any])?["byOutcome"] as? [String: Int] ?? [:]).values.reduce(0, +)
+        #expect(all == counted + since)
+    }
+}

@@ -222,3 +222,17 @@ def test_set_warp_takes_max_and_a_rate_and_shows_a_refusal(page):
     # The browser logs the refused request itself (a 400); nothing else went wrong.
     others = [e for e in page.console_errors if "status of 400" not in e]
     assert others == [], page.console_errors
+
+
+def test_reset_statistics_starts_the_table_over(page):
+    page.wait_for_selector("#stats-table tbody tr")
+    page.wait_for_function("document.querySelector('#stats-table tbody th') !== null", timeout=60_000)
+    before = api("GET", "api/v1/stats")
+    assert before["outcomes"], "no uploads yet to reset"
+    page.click("#stats-reset")
+    page.wait_for_function("document.querySelector('#stats-updated').textContent.includes('since the reset at')")
+    after = api("GET", "api/v1/stats")
+    assert after["since"] is not None
+    # What came in since the reset is less than what was counted before it.
+    assert sum(o["count"] for o in after["outcomes"]) < sum(o["count"] for o in before["outcomes"])
+    assert page.console_errors == [], page.console_errors
