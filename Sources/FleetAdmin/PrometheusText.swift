@@ -65,6 +65,25 @@ package enum PrometheusText {
         family(
             "beekon_fleet_max_warp", "gauge", "1 while the clock jumps from event to event (run --warp max), else 0.")
         text += "beekon_fleet_max_warp \(snapshot.maxWarp ? 1 : 0)\n"
+        family("beekon_build_info", "gauge", "1, labelled with this build's version.")
+        text += "beekon_build_info{version=\"\(escaped(BuildInfo.version))\"} 1\n"
+        let process = ProcessMetrics.current()
+        family("process_cpu_seconds_total", "counter", "User and system CPU time spent, seconds.")
+        text += "process_cpu_seconds_total \(process.cpuSeconds)\n"
+        if let resident = process.residentBytes {
+            family("process_resident_memory_bytes", "gauge", "Resident memory size, bytes.")
+            text += "process_resident_memory_bytes \(resident)\n"
+        }
+        if let open = process.openDescriptors {
+            family("process_open_fds", "gauge", "Open file descriptors.")
+            text += "process_open_fds \(open)\n"
+        }
+        if let max = process.maxDescriptors {
+            family("process_max_fds", "gauge", "The open file descriptor limit.")
+            text += "process_max_fds \(max)\n"
+        }
+        family("process_start_time_seconds", "gauge", "When the process started, Unix seconds.")
+        text += "process_start_time_seconds \(process.startTimeSeconds)\n"
         return text
     }
 

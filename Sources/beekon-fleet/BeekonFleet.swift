@@ -21,7 +21,7 @@ struct BeekonFleet: ParsableCommand {
             state, follows a route, suffers the faults you inject, and uploads exactly as the \
             Beekon SDK does.
             """,
-        version: "0.1.0",
+        version: BuildInfo.version,
         subcommands: [Run.self, Receive.self, Validate.self, Actions.self, OpenAPI.self]
     )
 
