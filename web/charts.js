@@ -11,8 +11,28 @@ const FIXED = {
   pending: "#1f5fbf",
 };
 
+// Upload outcomes keep their class's colour whatever order they appear in: greens for 2xx,
+// purples for 4xx, oranges for 5xx (and the rare 1xx or 3xx), reds for network failures, grey for offline; never a 2xx
+// green for a failure.
+const CLASS_COLOURS = {
+  ok: ["#2b8a3e", "#5c940d", "#37b24d"], client: ["#862e9c", "#a61e4d", "#5f3dc4"],
+  server: ["#e67700", "#d9480f", "#f08c00"], network: ["#c92a2a", "#a61e4d", "#e03131"], offline: ["#495057"],
+};
+const NETWORK = new Set(["timeout", "refused", "reset", "dns", "tls", "too-many-open-files", "other"]);
+
+export function outcomeClass(outcome) {
+  if (/^2\d\d$/.test(outcome)) return "ok";
+  if (/^4\d\d$/.test(outcome)) return "client";
+  if (/^[1-35]\d\d$/.test(outcome)) return "server";
+  if (outcome === "offline") return "offline";
+  return NETWORK.has(outcome) ? "network" : null;
+}
+
 export function colorFor(key, index = 0) {
-  return FIXED[key] || PALETTE[index % PALETTE.length];
+  if (FIXED[key]) return FIXED[key];
+  const cls = outcomeClass(String(key));
+  if (cls) { const c = CLASS_COLOURS[cls]; return c[index % c.length]; }
+  return PALETTE[index % PALETTE.length];
 }
 
 export class TimeChart {

@@ -142,14 +142,23 @@ for (const th of document.querySelectorAll("#dev-table th[data-sort]")) {
     loadDevices({ keepPage: false });
   });
 }
+// The order chosen is kept across reloads of the page (this tab's session only).
+const SORT_KEY = "beekon.devices.sort";
 function setSort(s) {
   dev.sort = s;
+  try { sessionStorage.setItem(SORT_KEY, s); } catch { /* storage off: the order lasts until reload */ }
   for (const th of document.querySelectorAll("#dev-table th[data-sort]")) {
     const k = th.dataset.sort;
     if (s === k) th.setAttribute("aria-sort", "ascending");
     else if (s === `-${k}`) th.setAttribute("aria-sort", "descending");
     else th.removeAttribute("aria-sort");
   }
+}
+{
+  // Only an order the table offers comes back; anything else in storage is ignored.
+  const kept = sessionStorage.getItem(SORT_KEY) || "";
+  const keys = [...document.querySelectorAll("#dev-table th[data-sort]")].map(th => th.dataset.sort);
+  if (keys.includes(kept.replace(/^-/, ""))) setSort(kept);
 }
 $("#filters").addEventListener("submit", e => { e.preventDefault(); loadDevices({ keepPage: false }); });
 for (const id of ["#f-group", "#f-limit"]) $(id).addEventListener("change", () => loadDevices({ keepPage: false }));

@@ -2,7 +2,7 @@
 import { $, el, num, ms, debounce } from "./dom.js";
 import { api, on, showError } from "./api.js";
 import { currentTab } from "./tabs.js";
-import { TimeChart } from "./charts.js";
+import { TimeChart, outcomeClass } from "./charts.js";
 
 /* ---------- charts ---------- */
 const chartUploads = new TimeChart($("#chart-uploads"), { unit: "uploads/s", summary: $("#sum-uploads") });
@@ -40,9 +40,11 @@ function renderStats(s) {
   const tb = $("#stats-table tbody");
   const rows = (s.outcomes || []).map(o => {
     const L = o.latencyMs || {}, R = (o.last10s && o.last10s.latencyMs) || {};
-    const bad = !/^2\d\d$/.test(o.outcome);
+    const cls = outcomeClass(o.outcome);
+    const style = { ok: "", client: "outcome-bad outcome-client", server: "outcome-bad outcome-server",
+      offline: "outcome-bad outcome-offline" }[cls] ?? "outcome-bad";
     return el("tr", {},
-      el("th", { scope: "row", class: bad ? "outcome-bad" : "" , text: o.outcome }),
+      el("th", { scope: "row", class: style, text: o.outcome }),
       el("td", { text: o.kind }),
       el("td", { class: "num", text: num(o.count) }), el("td", { class: "num", text: o.ratePerSecond == null ? "–" : o.ratePerSecond.toFixed(2) }),
       ...["p50", "p90", "p95", "p99", "max"].map(k => el("td", { class: "num", text: ms(L[k]) })),

@@ -89,6 +89,8 @@ def test_spawn_revoke_and_grant_permission(page):
     # Spawn 20 copies of the first group's template through the Spawn form.
     page.click("#tab-spawn")
     page.check("input[name=spawn-mode][value=group]")
+    # The groups arrive with the page's first fleet summary, which a busy machine can hold back.
+    page.wait_for_selector(f"#sp-group option[value='{group}']", state="attached", timeout=60_000)
     page.select_option("#sp-group", group)
     page.fill("#sp-count", "20")
     page.fill("#sp-rate", "")
@@ -235,4 +237,22 @@ def test_reset_statistics_starts_the_table_over(page):
     assert after["since"] is not None
     # What came in since the reset is less than what was counted before it.
     assert sum(o["count"] for o in after["outcomes"]) < sum(o["count"] for o in before["outcomes"])
+    assert page.console_errors == [], page.console_errors
+
+
+def test_devices_sort_survives_a_reload_and_outcomes_keep_their_class_colour(page):
+    page.click("#tab-devices")
+    page.wait_for_selector("#dev-table tbody tr[data-id]")
+    page.click("#dev-table th[data-sort=pending] button")
+    page.click("#dev-table th[data-sort=pending] button")
+    page.wait_for_function("document.querySelector('#dev-table th[data-sort=pending]').getAttribute('aria-sort') === 'descending'")
+    page.reload()
+    page.click("#tab-devices")
+    page.wait_for_function("document.querySelector('#dev-table th[data-sort=pending]').getAttribute('aria-sort') === 'descending'")
+    colours = page.evaluate("""async () => {
+        const m = await import('./charts.js');
+        return ['200', '204', 'refused', 'timeout', 'reset', '503', '429', 'offline'].map((k, i) => m.colorFor(k, i));
+    }""")
+    greens = set(colours[:2])
+    assert not greens & set(colours[2:]), colours
     assert page.console_errors == [], page.console_errors
