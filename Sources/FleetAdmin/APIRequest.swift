@@ -37,7 +37,7 @@ extension APIRequest {
 
     /// The schema: its members, each nullable, in the shapes `forms` allows.
     static var requestSchema: APISchema {
-        let recorder = APIRequestRecorder.Record()
+        let recorder = APISchemaRecorder.Record()
         _ = try? Self(from: APIRequestRecorder(record: recorder))
         var members = recorder.members
         for index in members.indices {
@@ -288,18 +288,8 @@ struct BodyDecoder: Decoder {
 struct APIRequestRecorder: Decoder {
     let record: Record
 
-    final class Record {
-        var members: [APIMember] = []
-
-        func add(_ name: String, _ type: Any.Type) {
-            var schema =
-                (type as? any APIDescribed.Type)?.apiSchema
-                ?? APISchema(.anyObject, description: "\(APISchemaRecorder.undescribed) \(type)")
-            schema.nullable = true
-            members.removeAll { $0.name == name }
-            members.append(APIMember(name: name, schema: schema, required: false))
-        }
-    }
+    /// The members, as the response recorder records them (which shapes need which is `forms`').
+    typealias Record = APISchemaRecorder.Record
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -320,19 +310,19 @@ struct APIRequestRecorder: Decoder {
         func contains(_ key: Key) -> Bool { false }
         func decodeNil(forKey key: Key) -> Bool { true }
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-            record.add(key.stringValue, type)
+            record.add(key.stringValue, type, nullable: true)
             throw APIError.badRequest("a request member is optional: `\(key.stringValue)`")
         }
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) -> T? {
-            record.add(key.stringValue, type)
+            record.add(key.stringValue, type, nullable: true)
             return nil
         }
         func decodeIfPresent(_ type: String.Type, forKey key: Key) -> String? {
-            record.add(key.stringValue, type)
+            record.add(key.stringValue, type, nullable: true)
             return nil
         }
         func decodeIfPresent(_ type: Bool.Type, forKey key: Key) -> Bool? {
-            record.add(key.stringValue, type)
+            record.add(key.stringValue, type, nullable: true)
             return nil
         }
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws

@@ -248,20 +248,24 @@ struct APIMap<Value: Encodable & Sendable & APIDescribed>: Encodable, Sendable, 
         entries = map.sorted { $0.key < $1.key }.map { ($0.key.description, $0.value) }
     }
 
-    private struct Name: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Name.self)
-        for entry in entries { try container.encode(entry.value, forKey: Name(stringValue: entry.key)) }
+        var container = encoder.container(keyedBy: MemberName.self)
+        for entry in entries { try container.encode(entry.value, forKey: MemberName(stringValue: entry.key)) }
     }
 
     static var apiSchema: APISchema { APISchema(.map(Value.apiSchema)) }
 }
+
+/// A member name known only when encoding (a map's keys, an action's parameters).
+struct MemberName: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+/// Milliseconds to the microsecond, as the API writes durations.
+func roundedMillis(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
 
 /// A string of a fixed set: its schema lists every case.
 protocol APIEnum: APIDescribed, Encodable, CaseIterable, RawRepresentable where RawValue == String {}

@@ -22,10 +22,8 @@ struct ActionCatalogBody: APIBody {
     }
 
     struct Parameter: APIBody {
-        enum JSONType: String, APIEnum { case integer, number, object, array }
-
         var name: String
-        var type: JSONType
+        var type: ActionParameter.JSONType
         var required: Bool
         var summary: String
         var example: String
@@ -91,7 +89,7 @@ extension ActionCatalogBody.Action {
 extension ActionCatalogBody.Parameter {
     init(_ parameter: ActionParameter) {
         name = parameter.name
-        type = JSONType(rawValue: parameter.jsonType.rawValue) ?? .object
+        type = parameter.jsonType
         required = parameter.required
         summary = parameter.summary
         example = parameter.example
@@ -115,19 +113,12 @@ struct ActionRequestBody: APIBody {
     struct Params: Encodable, Sendable, APIDescribed {
         var action: FleetAction
 
-        private struct Name: CodingKey {
-            var stringValue: String
-            var intValue: Int? { nil }
-            init(stringValue: String) { self.stringValue = stringValue }
-            init?(intValue: Int) { nil }
-        }
-
         func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Name.self)
+            var container = encoder.container(keyedBy: MemberName.self)
             let values = action.parameterValues
             for parameter in action.name.details.parameters {
                 guard let value = values[parameter.name] else { continue }
-                let key = Name(stringValue: parameter.name)
+                let key = MemberName(stringValue: parameter.name)
                 switch (value, parameter.kind) {
                 case (.millis(let millis), .seconds): try container.encode(Double(millis) / 1000, forKey: key)
                 case (.millis(let millis), _): try container.encode(millis, forKey: key)

@@ -18,6 +18,7 @@ extension Preset: APIEnum {}
 extension StationaryMode: APIEnum {}
 extension AuthStrategy: APIEnum {}
 extension AuthBodyFormat: APIEnum {}
+extension ActionParameter.JSONType: APIEnum {}
 
 /// `GET /healthz`.
 struct HealthBody: APIBody {
@@ -79,8 +80,7 @@ struct FleetSummaryBody: APIBody {
 
         static let example = Store(errors: APIMap([]), fixesLost: APIMap([]), geofenceEventsLost: APIMap([]))
         static let summary: String? =
-            "Device store failures by cause: `full`, `tooManyOpenFiles`, `ioError`, `readOnly`, `corrupt`, `busy`, "
-            + "`cannotOpen`, `notADatabase`, `newerSchema`, `invalidValue`, `other`."
+            "Device store failures by cause: " + DeviceStoreError.causes.map { "`\($0)`" }.joined(separator: ", ") + "."
     }
 
     var name: String
@@ -173,11 +173,7 @@ struct DeviceSummaryBody: APIBody {
             "Why the device's store fails, while it is in `storeError`; null otherwise. The device retries on its "
             + "own and leaves the state once the store writes again."
         static let notes = [
-            "cause": APINote(
-                oneOf: [
-                    "full", "tooManyOpenFiles", "ioError", "readOnly", "corrupt", "busy", "cannotOpen", "notADatabase",
-                    "newerSchema", "invalidValue", "other",
-                ]),
+            "cause": APINote(oneOf: DeviceStoreError.causes),
             "message": APINote("SQLite's own message, e.g. `database or disk is full`."),
         ]
     }
@@ -449,8 +445,8 @@ extension UploadRecordBody {
         batchId = upload.batchID
         fixes = upload.fixes
         outcome = upload.outcome.description
-        latencyMs = (upload.latencyMillis * 1000).rounded() / 1000
-        serverMs = upload.serverMillis.map { ($0 * 1000).rounded() / 1000 }
+        latencyMs = roundedMillis(upload.latencyMillis)
+        serverMs = upload.serverMillis.map(roundedMillis)
     }
 }
 
@@ -471,7 +467,7 @@ struct StreamRecordBody: APIBody {
     var reason: Omittable<String> = .absent
     var change: Omittable<Change> = .absent
     /// Present, and maybe null, for `seeded` and `refreshed`.
-    var expiresAt: Omittable<NullableTime> = .absent
+    var expiresAt: Omittable<APITime?> = .absent
     var until: Omittable<APITime> = .absent
 
     static let example = StreamRecordBody(at: APITime(0), stream: .syncStatus)
@@ -482,20 +478,6 @@ struct StreamRecordBody: APIBody {
         "attempt": APINote(minimum: 1),
         "reason": APINote(oneOf: ["auth", "rejected"]),
     ]
-
-    /// A time that may be null, inside an `Omittable`.
-    struct NullableTime: Encodable, Sendable, APIDescribed {
-        var unixMillis: Int64?
-
-        init(_ unixMillis: Int64?) { self.unixMillis = unixMillis }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            if let unixMillis { try container.encode(APITime(unixMillis)) } else { try container.encodeNil() }
-        }
-
-        static var apiSchema: APISchema { APITime?.apiSchema }
-    }
 }
 
 extension StreamRecordBody {
@@ -524,10 +506,10 @@ extension StreamRecordBody {
             switch value {
             case .seeded(let expiresAt):
                 change = .present(.seeded)
-                self.expiresAt = .present(NullableTime(expiresAt))
+                self.expiresAt = .present(APITime(optional: expiresAt))
             case .refreshed(let expiresAt):
                 change = .present(.refreshed)
-                self.expiresAt = .present(NullableTime(expiresAt))
+                self.expiresAt = .present(APITime(optional: expiresAt))
             case .deadCredentials: change = .present(.deadCredentials)
             case .breakerOpened(let until):
                 change = .present(.breakerOpened)
@@ -558,9 +540,7 @@ extension StoredLocationBody {
     /// Every row listed is still in the store, which deletes a fix once the server acknowledges
     /// it, so `uploaded` is false.
     init(_ fix: Location) {
-        var text: [UInt8] = []
-        fix.id.appendText(to: &text)
-        id = String(decoding: text, as: UTF8.self)
+        id = fix.id.text
         timestamp = APITime(fix.timestamp)
         latitude = fix.latitude
         longitude = fix.longitude
@@ -633,12 +613,11 @@ struct PercentilesBody: APIBody {
     var max: Double
 
     init(_ histogram: LatencyHistogram) {
-        func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
-        p50 = rounded(histogram.percentile(0.5))
-        p90 = rounded(histogram.percentile(0.9))
-        p95 = rounded(histogram.percentile(0.95))
-        p99 = rounded(histogram.percentile(0.99))
-        max = rounded(histogram.max)
+        p50 = roundedMillis(histogram.percentile(0.5))
+        p90 = roundedMillis(histogram.percentile(0.9))
+        p95 = roundedMillis(histogram.percentile(0.95))
+        p99 = roundedMillis(histogram.percentile(0.99))
+        max = roundedMillis(histogram.max)
     }
 
     static let example = PercentilesBody(LatencyHistogram())

@@ -148,9 +148,8 @@ final class EventPublisher: Sendable {
         return UploadsEventBody(
             byOutcome: APIMap(sorting: tallies.mapValues(\.count)),
             latencyMs: UploadsEventBody.Latency(
-                p50: Self.millis(latency.percentile(0.5)), p95: Self.millis(latency.percentile(0.95)),
-                p99: Self.millis(latency.percentile(0.99))))
+                p50: roundedMillis(latency.percentile(0.5)), p95: roundedMillis(latency.percentile(0.95)),
+                p99: roundedMillis(latency.percentile(0.99))))
     }
 
-    private static func millis(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
 }

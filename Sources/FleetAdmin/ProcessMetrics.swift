@@ -8,10 +8,22 @@ struct ProcessMetrics: Sendable {
     var residentBytes: Int?
     var openDescriptors: Int?
     var maxDescriptors: Int?
-    var startTimeSeconds: Double
+    var startTimeSeconds: Double?
 
-    /// When this process started, Unix seconds (close enough: when the admin module loaded).
-    static let started = Date().timeIntervalSince1970
+    /// When this process started, Unix seconds: the kernel's record of it (`/proc/self/stat`'s
+    /// start time in clock ticks after boot, plus `/proc/stat`'s boot time), read once.
+    static let started: Double? = {
+        guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+            // The command name, in parentheses, may hold spaces: count fields after its end.
+            let close = stat.lastIndex(of: ")"),
+            let ticks = stat[stat.index(after: close)...].split(separator: " ").dropFirst(19).first.flatMap({
+                Double($0)
+            }),
+            let boot = (try? String(contentsOfFile: "/proc/stat", encoding: .utf8))?.split(separator: "\n")
+                .first(where: { $0.hasPrefix("btime ") }).flatMap({ Double($0.dropFirst(6)) })
+        else { return nil }
+        return boot + ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }()
 
     static func current() -> ProcessMetrics {
         var usage = rusage()

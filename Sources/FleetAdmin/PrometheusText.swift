@@ -82,8 +82,10 @@ package enum PrometheusText {
             family("process_max_fds", "gauge", "The open file descriptor limit.")
             text += "process_max_fds \(max)\n"
         }
-        family("process_start_time_seconds", "gauge", "When the process started, Unix seconds.")
-        text += "process_start_time_seconds \(process.startTimeSeconds)\n"
+        if let started = process.startTimeSeconds {
+            family("process_start_time_seconds", "gauge", "When the process started, Unix seconds.")
+            text += "process_start_time_seconds \(started)\n"
+        }
         return text
     }
 

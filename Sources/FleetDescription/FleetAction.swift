@@ -185,7 +185,7 @@ public struct ActionParameter: Sendable {
     }
 
     /// The JSON type a value of `kind` has (a fleet file's YAML may be looser: `2s` for ms).
-    public enum JSONType: String, Sendable {
+    public enum JSONType: String, Sendable, CaseIterable, Codable {
         case integer, number, object, array
     }
 

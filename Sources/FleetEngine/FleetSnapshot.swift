@@ -1,4 +1,5 @@
 import BeekonDevice
+import BeekonStore
 import FleetDescription
 
 /// The fleet as the loop last published it, a few times a second and after every command:
@@ -123,6 +124,11 @@ public struct DeviceChange: Sendable, Hashable {
     /// The device, by its index in `FleetSnapshot.devices`.
     public var slot: Int
     public var listed: Listed
+}
+
+extension DeviceStoreError {
+    /// Every `cause` there is: the store's failure kinds, as the API writes them.
+    public static let causes = StoreError.Kind.allCases.map(\.rawValue)
 }
 
 public struct DeviceStoreError: Sendable, Hashable {

@@ -31,14 +31,9 @@ public struct ThresholdResult: Sendable, Hashable {
         switch metric {
         case .latency(let fraction, _):
             guard uploads > 0 else { return nil }
-            var latency = LatencyHistogram()
-            for tally in outcomes.values { latency.merge(tally.latency) }
-            return fraction >= 1 ? latency.max : latency.percentile(fraction)
+            return fraction >= 1 ? metrics.latency.max : metrics.latency.percentile(fraction)
         case .errors(let kind):
-            let failed = outcomes.filter { outcome, _ in
-                if case .status(let code) = outcome { return !(200..<300).contains(code) }
-                return true
-            }.values.reduce(0) { $0 + $1.count }
+            let failed = outcomes.filter { !$0.key.isSuccess }.values.reduce(0) { $0 + $1.count }
             return share(failed, kind)
         case .status(let code, let kind):
             return share(outcomes[.status(code)]?.count ?? 0, kind)

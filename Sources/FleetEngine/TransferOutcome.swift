@@ -19,6 +19,12 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, CustomStringConvert
     }
 
     /// No answer reached the device (a network failure or offline), rather than a status.
+    /// A 2xx answer: the upload was acknowledged.
+    public var isSuccess: Bool {
+        if case .status(let code) = self { return (200..<300).contains(code) }
+        return false
+    }
+
     public var isNetwork: Bool {
         if case .status = self { return false }
         return true

@@ -9,13 +9,12 @@ extension HTTPRequest {
     /// A request to `target`, a URL exactly as written (`http://host:8080/ingest?k=v`): its scheme,
     /// authority and path with query become the request's, and `target` gives it back unchanged.
     public init(method: Method, target: String, headerFields: HTTPFields = [:]) {
-        let utf8 = Array(target.utf8)
-        guard let colon = utf8.indices.first(where: { utf8[$0...].starts(with: "://".utf8) }) else {
+        guard let separator = target.firstRange(of: "://") else {
             self.init(method: method, scheme: nil, authority: nil, path: target, headerFields: headerFields)
             return
         }
-        let scheme = String(decoding: utf8[..<colon], as: UTF8.self)
-        let rest = Substring(String(decoding: utf8[(colon + 3)...], as: UTF8.self))
+        let scheme = String(target[..<separator.lowerBound])
+        let rest = target[separator.upperBound...]
         let pathStart = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
         self.init(
             method: method, scheme: scheme, authority: String(rest[..<pathStart]), path: String(rest[pathStart...]),

@@ -294,7 +294,7 @@ struct Run: LoggingCommand {
                 : "beekon-fleet: thresholds:")
         for result in results { print("  " + result.line) }
         let uploads = metrics.uploads.overall
-        if !uploads.keys.contains(where: { if case .status(200..<300) = $0 { true } else { false } }) {
+        if !uploads.keys.contains(where: \.isSuccess) {
             let tried = uploads.values.reduce(0) { $0 + $1.count }
             print(
                 tried == 0

@@ -74,6 +74,7 @@ final class AdminHarness: Sendable {
 
     init(
         devices: Int = 4, warp: Int = 120, duration: String? = nil, token: String? = nil, allowedHosts: [String] = [],
+        maxOpenStores: Int? = nil,
         fleet: Fleet = .simulated(answersOK), logger: Logger = Logger(label: "beekon-fleet admin")
     ) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-admin-\(UUID().uuidString)").path
@@ -87,8 +88,10 @@ final class AdminHarness: Sendable {
                 yaml: Self.yaml(
                     devices: devices, ingest: "http://ingest.invalid/ingest", warp: warp, duration: duration),
                 file: "fleet.yaml", routeFolder: folder)
+            var options = RunOptions(dataDirectory: folder + "/data", routeFolder: folder)
+            if let maxOpenStores { options.maxOpenStores = maxOpenStores }
             let runtime = try SimulatedRuntime(
-                fleet: file, options: RunOptions(dataDirectory: folder + "/data", routeFolder: folder), network: network
+                fleet: file, options: options, network: network
             )
             simulatedFleet = runtime
             realFleet = nil

@@ -66,6 +66,7 @@ struct ThresholdTests {
         var metrics = FleetMetrics()
         for (outcome, latency) in outcomes {
             metrics.uploads.record(outcome, latencyMillis: latency, serverMillis: nil, realNanos: 0)
+            metrics.latency.record(latency)  // As the engine records every upload's.
         }
         if lost > 0 { metrics.fixesLostByCause = ["full": lost] }
         metrics.fixesUploaded = 400
