@@ -20,7 +20,7 @@ on("fleet", f => {
   $("#pause-btn").textContent = f.paused ? "Resume" : "Pause";
   $("#pause-btn").setAttribute("aria-pressed", f.paused);
   $("#device-count").textContent = num(f.devices);
-  $("#fix-counts").textContent = f.fixes ? `${num(f.fixes.uploaded)} / ${num(f.fixes.pending)}` : "–";
+  $("#fix-counts").textContent = f.fixes ? `${num(f.fixes.acknowledged)} / ${num(f.fixes.pending)}` : "–";
   $("#batch-count").textContent = f.batches ? num(f.batches.sent) : "–";
   const warpInput = $("#warp-input");
   if (document.activeElement !== warpInput && !warpInput.value) warpInput.placeholder = f.maxWarp ? "max" : f.warp;

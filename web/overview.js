@@ -54,7 +54,12 @@ function renderStats(s) {
   if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: 15, class: "muted", text: "No uploads yet." })));
   tb.replaceChildren(...rows);
   const f = s.fixes || {};
-  $("#stats-foot").textContent = `Fixes admitted ${num(f.admitted)} · uploaded ${num(f.uploaded)} · pending ${num(f.pending)} · ` +
+  const age = f.ageAtAcknowledgementMs || {};
+  $("#stats-foot").textContent = `Fixes: carried over ${num(f.carriedOver)} + admitted ${num(f.admitted)} = ` +
+    `acknowledged ${num(f.acknowledged)} + rejected ${num(f.rejected)} + pending ${num(f.pending)} + ` +
+    `expired ${num(f.expired)} + deleted ${num(f.deleted)} + lost ${num(f.lost)}` +
+    (f.unaccounted ? ` (${num(f.unaccounted)} unaccounted!)` : "") +
+    ` · backlog peak ${num(f.maxPending)} · age at ack p50 ${ms(age.p50)} ms, p99 ${ms(age.p99)} ms · ` +
     `uploads/s ${s.uploadsPerSecond == null ? "–" : s.uploadsPerSecond.toFixed(2)} · devices ` +
     Object.entries(s.devicesByState || {}).map(([k, v]) => `${k} ${num(v)}`).join(", ");
   $("#stats-updated").textContent = `updated ${new Date().toLocaleTimeString()}` +

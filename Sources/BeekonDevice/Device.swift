@@ -146,6 +146,9 @@ public struct Device: Sendable {
         case .locationsDeleted(let count):
             sync.locationsDeleted(count: count)
             return []
+        case .fixesExpired(let count):
+            sync.fixesExpired(count: count)
+            return []
         case .configure(let newConfig):
             return configure(newConfig, restoringAuth: nil, now: now)
         case .start:

@@ -33,6 +33,9 @@ public enum DeviceEvent: Sendable, Hashable {
     case refreshFinished(HTTPOutcome)
     /// The store deleted this many fixes for `deleteLocations`.
     case locationsDeleted(count: Int)
+    /// Retention deleted this many pending fixes with the write just made (seed 04: the
+    /// 100 000-fix cap, or 7 days in local-only mode).
+    case fixesExpired(count: Int)
 
     // The SDK's API.
     /// `configure(config)`.

@@ -182,6 +182,13 @@ public struct SyncEngine: Sendable, Hashable {
         }
     }
 
+    /// Retention deleted pending fixes: `pendingUploadCount()` counts stored fixes (spec §6), so
+    /// the count drops with them, and `syncThreshold` is weighed against what is stored. A batch
+    /// out or held keeps its rows: their deletes by seq and id skip what is gone.
+    public mutating func fixesExpired(count: Int) {
+        pendingFixes = max(0, pendingFixes - count)
+    }
+
     /// A device timer fired.
     public mutating func timerFired(_ timer: DeviceTimer, now: Int64) -> [DeviceAction] {
         switch timer {

@@ -90,16 +90,25 @@ extension DeviceStore {
     @discardableResult
     public func deleteLocations(before instant: Int64?) throws(StoreError) -> Int {
         try perform("delete locations") { connection throws(SQLiteError) in
-            let delete: Statement
-            if let instant {
-                delete = try statement(.deleteFixesAtOrBefore, on: connection)
-                try delete.bind(instant, at: 1)
-            } else {
-                delete = try statement(.deleteAllFixes, on: connection)
+            var ledger = storedLedger
+            let losses = unrecordedLosses
+            let deleted = try transaction(on: connection) { () throws(SQLiteError) in
+                let delete: Statement
+                if let instant {
+                    delete = try statement(.deleteFixesAtOrBefore, on: connection)
+                    try delete.bind(instant, at: 1)
+                } else {
+                    delete = try statement(.deleteAllFixes, on: connection)
+                }
+                try delete.run()
+                let deleted = connection.changes
+                ledger.removed += deleted
+                try add(LedgerChange(lost: losses, deleted: deleted), to: &ledger, on: connection)
+                return deleted
             }
-            try delete.run()
-            let deleted = connection.changes
             tallies.fixes.remove(deleted)
+            storedLedger = ledger
+            unrecordedLosses -= losses
             return deleted
         }
     }

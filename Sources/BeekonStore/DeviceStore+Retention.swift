@@ -48,6 +48,14 @@ enum StoreTable: CaseIterable {
     }
 }
 
+/// Causes of deleted fix rows, and losses, that one transaction adds to `fix_ledger`.
+struct LedgerChange: Hashable {
+    var lost = 0
+    var rejected = 0
+    var expired = 0
+    var deleted = 0
+}
+
 /// What a store knows about one table without asking SQLite.
 struct TableTally {
     /// Rows in the table.
@@ -120,18 +128,49 @@ extension DeviceStore {
         on connection: SQLiteConnection
     ) throws(SQLiteError) {
         var tallies = self.tallies
+        var ledger = storedLedger
         tallies[table].add(timestamp)
+        if table == .fixes { ledger.admitted += 1 }
         let cutoff = retention.cutoff(now: now)
-        if !needsRetention(tallies, cutoff: cutoff) {
+        let losses = unrecordedLosses
+        if !needsRetention(tallies, cutoff: cutoff) && losses == 0 {
             try insert.run()
         } else {
             try transaction(on: connection) { () throws(SQLiteError) in
                 try insert.run()
+                let stored = tallies.fixes.count
                 try applyRetention(to: &tallies, cutoff: cutoff, on: connection)
+                var change = LedgerChange(lost: losses)
+                change.expired = stored - tallies.fixes.count
+                ledger.removed += change.expired
+                try add(change, to: &ledger, on: connection)
             }
         }
-        // Only after the commit: a failed write leaves the tallies as they were.
+        // Only after the commit: a failed write leaves the tallies and the ledger as they were.
         self.tallies = tallies
+        storedLedger = ledger
+        unrecordedLosses -= losses
+    }
+
+    /// Adds the causes of deletes (and the losses) made in the caller's transaction to
+    /// `fix_ledger`, and to `ledger`, the copy the caller keeps once the transaction commits;
+    /// nothing to add runs nothing. The rows themselves the trigger counted as `removed`, which
+    /// the caller adds to its copy.
+    func add(
+        _ change: LedgerChange, to ledger: inout StoredLedger, on connection: SQLiteConnection
+    ) throws(SQLiteError) {
+        guard change != LedgerChange() else { return }
+        let add = try statement(.addToLedger, on: connection)
+        try add.bind(change.lost, at: 1)
+        try add.bind(change.rejected, at: 2)
+        try add.bind(change.expired, at: 3)
+        try add.bind(change.deleted, at: 4)
+        try add.run()
+        ledger.admitted += change.lost
+        ledger.lost += change.lost
+        ledger.rejected += change.rejected
+        ledger.expired += change.expired
+        ledger.deleted += change.deleted
     }
 
     /// Whether some table is over its cap or may hold a row older than `cutoff`.
@@ -190,6 +229,18 @@ extension DeviceStore {
         let query = try statement(table.oldestTimestamp, on: connection)
         defer { query.reset() }
         return try query.step() ? query.int64(at: 0) : Int64.max
+    }
+
+    /// The file's `fix_ledger` row; run once, on the first open.
+    func loadLedger(on connection: SQLiteConnection) throws(SQLiteError) -> StoredLedger {
+        let query = try statement(.readLedger, on: connection)
+        defer { query.reset() }
+        guard try query.step() else {
+            throw SQLiteError(.corrupt, message: "fix_ledger has no row")
+        }
+        return StoredLedger(
+            admitted: query.int(at: 0), removed: query.int(at: 1), rejected: query.int(at: 2),
+            expired: query.int(at: 3), deleted: query.int(at: 4), lost: query.int(at: 5))
     }
 
     /// Counts both tables; run once, on the first open.

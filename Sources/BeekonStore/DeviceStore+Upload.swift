@@ -93,14 +93,14 @@ extension DeviceStore {
     /// thrown, but no later `nextBatch` hands them out, so an acknowledged fix is not sent twice.
     @discardableResult
     public func acknowledge(_ batch: PendingBatch) throws(StoreError) -> Int {
-        try delete(batch, operation: "acknowledge batch")
+        try delete(batch, rejected: false, operation: "acknowledge batch")
     }
 
     /// Deletes the rows of a batch the server rejected for good (400/422), and nothing else;
     /// returns how many rows were deleted. A failed delete holds the rows, as `acknowledge` does.
     @discardableResult
     public func drop(_ batch: PendingBatch) throws(StoreError) -> Int {
-        try delete(batch, operation: "drop batch")
+        try delete(batch, rejected: true, operation: "drop batch")
     }
 
     /// Whether the store can write again after a failure: deletes the held rows (see
@@ -111,6 +111,8 @@ extension DeviceStore {
     public func checkWritable() throws(StoreError) {
         try retryHeldDeletes()
         try perform("check the store can write") { connection throws(SQLiteError) in
+            var ledger = storedLedger
+            let losses = unrecordedLosses
             try transaction(on: connection) { () throws(SQLiteError) in
                 try connection.execute(
                     """
@@ -118,7 +120,11 @@ extension DeviceStore {
                     VALUES ('beekon.writeProbe', hex(zeroblob(\(StoreTuning.pageSize))));
                     DELETE FROM device_state WHERE key = 'beekon.writeProbe';
                     """)
+                // The losses of the failure just over go into the file with the probe.
+                try add(LedgerChange(lost: losses), to: &ledger, on: connection)
             }
+            storedLedger = ledger
+            unrecordedLosses -= losses
         }
     }
 
@@ -132,9 +138,9 @@ extension DeviceStore {
         return try delete(HeldDeletes(), operation: "delete acknowledged rows")
     }
 
-    private func delete(_ batch: PendingBatch, operation: String) throws(StoreError) -> Int {
+    private func delete(_ batch: PendingBatch, rejected: Bool, operation: String) throws(StoreError) -> Int {
         var rows = HeldDeletes()
-        rows.add(batch)
+        rows.add(batch, rejected: rejected)
         return try delete(rows, operation: operation)
     }
 
@@ -145,29 +151,41 @@ extension DeviceStore {
         var rows = heldDeletes
         rows.add(batch)
         guard !rows.isEmpty else { return 0 }
+        let losses = unrecordedLosses
         do throws(StoreError) {
             let deleted = try perform(operation) { connection throws(SQLiteError) in
                 var tallies = self.tallies
-                // One DELETE is a transaction of its own: a 1-row batch (the usual 1-fix upload)
-                // needs no BEGIN and COMMIT around it.
-                try transaction(on: connection, needed: rows.count > 1) { () throws(SQLiteError) in
+                var ledger = storedLedger
+                // One DELETE is a transaction of its own: a 1-row acknowledged batch (the usual
+                // 1-fix upload) needs no BEGIN and COMMIT around it; its trigger counts it.
+                let needed = rows.count > 1 || losses > 0 || rows.fixes.contains { $0.rejected }
+                try transaction(on: connection, needed: needed) { () throws(SQLiteError) in
+                    var change = LedgerChange(lost: losses)
                     for (table, tableRows) in [(StoreTable.fixes, rows.fixes), (.events, rows.events)] {
                         let delete = try statement(table.deleteRow, on: connection)
                         for row in tableRows {
                             try delete.bind(row.seq, at: 1)
                             try delete.bind(row.id, at: 2)
                             try delete.run()
-                            tallies[table].remove(connection.changes)
+                            let changes = connection.changes
+                            tallies[table].remove(changes)
+                            if table == .fixes {
+                                ledger.removed += changes
+                                if row.rejected { change.rejected += changes }
+                            }
                         }
                     }
+                    try add(change, to: &ledger, on: connection)
                 }
                 let deleted =
                     (self.tallies.fixes.count - tallies.fixes.count)
                     + (self.tallies.events.count - tallies.events.count)
                 self.tallies = tallies
+                storedLedger = ledger
                 return deleted
             }
             heldDeletes = HeldDeletes()
+            unrecordedLosses -= losses
             return deleted
         } catch {
             heldDeletes = rows
@@ -215,7 +233,8 @@ extension DeviceStore {
 /// again after its relaunch: the ingest server dedupes by fix id, so such a re-send after a
 /// crash is harmless, while a re-send in a live process is what holding them prevents.
 struct HeldDeletes {
-    typealias Row = (seq: Int64, id: String)
+    /// A row, and whether the server refused its batch (counted as rejected, not acknowledged).
+    typealias Row = (seq: Int64, id: String, rejected: Bool)
 
     var fixes: [Row] = []
     var events: [Row] = []
@@ -223,12 +242,12 @@ struct HeldDeletes {
     var isEmpty: Bool { fixes.isEmpty && events.isEmpty }
     var count: Int { fixes.count + events.count }
 
-    mutating func add(_ batch: PendingBatch) {
+    mutating func add(_ batch: PendingBatch, rejected: Bool) {
         for (seq, fix) in zip(batch.fixRows, batch.locations) {
-            fixes.append((seq, fix.id.text))
+            fixes.append((seq, fix.id.text, rejected))
         }
         for (seq, event) in zip(batch.eventRows, batch.geofenceEvents) {
-            events.append((seq, event.id.text))
+            events.append((seq, event.id.text, rejected))
         }
     }
 

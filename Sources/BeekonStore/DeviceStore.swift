@@ -30,6 +30,11 @@ public final class DeviceStore {
     private var folderMade = false
     /// Acknowledged or dropped rows whose delete failed (see `HeldDeletes`).
     var heldDeletes = HeldDeletes()
+    /// The file's `fix_ledger` row as last committed; loaded with the tallies.
+    var storedLedger = StoredLedger()
+    /// Fixes admitted whose insert failed, not yet written to `fix_ledger` (the next commit
+    /// that goes through adds them). Lost with the process if it dies first, as the fixes are.
+    var unrecordedLosses = 0
     /// Testing: the page limit set by `limitPagesForTesting(_:)`, applied on every open.
     private var pageLimitForTesting: Int?
 
@@ -107,6 +112,22 @@ public final class DeviceStore {
         return tallies
     }
 
+    /// Where this device's admitted fixes went (see `FixLedger`); nil until the file was first
+    /// opened. Answered from memory.
+    public var ledger: FixLedger? {
+        guard talliesLoaded else { return nil }
+        var stored = storedLedger
+        stored.admitted += unrecordedLosses
+        stored.lost += unrecordedLosses
+        return stored.ledger(stored: tallies.fixes.count)
+    }
+
+    /// A fix the device admitted could not be stored (its insert failed): counted as admitted and
+    /// lost, written to the file with the next commit that goes through.
+    public func noteLostFix() {
+        unrecordedLosses += 1
+    }
+
     // MARK: Opening
 
     /// The open connection, opening the file first if needed; tells the pool about the use.
@@ -122,6 +143,7 @@ public final class DeviceStore {
         if !talliesLoaded {
             do throws(SQLiteError) {
                 tallies = try loadTallies(on: connection)
+                storedLedger = try loadLedger(on: connection)
                 talliesLoaded = true
             } catch {
                 close()

@@ -41,7 +41,27 @@ enum StoreSchema {
             key TEXT PRIMARY KEY,
             value TEXT NOT NULL
         ) WITHOUT ROWID;
+        """,
+        // v2. Where every admitted fix went (`FixLedger`), changed by the commit that changes the
+        // rows. Triggers count inserts and deletes inside the statement that makes them; the
+        // store adds the other causes in the deleting transaction. A file from v1 starts with its
+        // stored fixes admitted (what came before is unknown).
         """
+        CREATE TABLE fix_ledger (
+            only INTEGER PRIMARY KEY CHECK (only = 0),
+            admitted INTEGER NOT NULL,
+            removed INTEGER NOT NULL DEFAULT 0,
+            rejected INTEGER NOT NULL DEFAULT 0,
+            expired INTEGER NOT NULL DEFAULT 0,
+            deleted INTEGER NOT NULL DEFAULT 0,
+            lost INTEGER NOT NULL DEFAULT 0
+        );
+        INSERT INTO fix_ledger (only, admitted) SELECT 0, count(*) FROM locations;
+        CREATE TRIGGER fix_admitted AFTER INSERT ON locations
+        BEGIN UPDATE fix_ledger SET admitted = admitted + 1; END;
+        CREATE TRIGGER fix_removed AFTER DELETE ON locations
+        BEGIN UPDATE fix_ledger SET removed = removed + 1; END;
+        """,
     ]
 
     /// The version a file is at once every migration this build knows has run.

@@ -48,20 +48,65 @@ struct ErrorBody: APIBody {
     static let component: String? = "Error"
 }
 
-/// Fix counts, fleet-wide.
+/// Where the run's fixes went (`FixAccount`), for the fleet or one group.
 struct FixesBody: APIBody {
-    var admitted: Int
-    var uploaded: Int
-    var pending: Int
+    struct Resent: APIBody {
+        var batches: Int
+        var fixes: Int
 
-    init(_ metrics: FleetMetrics) {
-        admitted = metrics.fixesStored
-        uploaded = metrics.fixesUploaded
-        pending = metrics.pending
+        static let example = Resent(batches: 0, fixes: 0)
     }
 
-    static let example = FixesBody(FleetMetrics())
+    var carriedOver: Int
+    var admitted: Int
+    var acknowledged: Int
+    var rejected: Int
+    var pending: Int
+    var expired: Int
+    var deleted: Int
+    var lost: Int
+    var unaccounted: Int
+    var maxPending: Int
+    var ageAtAcknowledgementMs: PercentilesBody
+    var unheardAcknowledgements: Resent
+
+    init(_ account: FixAccount) {
+        carriedOver = account.carriedOver
+        admitted = account.ledger.admitted
+        acknowledged = account.ledger.acknowledged
+        rejected = account.ledger.rejected
+        pending = account.ledger.pending
+        expired = account.ledger.expired
+        deleted = account.ledger.deleted
+        lost = account.ledger.lost
+        unaccounted = account.unaccounted
+        maxPending = account.maxPending
+        ageAtAcknowledgementMs = PercentilesBody(account.ageAtAcknowledgement)
+        unheardAcknowledgements = Resent(
+            batches: account.unheardAcknowledgements.batches, fixes: account.unheardAcknowledgements.fixes)
+    }
+
+    static let example = FixesBody(FixAccount())
     static let component: String? = "Fixes"
+    static let summary: String? =
+        "Where the run's fixes went: carriedOver + admitted = acknowledged + rejected + pending + expired + deleted "
+        + "+ lost, counted from the device stores' own files."
+    static let notes = [
+        "carriedOver": APINote("Fixes pending in the stores when this run first opened them (an earlier run's)."),
+        "admitted": APINote("Fixes the devices' gates admitted this run: stored, or lost when the insert failed."),
+        "acknowledged": APINote("Fixes deleted after their batch was answered 2xx."),
+        "rejected": APINote("Fixes dropped after their batch was answered 400 or 422."),
+        "pending": APINote("Fixes in the stores now, not yet acknowledged."),
+        "expired": APINote("Fixes retention deleted: 7 days (local-only) or the 100,000-fix cap."),
+        "deleted": APINote("Fixes the app deleted (`deleteLocations`)."),
+        "lost": APINote("Fixes admitted but never stored (a store failure)."),
+        "unaccounted": APINote("Fixes found in no outcome: 0 unless something miscounted."),
+        "maxPending": APINote("The most fixes pending at once this run: the backlog's peak."),
+        "ageAtAcknowledgementMs": APINote("Virtual ms from a fix's timestamp to its batch's acknowledgement."),
+        "unheardAcknowledgements": APINote(
+            "Batches answered 2xx whose answer the device never heard (its timeout, network loss or process "
+                + "death came first): the SDK sends their fixes again, so the server sees them twice."),
+    ]
 }
 
 /// `GET /api/v1/fleet`, the `fleet` live event and `PATCH /api/v1/fleet`'s answer.
@@ -125,7 +170,7 @@ struct FleetSummaryBody: APIBody {
         self.byPlatform = APIMap(sorting: byPlatform)
         self.byGroup = APIMap(sorting: byGroup)
         groups = snapshot.groups
-        fixes = FixesBody(metrics)
+        fixes = FixesBody(metrics.fixes)
         batches = Batches(
             sent: metrics.batchesSent,
             byOutcome: APIMap(sorting: metrics.batchesByOutcome))
@@ -702,7 +747,7 @@ struct StatsBody: APIBody {
                 latencyMs: PercentilesBody(tally.latency), serverLatencyMs: PercentilesBody(tally.serverLatency),
                 last10s: Window(last, seconds: seconds))
         }
-        fixes = FixesBody(snapshot.metrics)
+        fixes = FixesBody(snapshot.metrics.fixes)
         uploadsPerSecond = Self.rate(recentTotal, seconds)
         devicesByState = APIMap(sorting: snapshot.metrics.devicesByState)
         since = APITime(optional: uploads.resetAt?.virtual)

@@ -18,10 +18,22 @@ package enum PrometheusText {
         }
         family("beekon_fleet_devices", "gauge", "Devices by tracking state (dead: the app's process is gone).")
         labelled("beekon_fleet_devices", "state", metrics.devicesByState, to: &text)
-        family("beekon_fleet_fixes_admitted_total", "counter", "Fixes admitted by the gate and stored.")
-        text += "beekon_fleet_fixes_admitted_total \(metrics.fixesStored)\n"
-        family("beekon_fleet_fixes_uploaded_total", "counter", "Fixes in batches the ingest server acknowledged.")
-        text += "beekon_fleet_fixes_uploaded_total \(metrics.fixesUploaded)\n"
+        let fixes = metrics.fixes.ledger
+        for (name, value, help) in [
+            ("admitted", fixes.admitted, "Fixes the devices' gates admitted this run (stored, or lost)."),
+            ("acknowledged", fixes.acknowledged, "Fixes deleted after their batch was answered 2xx."),
+            ("rejected", fixes.rejected, "Fixes dropped after their batch was answered 400 or 422."),
+            ("expired", fixes.expired, "Fixes retention deleted (7 days local-only, or the 100,000-fix cap)."),
+            ("deleted", fixes.deleted, "Fixes the app deleted (deleteLocations)."),
+            (
+                "unheard_acknowledged", metrics.fixes.unheardAcknowledgements.fixes,
+                "Fixes in batches answered 2xx that the device never heard (timeout, network loss, process "
+                    + "death): sent again."
+            ),
+        ] {
+            family("beekon_fleet_fixes_\(name)_total", "counter", help)
+            text += "beekon_fleet_fixes_\(name)_total \(value)\n"
+        }
         family(
             "beekon_fleet_store_errors_total", "counter",
             "Device store failures by cause (full, tooManyOpenFiles, ioError, ...).")
@@ -33,7 +45,7 @@ package enum PrometheusText {
         family("beekon_fleet_geofence_events_lost_total", "counter", "Geofence events whose insert failed, by cause.")
         labelled("beekon_fleet_geofence_events_lost_total", "cause", metrics.geofenceEventsLostByCause, to: &text)
         family("beekon_fleet_pending_fixes", "gauge", "Fixes stored and not yet acknowledged.")
-        text += "beekon_fleet_pending_fixes \(metrics.pending)\n"
+        text += "beekon_fleet_pending_fixes \(metrics.fixes.ledger.pending)\n"
         family(
             "beekon_fleet_uploads_total", "counter",
             "Upload POSTs by outcome (status code, network failure, or offline: the device's network went "

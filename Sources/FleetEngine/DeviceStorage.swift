@@ -17,6 +17,10 @@ package protocol DeviceStorage: AnyObject {
     @discardableResult func acknowledge(_ batch: PendingBatch) throws(StoreError) -> Int
     @discardableResult func drop(_ batch: PendingBatch) throws(StoreError) -> Int
     func pendingCount() throws(StoreError) -> Int
+    /// Where the device's admitted fixes went, from memory; nil until the store first opened.
+    var ledger: FixLedger? { get }
+    /// A fix the device admitted was not stored (its insert failed): admitted and lost.
+    func noteLostFix()
     /// Deletes what was held back and proves a write goes through.
     func checkWritable() throws(StoreError)
     func history(from: Int64, to: Int64) throws(StoreError) -> [Location]

@@ -15,6 +15,7 @@ extension FleetLoop {
                 queue = followUp[...] + queue
             }
         }
+        settleLedger(slot, at: time)
     }
 
     /// One action; returns actions that its answer led to.
@@ -23,15 +24,18 @@ extension FleetLoop {
         do throws(StoreError) {
             switch action {
             case .persistFix(let fix, let session):
+                let expired = store.ledger?.expired ?? 0
                 try store.insert(fix, sessionID: session, now: time)
-                metrics.fixesStored += 1
                 slots[slot].lastPosition = (fix.latitude, fix.longitude)
                 if slots[slot].storeProblem != nil {
                     storeRecovered(slot, at: time)
                 }
+                return expiredByRetention(since: expired, slot: slot, at: time)
             case .persistGeofenceEvent(let event, let session):
+                let expired = store.ledger?.expired ?? 0
                 try store.insert(event, sessionID: session, now: time)
                 metrics.geofenceEvents += 1
+                return expiredByRetention(since: expired, slot: slot, at: time)
             case .persistState(let changes):
                 for change in changes {
                     if case .config(let config) = change {
@@ -46,9 +50,9 @@ extension FleetLoop {
                 let batch = try store.nextBatch(limit: limit)
                 return handled(.batchLoaded(batch), by: slot, at: time)
             case .acknowledgeBatch(let batch):
-                // Uploaded whether or not the delete works: the store holds back rows it could
-                // not delete, so they are not sent again.
-                metrics.fixesUploaded += batch.locations.count
+                // Counted as acknowledged once the delete commits (the ledger); the store holds
+                // back rows it could not delete, so they are not sent again.
+                recordAgeAtAcknowledgement(batch, slot: slot, at: time)
                 try store.acknowledge(batch)
             case .dropBatch(let batch):
                 try store.drop(batch)
@@ -112,6 +116,7 @@ extension FleetLoop {
         switch action {
         case .persistFix:
             metrics.fixesLostByCause[error.kind.rawValue, default: 0] += 1
+            slots[slot].store.noteLostFix()
             // The SDK counted the fix as pending when it asked for the insert; it is not in the
             // store, as if deleted, so its count (and the fleet's `pending`) stays true.
             return handled(.locationsDeleted(count: 1), by: slot, at: time)
@@ -124,6 +129,25 @@ extension FleetLoop {
             break
         }
         return []
+    }
+
+    /// The device's answer to retention deleting pending fixes with the insert just made (its
+    /// store's `expired` was `before`): its pending count follows the store's.
+    private mutating func expiredByRetention(since before: Int, slot: Int, at time: Int64) -> [DeviceAction] {
+        let expired = (slots[slot].store.ledger?.expired ?? before) - before
+        guard expired > 0 else { return [] }
+        return handled(.fixesExpired(count: expired), by: slot, at: time)
+    }
+
+    /// How old each fix of an acknowledged batch is, for the fleet and the device's group.
+    private mutating func recordAgeAtAcknowledgement(_ batch: PendingBatch, slot: Int, at time: Int64) {
+        let group = slots[slot].group
+        ensureGroupAccount(group)
+        for fix in batch.locations {
+            let age = Double(time - fix.timestamp)
+            metrics.fixes.ageAtAcknowledgement.record(age)
+            metrics.fixesByGroup[group].ageAtAcknowledgement.record(age)
+        }
     }
 
     /// Keeps a stream value in the device's history and, when notable, numbered in the fleet's.

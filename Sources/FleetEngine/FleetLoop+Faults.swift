@@ -32,6 +32,7 @@ extension FleetLoop {
             on: fault.selector, timelineFault: index, at: time)
         if let length = fault.forMillis, fault.action.undoing != nil {
             timers.schedule((), key: .faultEnd(index), at: time + length)
+            noteFaultBegan(index, at: time)
         }
     }
 
@@ -42,6 +43,7 @@ extension FleetLoop {
             apply(opposite, forMillis: nil, to: slot, at: time)
         }
         noteLasting(opposite, relaunchDelay: nil, on: fault.selector, timelineFault: index, at: time)
+        noteFaultEnded(index, at: time)
     }
 
     /// One action on one device: the world changes (permission, network, process) or an SDK

@@ -126,6 +126,7 @@ extension FleetLoop {
             return
         }
         storeRecovered(slot, at: time)
+        settleLedger(slot, at: time)
         switch problem.resume {
         case .spawn:
             spawn(slot, at: time)

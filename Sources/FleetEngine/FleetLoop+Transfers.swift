@@ -27,6 +27,10 @@ struct TransferInFlight {
     var held: (outcome: HTTPOutcome, label: TransferOutcome)?
     /// The real request has ended (answered or failed), whether or not the device heard it.
     var realEnded = false
+    /// The server's status, once it answered (whether or not the device hears it).
+    var answeredStatus: Int?
+    /// Its device's process when it was sent (`DeviceSlot.life`).
+    var life: Int
     /// When the device hears the answer, virtual Unix ms: set at send with modelled timing, at the
     /// answer's arrival with injected latency; nil when the timeout answers instead (a `timeouts`
     /// fault, latency past the deadline, no real answer).
@@ -59,7 +63,7 @@ extension FleetLoop {
         let deadline = time + Self.timeoutMillis(kind)
         let transfer = TransferInFlight(
             slot: slot, kind: kind, sentAt: time, deadline: deadline, fixes: fixes, hangs: hangs,
-            injectedLatencyMillis: slots[slot].extraLatencyMillis)
+            injectedLatencyMillis: slots[slot].extraLatencyMillis, life: slots[slot].life)
         transfers[number] = transfer
         slots[slot].transfersOut.append(number)
         timers.schedule((), key: .transferTimeout(number), at: deadline)
@@ -80,6 +84,9 @@ extension FleetLoop {
             noteSlowAnswer(serverMillis: millis)
         }
         guard var transfer = transfers[number] else {
+            if let unheard = unheardOnWire.removeValue(forKey: number), case .response(let response, _, _) = result {
+                countUnheardAcknowledgement(status: response.status.code, fixes: unheard.fixes, slot: unheard.slot)
+            }
             if offlineOnWire.remove(number) != nil {
                 metrics.answersAfterOffline += 1
             } else {
@@ -96,6 +103,7 @@ extension FleetLoop {
             outcome = .response(response, body: body)
             label = .status(response.status.code)
             transfer.serverMillis = millis
+            transfer.answeredStatus = response.status.code
         case .failed(let failure, _, let millis):
             outcome = .failed(Self.networkErrorKind(failure))
             label = .failed(failure)
@@ -235,6 +243,13 @@ extension FleetLoop {
         let latency = Double(time - transfer.sentAt)
         switch transfer.kind {
         case .upload(let batchID):
+            if !transfer.realEnded {
+                unheardOnWire[number] = (slot, transfer.fixes)
+            } else if let status = transfer.answeredStatus,
+                label != .status(status) || transfer.life != slots[slot].life
+            {
+                countUnheardAcknowledgement(status: status, fixes: transfer.fixes, slot: slot)
+            }
             metrics.latency.record(latency)
             metrics.uploads.record(
                 label, latencyMillis: latency, serverMillis: transfer.serverMillis, realNanos: realNow)
@@ -249,6 +264,18 @@ extension FleetLoop {
             slots[slot].lastRefreshOutcome = label
             feed(.refreshFinished(outcome), to: slot, at: time)
         }
+    }
+
+    /// An upload answered `status` that its device never heard (its timeout, its network's loss or
+    /// its process's death came first): a 2xx means its fixes will be sent again.
+    private mutating func countUnheardAcknowledgement(status: Int, fixes: Int, slot: Int) {
+        guard (200..<300).contains(status) else { return }
+        let group = slots[slot].group
+        ensureGroupAccount(group)
+        metrics.fixes.unheardAcknowledgements.batches += 1
+        metrics.fixes.unheardAcknowledgements.fixes += fixes
+        metrics.fixesByGroup[group].unheardAcknowledgements.batches += 1
+        metrics.fixesByGroup[group].unheardAcknowledgements.fixes += fixes
     }
 
     /// Counts a server answer that took more than half the SDK's upload timeout once the warp is

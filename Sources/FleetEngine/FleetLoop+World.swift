@@ -145,6 +145,7 @@ extension FleetLoop {
     mutating func processGone(_ slot: Int, at time: Int64) {
         guard slots[slot].device != nil else { return }
         feed(.processDied, to: slot, at: time)
+        slots[slot].life += 1
         slots[slot].accuracy = nil
         slots[slot].stateHistory.append(StateChange(at: time, state: .dead))
         timers.cancel(.providerTick(slot))

@@ -78,6 +78,11 @@ package struct DeviceSlot {
     var storeProblem: StoreProblem?
     /// The transfers it has out, by number (see `FleetLoop.transfers`).
     var transfersOut: [Int] = []
+    /// Its store's ledger as the fleet's accounts last counted it (nil before the store opened).
+    var ledger: FixLedger?
+    /// Its app's processes so far: one more at each death, so an answer to a transfer an earlier
+    /// process sent is known as unheard.
+    var life = 0
     /// Modelled timing: the earliest answer instant of its transfers whose real answer is not in
     /// yet. Its own events wait there (`FleetLoop.runDue`); nil when nothing is awaited.
     package var answerHold: Int64?
@@ -169,6 +174,14 @@ package struct FleetLoop {
     var runStart = RunStart(millis: 0, reason: .fresh)
     /// The run is over and its driver drains what is on the wire: devices send nothing new.
     package var draining = false
+    /// Faults of the timeline with an end that are underway: when each began, and the fixes
+    /// pending then (see `FaultDrain`).
+    var faultsUnderway: [Int: (at: Int64, pending: Int)] = [:]
+    /// Drains in `metrics.drains` still under way.
+    var openDrains = 0
+    /// Upload transfers the device stopped waiting for (its timeout, its network's loss) whose
+    /// real request is still out: their fixes, so a 2xx that comes later is counted as unheard.
+    var unheardOnWire: [Int: (slot: Int, fixes: Int)] = [:]
 
     /// An engine over what the driver read: the routes the fleet file names, the install ids an
     /// earlier run on the data folder made, and its clock record. Refuses a warp, run length or
@@ -289,6 +302,7 @@ package struct FleetLoop {
             } catch {
                 reportStoreError(error, slot: slot, at: startMillis)
             }
+            settleLedger(slot, at: startMillis)
         }
         // The timeline counts from this run's start, so a resumed run plays it again from there.
         for (index, fault) in fleet.faults.enumerated() {
@@ -614,16 +628,13 @@ package struct FleetLoop {
     package func snapshot() -> FleetMetrics {
         var copy = metrics
         var states: [DeviceState: Int] = [:]
-        var pending = 0
         var devices = 0
         for slot in slots where !slot.removed {
             states[slot.listedState, default: 0] += 1
-            pending += slot.device?.pendingUploadCount ?? 0
             devices += 1
         }
         copy.devices = devices
         copy.devicesByState = states
-        copy.pending = pending
         return copy
     }
 }

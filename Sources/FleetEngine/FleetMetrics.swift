@@ -9,14 +9,20 @@ public struct FleetMetrics: Sendable {
     public var devices = 0
     /// Devices by tracking state (`idle`, `tracking`, `paused(permissionRevoked)`, …, and `dead`).
     public var devicesByState: [DeviceState: Int] = [:]
-    /// Fixes admitted and stored.
-    public var fixesStored = 0
+    /// Where the run's fixes went, for the whole fleet (see `FixAccount`).
+    public var fixes = FixAccount()
+    /// The same per group, by the group's index in the fleet file (groups the admin API added
+    /// after them).
+    public var fixesByGroup: [FixAccount] = []
+    /// How long the backlog took to drain after each fault of the timeline that ended, in the
+    /// order they ended.
+    public var drains: [FaultDrain] = []
+    /// Fixes admitted and stored (admitted less lost).
+    public var fixesStored: Int { fixes.ledger.admitted - fixes.ledger.lost }
     /// Geofence events stored.
     public var geofenceEvents = 0
     /// Upload POSTs sent.
     public var batchesSent = 0
-    /// Fixes in batches the server acknowledged.
-    public var fixesUploaded = 0
     /// Upload outcomes with their latency, over the run and its last seconds.
     public var uploads = UploadStats()
     /// How many uploads ended with each outcome (counted once, in `uploads`).
@@ -28,7 +34,9 @@ public struct FleetMetrics: Sendable {
     /// Store errors by cause (`StoreError.Kind`'s raw value: `full`, `tooManyOpenFiles`, …);
     /// logged on standard error at most once a minute per cause.
     public var storeErrorsByCause: [String: Int] = [:]
-    /// Fixes admitted whose insert failed, by the store error's cause: never stored, never sent.
+    /// Fixes admitted whose insert failed, by the store error's cause: never stored, never sent
+    /// (this run's; `fixes` counts them with earlier runs' losses a killed process had not yet
+    /// written down).
     public var fixesLostByCause: [String: Int] = [:]
     /// Geofence events whose insert failed, by cause.
     public var geofenceEventsLostByCause: [String: Int] = [:]
@@ -62,9 +70,6 @@ public struct FleetMetrics: Sendable {
     /// machine fires at this warp), or ran ahead of a pause or a warp change: the fleet ran
     /// slower than its warp by this much.
     public var clockLagDroppedMillis: Int64 = 0
-
-    /// Fixes stored and not yet acknowledged, summed over devices.
-    public var pending = 0
 
     /// An empty record.
     public init() {}

@@ -43,11 +43,11 @@ public struct ThresholdResult: Sendable, Hashable {
         case .uploads:
             return Double(uploads)
         case .fixes(.admitted): return Double(metrics.fixesStored)
-        case .fixes(.acknowledged): return Double(metrics.fixesUploaded)
+        case .fixes(.acknowledged): return Double(metrics.fixes.ledger.acknowledged)
         case .fixes(.lost): return Double(metrics.fixesLostByCause.values.reduce(0, +))
-        case .fixes(.pending): return Double(metrics.pending)
+        case .fixes(.pending): return Double(metrics.fixes.ledger.pending)
         case .acknowledgedPerSecond:
-            return metrics.realSeconds > 0 ? Double(metrics.fixesUploaded) / metrics.realSeconds : nil
+            return metrics.realSeconds > 0 ? Double(metrics.fixes.ledger.acknowledged) / metrics.realSeconds : nil
         }
     }
 

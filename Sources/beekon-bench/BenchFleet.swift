@@ -60,7 +60,8 @@ struct BenchFleet: ParsableCommand {
         report.add("rss_kib_per_device", "RSS per device", rss / Double(max(metrics.devices, 1)), unit: "KiB")
         report.add("admitted_per_s", "fixes admitted and stored", Double(metrics.fixesStored) / wall, unit: "fixes/s")
         report.add("batches_per_s", "batch uploads", Double(metrics.batchesSent) / wall, unit: "batches/s")
-        report.add("uploaded_per_s", "fixes acknowledged", Double(metrics.fixesUploaded) / wall, unit: "fixes/s")
+        report.add(
+            "uploaded_per_s", "fixes acknowledged", Double(metrics.fixes.ledger.acknowledged) / wall, unit: "fixes/s")
         // The server's own answer time (wall ms), as before transfers moved onto the virtual clock;
         // what the devices lived (virtual ms, loop delays × warp included) beside it.
         report.add("latency_ms_p50", "server answer p50 (real)", metrics.serverLatency.percentile(0.5), unit: "ms")

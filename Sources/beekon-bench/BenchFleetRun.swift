@@ -95,7 +95,7 @@ struct BenchFleetRun {
             }
             seconds = end.wall - start.wall
             requests = answered(end.metrics) - answered(start.metrics)
-            fixesUploaded = end.metrics.fixesUploaded - start.metrics.fixesUploaded
+            fixesUploaded = end.metrics.fixes.ledger.acknowledged - start.metrics.fixes.ledger.acknowledged
             fixesStored = end.metrics.fixesStored - start.metrics.fixesStored
             cpu = end.cpu - start.cpu
             serverCPU = end.serverCPU - start.serverCPU

@@ -104,7 +104,8 @@ struct BenchMaxWarp: ParsableCommand {
             unit: "fixes/s")
         report.add("uploads", "uploads", Double(metrics.sent.count), unit: "requests")
         report.add("receiver_fixes", "fixes the receiver stored", Double(stats.fixesStored), unit: "fixes")
-        report.add("pending", "fixes still on the devices at the end", Double(metrics.pending), unit: "fixes")
+        report.add(
+            "pending", "fixes still on the devices at the end", Double(metrics.fixes.ledger.pending), unit: "fixes")
         report.add("duplicate_fixes", "fixes the receiver saw twice", Double(stats.duplicateFixes), unit: "fixes")
         report.add(
             "fixes_lost", "fixes lost (store failures)", Double(metrics.fixesLostByCause.values.reduce(0, +)),

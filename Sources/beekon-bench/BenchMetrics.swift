@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeekonDevice
+import BeekonStore
 import FleetAdmin
 import FleetCommandLine
 import FleetEngine
@@ -129,9 +130,9 @@ struct BenchMetrics: ParsableCommand {
             .sdk(.paused(.permissionRevoked)): paused, .sdk(.paused(.locationDisabled)): paused,
             .storeError: storeError,
         ]
-        metrics.fixesStored = uploads * 4
-        metrics.fixesUploaded = uploads * 4 - devices
-        metrics.pending = devices
+        metrics.fixes.ledger = FixLedger(
+            admitted: uploads * 4 + 400, acknowledged: uploads * 4 - devices, rejected: 0, pending: devices,
+            expired: 0, deleted: 0, lost: 400)
         metrics.batchesSent = uploads
         let outcomes: [(TransferOutcome, Int)] = [
             (.status(200), uploads - uploads / 20), (.status(503), uploads / 40), (.failed(.timeout), uploads / 100),

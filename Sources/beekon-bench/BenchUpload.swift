@@ -220,7 +220,7 @@ struct BenchUpload: ParsableCommand {
             // offers them (one a virtual second a device) mean the fleet's loop was.
             let offered = Double(metrics.devices) * warp
             let bound =
-                if metrics.pending > metrics.devices {
+                if metrics.fixes.ledger.pending > metrics.devices {
                     "upload-bound (fixes wait for uploads)"
                 } else if Double(steady.fixesStored) / seconds < 0.9 * offered {
                     "loop-bound (fixes come late; each one is uploaded as it comes)"
@@ -231,7 +231,8 @@ struct BenchUpload: ParsableCommand {
             report.note(
                 "\(label): figures over the last \(String(format: "%.1f", seconds)) s "
                     + "of \(String(format: "%.1f", result.wallSeconds)) s; "
-                    + "outcomes \(outcomes.joined(separator: ", ")); \(metrics.pending) fixes pending at the end: "
+                    + "outcomes \(outcomes.joined(separator: ", ")); "
+                    + "\(metrics.fixes.ledger.pending) fixes pending at the end: "
                     + "\(bound); store errors \(metrics.storeErrors)")
         }
     }

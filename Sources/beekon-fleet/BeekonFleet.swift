@@ -352,7 +352,7 @@ enum ProgressLine {
         return "\(Timestamp.text(unixMillis: metrics.virtualNow)) | devices: \(states) | fixes \(metrics.fixesStored)"
             + " | batches \(outcomes.isEmpty ? "0" : outcomes)"
             + (refreshes.isEmpty ? "" : " | token refreshes \(refreshes)")
-            + " | pending \(metrics.pending)" + storePart(metrics)
+            + " | pending \(metrics.fixes.ledger.pending)" + storePart(metrics)
             + (metrics.clockLagDroppedMillis > 0 ? " | clock lag dropped \(metrics.clockLagDroppedMillis) ms" : "")
             + String(
                 format: " | latency p50 %.1f p95 %.1f p99 %.1f ms", latency.percentile(0.5), latency.percentile(0.95),

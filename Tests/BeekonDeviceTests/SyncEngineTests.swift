@@ -344,3 +344,28 @@ struct SyncEngineTests {
         #expect(harness.sentRequest?.payload.extras == ["trip": "b"])
     }
 }
+
+@Suite("SyncEngine: the pending count follows the store")
+struct PendingCountTests {
+    @Test(
+        "fixes retention deletes leave the pending count, so syncThreshold weighs what is stored (spec §6, seed 04)")
+    func retentionLowersThePendingCount() {
+        var harness = SyncHarness(
+            sync: SyncConfig(url: "https://ingest.test/locations", intervalSeconds: 3600, syncThreshold: 5))
+        harness.addFixes(4)
+        #expect(harness.engine.pendingFixes == 4)
+        // The store was at its cap: the fourth insert pushed the two oldest out.
+        harness.engine.fixesExpired(count: 2)
+        #expect(harness.engine.pendingFixes == 2)
+        harness.actions = []
+        // Two more stored: 4 pending, under the threshold of 5, so no early upload.
+        harness.addFixes(2)
+        #expect(harness.engine.pendingFixes == 4)
+        #expect(!harness.actions.contains { if case .loadBatch = $0 { true } else { false } })
+        harness.addFixes(1)
+        #expect(harness.actions.contains { if case .loadBatch = $0 { true } else { false } })
+        // Never below zero, whatever the store says.
+        harness.engine.fixesExpired(count: 99)
+        #expect(harness.engine.pendingFixes == 0)
+    }
+}

@@ -72,6 +72,10 @@ struct StoreCrashTests {
             let store = try DeviceStore(path: path, retention: .syncing)
             #expect(try store.history(from: .min, to: .max) == Self.probeFixes(count: count))
             #expect(try store.pendingCount() == count)
+            #expect(
+                store.ledger
+                    == FixLedger(
+                        admitted: count, acknowledged: 0, rejected: 0, pending: count, expired: 0, deleted: 0, lost: 0))
         }
     }
 }

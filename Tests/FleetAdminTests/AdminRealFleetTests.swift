@@ -46,7 +46,9 @@ struct AdminRealFleetTests {
         let batches = fleet["batches"] as? [String: Any] ?? [:]
         #expect(stored.batchesStored > 5 && stored.duplicateBatches == 0)
         #expect(batches["byOutcome"] as? [String: Int] == ["200": stored.batchesStored], "\(stored)")
-        #expect((fleet["fixes"] as? [String: Int])?["uploaded"] == stored.fixesStored)
+        let fixes = (fleet["fixes"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Int }
+        #expect(fixes["acknowledged"] == stored.fixesStored)
+        #expect(fixes["unaccounted"] == 0 && fixes["lost"] == 0)
         let installID = try #require(await harness.device("walkers-0005")["installId"] as? String)
         #expect(stored.lastSeenByDevice[installID] != nil, "the spawned device's uploads did not reach the receiver")
         #expect(await harness.call("GET", "/healthz").status == 503)

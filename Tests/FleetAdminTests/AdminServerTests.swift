@@ -57,9 +57,10 @@ struct AdminServerTests {
         let batches = fleet["batches"] as? [String: Any] ?? [:]
         #expect(batches["sent"] as? Int == sent.count)
         #expect(batches["byOutcome"] as? [String: Int] == ["200": sent.count])
-        let fixes = fleet["fixes"] as? [String: Int] ?? [:]
-        #expect(fixes["uploaded"] == (try sent.map(Self.fixes).reduce(0, +)))
-        #expect(fixes["admitted"] == (fixes["uploaded"] ?? 0) + (fixes["pending"] ?? 0))
+        let fixes = (fleet["fixes"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Int }
+        #expect(fixes["acknowledged"] == (try sent.map(Self.fixes).reduce(0, +)))
+        #expect(fixes["admitted"] == (fixes["acknowledged"] ?? 0) + (fixes["pending"] ?? 0))
+        #expect(fixes["unaccounted"] == 0 && fixes["lost"] == 0 && fixes["carriedOver"] == 0)
     }
 
     @Test("GET /api/v1/fleet says when a run with a virtual duration ends, and virtual time stops there")
@@ -515,7 +516,11 @@ struct AdminServerTests {
             #expect(history.last == Change(at: Self.time(10_000), state: "paused(permissionRevoked)"), "\(id)")
         }
         #expect(await harness.device("walkers-0003")["permission"] as? String == "revoked")
-        let admitted = { await harness.call("GET", "/api/v1/fleet").object["fixes"] as? [String: Int] ?? [:] }
+        let admitted = {
+            (await harness.call("GET", "/api/v1/fleet").object["fixes"] as? [String: Any] ?? [:]).compactMapValues {
+                $0 as? Int
+            }
+        }
         let before = await admitted()["admitted"]
         harness.simulated.advance(byMillis: 60_000)
         #expect(await admitted()["admitted"] == before, "a device without permission took fixes")
@@ -695,13 +700,13 @@ struct AdminServerTests {
 
         let metrics = await harness.call("GET", "/metrics")
         #expect(metrics.status == 200)
-        let fixes = stats["fixes"] as? [String: Int] ?? [:]
+        let fixes = (stats["fixes"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Int }
         let latency = "beekon_fleet_upload_latency_seconds"
         var samples = expected.map { ("beekon_fleet_uploads_total{outcome=\"\($0.key)\"}", Double($0.value)) }
         samples += [
             ("beekon_fleet_devices{state=\"tracking\"}", 4), ("beekon_fleet_warp", 120),
             ("beekon_fleet_fixes_admitted_total", Double(fixes["admitted"] ?? -1)),
-            ("beekon_fleet_fixes_uploaded_total", Double(fixes["uploaded"] ?? -1)),
+            ("beekon_fleet_fixes_acknowledged_total", Double(fixes["acknowledged"] ?? -1)),
             ("beekon_fleet_pending_fixes", Double(fixes["pending"] ?? -1)),
             ("\(latency)_count", Double(total)), ("\(latency)_bucket{le=\"+Inf\"}", Double(total)),
             // The 5 ms and 80 ms answers by 0.1 s, the 250 ms ones by 1 s.

@@ -87,7 +87,7 @@ struct FleetRuntimeTests {
         #expect(ingest.malformed.isEmpty, "uploads that break seed 05: \(ingest.malformed)")
         let taken = ingest.acceptedLocationIDs
         #expect(taken.count == Set(taken).count, "a fix was taken twice")
-        #expect(Set(taken).count + metrics.pending == metrics.fixesStored)
+        #expect(Set(taken).count + metrics.fixes.ledger.pending == metrics.fixesStored)
         #expect(Set(ingest.uploads.map(\.device)).count == 20)
         for slot in fleet.engine.slots {
             let uploads = ingest.uploads(of: slot.id)
@@ -115,7 +115,8 @@ struct FleetRuntimeTests {
         #expect(!later.contains { dropped.contains($0) }, "a rejected fix was sent again")
         #expect(try fleet.storedFixes().allSatisfy { !dropped.contains($0.id) }, "a rejected fix is still stored")
         let metrics = fleet.engine.snapshot()
-        #expect(dropped.count + Set(ingest.acceptedLocationIDs).count + metrics.pending == metrics.fixesStored)
+        #expect(
+            dropped.count + Set(ingest.acceptedLocationIDs).count + metrics.fixes.ledger.pending == metrics.fixesStored)
     }
 
     @Test("local-only devices send nothing and keep every fix they admit")
@@ -208,7 +209,7 @@ struct FleetRuntimeTests {
         }
         // Duplicates are whole batches sent again; every fix still arrives.
         let metrics = fleet.engine.snapshot()
-        #expect(Set(ingest.acceptedLocationIDs).count + metrics.pending == metrics.fixesStored)
+        #expect(Set(ingest.acceptedLocationIDs).count + metrics.fixes.ledger.pending == metrics.fixesStored)
     }
 
     @Test(
@@ -241,7 +242,9 @@ struct FleetRuntimeTests {
         #expect(firstSends == Array(repeating: resumed + 1_000, count: 5))
         let taken = taking.acceptedLocationIDs
         #expect(taken.count == Set(taken).count, "a fix was taken twice")
-        #expect(Set(taken).count + second.engine.snapshot().pending == kept + second.engine.metrics.fixesStored)
+        #expect(
+            Set(taken).count + second.engine.snapshot().fixes.ledger.pending == kept + second.engine.metrics.fixesStored
+        )
         #expect(
             Set(refusing.uploads.flatMap(\.locationIDs)).isSubset(of: Set(taken)),
             "a fix the first run kept was not delivered")

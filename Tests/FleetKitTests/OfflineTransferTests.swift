@@ -75,7 +75,11 @@ struct OfflineTransferTests {
         let stats = server.stats()
         #expect(stats.requestsByStatus.keys.sorted() == [200])
         // Every fix the devices stored arrived, or is still pending: the cut rows were kept.
-        #expect(stats.fixesStored + metrics.pending == metrics.fixesStored)
+        #expect(stats.fixesStored + metrics.fixes.ledger.pending == metrics.fixesStored)
+        // The cut batches were acknowledged by the server unheard, and their fixes went twice.
+        #expect(metrics.fixes.unheardAcknowledgements.batches == 3)
+        #expect(metrics.fixes.unheardAcknowledgements.fixes == resent.map { $0[0].locationCount }.reduce(0, +))
+        #expect(metrics.fixes.unaccounted == 0)
     }
 
     @Test(

@@ -66,7 +66,7 @@ struct StoreFailureRunTests {
         #expect(full.storeErrorsByCause.keys.sorted() == ["full"])
         #expect(full.storeErrors >= full.fixesLostByCause["full", default: 0])
         // A lost fix is not pending: the backlog is what was stored and not yet acknowledged.
-        #expect(full.pending == full.fixesStored - full.fixesUploaded)
+        #expect(full.fixes.ledger.pending == full.fixesStored - full.fixes.ledger.acknowledged)
 
         let liftedAt = fleet.now
         try Self.limitPages(nil, fleet)

@@ -69,7 +69,7 @@ struct ThresholdTests {
             metrics.latency.record(latency)  // As the engine records every upload's.
         }
         if lost > 0 { metrics.fixesLostByCause = ["full": lost] }
-        metrics.fixesUploaded = 400
+        metrics.fixes.ledger.acknowledged = 400
         metrics.realSeconds = 8
         return metrics
     }

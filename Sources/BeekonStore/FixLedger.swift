@@ -1,0 +1,87 @@
+/// Where a device's admitted fixes went, as its store counts them: every fix the SDK admitted
+/// and asked to store ends as exactly one of acknowledged, rejected, pending, expired, deleted or
+/// lost, so `admitted == acknowledged + rejected + pending + expired + deleted + lost`.
+///
+/// The store keeps the counts in its own file (`fix_ledger`), changed by the same commit that
+/// changes the rows, so they hold after the process is killed at any instant: a fix whose insert
+/// was not committed was never admitted; a batch whose delete was not committed is still pending.
+public struct FixLedger: Sendable, Hashable, Codable {
+    /// Fixes the device stored, or tried to store and lost.
+    public var admitted = 0
+    /// Fixes deleted because the server answered their batch 2xx.
+    public var acknowledged = 0
+    /// Fixes deleted because the server refused their batch for good (400, 422): the SDK drops them.
+    public var rejected = 0
+    /// Fixes in the store: not yet acknowledged (including acknowledged ones whose delete has not
+    /// gone through yet, which the device does not send again).
+    public var pending = 0
+    /// Fixes deleted by retention: seed 04's 7 days (local-only) or the 100 000-fix cap.
+    public var expired = 0
+    /// Fixes deleted by the app (`deleteLocations`).
+    public var deleted = 0
+    /// Fixes admitted but never stored (a store failure), or gone with a deleted device.
+    public var lost = 0
+
+    /// Nothing admitted yet.
+    public init() {}
+
+    public init(
+        admitted: Int, acknowledged: Int, rejected: Int, pending: Int, expired: Int, deleted: Int, lost: Int
+    ) {
+        self.admitted = admitted
+        self.acknowledged = acknowledged
+        self.rejected = rejected
+        self.pending = pending
+        self.expired = expired
+        self.deleted = deleted
+        self.lost = lost
+    }
+
+    /// Admitted fixes not found in any outcome: 0 unless something miscounted.
+    public var unaccounted: Int {
+        admitted - (acknowledged + rejected + pending + expired + deleted + lost)
+    }
+
+    /// Each count of `lhs` plus the same count of `rhs`.
+    public static func + (lhs: FixLedger, rhs: FixLedger) -> FixLedger {
+        lhs.combined(with: rhs, by: +)
+    }
+
+    /// Each count of `lhs` minus the same count of `rhs`: what changed between two readings.
+    public static func - (lhs: FixLedger, rhs: FixLedger) -> FixLedger {
+        lhs.combined(with: rhs, by: -)
+    }
+
+    public static func += (lhs: inout FixLedger, rhs: FixLedger) { lhs = lhs + rhs }
+
+    private func combined(with other: FixLedger, by operation: (Int, Int) -> Int) -> FixLedger {
+        FixLedger(
+            admitted: operation(admitted, other.admitted),
+            acknowledged: operation(acknowledged, other.acknowledged),
+            rejected: operation(rejected, other.rejected), pending: operation(pending, other.pending),
+            expired: operation(expired, other.expired), deleted: operation(deleted, other.deleted),
+            lost: operation(lost, other.lost))
+    }
+}
+
+/// The `fix_ledger` row as stored. Inserts and deletes of fixes are counted by triggers, in the
+/// statement that makes them (so a 1-row insert or acknowledge stays one autocommit statement);
+/// the causes other than acknowledgement are added by the transaction that deletes for them.
+struct StoredLedger: Sendable, Hashable {
+    /// Fix rows ever inserted (trigger), plus losses.
+    var admitted = 0
+    /// Fix rows ever deleted, for any cause (trigger).
+    var removed = 0
+    var rejected = 0
+    var expired = 0
+    var deleted = 0
+    var lost = 0
+
+    /// What was admitted for a store holding `stored` fix rows: every row removed for no other
+    /// cause was acknowledged.
+    func ledger(stored: Int) -> FixLedger {
+        FixLedger(
+            admitted: admitted, acknowledged: removed - rejected - expired - deleted, rejected: rejected,
+            pending: stored, expired: expired, deleted: deleted, lost: lost)
+    }
+}

@@ -1,0 +1,66 @@
+import BeekonStore
+import FleetDescription
+
+/// Where the fixes of a run went, for the fleet or one group: the stores' ledgers (see
+/// `FixLedger`) added up from the run's start, with what the stores already held then.
+///
+/// `carriedOver + admitted == acknowledged + rejected + pending + expired + deleted + lost`
+/// (`unaccounted` is the difference, 0 unless something miscounted). The counts come from the
+/// stores' own files, so a run resumed after SIGKILL starts from what was committed: its
+/// carried-over fixes are the pending ones the killed run left.
+public struct FixAccount: Sendable, Hashable {
+    /// Fixes pending in the stores when the run first opened them (an earlier run's).
+    public var carriedOver = 0
+    /// This run's admitted, acknowledged, rejected, expired, deleted and lost fixes, and the
+    /// fixes pending now.
+    public var ledger = FixLedger()
+    /// The most fixes pending at once during the run: the backlog's peak.
+    public var maxPending = 0
+    /// How old a fix was when its batch was acknowledged, virtual ms from its timestamp.
+    public var ageAtAcknowledgement = LatencyHistogram()
+    /// Batches the server answered 2xx whose answer the device never heard (its timeout, its
+    /// network's loss or its process's death came first): the SDK keeps their fixes and sends
+    /// them again, so these are duplicates the fleet caused on purpose, as a phone would.
+    public var unheardAcknowledgements = Resent()
+
+    /// Batches and the fixes in them.
+    public struct Resent: Sendable, Hashable {
+        public var batches = 0
+        public var fixes = 0
+    }
+
+    /// Nothing yet.
+    public init() {}
+
+    /// Fixes not found in any outcome: 0 unless something miscounted.
+    public var unaccounted: Int { carriedOver + ledger.unaccounted }
+
+    /// A store opened for the first time this run, holding `ledger`: its pending fixes carry over.
+    mutating func carry(_ ledger: FixLedger) {
+        carriedOver += ledger.pending
+        self.ledger.pending += ledger.pending
+        maxPending = max(maxPending, self.ledger.pending)
+    }
+
+    /// A store's ledger moved by `change` (pending included, as a difference).
+    mutating func add(_ change: FixLedger) {
+        ledger += change
+        maxPending = max(maxPending, ledger.pending)
+    }
+}
+
+/// How long the backlog took to drain after a fault of the timeline ended: until as few fixes
+/// were pending as when the fault began.
+public struct FaultDrain: Sendable, Hashable {
+    /// The fault's place in the fleet file's timeline, and its action's name.
+    public var fault: Int
+    public var action: FleetAction.Name
+    /// When the fault began and ended, virtual Unix ms.
+    public var startedAt: Int64
+    public var endedAt: Int64
+    /// Fixes pending (the whole fleet) when it began, and at its end.
+    public var pendingBefore: Int
+    public var pendingAtEnd: Int
+    /// Virtual ms from its end until the backlog was back to `pendingBefore`; nil while it is not.
+    public var drainMillis: Int64?
+}

@@ -1,0 +1,144 @@
+import BeekonDevice
+import BeekonStore
+import Foundation
+import Testing
+
+@testable import FleetEngine
+@testable import FleetRuntime
+
+/// Every admitted fix is accounted for: acknowledged, rejected, pending, expired, deleted or
+/// lost, counted from the stores' own files, per group and for the fleet, on the simulated
+/// driver's exact virtual time.
+@Suite("Fix accounting: where every admitted fix went")
+struct FixAccountingTests {
+    static func fleet(
+        _ workspace: FleetRuntimeTests.Workspace, faults: String = "",
+        network: @escaping (SimulatedRequest) -> SimulatedAnswer
+    ) throws -> SimulatedFleet {
+        try SimulatedFleetTests.fleet(workspace, faults: faults, network: network)
+    }
+
+    /// Fix ids in uploads sent by `instant` (all by default), each as often as it was sent.
+    static func sentFixIDs(_ fleet: SimulatedFleet, by instant: Int64 = .max) throws -> [String] {
+        try fleet.sent.filter { if case .upload = $0.kind { $0.sentAt <= instant } else { false } }
+            .flatMap { try SimulatedFleetTests.locationIDs($0) }
+    }
+
+    /// The identity, for the fleet and each group, and the groups adding up to the fleet.
+    static func expectBalanced(_ metrics: FleetMetrics, sourceLocation: SourceLocation = #_sourceLocation) {
+        let fixes = metrics.fixes
+        #expect(
+            fixes.unaccounted == 0, "\(fixes.ledger), carried over \(fixes.carriedOver)", sourceLocation: sourceLocation
+        )
+        #expect(metrics.fixesByGroup.allSatisfy { $0.unaccounted == 0 }, sourceLocation: sourceLocation)
+        #expect(
+            metrics.fixesByGroup.map(\.ledger).reduce(FixLedger(), +) == fixes.ledger, sourceLocation: sourceLocation)
+    }
+
+    @Test("a healthy server: what was acknowledged reached it once, the rest is pending, nothing is lost")
+    func healthy() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        var fleet = try Self.fleet(workspace) { _ in .respond(status: 200, afterMillis: 80) }
+        fleet.advance(byMillis: 10 * 60_000)
+        let metrics = fleet.engine.snapshot()
+        let ledger = metrics.fixes.ledger
+        Self.expectBalanced(metrics)
+        #expect(ledger.admitted > 300 && ledger.lost == 0 && ledger.rejected == 0 && ledger.expired == 0)
+        #expect(metrics.fixes.carriedOver == 0)
+        // Answered by now: sent 80 ms before it at the latest.
+        let sent = try Self.sentFixIDs(fleet, by: fleet.engine.metrics.virtualNow - 80)
+        #expect(Set(sent).count == sent.count, "a fix went twice")
+        #expect(ledger.acknowledged == sent.count)
+        #expect(ledger.pending == (try fleet.storedFixes().count))
+        #expect(ledger.pending == fleet.engine.slots.compactMap(\.device?.pendingUploadCount).reduce(0, +))
+        #expect(metrics.fixes.maxPending >= ledger.pending && metrics.fixes.maxPending >= 3)
+        #expect(metrics.fixes.unheardAcknowledgements == FixAccount.Resent())
+        // syncThreshold 3 at one fix a second: a fix waits about 2 s for its batch, plus 80 ms.
+        let age = metrics.fixes.ageAtAcknowledgement
+        #expect(age.count == ledger.acknowledged)
+        #expect(age.percentile(0.5) >= 80 && age.max < 10_000, "p50 \(age.percentile(0.5)), max \(age.max)")
+    }
+
+    @Test("batches answered 400 are rejected: their fixes are dropped, counted, and never sent again")
+    func rejected() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        var fleet = try Self.fleet(workspace) { _ in .respond(status: 400, afterMillis: 80) }
+        fleet.advance(byMillis: 5 * 60_000)
+        let metrics = fleet.engine.snapshot()
+        Self.expectBalanced(metrics)
+        let sent = try Self.sentFixIDs(fleet, by: fleet.engine.metrics.virtualNow - 80)
+        #expect(metrics.fixes.ledger.rejected == sent.count && sent.count > 100)
+        #expect(Set(sent).count == sent.count)
+        #expect(metrics.fixes.ledger.acknowledged == 0)
+        #expect(metrics.fixes.ageAtAcknowledgement.count == 0)
+    }
+
+    enum Unheard: String, CaseIterable {
+        /// The 2xx comes 40 s after the send: the device gave up at 30 s.
+        case afterTimeout
+        /// The app is killed while its upload is out; the 2xx reaches a process that is gone.
+        case afterProcessDeath
+    }
+
+    @Test(
+        "a 2xx the device never heard is counted as an unheard acknowledgement, and exactly its fixes go again",
+        arguments: Unheard.allCases)
+    func unheardAcknowledgement(_ unheard: Unheard) throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        var answered: Set<String> = []
+        let faults: String
+        let network: (SimulatedRequest) -> SimulatedAnswer
+        switch unheard {
+        case .afterTimeout:
+            faults = ""
+            network = { request in
+                answered.insert(request.device).inserted ? .respond(status: 200, afterMillis: 40_000) : .ok
+            }
+        case .afterProcessDeath:
+            faults = """
+                faults:
+                  - {at: 2m, for: 1m, select: all, action: kill}
+                """
+            network = { _ in .respond(status: 200, afterMillis: 20_000) }
+        }
+        var fleet = try Self.fleet(workspace, faults: faults, network: network)
+        fleet.advance(byMillis: 6 * 60_000)
+        let metrics = fleet.engine.snapshot()
+        Self.expectBalanced(metrics)
+        let sent = try Self.sentFixIDs(fleet)
+        let resent = sent.count - Set(sent).count
+        #expect(metrics.fixes.unheardAcknowledgements.batches == 3, "one per device")
+        #expect(metrics.fixes.unheardAcknowledgements.fixes == resent && resent > 0)
+        #expect(metrics.fixesByGroup[0].unheardAcknowledgements == metrics.fixes.unheardAcknowledgements)
+    }
+
+    @Test("after a network outage the drain is timed from the fault's end until the backlog is back where it was")
+    func drainAfterOutage() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let faults = """
+            faults:
+              - {at: 2m, for: 10m, select: all, action: networkOffline}
+            """
+        var fleet = try Self.fleet(workspace, faults: faults) { _ in .respond(status: 200, afterMillis: 500) }
+        let start = fleet.engine.startMillis
+        fleet.advance(byMillis: 11 * 60_000)
+        #expect(fleet.engine.metrics.drains.isEmpty, "the fault has not ended")
+        fleet.advance(byMillis: 5 * 60_000)
+        let metrics = fleet.engine.snapshot()
+        Self.expectBalanced(metrics)
+        let drain = try #require(metrics.drains.first)
+        #expect(metrics.drains.count == 1)
+        #expect(drain.fault == 0 && drain.action == .networkOffline)
+        #expect(drain.startedAt == start + 120_000 && drain.endedAt == start + 720_000)
+        // Ten minutes offline at a fix a second, three devices.
+        #expect(drain.pendingAtEnd > drain.pendingBefore + 1_500)
+        #expect(metrics.fixes.maxPending >= drain.pendingAtEnd)
+        // Back online, each device uploads at once, batch after batch (100 fixes, 500 ms each).
+        let millis = try #require(drain.drainMillis)
+        #expect(millis >= 500 && millis < 60_000, "\(millis) ms")
+    }
+}
