@@ -1,4 +1,5 @@
-// Small live time-series charts on <canvas>: one line per series, 5-minute window, y axis auto-scaled.
+// Small time-series charts on <canvas>: one line per series, y axis auto-scaled; a live 5-minute
+// window (the page) or the whole run (`windowMs: null`, the HTML report); faults as shaded bands.
 
 const WINDOW_MS = 5 * 60 * 1000;
 const PALETTE = ["#1f5fbf", "#d9480f", "#2b8a3e", "#862e9c", "#c92a2a", "#0b7285", "#e67700", "#5c940d", "#364fc7", "#a61e4d"];
@@ -36,21 +37,28 @@ export function colorFor(key, index = 0) {
 }
 
 export class TimeChart {
-  constructor(canvas, { unit = "", summary = null, integer = false } = {}) {
+  constructor(canvas, { unit = "", summary = null, integer = false, windowMs = WINDOW_MS, timeLabel = null } = {}) {
     this.canvas = canvas;
     this.unit = unit;
     this.summary = summary;
     this.integer = integer;
+    this.windowMs = windowMs; // null: the whole range of the points
+    this.timeLabel = timeLabel; // t → tick text, for a whole-range chart
     this.points = []; // [{t, v: {key: number|null}}]
     this.keys = [];   // series keys in first-seen order
+    this.bands = [];  // [{from, to, label}]: faults, shaded behind the lines
   }
 
   push(t, values) {
     for (const k of Object.keys(values)) if (!this.keys.includes(k)) this.keys.push(k);
     this.points.push({ t, v: values });
-    const cut = t - WINDOW_MS;
+    if (this.windowMs == null) return;
+    const cut = t - this.windowMs;
     while (this.points.length && this.points[0].t < cut) this.points.shift();
   }
+
+  // Spans of time to shade (a fault from its start to its end; `to` null: still on).
+  setBands(bands) { this.bands = bands; }
 
   draw() {
     const c = this.canvas;
@@ -66,11 +74,12 @@ export class TimeChart {
     const L = 52, R = 18, T = 22, B = 20;
     const pw = w - L - R, ph = h - T - B;
     const now = this.points.length ? this.points[this.points.length - 1].t : Date.now();
-    const t0 = now - WINDOW_MS;
+    const span = this.windowMs ?? Math.max(1, now - (this.points.length ? this.points[0].t : now));
+    const t0 = now - span;
     let max = 0;
     for (const p of this.points) for (const k of this.keys) { const v = p.v[k]; if (v != null && v > max) max = v; }
     const { top, step } = niceScale(max, this.integer);
-    const x = t => L + ((t - t0) / WINDOW_MS) * pw;
+    const x = t => L + ((t - t0) / span) * pw;
     const y = v => T + ph - (v / top) * ph;
 
     // grid and axes
@@ -84,9 +93,27 @@ export class TimeChart {
     }
     g.textAlign = "center"; g.textBaseline = "top";
     for (let m = 0; m <= 5; m++) {
-      const xx = Math.round(x(t0 + m * 60000)) + 0.5;
+      const t = t0 + (m * span) / 5;
+      const xx = Math.round(x(t)) + 0.5;
       g.beginPath(); g.moveTo(xx, T); g.lineTo(xx, T + ph); g.stroke();
-      g.fillText(m === 5 ? "now" : `−${5 - m} min`, xx, T + ph + 4);
+      const label = this.timeLabel ? this.timeLabel(t) : m === 5 ? "now" : `−${fmtSpan(span - (m * span) / 5)}`;
+      // The ends inside the canvas: a long label must not run off it.
+      g.textAlign = this.timeLabel && m === 0 ? "left" : this.timeLabel && m === 5 ? "right" : "center";
+      g.fillText(label, xx, T + ph + 4);
+    }
+
+    // fault bands, behind the lines
+    g.textAlign = "left";
+    let labelEnds = []; // per label row, where its last label ends: labels that would overlap go lower
+    for (const band of this.bands) {
+      const from = Math.max(band.from, t0), to = Math.min(band.to ?? now, now);
+      if (to < from) continue;
+      const x0 = x(from), x1 = Math.max(x(to), x0 + 2);
+      g.fillStyle = "rgba(201, 42, 42, 0.10)"; g.fillRect(x0, T, x1 - x0, ph);
+      let row = labelEnds.findIndex(end => end < x0);
+      if (row < 0) { row = labelEnds.length; labelEnds.push(0); }
+      labelEnds[row] = x0 + 2 + g.measureText(band.label).width + 6;
+      g.fillStyle = "#a61e4d"; g.fillText(band.label, x0 + 2, T + 2 + 13 * row);
     }
 
     // lines
@@ -132,6 +159,11 @@ function fmtTick(v) {
   if (v >= 1e6) return (v / 1e6).toFixed(1) + "M";
   if (v >= 1e4) return (v / 1e3).toFixed(0) + "k";
   return Number.isInteger(v) ? String(v) : v.toFixed(v < 1 ? 2 : 1);
+}
+function fmtSpan(ms) {
+  const minutes = ms / 60000;
+  if (minutes < 60) return `${+minutes.toFixed(minutes < 10 && !Number.isInteger(minutes) ? 1 : 0)} min`;
+  return `${+(minutes / 60).toFixed(1)} h`;
 }
 function fmtVal(v) {
   return Number.isInteger(v) ? v.toLocaleString("en-US") : v.toFixed(v < 10 ? 2 : 1);

@@ -49,8 +49,9 @@ struct APISchema: Sendable {
         return copy
     }
 
-    /// The schema as compact JSON (a YAML flow mapping too).
-    func write(to json: inout JSONWriter) {
+    /// The schema as compact JSON (a YAML flow mapping too): OpenAPI 3.0's form, or with
+    /// `jsonSchema` JSON Schema 2020-12's, where a nullable type is `["number", "null"]`.
+    func write(to json: inout JSONWriter, jsonSchema: Bool = false) {
         json.beginObject()
         // `$ref` stands alone: OpenAPI 3.0 ignores its siblings.
         if case .reference(let name) = shape, !nullable, description == nil {
@@ -63,9 +64,21 @@ struct APISchema: Sendable {
             json.key("description")
             json.string(description)
         }
-        if nullable {
+        if nullable && !jsonSchema {
             json.key("nullable")
             json.bool(true)
+        }
+        // JSON Schema says nullable in the type itself.
+        func type(_ name: StaticString, _ json: inout JSONWriter) {
+            json.key("type")
+            if nullable && jsonSchema {
+                json.beginArray()
+                json.string(name.description)
+                json.string("null")
+                json.endArray()
+            } else {
+                json.string(name.description)
+            }
         }
         switch shape {
         case .string(let values):
@@ -90,11 +103,11 @@ struct APISchema: Sendable {
         case .array(let items):
             type("array", &json)
             json.key("items")
-            items.write(to: &json)
+            items.write(to: &json, jsonSchema: jsonSchema)
         case .map(let values):
             type("object", &json)
             json.key("additionalProperties")
-            values.write(to: &json)
+            values.write(to: &json, jsonSchema: jsonSchema)
         case .object(let members):
             type("object", &json)
             if closed {
@@ -112,7 +125,7 @@ struct APISchema: Sendable {
             json.beginObject()
             for member in members {
                 json.key(member.name)
-                member.schema.write(to: &json)
+                member.schema.write(to: &json, jsonSchema: jsonSchema)
             }
             json.endObject()
         case .anyObject: type("object", &json)
@@ -124,7 +137,7 @@ struct APISchema: Sendable {
         case .oneOf(let options):
             json.key("oneOf")
             json.beginArray()
-            for option in options { option.write(to: &json) }
+            for option in options { option.write(to: &json, jsonSchema: jsonSchema) }
             json.endArray()
         }
         if let format {
@@ -152,11 +165,6 @@ struct APISchema: Sendable {
             json.integer(Int64(minLength))
         }
         json.endObject()
-    }
-
-    private func type(_ name: StaticString, _ json: inout JSONWriter) {
-        json.key("type")
-        json.string(name.description)
     }
 
     /// The schema as YAML lines `indent` spaces in: an object's members a line each (so the

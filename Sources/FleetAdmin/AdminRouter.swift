@@ -49,6 +49,7 @@ final class AdminRouter: Sendable {
         AdminRoute(["POST"], "/api/v1/devices/{id}/actions", "deviceAction", AdminRouter.deviceAction),
         AdminRoute(["GET", "HEAD"], "/api/v1/stats", "getStats", AdminRouter.stats),
         AdminRoute(["DELETE"], "/api/v1/stats", "resetStats", AdminRouter.resetStats),
+        AdminRoute(["GET", "HEAD"], "/api/v1/report", "getReport", AdminRouter.report),
         AdminRoute(["GET"], "/api/v1/events", "events", queryToken: true, AdminRouter.events),
         AdminRoute(["GET", "HEAD"], "/api/v1/openapi.yaml", "openapi", AdminRouter.openAPI),
         AdminRoute(["GET", "HEAD"], "/", "page", AdminRouter.page),
@@ -177,6 +178,11 @@ final class AdminRouter: Sendable {
 
     private func stats(_ call: AdminRoute.Call) -> Disposition {
         json(200, StatsBody(runtime.snapshot))
+    }
+
+    /// `GET /api/v1/report`: the run's report as `run --report` writes it at the end, live.
+    private func report(_ call: AdminRoute.Call) -> Disposition {
+        json(200, RunReportBody(runtime.snapshot))
     }
 
     /// `DELETE /api/v1/stats`: the statistics start over; answers them as they are then.

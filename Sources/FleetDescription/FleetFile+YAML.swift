@@ -162,11 +162,35 @@ struct FleetFileReader {
         var thresholds: [Threshold] = []
         if let node = top["thresholds"], let list = sequence(node, "thresholds") {
             for item in list {
-                guard let text = string(item, "thresholds") else { continue }
+                // `- EXPR`, or k6's object form `- {threshold: EXPR, abortOnFail: true, delayAbortEval: 1m}`.
+                var expressionNode = item
+                var abortOnFail = false
+                var delay: Int64 = 0
+                if let map = item.mapping {
+                    checkKeys(map, ["threshold", "abortOnFail", "delayAbortEval"], in: "a threshold")
+                    guard let node = map["threshold"] else {
+                        report(item, "a threshold with no `threshold:`", expected: "`threshold: METRIC OP VALUE`")
+                        continue
+                    }
+                    expressionNode = node
+                    if let node = map["abortOnFail"] { abortOnFail = bool(node, "abortOnFail") ?? false }
+                    if let node = map["delayAbortEval"] { delay = duration(node, "delayAbortEval") ?? 0 }
+                }
+                guard let text = string(expressionNode, "thresholds") else { continue }
                 do throws(ThresholdProblem) {
-                    thresholds.append(try Threshold.read(text))
+                    var threshold = try Threshold.read(text)
+                    threshold.abortOnFail = abortOnFail
+                    threshold.delayAbortEvalMillis = delay
+                    if let group = threshold.group, !groups.contains(where: { $0.name == group }) {
+                        report(
+                            item,
+                            "`\(threshold.expression)` names group \"\(group)\", which the fleet file does not have",
+                            expected: "one of " + groups.map { "\"\($0.name)\"" }.joined(separator: ", "))
+                        continue
+                    }
+                    thresholds.append(threshold)
                 } catch {
-                    report(item, "`\(error.expression)` \(error.problem)", expected: error.expected)
+                    report(expressionNode, "`\(error.expression)` \(error.problem)", expected: error.expected)
                 }
             }
         }

@@ -21,14 +21,29 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         case failure(String, Share)
         /// `upload.count`: uploads whose outcome was heard.
         case uploads
-        /// `fixes.admitted`, `fixes.acknowledged`, `fixes.lost`, `fixes.pending` (at the end).
+        /// `fixes.admitted`, `.acknowledged`, `.rejected`, `.pending` (at the end), `.expired`,
+        /// `.deleted`, `.lost`, `.unaccounted`: the run's fix accounting.
         case fixes(FixCount)
         /// `fixes.acknowledged.per_second`: acknowledged fixes per second of real time.
         case acknowledgedPerSecond
+        /// `fixes.age.p50` … `.max`: virtual ms from a fix's timestamp to its batch's
+        /// acknowledgement.
+        case fixAge(fraction: Double, name: String)
+        /// `backlog.max`: the most fixes pending at once.
+        case backlogMax
+        /// `duplicates.batches` / `.fixes`: batches answered 2xx that the device never heard, sent
+        /// again (what the fleet made the server see twice).
+        case duplicates(DuplicateCount)
+        /// `drain.max`: the longest drain after a fault of the timeline ended, virtual ms (one
+        /// still draining counts its time so far).
+        case drainMax
 
         /// A share of the uploads (0 to 1), or how many.
         public enum Share: String, Sendable, Hashable { case rate, count }
-        public enum FixCount: String, Sendable, Hashable, CaseIterable { case admitted, acknowledged, lost, pending }
+        public enum FixCount: String, Sendable, Hashable, CaseIterable {
+            case admitted, acknowledged, rejected, pending, expired, deleted, lost, unaccounted
+        }
+        public enum DuplicateCount: String, Sendable, Hashable, CaseIterable { case batches, fixes }
 
         /// The network outcomes an upload can end in, by the label the devices heard.
         public static let failureLabels = [
@@ -47,6 +62,10 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
             case .uploads: "upload.count"
             case .fixes(let count): "fixes.\(count.rawValue)"
             case .acknowledgedPerSecond: "fixes.acknowledged.per_second"
+            case .fixAge(_, let name): "fixes.age.\(name)"
+            case .backlogMax: "backlog.max"
+            case .duplicates(let count): "duplicates.\(count.rawValue)"
+            case .drainMax: "drain.max"
             }
         }
 
@@ -54,7 +73,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         /// percentage), or a count or rate per second.
         var unit: Unit {
             switch self {
-            case .latency: .millis
+            case .latency, .fixAge, .drainMax: .millis
             case .errors(.rate), .status(_, .rate), .failure(_, .rate): .share
             default: .plain
             }
@@ -66,14 +85,21 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         static let vocabulary =
             "upload.latency.p50|p90|p95|p99|max, upload.errors.rate|count, upload.status.NNN.rate|count, "
             + "upload.timeout|refused|reset|dns|tls|too-many-open-files|other|offline.rate|count, upload.count, "
-            + "fixes.admitted|acknowledged|lost|pending, fixes.acknowledged.per_second"
+            + "fixes.admitted|acknowledged|rejected|pending|expired|deleted|lost|unaccounted, "
+            + "fixes.acknowledged.per_second, fixes.age.p50|p90|p95|p99|max, backlog.max, duplicates.batches|fixes, "
+            + "drain.max; any of them for one group as METRIC{group: NAME}"
 
         /// The metric named `text`, or nil.
         static func named(_ text: String) -> Metric? {
             let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             switch parts.count {
             case 2 where parts == ["upload", "count"]: return .uploads
+            case 2 where parts == ["backlog", "max"]: return .backlogMax
+            case 2 where parts == ["drain", "max"]: return .drainMax
+            case 2 where parts[0] == "duplicates": return DuplicateCount(rawValue: parts[1]).map { .duplicates($0) }
             case 2 where parts[0] == "fixes": return FixCount(rawValue: parts[1]).map { .fixes($0) }
+            case 3 where parts[0] == "fixes" && parts[1] == "age":
+                return percentiles.first { $0.0 == parts[2] }.map { .fixAge(fraction: $0.1, name: $0.0) }
             case 3 where parts[0] == "upload" && parts[1] == "latency":
                 return percentiles.first { $0.0 == parts[2] }.map { .latency(fraction: $0.1, name: $0.0) }
             case 3 where parts[0] == "upload" && parts[1] == "errors":
@@ -111,11 +137,18 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var metric: Metric
+    /// The group it is checked on (`METRIC{group: NAME}`); nil for the whole fleet.
+    public var group: String?
     public var comparison: Comparison
     /// In the metric's unit: ms for latencies, 0 to 1 for shares.
     public var limit: Double
     /// As written (trimmed), for the summary and the report.
     public var expression: String
+    /// k6's `abortOnFail`: the run stops as soon as this fails (checked every real second), once
+    /// `delayAbortEvalMillis` of virtual time has passed since the start.
+    public var abortOnFail = false
+    /// k6's `delayAbortEval`: virtual ms from the start before an abort is considered.
+    public var delayAbortEvalMillis: Int64 = 0
 
     public var description: String { expression }
 
@@ -138,20 +171,40 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
                 expression: expression, problem: "has no comparison", expected: "one of <, <=, >, >=, ==: " + Self.shape
             )
         }
-        let name = String(expression[..<range.lowerBound]).trimmingSpaces
+        var name = String(expression[..<range.lowerBound]).trimmingSpaces
         let valueText = String(expression[range.upperBound...]).trimmingSpaces
-        if name.contains("{") {
-            throw ThresholdProblem(
-                expression: expression,
-                problem: "asks for one group (`{group: …}`), which thresholds do not take yet",
-                expected: "a threshold over the whole fleet")
-        }
+        let group = try Self.group(in: &name, of: expression)
         guard let metric = Metric.named(name) else {
             throw ThresholdProblem(
                 expression: expression, problem: "\"\(name)\" is not a metric", expected: "one of " + Metric.vocabulary)
         }
         let limit = try Self.value(valueText, of: metric, in: expression)
-        return Threshold(metric: metric, comparison: comparison, limit: limit, expression: expression)
+        return Threshold(metric: metric, group: group, comparison: comparison, limit: limit, expression: expression)
+    }
+
+    /// Takes `{group: NAME}` (k6's tag filter, with the one tag a fleet has) off the end of
+    /// `name` and returns NAME; nil when there is none.
+    private static func group(in name: inout String, of expression: String) throws(ThresholdProblem) -> String? {
+        guard let open = name.firstIndex(of: "{") else { return nil }
+        let filter = String(name[open...])
+        name = String(name[..<open]).trimmingSpaces
+        let expected = "a group filter such as `upload.latency.p99{group: android} < 500ms`"
+        guard filter.hasSuffix("}") else {
+            throw ThresholdProblem(
+                expression: expression, problem: "has `\(filter)` with no closing }", expected: expected)
+        }
+        let inner = filter.dropFirst().dropLast()
+        let parts = inner.split(separator: ":", maxSplits: 1).map { String($0).trimmingSpaces }
+        guard parts.count == 2, parts[0] == "group" else {
+            throw ThresholdProblem(
+                expression: expression, problem: "filters on `\(inner)`, which is not `group: NAME`", expected: expected
+            )
+        }
+        guard !parts[1].isEmpty, !parts[1].contains(where: { $0 == "{" || $0 == "}" || $0 == "," }) else {
+            throw ThresholdProblem(
+                expression: expression, problem: "names no group in `\(filter)`", expected: expected)
+        }
+        return parts[1]
     }
 
     static let shape = "METRIC OP VALUE, such as `upload.latency.p99 < 500ms` or `upload.errors.rate < 0.01`"
@@ -164,11 +217,11 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         var scale = 1.0
         switch metric.unit {
         case .millis:
-            if text.hasSuffix("ms") {
-                number = String(text.dropLast(2))
-            } else if text.hasSuffix("s") {
-                number = String(text.dropLast())
-                scale = 1000
+            for (unit, millis) in [("ms", 1.0), ("s", 1000), ("m", 60_000), ("h", 3_600_000)] where text.hasSuffix(unit)
+            {
+                number = String(text.dropLast(unit.count))
+                scale = millis
+                break
             }
         case .share:
             if text.hasSuffix("%") {
@@ -179,7 +232,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         }
         let expected: String
         switch metric.unit {
-        case .millis: expected = "a duration such as 500ms or 1.5s (ms without a unit)"
+        case .millis: expected = "a duration such as 500ms, 1.5s, 10m or 2h (ms without a unit)"
         case .share: expected = "a share from 0 to 1, or a percentage such as 1%"
         case .plain: expected = "a number from 0"
         }
@@ -198,8 +251,10 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
     /// The thresholds a real server should meet, reported when none are given (they fail the
     /// run only with `--strict`): nothing lost, fewer than 5 % of uploads failing.
     public static let defaults: [Threshold] = [
-        Threshold(metric: .fixes(.lost), comparison: .equal, limit: 0, expression: "fixes.lost == 0"),
-        Threshold(metric: .errors(.rate), comparison: .less, limit: 0.05, expression: "upload.errors.rate < 0.05"),
+        Threshold(metric: .fixes(.lost), group: nil, comparison: .equal, limit: 0, expression: "fixes.lost == 0"),
+        Threshold(
+            metric: .errors(.rate), group: nil, comparison: .less, limit: 0.05,
+            expression: "upload.errors.rate < 0.05"),
     ]
 }
 

@@ -63,4 +63,31 @@ public struct FaultDrain: Sendable, Hashable {
     public var pendingAtEnd: Int
     /// Virtual ms from its end until the backlog was back to `pendingBefore`; nil while it is not.
     public var drainMillis: Int64?
+
+    package init(
+        fault: Int, action: FleetAction.Name, startedAt: Int64, endedAt: Int64, pendingBefore: Int, pendingAtEnd: Int,
+        drainMillis: Int64?
+    ) {
+        self.fault = fault
+        self.action = action
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.pendingBefore = pendingBefore
+        self.pendingAtEnd = pendingAtEnd
+        self.drainMillis = drainMillis
+    }
+}
+
+/// A fault of the fleet file's timeline as it ran: when it began, how many devices it took, and
+/// when it ended (nil while on, or for an action with no end, such as `kill` without `for`).
+public struct TimelineFault: Sendable, Hashable {
+    /// Its place in the fleet file's `faults:`.
+    public var fault: Int
+    public var action: FleetAction.Name
+    public var startedAt: Int64
+    /// When its `for` is over (it is undone, recovers or relaunches), known from its start; nil
+    /// without one.
+    public var endsAt: Int64?
+    /// Devices it was applied to.
+    public var applied: Int
 }

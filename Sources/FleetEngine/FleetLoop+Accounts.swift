@@ -13,18 +13,24 @@ extension FleetLoop {
             let change = now - before
             metrics.fixes.add(change)
             metrics.fixesByGroup[group].add(change)
+            metrics.history.recordLedgerChange(
+                admitted: change.admitted, acknowledged: change.acknowledged, pending: change.pending, at: time)
         } else {
             metrics.fixes.carry(now)
             metrics.fixesByGroup[group].carry(now)
+            metrics.history.recordLedgerChange(admitted: 0, acknowledged: 0, pending: now.pending, at: time)
         }
         slots[slot].ledger = now
         if openDrains > 0 { checkDrains(at: time) }
     }
 
-    /// Makes room for a group's account (groups the admin API adds come later).
+    /// Makes room for a group's accounts of fixes and uploads (groups the admin API adds come later).
     mutating func ensureGroupAccount(_ group: Int) {
         while metrics.fixesByGroup.count <= group {
             metrics.fixesByGroup.append(FixAccount())
+        }
+        while metrics.uploadsByGroup.count <= group {
+            metrics.uploadsByGroup.append(GroupUploads())
         }
     }
 

@@ -147,6 +147,7 @@ extension FleetLoop {
             let age = Double(time - fix.timestamp)
             metrics.fixes.ageAtAcknowledgement.record(age)
             metrics.fixesByGroup[group].ageAtAcknowledgement.record(age)
+            metrics.history.recordAge(age, at: time)
         }
     }
 

@@ -47,6 +47,7 @@ extension FleetLoop {
             added.count = 0
             fleet.groups.append(added)
             groupIndex = fleet.groups.count - 1
+            ensureGroupAccount(groupIndex)
             count = group.count
         }
         let now = metrics.virtualNow
@@ -200,6 +201,9 @@ extension FleetLoop {
     package func fleetSnapshot(metrics published: FleetMetrics, paused: Bool, realNanos: UInt64) -> FleetSnapshot {
         var snapshot = FleetSnapshot()
         snapshot.name = fleet.name
+        snapshot.seed = seed
+        snapshot.startedAt = startMillis
+        snapshot.thresholds = thresholdSet
         snapshot.virtualNow = metrics.virtualNow
         snapshot.endsAt = endsAt
         snapshot.warp = warp

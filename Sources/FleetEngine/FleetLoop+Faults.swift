@@ -27,6 +27,10 @@ extension FleetLoop {
             apply(fault.action, forMillis: fault.forMillis, to: slot, at: time)
         }
         logAction(ActionRecord(action: fault.action.name, applied: picked.count, at: time, source: .timeline))
+        metrics.timeline.append(
+            TimelineFault(
+                fault: index, action: fault.action.name, startedAt: time,
+                endsAt: fault.forMillis.map { time + $0 }, applied: picked.count))
         noteLasting(
             fault.action, relaunchDelay: Self.relaunchDelay(forMillis: fault.forMillis, action: fault.action),
             on: fault.selector, timelineFault: index, at: time)

@@ -33,7 +33,7 @@ struct StoreProblem: Sendable, Hashable {
 /// A real minute, not a virtual one: the point is that stderr is never flooded, and at warp
 /// 3000 a virtual minute lasts 20 ms, which would let tens of thousands of lines a minute
 /// through, while at warp 0.1 it would hold back a real ten minutes of news.
-struct StoreErrorLog {
+package struct StoreErrorLog {
     /// Per cause: when its current minute started (real ns) and errors held back in it.
     private var windows: [StoreError.Kind: (start: UInt64, suppressed: Int)] = [:]
 
@@ -66,7 +66,7 @@ struct StoreErrorLog {
     }
 
     /// 4211 as `4,211`.
-    static func grouped(_ value: Int) -> String {
+    package static func grouped(_ value: Int) -> String {
         let digits = Array(String(value))
         var text = ""
         for (index, digit) in digits.enumerated() {

@@ -253,6 +253,10 @@ extension FleetLoop {
             metrics.latency.record(latency)
             metrics.uploads.record(
                 label, latencyMillis: latency, serverMillis: transfer.serverMillis, realNanos: realNow)
+            let group = slots[slot].group
+            ensureGroupAccount(group)
+            metrics.uploadsByGroup[group].record(label, latencyMillis: latency, serverMillis: transfer.serverMillis)
+            metrics.history.recordUpload(label, latencyMillis: latency, at: time)
             noteChange(slot)
             slots[slot].uploads.append(
                 UploadRecord(

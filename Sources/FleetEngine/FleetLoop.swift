@@ -236,6 +236,11 @@ package struct FleetLoop {
         }
     }
 
+    /// What the run is checked against: the options' thresholds and the fleet file's.
+    package var thresholdSet: ThresholdSet {
+        ThresholdSet(given: options.thresholds + fleet.thresholds, strict: options.strictThresholds)
+    }
+
     /// The run's length on the virtual clock, ms: `--for` over the fleet file's `duration`; nil
     /// runs until stopped.
     package var virtualDurationMillis: Int64? { options.virtualDurationMillis ?? fleet.durationMillis }
@@ -281,6 +286,7 @@ package struct FleetLoop {
             newestStored: newestStored)
         startMillis = runStart.millis
         metrics.virtualNow = startMillis
+        metrics.history = RunHistory(start: startMillis)
         reachedMillis = startMillis
         var rng = SplitMix64(seed: seed)
         for (groupIndex, group) in fleet.groups.enumerated() {
@@ -309,6 +315,7 @@ package struct FleetLoop {
             timers.schedule((), key: .fault(index), at: startMillis + fault.atMillis)
         }
         metrics.devices = slots.count
+        if !fleet.groups.isEmpty { ensureGroupAccount(fleet.groups.count - 1) }
         if let notice = runStart.notice { effects.append(.notice(notice)) }
     }
 

@@ -14,6 +14,10 @@ public struct FleetMetrics: Sendable {
     /// The same per group, by the group's index in the fleet file (groups the admin API added
     /// after them).
     public var fixesByGroup: [FixAccount] = []
+    /// The fleet file's faults as they began, in order.
+    public var timeline: [TimelineFault] = []
+    /// The run over time, per 10 virtual seconds (see `RunHistory`).
+    public var history = RunHistory()
     /// How long the backlog took to drain after each fault of the timeline that ended, in the
     /// order they ended.
     public var drains: [FaultDrain] = []
@@ -25,6 +29,8 @@ public struct FleetMetrics: Sendable {
     public var batchesSent = 0
     /// Upload outcomes with their latency, over the run and its last seconds.
     public var uploads = UploadStats()
+    /// Upload outcomes and latency per group, over the run, by the group's index (as `fixesByGroup`).
+    public var uploadsByGroup: [GroupUploads] = []
     /// How many uploads ended with each outcome (counted once, in `uploads`).
     public var batchesByOutcome: [TransferOutcome: Int] { uploads.overall.mapValues(\.count) }
     /// Token refreshes sent.

@@ -7,8 +7,14 @@ import FleetDescription
 public struct FleetSnapshot: Sendable {
     /// The fleet's name.
     public var name = ""
+    /// The run's seed.
+    public var seed: UInt64 = 0
+    /// Where this run's clock started, Unix ms.
+    public var startedAt: Int64 = 0
     /// Virtual time, Unix ms.
     public var virtualNow: Int64 = 0
+    /// What the run is checked against.
+    public var thresholds = ThresholdSet(given: [], strict: false)
     /// When the run ends on the virtual clock (`--for`, `duration:`), Unix ms; nil runs until
     /// stopped or its wall-clock limit.
     public var endsAt: Int64?

@@ -33,6 +33,10 @@ public struct RunOptions: Sendable {
     /// How long a transfer takes on the virtual clock (`run --deterministic`: `.deterministic`);
     /// nil takes the fleet file's (`clock.deterministic`, implied by `warp: max`).
     public var transferTiming: TransferTiming?
+    /// Thresholds from the command line (`--threshold`), checked with the fleet file's.
+    public var thresholds: [Threshold] = []
+    /// With no threshold given, the defaults fail the run too (`--strict`).
+    public var strictThresholds = false
     /// Tests: the wall-clock bound on a real request instead of `RealDriver.realTimeoutMillis`'s
     /// (how long a modelled run waits for a hung server before its device hears the timeout).
     package var realTimeoutMillis: Int?

@@ -8,19 +8,28 @@ public struct ThresholdResult: Sendable, Hashable {
     public var value: Double?
     public var passed: Bool
 
-    /// Each threshold against `metrics`, in order.
-    public static func check(_ thresholds: [Threshold], against metrics: FleetMetrics) -> [ThresholdResult] {
+    /// Each threshold against `metrics`, in order: a group's against that group's figures
+    /// (`groups` names the groups by index, as the fleet file orders them).
+    public static func check(
+        _ thresholds: [Threshold], against metrics: FleetMetrics, groups: [String] = []
+    ) -> [ThresholdResult] {
         thresholds.map { threshold in
-            let value = Self.value(of: threshold.metric, in: metrics)
+            let figures: RunFigures?
+            if let group = threshold.group {
+                figures = groups.firstIndex(of: group).map { RunFigures(metrics, group: $0) }
+            } else {
+                figures = RunFigures(metrics)
+            }
+            let value = figures.flatMap { Self.value(of: threshold.metric, in: $0) }
             return ThresholdResult(
                 threshold: threshold, value: value,
                 passed: value.map { threshold.comparison.holds($0, threshold.limit) } ?? false)
         }
     }
 
-    /// What `metric` measured over the run; nil when it has nothing to measure.
-    public static func value(of metric: Threshold.Metric, in metrics: FleetMetrics) -> Double? {
-        let outcomes = metrics.uploads.overall
+    /// What `metric` measured; nil when it has nothing to measure.
+    public static func value(of metric: Threshold.Metric, in figures: RunFigures) -> Double? {
+        let outcomes = figures.uploads
         let uploads = outcomes.values.reduce(0) { $0 + $1.count }
         func share(_ count: Int, _ kind: Threshold.Metric.Share) -> Double? {
             switch kind {
@@ -28,10 +37,11 @@ public struct ThresholdResult: Sendable, Hashable {
             case .rate: uploads == 0 ? nil : Double(count) / Double(uploads)
             }
         }
+        let fixes = figures.fixes.ledger
         switch metric {
         case .latency(let fraction, _):
             guard uploads > 0 else { return nil }
-            return fraction >= 1 ? metrics.latency.max : metrics.latency.percentile(fraction)
+            return fraction >= 1 ? figures.latency.max : figures.latency.percentile(fraction)
         case .errors(let kind):
             let failed = outcomes.filter { !$0.key.isSuccess }.values.reduce(0) { $0 + $1.count }
             return share(failed, kind)
@@ -42,12 +52,32 @@ public struct ThresholdResult: Sendable, Hashable {
             return share(count, kind)
         case .uploads:
             return Double(uploads)
-        case .fixes(.admitted): return Double(metrics.fixesStored)
-        case .fixes(.acknowledged): return Double(metrics.fixes.ledger.acknowledged)
-        case .fixes(.lost): return Double(metrics.fixesLostByCause.values.reduce(0, +))
-        case .fixes(.pending): return Double(metrics.fixes.ledger.pending)
+        case .fixes(let count):
+            switch count {
+            case .admitted: return Double(fixes.admitted)
+            case .acknowledged: return Double(fixes.acknowledged)
+            case .rejected: return Double(fixes.rejected)
+            case .pending: return Double(fixes.pending)
+            case .expired: return Double(fixes.expired)
+            case .deleted: return Double(fixes.deleted)
+            case .lost: return Double(fixes.lost)
+            case .unaccounted: return Double(figures.fixes.unaccounted)
+            }
         case .acknowledgedPerSecond:
-            return metrics.realSeconds > 0 ? Double(metrics.fixes.ledger.acknowledged) / metrics.realSeconds : nil
+            return figures.realSeconds > 0 ? Double(fixes.acknowledged) / figures.realSeconds : nil
+        case .fixAge(let fraction, _):
+            let age = figures.fixes.ageAtAcknowledgement
+            guard age.count > 0 else { return nil }
+            return fraction >= 1 ? age.max : age.percentile(fraction)
+        case .backlogMax:
+            return Double(figures.fixes.maxPending)
+        case .duplicates(.batches):
+            return Double(figures.fixes.unheardAcknowledgements.batches)
+        case .duplicates(.fixes):
+            return Double(figures.fixes.unheardAcknowledgements.fixes)
+        case .drainMax:
+            // No fault ended: nothing drained, so nothing took long.
+            return figures.drains.map { Double($0.drainMillis ?? figures.virtualNow - $0.endedAt) }.max() ?? 0
         }
     }
 
@@ -60,10 +90,65 @@ public struct ThresholdResult: Sendable, Hashable {
     public var valueText: String {
         guard let value else { return "no data" }
         switch threshold.metric {
-        case .latency: return "\((value * 10).rounded() / 10)ms"
+        case .latency, .fixAge, .drainMax: return "\((value * 10).rounded() / 10)ms"
         case .errors(.rate), .status(_, .rate), .failure(_, .rate): return "\((value * 10_000).rounded() / 10_000)"
         case .acknowledgedPerSecond: return "\((value * 10).rounded() / 10)/s"
         default: return String(Int64(value))
         }
+    }
+}
+
+/// The thresholds a run is checked against: the command line's and the fleet file's, or, with
+/// none given, the defaults, which fail the run only when it is strict.
+public struct ThresholdSet: Sendable, Hashable {
+    public var thresholds: [Threshold]
+    /// Whether one that fails fails the run (exit 99).
+    public var counted: Bool
+    /// None was given: these are `Threshold.defaults`.
+    public var areDefaults: Bool
+
+    public init(given: [Threshold], strict: Bool) {
+        areDefaults = given.isEmpty
+        thresholds = given.isEmpty ? Threshold.defaults : given
+        counted = !given.isEmpty || strict
+    }
+
+    /// Each checked against the run.
+    public func check(_ metrics: FleetMetrics, groups: [String]) -> [ThresholdResult] {
+        ThresholdResult.check(thresholds, against: metrics, groups: groups)
+    }
+}
+
+/// What thresholds and reports read of a run, for the whole fleet or one group.
+public struct RunFigures: Sendable {
+    /// Upload outcomes with their latency.
+    public var uploads: [TransferOutcome: UploadStats.Tally]
+    /// Every upload's latency.
+    public var latency: LatencyHistogram
+    public var fixes: FixAccount
+    public var realSeconds: Double
+    /// The fleet's drains (a group has no drains of its own: faults act across groups).
+    public var drains: [FaultDrain]
+    public var virtualNow: Int64
+
+    /// The whole fleet's.
+    public init(_ metrics: FleetMetrics) {
+        uploads = metrics.uploads.overall
+        latency = metrics.latency
+        fixes = metrics.fixes
+        realSeconds = metrics.realSeconds
+        drains = metrics.drains
+        virtualNow = metrics.virtualNow
+    }
+
+    /// Group `group`'s (by index); empty figures for a group that has done nothing yet.
+    public init(_ metrics: FleetMetrics, group: Int) {
+        let uploads = metrics.uploadsByGroup.indices.contains(group) ? metrics.uploadsByGroup[group] : GroupUploads()
+        self.uploads = uploads.byOutcome
+        latency = uploads.latency
+        fixes = metrics.fixesByGroup.indices.contains(group) ? metrics.fixesByGroup[group] : FixAccount()
+        realSeconds = metrics.realSeconds
+        drains = metrics.drains
+        virtualNow = metrics.virtualNow
     }
 }

@@ -1,3 +1,18 @@
+/// One group's uploads over the run: outcomes with their latency, and the latency of them all.
+public struct GroupUploads: Sendable {
+    public var byOutcome: [TransferOutcome: UploadStats.Tally] = [:]
+    public var latency = LatencyHistogram()
+
+    public init() {}
+
+    mutating func record(_ outcome: TransferOutcome, latencyMillis: Double, serverMillis: Double?) {
+        byOutcome[outcome, default: UploadStats.Tally()].count += 1
+        byOutcome[outcome]!.latency.record(latencyMillis)
+        if let serverMillis { byOutcome[outcome]!.serverLatency.record(serverMillis) }
+        latency.record(latencyMillis)
+    }
+}
+
 /// Upload outcomes (`200`, `503`, `timeout`, `offline`) as the devices heard them, with their
 /// latency: over the whole run, and per real second for the last few seconds (buckets of one
 /// second that rotate), so the admin API can say both what happened and what is happening.

@@ -60,10 +60,12 @@ public final class FleetRuntime: Sendable {
     /// a few times a second and after every control command.
     public var snapshot: FleetSnapshot { publishedSnapshot.withLock { $0 } }
 
-    /// Where the run is: `starting` until `run()` is called, `running` while its loop takes
-    /// commands, `stopping` once it has been asked to stop or its duration is over.
+    /// Where the run is: `starting` until `run()` has opened the stores and published the first
+    /// snapshot (so a health check never passes before the API has a fleet to show), `running`
+    /// while its loop takes commands, `stopping` once it has been asked to stop or its duration
+    /// is over.
     public var phase: RunPhase {
-        guard running.withLock({ $0 }) else { return .starting }
+        guard running.withLock({ $0 }), publishedSnapshot.withLock({ $0.sequence }) > 0 else { return .starting }
         return inbox.withLock { $0.finished || $0.stopRequested } ? .stopping : .running
     }
 

@@ -22,7 +22,7 @@ struct BeekonFleet: ParsableCommand {
             Beekon SDK does.
             """,
         version: BuildInfo.version,
-        subcommands: [Run.self, Receive.self, Validate.self, Actions.self, OpenAPI.self]
+        subcommands: [Run.self, Receive.self, Validate.self, Actions.self, OpenAPI.self, ReportSchema.self]
     )
 
     /// Sets up logging once, at the chosen command's level, before the command runs.
@@ -109,8 +109,10 @@ struct Run: LoggingCommand {
         name: .customLong("threshold"),
         help: ArgumentHelp(
             "A criterion the run must meet, as k6's thresholds: `upload.latency.p99 < 500ms`, "
-                + "`upload.errors.rate < 0.01`, `upload.status.503.rate < 1%`, `fixes.lost == 0` (repeatable; "
-                + "with the fleet file's `thresholds:`). One that fails makes the run exit 99.",
+                + "`upload.errors.rate < 0.01`, `upload.status.503.rate < 1%`, `fixes.lost == 0`, "
+                + "`fixes.age.p99 < 5m`, `backlog.max < 1000`, `duplicates.fixes == 0`, `drain.max < 10m`; "
+                + "one group's with `METRIC{group: NAME}` (repeatable; with the fleet file's `thresholds:`). "
+                + "One that fails makes the run exit 99. The README lists every metric.",
             valueName: "expression"),
         transform: { text in
             do throws(ThresholdProblem) {
@@ -127,6 +129,26 @@ struct Run: LoggingCommand {
             fail the run too (exit 99); without it they are only reported.
             """)
     var strict = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Write the run's report here at its end (JSON; its schema: `beekon-fleet report-schema`).",
+            valueName: "file"))
+    var report: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Write the run as one self-contained HTML page at its end (opens offline): the verdict, where the "
+                + "fixes went, uploads, and charts over the run with the faults shaded.",
+            valueName: "file"))
+    var html: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Write the run as CSV at its end, as Locust's --csv: PREFIX_stats.csv, PREFIX_fixes.csv, "
+                + "PREFIX_stats_history.csv (a row per 10 virtual seconds).",
+            valueName: "prefix"))
+    var csv: String?
 
     @Option(help: "A CA bundle for an HTTPS ingest server.")
     var caFile: String?
@@ -178,6 +200,26 @@ struct Run: LoggingCommand {
             case .failure(let problem): throw CommandFailure(problem.description, exitCode: .usage)
             }
         }
+        if let report { try Self.checkWritable(report, for: "--report") }
+        if let csv {
+            for (suffix, _) in RunCSV.files(FleetSnapshot()) { try Self.checkWritable(csv + suffix, for: "--csv") }
+        }
+        var chartsScript = ""
+        if let html {
+            try Self.checkWritable(html, for: "--html")
+            switch RunHTML.chartsScript() {
+            case .success(let script): chartsScript = script
+            case .failure(let missing): throw CommandFailure("--html: \(missing)", exitCode: .usage)
+            }
+        }
+        for threshold in thresholds {
+            if let group = threshold.group, !fleet.groups.contains(where: { $0.name == group }) {
+                throw CommandFailure(
+                    "--threshold `\(threshold.expression)`: \(path) has no group \"\(group)\" (it has "
+                        + fleet.groups.map { "\"\($0.name)\"" }.joined(separator: ", ") + ")",
+                    exitCode: .usage)
+            }
+        }
         let devices = fleet.groups.reduce(0) { $0 + $1.count }
         let embedded = fleet.needsIngestURL && ingest == nil
         let idle = HTTPTransport.defaultMaxIdleConnections
@@ -208,7 +250,7 @@ struct Run: LoggingCommand {
                     connections: DescriptorBudget.receiverConnections(
                         devices: devices, maxConnections: maxConnections, idleConnections: idle))
             }
-            let options = RunOptions(
+            var options = RunOptions(
                 dataDirectory: data, ingest: ingest ?? receiver?.url, warp: warp, seed: seed,
                 realDurationMillis: duration,
                 virtualDurationMillis: virtualDuration,
@@ -216,6 +258,8 @@ struct Run: LoggingCommand {
                 maxOpenStores: budget.openStores(limit: openFiles), maxConnections: maxConnections, caFile: caFile,
                 // Modelled when asked for here; otherwise as the fleet file says (max warp implies it).
                 insecure: insecure, transferTiming: deterministic ? .deterministic : nil)
+            options.thresholds = thresholds
+            options.strictThresholds = strict
             do {
                 runtime = try FleetRuntime(fleet: fleet, options: options, logger: logger)
             } catch {
@@ -249,6 +293,8 @@ struct Run: LoggingCommand {
         // The slow-server warning: when new slow answers came, at most once a real minute.
         var slowAnswersSeen = 0
         var lastWarning: Date?
+        let abort = ThresholdAbort(runtime: runtime, thresholds: (thresholds + fleet.thresholds).filter(\.abortOnFail))
+        defer { abort.cancel() }
         let end = try runtime.run(progressEverySeconds: 5) { metrics in
             print(ProgressLine.text(metrics))
             if metrics.slowAnswers > slowAnswersSeen, lastWarning.map({ Date().timeIntervalSince($0) >= 60 }) ?? true {
@@ -259,9 +305,27 @@ struct Run: LoggingCommand {
             }
         }
         for interrupt in interrupts { interrupt.cancel() }
-        // The verdict first, so the run's last lines stay its digest, its end and the receiver's.
-        let passed = verdict(fleet: fleet, metrics: runtime.metrics)
         let sent = runtime.metrics.sent
+        let snapshot = runtime.snapshot
+        let results = snapshot.thresholds.check(snapshot.metrics, groups: snapshot.groups)
+        let abortedBy = abort.cancel()
+        let passed = abortedBy == nil && (!snapshot.thresholds.counted || results.allSatisfy(\.passed))
+        let stats = receiver?.stats()
+        let runReport = RunReportBody(
+            snapshot, end: end, abortedBy: abortedBy.map { .init(expression: $0.result.threshold.expression) },
+            exitCode: passed ? 0 : Int(RunExit.thresholdFailed),
+            digest: sent.text,
+            receiver: stats.map { .init(batches: $0.duplicateBatches, fixes: $0.duplicateFixes) })
+        for line in RunSummary.lines(runReport) { print("beekon-fleet: " + line) }
+        // The verdict next, so the run's last lines stay its digest, its end and the receiver's.
+        verdict(snapshot.thresholds, results, metrics: snapshot.metrics)
+        if let abortedBy {
+            print(
+                "beekon-fleet: aborted at \(Timestamp.text(unixMillis: abortedBy.at)): "
+                    + "`\(abortedBy.result.threshold.expression)` failed (\(abortedBy.result.valueText)) "
+                    + "and has abortOnFail (exit 99)"
+            )
+        }
         print(
             "beekon-fleet: sent \(sent.count) requests, digest \(sent.text)"
                 + (!runtime.startsModelled
@@ -271,26 +335,52 @@ struct Run: LoggingCommand {
                             + "give the fleet file a clock.start to reproduce it)"
                         : " (the same fleet file, seed and answers give the same digest)"))
         print("beekon-fleet: done. \(ProgressLine.ending(end)) " + ProgressLine.text(runtime.metrics))
-        if let receiver {
-            let stats = receiver.stats()
+        if let stats {
             print(
                 "beekon-fleet: the receiver stored \(stats.fixesStored) fixes in \(stats.batchesStored) batches; "
                     + "duplicates seen: \(stats.duplicateBatches) batches, \(stats.duplicateFixes) fixes")
         }
+        var files: [(path: String, text: String)] = []
+        if let report { files.append((report, runReport.fileText)) }
+        if let csv { files += RunCSV.files(snapshot).map { (csv + $0.suffix, $0.text) } }
+        if let html { files.append((html, RunHTML.page(runReport, snapshot: snapshot, chartsScript: chartsScript))) }
+        for (path, text) in files {
+            do {
+                try replaceFile(path, with: text)
+                print("beekon-fleet: written: \(path)")
+            } catch {
+                // The run's verdict stands; a file missing is said, and exits 1 if it passed.
+                logger.error("\(error)")
+                if passed { throw ExitCode.failure }
+            }
+        }
         if !passed { throw ExitCode(RunExit.thresholdFailed) }
     }
 
-    /// The thresholds checked against the run, printed ✓/✗ with their values; false (exit 99)
-    /// when one that counts failed. Given ones (flags, then the fleet file's) always count; with
-    /// none given, the defaults are checked and count only with `--strict`.
-    private func verdict(fleet: FleetFile, metrics: FleetMetrics) -> Bool {
-        let given = thresholds + fleet.thresholds
-        let results = ThresholdResult.check(given.isEmpty ? Threshold.defaults : given, against: metrics)
-        let counted = !given.isEmpty || strict
+    /// Refuses, before anything runs, a file path whose folder does not exist or cannot be written.
+    static func checkWritable(_ path: String, for option: String) throws {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw CommandFailure("\(option) \(path): the folder \(folder) does not exist", exitCode: .usage)
+        }
+        guard access(folder, W_OK) == 0 else {
+            throw CommandFailure("\(option) \(path): the folder \(folder) cannot be written", exitCode: .usage)
+        }
+        var isExisting: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isExisting), isExisting.boolValue {
+            throw CommandFailure("\(option) \(path) is a folder; expected a file", exitCode: .usage)
+        }
+    }
+
+    /// The thresholds checked against the run, printed ✓/✗ with their values, and whether the
+    /// run passed: given ones (flags, then the fleet file's) always count; with none given, the
+    /// defaults are checked and count only with `--strict`.
+    private func verdict(_ set: ThresholdSet, _ results: [ThresholdResult], metrics: FleetMetrics) {
         print(
-            given.isEmpty
+            set.areDefaults
                 ? "beekon-fleet: thresholds (the defaults: none was given; "
-                    + (strict ? "--strict makes them count):" : "they count only with --strict):")
+                    + (set.counted ? "--strict makes them count):" : "they count only with --strict):")
                 : "beekon-fleet: thresholds:")
         for result in results { print("  " + result.line) }
         let uploads = metrics.uploads.overall
@@ -302,13 +392,12 @@ struct Run: LoggingCommand {
                     : "beekon-fleet: no upload succeeded: \(tried) uploads, none answered 2xx")
         }
         let failed = results.filter { !$0.passed }.count
-        guard counted, failed > 0 else {
+        guard set.counted, failed > 0 else {
             let met = results.count - failed
-            print("beekon-fleet: \(counted ? "passed" : "thresholds"): \(met) of \(results.count) thresholds met")
-            return true
+            print("beekon-fleet: \(set.counted ? "passed" : "thresholds"): \(met) of \(results.count) thresholds met")
+            return
         }
         print("beekon-fleet: failed: \(failed) of \(results.count) thresholds not met (exit 99)")
-        return false
     }
 }
 
@@ -398,5 +487,47 @@ struct Validate: ParsableCommand {
             print(error.description)
             throw ExitCode.failure
         }
+    }
+}
+
+/// k6's `abortOnFail`: every real second, the thresholds that have it are checked against the
+/// published figures; the first that fails on a measured value (nothing measured yet is no
+/// failure here), once its `delayAbortEval` of virtual time has passed, stops the run.
+final class ThresholdAbort: @unchecked Sendable {
+    /// The threshold that stopped the run, and the virtual instant it failed at.
+    struct Abort {
+        var result: ThresholdResult
+        var at: Int64
+    }
+
+    private let lock = NSLock()
+    private var aborted: Abort?
+    private var timer: DispatchSourceTimer?
+
+    init(runtime: FleetRuntime, thresholds: [Threshold]) {
+        guard !thresholds.isEmpty else { return }
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { [weak self] in
+            let snapshot = runtime.snapshot
+            let elapsed = snapshot.virtualNow - snapshot.startedAt
+            let failed = ThresholdResult.check(thresholds, against: snapshot.metrics, groups: snapshot.groups).first {
+                $0.value != nil && !$0.passed && elapsed >= $0.threshold.delayAbortEvalMillis
+            }
+            guard let failed, let self else { return }
+            self.lock.withLock {
+                if self.aborted == nil { self.aborted = Abort(result: failed, at: snapshot.virtualNow) }
+            }
+            runtime.stop()
+        }
+        timer.resume()
+        self.timer = timer
+    }
+
+    /// Stops checking; the abort, if one happened.
+    @discardableResult
+    func cancel() -> Abort? {
+        timer?.cancel()
+        return lock.withLock { aborted }
     }
 }

@@ -70,17 +70,42 @@ struct OpenAPI: ParsableCommand {
                 "docs/openapi.yaml is empty (a shell redirect into it empties it before it is read: use --output)")
         }
         guard let output else { return print(document, terminator: "") }
-        // Written beside and renamed over, so a failure leaves the old file whole.
-        let temporary = output + ".partial"
-        do {
-            try Data(document.utf8).write(to: URL(fileURLWithPath: temporary))
-        } catch {
-            throw CommandFailure("cannot write \(temporary): \(error.localizedDescription)")
-        }
-        guard rename(temporary, output) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw CommandFailure("cannot replace \(output): \(reason)")
-        }
+        try replaceFile(output, with: document)
+    }
+}
+
+/// Prints the JSON Schema of `run --report`'s file and `GET /api/v1/report`'s answer.
+struct ReportSchema: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report-schema",
+        abstract: "Print the JSON Schema (2020-12) of the report `run --report FILE` writes.",
+        discussion: """
+            The same schema as `RunReport` in the OpenAPI document, generated from the report's type: \
+            `beekon-fleet report-schema --output docs/report.schema.json` brings the file up to date.
+            """)
+
+    @Option(name: .shortAndLong, help: "Write the schema to this file instead of stdout.")
+    var output: String?
+
+    func run() throws {
+        let schema = AdminDocuments.reportSchema
+        guard let output else { return print(schema, terminator: "") }
+        try replaceFile(output, with: schema)
+    }
+}
+
+/// Writes `text` to `path` beside it and renames it over, so a failure leaves the old file whole
+/// (and a file may be rewritten from itself).
+func replaceFile(_ path: String, with text: String) throws {
+    let temporary = path + ".partial"
+    do {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
+    } catch {
+        throw CommandFailure("cannot write \(temporary): \(error.localizedDescription)")
+    }
+    guard rename(temporary, path) == 0 else {
+        let reason = String(cString: strerror(errno))
+        unlink(temporary)
+        throw CommandFailure("cannot replace \(path): \(reason)")
     }
 }

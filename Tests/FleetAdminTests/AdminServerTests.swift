@@ -63,6 +63,43 @@ struct AdminServerTests {
         #expect(fixes["unaccounted"] == 0 && fixes["lost"] == 0 && fixes["carriedOver"] == 0)
     }
 
+    @Test(
+        """
+        GET /api/v1/report is the run's report live: the fix accounting adds up, uploads by outcome, the \
+        thresholds as they stand, per group; no end, exit code or digest until the run is over
+        """)
+    func liveReport() async throws {
+        let harness = try AdminHarness()
+        harness.simulated.advance(byMillis: 60_000)
+        let answer = await harness.call("GET", "/api/v1/report")
+        #expect(answer.status == 200)
+        let report = answer.object
+        #expect(report["name"] as? String == "admin-test")
+        #expect(report["started_at"] as? String == "2026-06-15T08:00:00.000Z")
+        #expect(report["virtual_seconds"] as? Double == 60)
+        #expect(report["ended_by"] is NSNull && report["exit_code"] is NSNull && report["digest"] is NSNull)
+        let fixes = try #require(report["fixes"] as? [String: Int])
+        // Answered by now: sent at least the answer's latency ago.
+        let sent = harness.uploadsSent.filter { $0.sentAt + AdminHarness.latencyMillis <= AdminHarness.start + 60_000 }
+        #expect(fixes["acknowledged"] == (try sent.map(Self.fixes).reduce(0, +)) && fixes["acknowledged"]! > 0)
+        #expect(fixes["admitted"] == fixes["acknowledged"]! + fixes["pending"]!)
+        #expect(fixes["unaccounted"] == 0)
+        let uploads = try #require(report["uploads"] as? [String: Any])
+        #expect(uploads["total"] as? Int == sent.count)
+        let ok = (uploads["by_outcome"] as? [String: [String: Any]])?["200"]
+        #expect(ok?["count"] as? Int == sent.count && ok?["rate"] as? Double == 1)
+        // No threshold given: the defaults, reported, not counted.
+        #expect(report["thresholds_count"] as? Bool == false)
+        #expect(
+            (report["thresholds"] as? [[String: Any]])?.map { $0["expression"] as? String } == [
+                "fixes.lost == 0", "upload.errors.rate < 0.05",
+            ])
+        let groups = try #require(report["groups"] as? [String: [String: Any]])
+        #expect(Array(groups.keys) == ["walkers"])
+        #expect(groups["walkers"]?["devices"] as? Int == 4)
+        #expect(groups["walkers"]?["fixes"] as? [String: Int] == fixes)
+    }
+
     @Test("GET /api/v1/fleet says when a run with a virtual duration ends, and virtual time stops there")
     func fleetSummaryEndsAt() async throws {
         let harness = try AdminHarness(duration: "10m")

@@ -1,4 +1,5 @@
 import BeekonNet
+import BeekonStore
 import Foundation
 import IngestReceiver
 import Testing
@@ -26,6 +27,18 @@ struct ThresholdTests {
             ("fixes.lost == 0", "fixes.lost", "==", 0),
             ("fixes.pending < 5000", "fixes.pending", "<", 5000),
             ("fixes.acknowledged.per_second > 50", "fixes.acknowledged.per_second", ">", 50),
+            ("fixes.rejected == 0", "fixes.rejected", "==", 0),
+            ("fixes.expired == 0", "fixes.expired", "==", 0),
+            ("fixes.deleted <= 10", "fixes.deleted", "<=", 10),
+            ("fixes.unaccounted == 0", "fixes.unaccounted", "==", 0),
+            ("fixes.age.p99 < 5m", "fixes.age.p99", "<", 300_000),
+            ("fixes.age.max < 2h", "fixes.age.max", "<", 7_200_000),
+            ("backlog.max < 1000", "backlog.max", "<", 1000),
+            ("duplicates.fixes == 0", "duplicates.fixes", "==", 0),
+            ("duplicates.batches < 3", "duplicates.batches", "<", 3),
+            ("drain.max < 10m", "drain.max", "<", 600_000),
+            ("upload.latency.p99{group: android} < 500ms", "upload.latency.p99", "<", 500),
+            ("fixes.lost{group:ios-walkers}== 0", "fixes.lost", "==", 0),
         ])
     func reads(text: String, metric: String, comparison: String, limit: Double) throws {
         let threshold = try Threshold.read(text)
@@ -33,6 +46,10 @@ struct ThresholdTests {
         #expect(threshold.comparison.rawValue == comparison)
         #expect(abs(threshold.limit - limit) < 1e-9, "\(threshold.limit)")
         #expect(threshold.expression == text.trimmingCharacters(in: .whitespaces))
+        let group = text.firstRange(of: "{group:").map { _ in
+            text.split(separator: ":")[1].split(separator: "}")[0].trimmingCharacters(in: .whitespaces)
+        }
+        #expect(threshold.group == group)
     }
 
     @Test(
@@ -45,12 +62,15 @@ struct ThresholdTests {
             ("upload.status.999.rate < 0.1", "is not a metric"),
             ("upload.status.50.rate < 0.1", "is not a metric"),
             ("upload.latency.p99 < fast", "\"fast\" is not a limit; expected a duration such as 500ms"),
-            ("upload.latency.p99 < 5m", "\"5m\" is not a limit"),
+            ("upload.latency.p99 < 5 min", "\"5 min\" is not a limit"),
+            ("backlog.max < 10m", "\"10m\" is not a limit; expected a number from 0"),
             ("upload.errors.rate < 1.5", "\"1.5\" is more than all; expected a share from 0 to 1"),
             ("upload.errors.rate < 150%", "is more than all"),
             ("fixes.lost < -1", "\"-1\" is not a limit"),
             ("fixes.lost < nan", "is not a limit"),
-            ("upload.errors.rate{group: android} < 0.01", "asks for one group"),
+            ("upload.errors.rate{group: android < 0.01", "with no closing }"),
+            ("upload.errors.rate{platform: ios} < 0.01", "filters on `platform: ios`, which is not `group: NAME`"),
+            ("upload.errors.rate{group: } < 0.01", "names no group"),
         ])
     func refuses(text: String, message: String) {
         do throws(ThresholdProblem) {
@@ -69,7 +89,28 @@ struct ThresholdTests {
             metrics.latency.record(latency)  // As the engine records every upload's.
         }
         if lost > 0 { metrics.fixesLostByCause = ["full": lost] }
-        metrics.fixes.ledger.acknowledged = 400
+        metrics.fixes.ledger = FixLedger(
+            admitted: 438 + lost, acknowledged: 400, rejected: 5, pending: 30, expired: 1, deleted: 2, lost: lost)
+        metrics.fixes.maxPending = 120
+        for second in 1...10 { metrics.fixes.ageAtAcknowledgement.record(Double(second) * 1000) }
+        metrics.fixes.unheardAcknowledgements = FixAccount.Resent(batches: 2, fixes: 3)
+        metrics.virtualNow = 1_000_000
+        metrics.drains = [
+            FaultDrain(
+                fault: 0, action: .networkOffline, startedAt: 0, endedAt: 100_000, pendingBefore: 5, pendingAtEnd: 90,
+                drainMillis: 90_000)
+        ]
+        // One group, "walkers": the 503s and the timeout were its; it lost nothing.
+        var walkers = GroupUploads()
+        for (outcome, latency) in outcomes where outcome != .status(200) {
+            walkers.byOutcome[outcome, default: UploadStats.Tally()].count += 1
+            walkers.latency.record(latency)
+        }
+        metrics.uploadsByGroup = [walkers]
+        var account = FixAccount()
+        account.ledger = FixLedger(
+            admitted: 10, acknowledged: 10, rejected: 0, pending: 0, expired: 0, deleted: 0, lost: 0)
+        metrics.fixesByGroup = [account]
         metrics.realSeconds = 8
         return metrics
     }
@@ -88,13 +129,30 @@ struct ThresholdTests {
             ("upload.latency.p50 < 200ms", true, "100."),
             ("fixes.lost == 0", false, "2"),
             ("fixes.acknowledged.per_second >= 50", true, "50.0/s"),
+            ("fixes.rejected == 5", true, "5"),
+            ("fixes.expired == 0", false, "1"),
+            ("fixes.deleted == 2", true, "2"),
+            ("fixes.pending < 30", false, "30"),
+            ("fixes.unaccounted == 0", true, "0"),
+            ("fixes.age.p50 <= 5.1s", true, "50"),
+            ("fixes.age.max < 10s", false, "10"),
+            ("backlog.max < 100", false, "120"),
+            ("duplicates.batches == 2", true, "2"),
+            ("duplicates.fixes == 0", false, "3"),
+            ("drain.max < 2m", true, "90000"),
+            ("upload.errors.rate{group: walkers} == 1", true, "1.0"),
+            ("upload.count{group: walkers} == 3", true, "3"),
+            ("fixes.lost{group: walkers} == 0", true, "0"),
+            ("upload.latency.p50{group: walkers} >= 100", true, "100"),
+            ("fixes.lost{group: nobody} == 0", false, "no data"),
         ])
     func measures(text: String, passed: Bool, shown: String) throws {
         let outcomes: [(TransferOutcome, Double)] =
             Array(repeating: (.status(200), 100), count: 7) + [(.status(503), 100), (.status(503), 100)]
             + [(.failed(.timeout), 30_000)]
         let result = try #require(
-            ThresholdResult.check([Threshold.read(text)], against: Self.metrics(outcomes, lost: 2)).first)
+            ThresholdResult.check([Threshold.read(text)], against: Self.metrics(outcomes, lost: 2), groups: ["walkers"])
+                .first)
         #expect(result.passed == passed, "\(result.line)")
         #expect(result.valueText.hasPrefix(shown), "\(result.valueText)")
         #expect(result.line.hasPrefix(passed ? "✓ " : "✗ "))
@@ -128,6 +186,41 @@ struct ThresholdTests {
                 "\(error)")
         }
     }
+
+    @Test(
+        "k6's object form: abortOnFail and delayAbortEval are read; a missing group or an unknown key is reported",
+        arguments: [
+            ("  - {threshold: \"upload.errors.rate < 0.5\", abortOnFail: true, delayAbortEval: 2m}\n", nil),
+            ("  - {threshold: \"upload.errors.rate < 0.5\"}\n", nil),
+            (
+                "  - {threshold: \"upload.errors.rate < 0.5\", abortOnFail: yes please}\n",
+                "fleet.yaml:16:58: error: \"yes please\" is not true or false"
+            ),
+            (
+                "  - {threshold: \"upload.errors.rate < 0.5\", abort: true}\n",
+                "fleet.yaml:16:45: error: unknown key \"abort\" in a threshold; expected one of abortOnFail"
+            ),
+            ("  - {abortOnFail: true}\n", "fleet.yaml:16:5: error: a threshold with no `threshold:`"),
+            (
+                "  - \"fixes.lost{group: cars} == 0\"\n",
+                "fleet.yaml:16:5: error: `fixes.lost{group: cars} == 0` names group \"cars\", which the fleet file "
+                    + "does not have; expected one of \"walkers\""
+            ),
+        ] as [(String, String?)])
+    func fleetFileObjectForm(entry: String, problem: String?) throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        do {
+            let fleet = try workspace.fleet(FleetRuntimeTests.yaml(devices: 1) + "thresholds:\n" + entry)
+            #expect(problem == nil, "read: \(fleet.thresholds)")
+            let threshold = try #require(fleet.thresholds.first)
+            #expect(threshold.expression == "upload.errors.rate < 0.5")
+            #expect(threshold.abortOnFail == entry.contains("abortOnFail: true"))
+            #expect(threshold.delayAbortEvalMillis == (entry.contains("2m") ? 120_000 : 0))
+        } catch {
+            #expect(problem.map { "\(error)".contains($0) } == true, "\(error)")
+        }
+    }
 }
 
 /// `beekon-fleet run` says pass or fail: exit 0 when every threshold is met, 99 when one is not,
@@ -155,13 +248,121 @@ struct RunVerdictTests {
         defer { workspace.cleanUp() }
         let receiver = try workspace.receiver()
         defer { receiver.stop() }
+        let report = workspace.folder.appendingPathComponent("run.json").path
         let outcome = try Self.run(
             workspace, ingest: receiver.url,
-            arguments: ["--threshold", "upload.errors.rate < 0.01", "--threshold", "upload.latency.p99 < 1s"])
+            arguments: [
+                "--threshold", "upload.errors.rate < 0.01", "--threshold", "upload.latency.p99 < 1s", "--threshold",
+                "fixes.lost{group: walkers} == 0", "--report", report, "--csv",
+                workspace.folder.appendingPathComponent("run").path,
+            ])
         #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
         #expect(outcome.output.contains("  ✓ upload.errors.rate < 0.01  (0.0)"), "\(outcome.output)")
         #expect(outcome.output.contains("  ✓ upload.latency.p99 < 1s  (100.0ms)"), "\(outcome.output)")
-        #expect(outcome.output.contains("beekon-fleet: passed: 2 of 2 thresholds met"))
+        #expect(outcome.output.contains("  ✓ fixes.lost{group: walkers} == 0  (0)"), "\(outcome.output)")
+        #expect(outcome.output.contains("beekon-fleet: passed: 3 of 3 thresholds met"))
+        // The summary, then the report, which says the same.
+        #expect(outcome.output.contains("every admitted fix is accounted for; none was lost"), "\(outcome.output)")
+        #expect(outcome.output.contains("beekon-fleet:   uploads ........... "), "\(outcome.output)")
+        #expect(outcome.output.contains("beekon-fleet: written: \(report)"))
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        #expect(json["exit_code"] as? Int == 0)
+        #expect(json["ended_by"] as? String == "virtual_time_limit")
+        #expect(json["virtual_seconds"] as? Double == 600)
+        let fixes = try #require(json["fixes"] as? [String: Int])
+        let stats = receiver.stats()
+        #expect(fixes["acknowledged"] == stats.fixesStored && stats.fixesStored > 0)
+        #expect(
+            fixes["carried_over"]! + fixes["admitted"]!
+                == fixes["acknowledged"]! + fixes["rejected"]! + fixes["pending"]! + fixes["expired"]!
+                + fixes["deleted"]! + fixes["lost"]!)
+        #expect(fixes["unaccounted"] == 0 && fixes["lost"] == 0)
+        let duplicates = try #require(json["duplicates"] as? [String: Any])
+        #expect(duplicates["receiver_batches"] is NSNull, "another server's duplicates are not known")
+        let thresholds = try #require(json["thresholds"] as? [[String: Any]])
+        #expect(thresholds.map { $0["passed"] as? Bool } == [true, true, true])
+        #expect(thresholds.map { $0["group"] as? String } == [nil, nil, "walkers"])
+        let groups = try #require(json["groups"] as? [String: [String: Any]])
+        #expect((groups["walkers"]?["fixes"] as? [String: Int]) == fixes)
+
+        // The CSV files, as Locust's: stats per group and outcome, the accounting, the history.
+        func rows(_ suffix: String) throws -> [[String]] {
+            let text = try String(
+                contentsOf: workspace.folder.appendingPathComponent("run" + suffix), encoding: .utf8)
+            #expect(text.hasSuffix("\r\n"))
+            return text.split(separator: "\r\n").map {
+                $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            }
+        }
+        let statsRows = try rows("_stats.csv")
+        #expect(statsRows.first?.prefix(4) == ["Group", "Outcome", "Kind", "Count"])
+        #expect(
+            statsRows.dropFirst().map { $0.prefix(2) } == [
+                ["walkers", "200"], ["walkers", "Aggregated"], ["Aggregated", "200"], ["Aggregated", "Aggregated"],
+            ])
+        #expect(statsRows.last?[3] == String(receiver.stats().batchesStored))
+        let accounting = try rows("_fixes.csv")
+        #expect(accounting.map(\.first) == ["Group", "walkers", "Aggregated"])
+        #expect(accounting.last?[3] == String(fixes["acknowledged"]!))
+        let history = try rows("_stats_history.csv")
+        // Ten virtual minutes in 10 s rows, each row's uploads adding up to the run's.
+        #expect(history.count >= 61 && history.count <= 62, "\(history.count) rows")
+        let uploadsColumn = try #require(history.first?.firstIndex(of: "Uploads"))
+        #expect(
+            history.dropFirst().compactMap { Int($0[uploadsColumn]) }.reduce(0, +) == receiver.stats().batchesStored)
+    }
+
+    @Test(
+        """
+        a threshold with abortOnFail stops the run once it fails past its delay: exit 99, said, and \
+        the report ends by it, long before the run's length
+        """)
+    func abortOnFail() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let receiver = try workspace.receiver { configuration in
+            configuration.script = AnswerScript(seed: 5, mix: [MixEntry(.status(503), percent: 50)])
+        }
+        defer { receiver.stop() }
+        let path = workspace.folder.appendingPathComponent("fleet.yaml").path
+        try
+            (FleetRuntimeTests.yaml(devices: 10, sync: "{syncThreshold: 1, intervalSeconds: 60}")
+            + "thresholds:\n  - {threshold: \"upload.status.503.rate < 10%\", abortOnFail: true, delayAbortEval: 2m}\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let report = workspace.folder.appendingPathComponent("run.json").path
+        let outcome = try RunStartTests.run([
+            "run", path, "--data", workspace.data, "--admin", "off", "--warp", "120", "--for", "2h", "--ingest",
+            receiver.url, "--report", report,
+        ])
+        #expect(outcome.status == 99, "\(outcome.output)\(outcome.errors)")
+        #expect(outcome.output.contains("`upload.status.503.rate < 10%` failed (0."), "\(outcome.output)")
+        #expect(outcome.output.contains("and has abortOnFail (exit 99)"))
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        #expect(json["ended_by"] as? String == "threshold_abort")
+        #expect(json["aborted_by"] as? String == "upload.status.503.rate < 10%")
+        #expect(json["exit_code"] as? Int == 99)
+        // Not before its delay, and long before the run's two hours.
+        let seconds = json["virtual_seconds"] as? Double ?? 0
+        #expect(seconds >= 120 && seconds < 1800, "\(seconds) virtual s")
+    }
+
+    @Test(
+        "a report whose folder is missing, or a threshold on a group the fleet lacks, is refused at once: exit 64"
+    )
+    func refusedBeforeTheRun() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let missing = try Self.run(
+            workspace, ingest: "http://127.0.0.1:9/ingest", arguments: ["--report", "/nonexistent/run.json"])
+        #expect(missing.status == 64, "\(missing.output)\(missing.errors)")
+        #expect(missing.errors.contains("--report /nonexistent/run.json: the folder /nonexistent does not exist"))
+        let group = try Self.run(
+            workspace, ingest: "http://127.0.0.1:9/ingest", arguments: ["--threshold", "fixes.lost{group: cars} == 0"])
+        #expect(group.status == 64, "\(group.output)\(group.errors)")
+        #expect(group.errors.contains("has no group \"cars\" (it has \"walkers\")"), "\(group.errors)")
+        #expect(!FileManager.default.fileExists(atPath: workspace.data + "/devices"), "the run started")
     }
 
     @Test(
@@ -173,10 +374,20 @@ struct RunVerdictTests {
             configuration.script = AnswerScript(seed: 5, mix: [MixEntry(.status(503), percent: 50)])
         }
         defer { receiver.stop() }
+        let report = workspace.folder.appendingPathComponent("run.json").path
         let outcome = try Self.run(
             workspace, ingest: receiver.url,
-            arguments: ["--threshold", "upload.status.503.rate < 10%", "--threshold", "fixes.lost == 0"])
+            arguments: [
+                "--threshold", "upload.status.503.rate < 10%", "--threshold", "fixes.lost == 0", "--report", report,
+            ])
         #expect(outcome.status == 99, "\(outcome.output)\(outcome.errors)")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        #expect(json["exit_code"] as? Int == 99)
+        let failed = (json["thresholds"] as? [[String: Any]])?.first
+        #expect(failed?["expression"] as? String == "upload.status.503.rate < 10%")
+        #expect(failed?["passed"] as? Bool == false)
+        #expect((failed?["value"] as? Double ?? 0) > 0.3)
         #expect(outcome.output.contains("  ✗ upload.status.503.rate < 10%  (0."), "\(outcome.output)")
         #expect(outcome.output.contains("  ✓ fixes.lost == 0  (0)"))
         #expect(outcome.output.contains("beekon-fleet: failed: 1 of 2 thresholds not met (exit 99)"))

@@ -9,4 +9,4 @@ cd "$(dirname "$0")/../.."
 source tests/fleet-for-tests.sh
 
 start_fleet "${1:-.build/debug/beekon-fleet}" --warp 30 --duration 15m
-BEEKON_ADMIN_URL="$URL" python3 -m pytest -v tests/browser ${PYTEST_ARGS:-}
+BEEKON_ADMIN_URL="$URL" BEEKON_FLEET_BIN="${1:-.build/debug/beekon-fleet}" python3 -m pytest -v tests/browser ${PYTEST_ARGS:-}

@@ -237,11 +237,13 @@ def test_the_fleets_uploads_land_in_the_receiver(run):
 
 
 def test_restart_fleet_resumes_the_same_devices_delivers_their_pending_fixes_and_loses_nothing(run):
-    # Before: every admitted fix is either uploaded or pending, and the receiver has the uploads.
+    # Before: every admitted fix is either acknowledged or pending, and the receiver has the
+    # acknowledged ones.
     before = settle()
     fixes = before["fixes"]
-    assert fixes["admitted"] == fixes["uploaded"] + fixes["pending"], fixes
-    assert receiver_stats()["fixes"]["stored"] == fixes["uploaded"]
+    assert fixes["carriedOver"] == 0 and fixes["lost"] == 0 and fixes["unaccounted"] == 0, fixes
+    assert fixes["admitted"] == fixes["acknowledged"] + fixes["pending"], fixes
+    assert receiver_stats()["fixes"]["stored"] == fixes["acknowledged"]
     install_ids = {device_id: device["installId"] for device_id, device in devices().items()}
     pending_before = pending_fix_ids(install_ids)
     assert len(pending_before) == fixes["pending"] > 0
@@ -259,6 +261,9 @@ def test_restart_fleet_resumes_the_same_devices_delivers_their_pending_fixes_and
     second = settle()
     pending_after = pending_fix_ids(install_ids)
     assert len(pending_after) == second["fixes"]["pending"]
+    # The new run's accounting starts from what the stores held: the first run's pending fixes.
+    assert second["fixes"]["carriedOver"] == len(pending_before), second["fixes"]
+    assert second["fixes"]["unaccounted"] == 0 and second["fixes"]["lost"] == 0, second["fixes"]
     stats = receiver_stats()
     assert stats["batches"]["duplicates"] == 0 and stats["fixes"]["duplicates"] == 0
 
@@ -277,7 +282,7 @@ def test_restart_fleet_resumes_the_same_devices_delivers_their_pending_fixes_and
     assert set(held) == pending_after and len(held) == len(pending_after)
     assert pending_before <= set(received), "a fix pending at the restart never arrived"
     assert not (set(held) & set(received)), "a fix is both delivered and still pending"
-    assert len(received) == fixes["uploaded"] + second["fixes"]["uploaded"]
+    assert len(received) == fixes["acknowledged"] + second["fixes"]["acknowledged"]
     assert len(received) + len(held) == fixes["admitted"] + second["fixes"]["admitted"], "a fix was lost"
 
 

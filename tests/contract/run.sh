@@ -3,7 +3,8 @@
 # server on a free loopback port, runs Schemathesis over every operation of the OpenAPI document
 # the fleet serves (docs/openapi.yaml with the action schemas it generates)
 # (examples, coverage and fuzzing phases, every check; bounded by --max-examples and a time
-# budget), fails if the fleet is not running afterwards, and stops it (by its PID), pass or fail.
+# budget), fails if the fleet is not running afterwards, and stops it (by its PID), pass or fail;
+# then holds the run report (live, and a `run --report` file) to docs/report.schema.json.
 #   tests/contract/run.sh [path/to/beekon-fleet]   (default .build/debug/beekon-fleet)
 # Needs: pip install -r tests/contract/requirements.txt. CONTRACT_EXAMPLES (default 40) and
 # CONTRACT_SEED (default 1) tune the run, CONTRACT_ARGS adds Schemathesis arguments (e.g.
@@ -26,3 +27,4 @@ if ! fleet_alive; then
 fi
 [ "$st_status" -eq 0 ] || { echo "contract: Schemathesis failed (exit $st_status); report in $DATA/report" >&2; exit "$st_status"; }
 echo "contract: docs/openapi.yaml holds for every operation Schemathesis tried"
+python3 tests/contract/report_check.py "${1:-.build/debug/beekon-fleet}" "$URL" "$DATA"

@@ -1,0 +1,130 @@
+import BeekonDevice
+import FleetEngine
+import Foundation
+
+/// `run --csv PREFIX`: the run as CSV files, as Locust's `--csv` writes them: `PREFIX_stats.csv`
+/// (a row per group and upload outcome, and an `Aggregated` row per group and for the fleet),
+/// `PREFIX_fixes.csv` (the fix accounting per group and for the fleet) and
+/// `PREFIX_stats_history.csv` (a row per 10 virtual seconds, coarser for long runs: see
+/// `RunHistory`).
+package enum RunCSV {
+    /// The files and their text, by suffix (`_stats.csv`, …).
+    package static func files(_ snapshot: FleetSnapshot) -> [(suffix: String, text: String)] {
+        [("_stats.csv", stats(snapshot)), ("_fixes.csv", fixes(snapshot)), ("_stats_history.csv", history(snapshot))]
+    }
+
+    /// Each group's figures and then the fleet's, named.
+    private static func scopes(_ snapshot: FleetSnapshot) -> [(name: String, figures: RunFigures)] {
+        snapshot.groups.enumerated().map { ($1, RunFigures(snapshot.metrics, group: $0)) }
+            + [("Aggregated", RunFigures(snapshot.metrics))]
+    }
+
+    static func stats(_ snapshot: FleetSnapshot) -> String {
+        var rows = [
+            [
+                "Group", "Outcome", "Kind", "Count", "Share", "Per Second", "Latency p50 (ms)", "Latency p90 (ms)",
+                "Latency p95 (ms)", "Latency p99 (ms)", "Latency Max (ms)",
+            ]
+        ]
+        for (name, figures) in scopes(snapshot) {
+            let total = figures.uploads.values.reduce(0) { $0 + $1.count }
+            var all = LatencyHistogram()
+            for (outcome, tally) in figures.uploads.sorted(by: { $0.key < $1.key }) {
+                all.merge(tally.latency)
+                rows.append(
+                    [name, outcome.description, outcome.isNetwork ? "network" : "status"]
+                        + counts(tally.count, of: total, seconds: figures.realSeconds) + percentiles(tally.latency))
+            }
+            rows.append(
+                [name, "Aggregated", ""] + counts(total, of: total, seconds: figures.realSeconds) + percentiles(all))
+        }
+        return text(rows)
+    }
+
+    static func fixes(_ snapshot: FleetSnapshot) -> String {
+        var rows = [
+            [
+                "Group", "Carried Over", "Admitted", "Acknowledged", "Rejected", "Pending", "Expired", "Deleted",
+                "Lost",
+                "Unaccounted", "Max Pending", "Age at Ack p50 (ms)", "Age at Ack p90 (ms)", "Age at Ack p95 (ms)",
+                "Age at Ack p99 (ms)", "Age at Ack Max (ms)", "Unheard Acknowledged Batches",
+                "Unheard Acknowledged Fixes",
+            ]
+        ]
+        for (name, figures) in scopes(snapshot) {
+            let fixes = figures.fixes
+            let ledger = fixes.ledger
+            rows.append(
+                [name]
+                    + [
+                        fixes.carriedOver, ledger.admitted, ledger.acknowledged, ledger.rejected, ledger.pending,
+                        ledger.expired, ledger.deleted, ledger.lost, fixes.unaccounted, fixes.maxPending,
+                    ].map(String.init)
+                    + percentiles(fixes.ageAtAcknowledgement)
+                    + [String(fixes.unheardAcknowledgements.batches), String(fixes.unheardAcknowledgements.fixes)])
+        }
+        return text(rows)
+    }
+
+    static func history(_ snapshot: FleetSnapshot) -> String {
+        let history = snapshot.metrics.history
+        var outcomes = Set<TransferOutcome>()
+        for row in history.rows { outcomes.formUnion(row.outcomes.keys) }
+        let columns = outcomes.sorted()
+        var rows = [
+            ["Timestamp", "Unix ms", "Seconds", "Uploads"] + columns.map { "Uploads \($0)" }
+                + [
+                    "Latency p50 (ms)", "Latency p99 (ms)", "Fixes Admitted", "Fixes Acknowledged", "Fixes Pending",
+                    "Age at Ack p50 (ms)", "Age at Ack p99 (ms)",
+                ]
+        ]
+        let backlog = history.backlog
+        // Rows up to the instant the run reached: a last, partial one included.
+        let reached = Int((snapshot.virtualNow - history.start) / history.widthMillis)
+        for (index, row) in history.rows.enumerated() where index <= reached {
+            let start = history.start + Int64(index) * history.widthMillis
+            let total = row.outcomes.values.reduce(0, +)
+            rows.append(
+                [
+                    Timestamp.text(unixMillis: start), String(start), decimal(Double(history.widthMillis) / 1000),
+                    String(total),
+                ]
+                    + columns.map { String(row.outcomes[$0] ?? 0) }
+                    + [coarse(row.latency.percentile(0.5)), coarse(row.latency.percentile(0.99))]
+                    + [String(row.admitted), String(row.acknowledged), String(backlog[index])]
+                    + [
+                        coarse(row.ageAtAcknowledgement.percentile(0.5)),
+                        coarse(row.ageAtAcknowledgement.percentile(0.99)),
+                    ])
+        }
+        return text(rows)
+    }
+
+    private static func counts(_ count: Int, of total: Int, seconds: Double) -> [String] {
+        [
+            String(count), total == 0 ? "0" : decimal(Double(count) / Double(total)),
+            seconds > 0 ? decimal(Double(count) / seconds) : "0",
+        ]
+    }
+
+    private static func percentiles(_ histogram: LatencyHistogram) -> [String] {
+        [0.5, 0.9, 0.95, 0.99].map { decimal(histogram.percentile($0)) } + [decimal(histogram.max)]
+    }
+
+    private static func coarse(_ value: Double?) -> String { value.map(decimal) ?? "" }
+
+    private static func decimal(_ value: Double) -> String {
+        let rounded = (value * 1000).rounded() / 1000
+        return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
+    }
+
+    /// RFC 4180: fields with a comma, quote or line break quoted, quotes doubled; CRLF lines.
+    static func text(_ rows: [[String]]) -> String {
+        rows.map { row in
+            row.map { field in
+                field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+                    ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
+            }.joined(separator: ",")
+        }.joined(separator: "\r\n") + "\r\n"
+    }
+}

@@ -1,0 +1,218 @@
+import BeekonDevice
+import FleetEngine
+import FleetRuntime
+import Foundation
+
+/// `run --html FILE`: the run as one self-contained page that opens offline (no CDN, no request):
+/// the verdict and thresholds, the fix accounting and uploads per group, and charts over the
+/// whole run of uploads by outcome, latency, the backlog and fix age, with the timeline's faults
+/// as bands. The charts are the admin page's own (`web/charts.js`), inlined.
+package enum RunHTML {
+    /// A file the page needs that is not there, and where it was looked for.
+    package struct Missing: Error, CustomStringConvertible {
+        package var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// web/charts.js's text from the page's folder (`--web`, else the shipped one), or nil with
+    /// where it was looked for.
+    package static func chartsScript(web: String? = nil) -> Result<String, Missing> {
+        let files = WebFiles.locate(web: web)
+        guard let folder = files.webDirectory else {
+            return .failure(
+                Missing(
+                    "the admin page's folder (web/, for its charts) was not found; looked in "
+                        + ShippedFiles.searched("web").joined(separator: ", ")))
+        }
+        let path = URL(fileURLWithPath: folder).appendingPathComponent("charts.js").path
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return .failure(Missing("\(path) cannot be read (the HTML report inlines its charts)"))
+        }
+        return .success(String(decoding: data, as: UTF8.self))
+    }
+
+    /// The page for `report` (the figures) and `snapshot` (its history and timeline);
+    /// `chartsScript` is web/charts.js's text.
+    package static func page(_ report: RunReportBody, snapshot: FleetSnapshot, chartsScript: String) -> String {
+        let metrics = snapshot.metrics
+        let history = metrics.history
+        let width = Double(history.widthMillis) / 1000
+        let backlog = history.backlog
+        let reached = Int((snapshot.virtualNow - history.start) / max(1, history.widthMillis))
+        var uploads: [String] = []
+        var latency: [String] = []
+        var pending: [String] = []
+        var age: [String] = []
+        for (index, row) in history.rows.enumerated() where index <= reached {
+            let t = history.start + Int64(index + 1) * history.widthMillis
+            let perSecond = row.outcomes.sorted { $0.key < $1.key }.map {
+                "\(json($0.key.description)):\(number(Double($0.value) / width))"
+            }
+            uploads.append("{\"t\":\(t),\"v\":{\(perSecond.joined(separator: ","))}}")
+            latency.append(
+                "{\"t\":\(t),\"v\":{\"p50\":\(optional(row.latency.percentile(0.5))),"
+                    + "\"p99\":\(optional(row.latency.percentile(0.99)))}}")
+            pending.append("{\"t\":\(t),\"v\":{\"pending\":\(backlog[index])}}")
+            age.append(
+                "{\"t\":\(t),\"v\":{\"p50\":\(optional(row.ageAtAcknowledgement.percentile(0.5).map { $0 / 1000 })),"
+                    + "\"p99\":\(optional(row.ageAtAcknowledgement.percentile(0.99).map { $0 / 1000 }))}}")
+        }
+        let bands = metrics.timeline.map { fault in
+            "{\"from\":\(fault.startedAt),\"to\":\(fault.endsAt.map(String.init) ?? "null"),"
+                + "\"label\":\(json("\(fault.action.rawValue) (\(fault.applied))"))}"
+        }
+        let data =
+            "{\"uploads\":[\(uploads.joined(separator: ","))],\"latency\":[\(latency.joined(separator: ","))],"
+            + "\"pending\":[\(pending.joined(separator: ","))],\"age\":[\(age.joined(separator: ","))],"
+            + "\"bands\":[\(bands.joined(separator: ","))]}"
+
+        var body = ""
+        let verdict: String
+        switch report.exitCode {
+        case 0?: verdict = "<p class=\"pass\">Passed: every threshold that counts was met (exit 0).</p>"
+        case let code?: verdict = "<p class=\"fail\">Failed: a threshold was not met (exit \(code)).</p>"
+        case nil: verdict = "<p>The run is still going.</p>"
+        }
+        body += "<h1>\(html(report.name))</h1>\n"
+        body +=
+            "<p class=\"muted\">\(html(Timestamp.text(unixMillis: report.startedAt.unixMillis))) → "
+            + "\(html(Timestamp.text(unixMillis: report.virtualTime.unixMillis))) virtual, \(report.realSeconds) s real"
+            + (report.endedBy.map { "; ended: \($0.rawValue.replacingOccurrences(of: "_", with: " "))" } ?? "")
+            + "; seed \(html(report.seed))" + (report.digest.map { "; digest <code>\(html($0))</code>" } ?? "")
+            + "</p>\n" + verdict + "\n"
+        body += "<h2>Thresholds</h2>\n<table><tr><th></th><th>Threshold</th><th>Value</th></tr>\n"
+        for threshold in report.thresholds {
+            body +=
+                "<tr><td class=\"\(threshold.passed ? "pass" : "fail")\">\(threshold.passed ? "✓" : "✗")</td>"
+                + "<td><code>\(html(threshold.expression))</code></td>"
+                + "<td class=\"num\">\(threshold.value.map { number($0) } ?? "no data")</td></tr>\n"
+        }
+        body += "</table>\n"
+        if !report.thresholdsCount {
+            body += "<p class=\"muted\">None was given: these defaults are reported, not counted (see --strict).</p>\n"
+        }
+        body += "<h2>Where the fixes went</h2>\n" + fixesTable(report) + "\n"
+        body += "<h2>Uploads</h2>\n" + uploadsTable(report) + "\n"
+        body += "<h2>Over the run</h2>\n"
+        for (id, title) in [
+            ("chart-uploads", "Uploads by outcome (per second)"), ("chart-latency", "Upload latency (ms)"),
+            ("chart-pending", "Backlog (fixes pending)"), ("chart-age", "Fix age at acknowledgement (s)"),
+        ] {
+            body += "<figure><figcaption>\(title)</figcaption><canvas id=\"\(id)\"></canvas></figure>\n"
+        }
+        body += "<p class=\"muted\">Rows of \(number(width)) virtual s; faults of the timeline shaded.</p>\n"
+
+        let script = chartsScript + "\n" + drawScript
+        return """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>Beekon Fleet report: \(html(report.name))</title>
+            <style>\(style)</style>
+            </head>
+            <body>
+            \(body)<script type="application/json" id="report-data">\(scriptSafe(data))</script>
+            <script type="module">\(scriptSafe(script))</script>
+            </body>
+            </html>
+
+            """
+    }
+
+    private static func fixesTable(_ report: RunReportBody) -> String {
+        var rows = [("Fleet", report.fixes, report.fixAgeMs)]
+        if report.groups.entries.count > 1 {
+            rows += report.groups.entries.map { ($0.key, $0.value.fixes, $0.value.fixAgeMs) }
+        }
+        var text =
+            "<table><tr><th>Group</th><th>Carried over</th><th>Admitted</th><th>Acknowledged</th><th>Rejected</th>"
+            + "<th>Pending</th><th>Expired</th><th>Deleted</th><th>Lost</th><th>Unaccounted</th><th>Backlog peak</th>"
+            + "<th>Age at ack p50</th><th>p99</th></tr>\n"
+        for (name, fixes, age) in rows {
+            let cells = [
+                fixes.carriedOver, fixes.admitted, fixes.acknowledged, fixes.rejected, fixes.pending, fixes.expired,
+                fixes.deleted, fixes.lost, fixes.unaccounted, fixes.maxPending,
+            ].map { "<td class=\"num\">\($0)</td>" }.joined()
+            text +=
+                "<tr><td>\(html(name))</td>\(cells)<td class=\"num\">\(number(age.p50 / 1000)) s</td>"
+                + "<td class=\"num\">\(number(age.p99 / 1000)) s</td></tr>\n"
+        }
+        return text + "</table>"
+    }
+
+    private static func uploadsTable(_ report: RunReportBody) -> String {
+        var text =
+            "<table><tr><th>Group</th><th>Outcome</th><th>Count</th><th>Share</th><th>Per s</th><th>p50 ms</th>"
+            + "<th>p90 ms</th><th>p99 ms</th><th>Max ms</th></tr>\n"
+        var scopes = [("Fleet", report.uploads)]
+        if report.groups.entries.count > 1 { scopes += report.groups.entries.map { ($0.key, $0.value.uploads) } }
+        for (name, uploads) in scopes {
+            for (outcome, figures) in uploads.byOutcome.entries {
+                let latency = figures.latencyMs
+                text +=
+                    "<tr><td>\(html(name))</td><td>\(html(outcome))</td><td class=\"num\">\(figures.count)</td>"
+                    + "<td class=\"num\">\(number(figures.rate * 100)) %</td>"
+                    + "<td class=\"num\">\(number(figures.perSecond))</td>"
+                    + [latency.p50, latency.p90, latency.p99, latency.max].map {
+                        "<td class=\"num\">\(number($0))</td>"
+                    }
+                    .joined() + "</tr>\n"
+            }
+        }
+        return text + "</table>"
+    }
+
+    private static let style = """
+        body{font:14px/1.45 system-ui,sans-serif;color:#1c2430;margin:24px auto;max-width:1100px;padding:0 16px}
+        h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:22px 0 8px}
+        table{border-collapse:collapse;margin:4px 0}
+        th,td{border-bottom:1px solid #e3e7ec;padding:3px 8px;text-align:left}
+        td.num{text-align:right;font-variant-numeric:tabular-nums}.muted{color:#5b6676}
+        .pass{color:#2b8a3e;font-weight:600}.fail{color:#c92a2a;font-weight:600}
+        figure{margin:10px 0}figcaption{font-weight:600;margin-bottom:2px}
+        canvas{width:100%;height:220px;display:block;border:1px solid #e3e7ec;border-radius:4px}
+        """
+
+    /// Draws the four charts from the embedded data; each canvas says `data-drawn` once drawn.
+    private static let drawScript = """
+        const data = JSON.parse(document.getElementById("report-data").textContent);
+        const hhmm = t => new Date(t).toISOString().slice(5, 16).replace("T", " ");
+        for (const [id, series, unit, integer] of [
+          ["chart-uploads", data.uploads, "uploads/s", false], ["chart-latency", data.latency, "ms", false],
+          ["chart-pending", data.pending, "fixes", true], ["chart-age", data.age, "s", false],
+        ]) {
+          const canvas = document.getElementById(id);
+          const chart = new TimeChart(canvas, { unit, integer, windowMs: null, timeLabel: hhmm });
+          for (const point of series) chart.push(point.t, point.v);
+          chart.setBands(data.bands);
+          chart.draw();
+          canvas.dataset.drawn = String(series.length);
+        }
+        """
+
+    private static func number(_ value: Double) -> String {
+        let rounded = (value * 100).rounded() / 100
+        return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
+    }
+
+    private static func optional(_ value: Double?) -> String { value.map(number) ?? "null" }
+
+    /// A JSON string literal.
+    private static func json(_ text: String) -> String {
+        var writer = JSONWriter()
+        writer.string(text)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    private static func html(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    /// Text inside a <script>: `</` never closes it early.
+    private static func scriptSafe(_ text: String) -> String {
+        text.replacingOccurrences(of: "</", with: "<\\/")
+    }
+}

@@ -1,0 +1,384 @@
+import FleetDescription
+import FleetEngine
+
+/// A run's report: `run --report FILE` at its end and `GET /api/v1/report` live. Its members are
+/// snake_case, as a file other tools read (k6's and Locust's exports are); its JSON Schema is
+/// generated from this type like the API's (`docs/report.schema.json`, and `RunReport` in the
+/// OpenAPI document).
+package struct RunReportBody: APIBody {
+    /// Percentiles of durations, ms.
+    struct Percentiles: APIBody {
+        var p50: Double
+        var p90: Double
+        var p95: Double
+        var p99: Double
+        var max: Double
+
+        init(_ histogram: LatencyHistogram) {
+            p50 = roundedMillis(histogram.percentile(0.5))
+            p90 = roundedMillis(histogram.percentile(0.9))
+            p95 = roundedMillis(histogram.percentile(0.95))
+            p99 = roundedMillis(histogram.percentile(0.99))
+            max = roundedMillis(histogram.max)
+        }
+
+        static let example = Percentiles(LatencyHistogram())
+        static let summary: String? = "Percentiles, ms (nearest rank, within 1 %); zeros when nothing was measured."
+    }
+
+    struct Fixes: APIBody {
+        var carriedOver: Int
+        var admitted: Int
+        var acknowledged: Int
+        var rejected: Int
+        var pending: Int
+        var expired: Int
+        var deleted: Int
+        var lost: Int
+        var unaccounted: Int
+        var maxPending: Int
+
+        enum CodingKeys: String, CodingKey {
+            case carriedOver = "carried_over"
+            case admitted, acknowledged, rejected, pending, expired, deleted, lost
+            case unaccounted
+            case maxPending = "max_pending"
+        }
+
+        init(_ account: FixAccount) {
+            carriedOver = account.carriedOver
+            admitted = account.ledger.admitted
+            acknowledged = account.ledger.acknowledged
+            rejected = account.ledger.rejected
+            pending = account.ledger.pending
+            expired = account.ledger.expired
+            deleted = account.ledger.deleted
+            lost = account.ledger.lost
+            unaccounted = account.unaccounted
+            maxPending = account.maxPending
+        }
+
+        static let example = Fixes(FixAccount())
+        static let summary: String? =
+            "Where the fixes went: carried_over + admitted = acknowledged + rejected + pending + expired + deleted "
+            + "+ lost (unaccounted is the difference: 0 unless something miscounted)."
+        static let notes = [
+            "carried_over": APINote("Pending in the stores when the run first opened them (an earlier run's)."),
+            "admitted": APINote("Admitted by the devices' gates this run: stored, or lost when the insert failed."),
+            "acknowledged": APINote("Deleted after their batch was answered 2xx."),
+            "rejected": APINote("Dropped after their batch was answered 400 or 422."),
+            "pending": APINote("In the stores at the report's instant."),
+            "expired": APINote("Deleted by retention: 7 days (local-only) or the 100,000-fix cap."),
+            "deleted": APINote("Deleted by the app (`deleteLocations`)."),
+            "lost": APINote("Admitted but never stored (a store failure)."),
+            "max_pending": APINote("The backlog's peak: the most fixes pending at once."),
+        ]
+    }
+
+    struct Outcome: APIBody {
+        var count: Int
+        var rate: Double
+        var perSecond: Double
+        var latencyMs: Percentiles
+
+        enum CodingKeys: String, CodingKey {
+            case count, rate
+            case perSecond = "per_second"
+            case latencyMs = "latency_ms"
+        }
+
+        static let example = Outcome(count: 0, rate: 0, perSecond: 0, latencyMs: .example)
+        static let notes = [
+            "rate": APINote("The share of all uploads, 0 to 1."),
+            "per_second": APINote("Per second of real time over the run."),
+            "latency_ms": APINote("Virtual ms from send to this outcome, as the devices lived it."),
+        ]
+    }
+
+    struct Uploads: APIBody {
+        var total: Int
+        var byOutcome: APIMap<Outcome>
+
+        enum CodingKeys: String, CodingKey {
+            case total
+            case byOutcome = "by_outcome"
+        }
+
+        init(_ outcomes: [TransferOutcome: UploadStats.Tally], realSeconds: Double) {
+            total = outcomes.values.reduce(0) { $0 + $1.count }
+            let all = total
+            byOutcome = APIMap(
+                sorting: outcomes.mapValues { tally in
+                    Outcome(
+                        count: tally.count, rate: all == 0 ? 0 : Self.rounded(Double(tally.count) / Double(all)),
+                        perSecond: realSeconds > 0 ? Self.rounded(Double(tally.count) / realSeconds) : 0,
+                        latencyMs: Percentiles(tally.latency))
+                })
+        }
+
+        static func rounded(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }
+
+        static let example = Uploads([:], realSeconds: 0)
+        static let notes = [
+            "by_outcome": APINote(
+                "By what the devices heard: a status (`200`, `503`), a network failure (`timeout`, `refused`, `reset`, "
+                    + "`dns`, `tls`, `too-many-open-files`, `other`) or `offline`.")
+        ]
+    }
+
+    struct Duplicates: APIBody {
+        var unheardBatches: Int
+        var unheardFixes: Int
+        var receiverBatches: Int?
+        var receiverFixes: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case unheardBatches = "unheard_batches"
+            case unheardFixes = "unheard_fixes"
+            case receiverBatches = "receiver_batches"
+            case receiverFixes = "receiver_fixes"
+        }
+
+        static let example = Duplicates(unheardBatches: 0, unheardFixes: 0, receiverBatches: nil, receiverFixes: nil)
+        static let notes = [
+            "unheard_batches": APINote(
+                "Batches answered 2xx whose answer the device never heard (its timeout, network loss or process "
+                    + "death came first): the SDK sends their fixes again, so the server sees them twice."),
+            "receiver_batches": APINote("Duplicate batches the in-process receiver saw; null with another server."),
+        ]
+    }
+
+    struct Group: APIBody {
+        var devices: Int
+        var devicesByState: APIMap<Int>
+        var fixes: Fixes
+        var fixAgeMs: Percentiles
+        var uploads: Uploads
+        var latencyMs: Percentiles
+        var duplicates: Duplicates
+
+        enum CodingKeys: String, CodingKey {
+            case devices
+            case devicesByState = "devices_by_state"
+            case fixes
+            case fixAgeMs = "fix_age_ms"
+            case uploads
+            case latencyMs = "latency_ms"
+            case duplicates
+        }
+
+        init(_ figures: RunFigures, devicesByState: [DeviceState: Int], receiver: ReceiverDuplicates?) {
+            devices = devicesByState.values.reduce(0, +)
+            self.devicesByState = APIMap(sorting: devicesByState)
+            fixes = Fixes(figures.fixes)
+            fixAgeMs = Percentiles(figures.fixes.ageAtAcknowledgement)
+            uploads = Uploads(figures.uploads, realSeconds: figures.realSeconds)
+            latencyMs = Percentiles(figures.latency)
+            duplicates = Duplicates(
+                unheardBatches: figures.fixes.unheardAcknowledgements.batches,
+                unheardFixes: figures.fixes.unheardAcknowledgements.fixes, receiverBatches: receiver?.batches,
+                receiverFixes: receiver?.fixes)
+        }
+
+        static let example = Group(RunFigures(FleetMetrics()), devicesByState: [:], receiver: nil)
+        static let notes = [
+            "fix_age_ms": APINote("Virtual ms from a fix's timestamp to its batch's acknowledgement."),
+            "latency_ms": APINote("Every upload's virtual ms from send to outcome."),
+        ]
+    }
+
+    struct Drain: APIBody {
+        var fault: Int
+        var action: String
+        var startedAt: APITime
+        var endedAt: APITime
+        var pendingBefore: Int
+        var pendingAtEnd: Int
+        var drainMs: Int64?
+
+        enum CodingKeys: String, CodingKey {
+            case fault, action
+            case startedAt = "started_at"
+            case endedAt = "ended_at"
+            case pendingBefore = "pending_before"
+            case pendingAtEnd = "pending_at_end"
+            case drainMs = "drain_ms"
+        }
+
+        init(_ drain: FaultDrain) {
+            fault = drain.fault
+            action = drain.action.rawValue
+            startedAt = APITime(drain.startedAt)
+            endedAt = APITime(drain.endedAt)
+            pendingBefore = drain.pendingBefore
+            pendingAtEnd = drain.pendingAtEnd
+            drainMs = drain.drainMillis
+        }
+
+        static let example = Drain(
+            FaultDrain(
+                fault: 0, action: .networkOffline, startedAt: 0, endedAt: 0, pendingBefore: 0, pendingAtEnd: 0,
+                drainMillis: nil))
+        static let notes = [
+            "fault": APINote("Its place in the fleet file's `faults:` (from 0)."),
+            "drain_ms": APINote(
+                "Virtual ms from the fault's end until as few fixes were pending as when it began; null while "
+                    + "still draining."),
+        ]
+    }
+
+    struct ThresholdBody: APIBody {
+        var expression: String
+        var group: String?
+        var passed: Bool
+        var value: Double?
+
+        static let example = ThresholdBody(expression: "", group: nil, passed: false, value: nil)
+        static let notes = [
+            "value": APINote("What the metric measured (ms for durations, 0 to 1 for rates); null: nothing to measure.")
+        ]
+    }
+
+    enum EndedBy: String, APIEnum {
+        case stopped
+        case thresholdAbort = "threshold_abort"
+        case wallClockLimit = "wall_clock_limit"
+        case virtualTimeLimit = "virtual_time_limit"
+    }
+
+    var name: String
+    var seed: String
+    var startedAt: APITime
+    var virtualTime: APITime
+    var virtualSeconds: Double
+    var realSeconds: Double
+    var endedBy: EndedBy?
+    var abortedBy: String?
+    var exitCode: Int?
+    var digest: String?
+    var devices: Int
+    var devicesByState: APIMap<Int>
+    var fixes: Fixes
+    var lostByCause: APIMap<Int>
+    var fixAgeMs: Percentiles
+    var uploads: Uploads
+    var latencyMs: Percentiles
+    var duplicates: Duplicates
+    var drains: [Drain]
+    var thresholds: [ThresholdBody]
+    var thresholdsCount: Bool
+    var groups: APIMap<Group>
+
+    enum CodingKeys: String, CodingKey {
+        case name, seed
+        case startedAt = "started_at"
+        case virtualTime = "virtual_time"
+        case virtualSeconds = "virtual_seconds"
+        case realSeconds = "real_seconds"
+        case endedBy = "ended_by"
+        case abortedBy = "aborted_by"
+        case exitCode = "exit_code"
+        case digest, devices
+        case devicesByState = "devices_by_state"
+        case fixes
+        case lostByCause = "lost_by_cause"
+        case fixAgeMs = "fix_age_ms"
+        case uploads
+        case latencyMs = "latency_ms"
+        case duplicates, drains, thresholds
+        case thresholdsCount = "thresholds_count"
+        case groups
+    }
+
+    /// The threshold that aborted the run.
+    package struct ThresholdAbortRecord: Sendable {
+        var expression: String
+        package init(expression: String) { self.expression = expression }
+    }
+
+    /// Duplicates the in-process receiver saw.
+    package struct ReceiverDuplicates: Sendable {
+        var batches: Int
+        var fixes: Int
+
+        package init(batches: Int, fixes: Int) {
+            self.batches = batches
+            self.fixes = fixes
+        }
+    }
+
+    /// The report of the run `snapshot` shows: live (no end, exit code or digest yet), or at its
+    /// end with them.
+    package init(
+        _ snapshot: FleetSnapshot, end: RunEnd? = nil, abortedBy: ThresholdAbortRecord? = nil, exitCode: Int? = nil,
+        digest: String? = nil, receiver: ReceiverDuplicates? = nil
+    ) {
+        let metrics = snapshot.metrics
+        name = snapshot.name
+        seed = String(snapshot.seed)
+        startedAt = APITime(snapshot.startedAt)
+        virtualTime = APITime(snapshot.virtualNow)
+        virtualSeconds = Double(snapshot.virtualNow - snapshot.startedAt) / 1000
+        realSeconds = (metrics.realSeconds * 10).rounded() / 10
+        endedBy = end.map {
+            switch $0 {
+            case .stopped: abortedBy == nil ? .stopped : .thresholdAbort
+            case .wallClockLimit: .wallClockLimit
+            case .virtualTimeLimit: .virtualTimeLimit
+            }
+        }
+        self.abortedBy = abortedBy?.expression
+        self.exitCode = exitCode
+        self.digest = digest
+        let fleet = Group(RunFigures(metrics), devicesByState: metrics.devicesByState, receiver: receiver)
+        devices = fleet.devices
+        devicesByState = fleet.devicesByState
+        fixes = fleet.fixes
+        lostByCause = APIMap(sorting: metrics.fixesLostByCause)
+        fixAgeMs = fleet.fixAgeMs
+        uploads = fleet.uploads
+        latencyMs = fleet.latencyMs
+        duplicates = fleet.duplicates
+        drains = metrics.drains.map(Drain.init)
+        thresholds = snapshot.thresholds.check(metrics, groups: snapshot.groups).map { result in
+            ThresholdBody(
+                expression: result.threshold.expression, group: result.threshold.group, passed: result.passed,
+                value: result.value)
+        }
+        thresholdsCount = snapshot.thresholds.counted
+        var statesByGroup: [String: [DeviceState: Int]] = [:]
+        for device in snapshot.devices where !device.deleted {
+            statesByGroup[device.group, default: [:]][device.state, default: 0] += 1
+        }
+        groups = APIMap(
+            snapshot.groups.enumerated().map { index, group in
+                (
+                    group,
+                    Group(RunFigures(metrics, group: index), devicesByState: statesByGroup[group] ?? [:], receiver: nil)
+                )
+            })
+    }
+
+    /// The report as the file holds it: the API's JSON, one line and a newline.
+    package var fileText: String { String(decoding: APIJSON.bytes(self), as: UTF8.self) + "\n" }
+
+    package static let example = RunReportBody(FleetSnapshot())
+    static let component: String? = "RunReport"
+    static let summary: String? =
+        "A run's report: what `run --report FILE` writes at the end and `GET /api/v1/report` answers live "
+        + "(`ended_by`, `exit_code` and `digest` null until the run is over)."
+    static let notes = [
+        "seed": APINote("The run's seed, as text (it may not fit a JSON number exactly)."),
+        "virtual_seconds": APINote("Virtual time the run covered, from `started_at`."),
+        "real_seconds": APINote("Real seconds the fleet ran."),
+        "exit_code": APINote("0 all thresholds met; 99 one that counts failed; null while running."),
+        "aborted_by": APINote("The threshold with `abortOnFail` that stopped the run; null when none did."),
+        "digest": APINote("The digest of every request the devices sent (see `run`'s output)."),
+        "lost_by_cause": APINote("This run's lost fixes by the store error's cause."),
+        "drains": APINote("How long the backlog took to drain after each fault of the timeline that ended."),
+        "thresholds_count": APINote(
+            "Whether a failed threshold fails the run: true when thresholds were given (or with `--strict`); false "
+                + "for the defaults, which are only reported."),
+        "groups": APINote("The same per group of the fleet file (and groups the API added), by name."),
+    ]
+}

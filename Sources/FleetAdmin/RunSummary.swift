@@ -1,0 +1,121 @@
+import BeekonDevice
+import FleetEngine
+import Foundation
+
+/// The end-of-run summary `run` prints, in a terminal's width, from the report itself, so the
+/// two never disagree (k6's end-of-test summary is the model).
+package enum RunSummary {
+    /// The summary's lines: the run, then the fleet's figures, then each group's.
+    package static func lines(_ report: RunReportBody) -> [String] {
+        var lines: [String] = []
+        let span =
+            Timestamp.text(unixMillis: report.startedAt.unixMillis) + " → "
+            + Timestamp.text(unixMillis: report.virtualTime.unixMillis)
+        var head =
+            "summary of \"\(report.name)\": \(span) (\(duration(report.virtualSeconds * 1000)) virtual, "
+            + "\(report.realSeconds) s real"
+        if let ended = report.endedBy {
+            switch ended {
+            case .stopped: head += "; stopped"
+            case .thresholdAbort: head += "; aborted by `\(report.abortedBy ?? "")`"
+            case .wallClockLimit: head += "; ended by the wall-clock limit"
+            case .virtualTimeLimit: head += "; ended by the virtual-time limit"
+            }
+        }
+        lines.append(head + ")")
+        lines += figures(
+            devices: report.devices, devicesByState: report.devicesByState, fixes: report.fixes,
+            lostByCause: report.lostByCause, fixAge: report.fixAgeMs, uploads: report.uploads,
+            realSeconds: report.realSeconds, latency: report.latencyMs, duplicates: report.duplicates, indent: "  ")
+        for drain in report.drains {
+            let took = drain.drainMs.map { "drained in \(duration(Double($0)))" } ?? "still draining"
+            lines.append(
+                "  drain \(String(repeating: ".", count: 13)) fault \(drain.fault) (\(drain.action)) ended "
+                    + "\(Timestamp.text(unixMillis: drain.endedAt.unixMillis)): \(took) "
+                    + "(\(count(drain.pendingAtEnd)) pending at its end, \(count(drain.pendingBefore)) before it)")
+        }
+        if report.groups.entries.count > 1 {
+            for (name, group) in report.groups.entries {
+                lines.append("  group \"\(name)\":")
+                lines += figures(
+                    devices: group.devices, devicesByState: group.devicesByState, fixes: group.fixes, lostByCause: nil,
+                    fixAge: group.fixAgeMs, uploads: group.uploads, realSeconds: report.realSeconds,
+                    latency: group.latencyMs, duplicates: group.duplicates, indent: "    ")
+            }
+        }
+        return lines
+    }
+
+    private static func figures(
+        devices: Int, devicesByState: APIMap<Int>, fixes: RunReportBody.Fixes, lostByCause: APIMap<Int>?,
+        fixAge: RunReportBody.Percentiles, uploads: RunReportBody.Uploads, realSeconds: Double,
+        latency: RunReportBody.Percentiles, duplicates: RunReportBody.Duplicates, indent: String
+    ) -> [String] {
+        // Labels padded with dots to one column, as k6's summary.
+        let width = 18
+        func row(_ label: String, _ text: String) -> String {
+            indent + label + " " + String(repeating: ".", count: max(3, width - label.count)) + " " + text
+        }
+        var lines: [String] = []
+        let states = devicesByState.entries.map { "\($0.key) \(count($0.value))" }.joined(separator: ", ")
+        lines.append(row("devices", "\(count(devices))" + (states.isEmpty ? "" : ": \(states)")))
+        lines.append(
+            row(
+                "fixes",
+                "carried over \(count(fixes.carriedOver)) + admitted \(count(fixes.admitted)) = acknowledged "
+                    + "\(count(fixes.acknowledged)) + rejected \(count(fixes.rejected)) + pending "
+                    + "\(count(fixes.pending)) + expired \(count(fixes.expired)) + deleted \(count(fixes.deleted)) "
+                    + "+ lost \(count(fixes.lost))"))
+        var verdict: String
+        if fixes.unaccounted != 0 {
+            verdict = "\(count(fixes.unaccounted)) fixes are unaccounted for: a miscount, please report it"
+        } else if fixes.lost == 0 {
+            verdict = "every admitted fix is accounted for; none was lost"
+        } else {
+            verdict = "every admitted fix is accounted for; \(count(fixes.lost)) lost"
+            if let causes = lostByCause, !causes.entries.isEmpty {
+                verdict += " (" + causes.entries.map { "\($0.key) \(count($0.value))" }.joined(separator: ", ") + ")"
+            }
+        }
+        lines.append(indent + String(repeating: " ", count: width + 2) + verdict)
+        lines.append(
+            row("fix age at ack", fixes.acknowledged == 0 ? "no fix acknowledged" : percentiles(fixAge, duration)))
+        lines.append(row("backlog", "\(count(fixes.pending)) pending now, peak \(count(fixes.maxPending))"))
+        var resent =
+            duplicates.unheardBatches == 0
+            ? "none caused by the fleet"
+            : "\(count(duplicates.unheardBatches)) batches (\(count(duplicates.unheardFixes)) fixes) answered 2xx "
+                + "unheard, sent again"
+        if let batches = duplicates.receiverBatches, let fixes = duplicates.receiverFixes {
+            resent += "; the receiver saw \(count(batches)) duplicate batches, \(count(fixes)) fixes"
+        }
+        lines.append(row("duplicates", resent))
+        let rate = realSeconds > 0 ? String(format: " (%.1f/s)", Double(uploads.total) / realSeconds) : ""
+        let outcomes = uploads.byOutcome.entries.map { key, outcome in
+            "\(key) \(count(outcome.count)) (\(String(format: "%.1f", outcome.rate * 100)) %)"
+        }.joined(separator: "  ")
+        lines.append(row("uploads", "\(count(uploads.total))\(rate)" + (outcomes.isEmpty ? "" : ": \(outcomes)")))
+        lines.append(row("upload latency", uploads.total == 0 ? "no upload heard" : percentiles(latency, millis)))
+        return lines
+    }
+
+    private static func percentiles(_ values: RunReportBody.Percentiles, _ text: (Double) -> String) -> String {
+        "p50 \(text(values.p50))  p90 \(text(values.p90))  p99 \(text(values.p99))  max \(text(values.max))"
+    }
+
+    private static func millis(_ value: Double) -> String {
+        value < 10 ? String(format: "%.2fms", value) : String(format: "%.0fms", value)
+    }
+
+    /// `850ms`, `12.5s`, `3m20s`, `2h05m`.
+    static func duration(_ millis: Double) -> String {
+        if millis < 1000 { return String(format: "%.0fms", millis) }
+        let seconds = millis / 1000
+        if seconds < 60 { return String(format: "%.1fs", seconds) }
+        let whole = Int(seconds.rounded())
+        if whole < 3600 { return "\(whole / 60)m\(String(format: "%02d", whole % 60))s" }
+        return "\(whole / 3600)h\(String(format: "%02d", whole / 60 % 60))m"
+    }
+
+    private static func count(_ value: Int) -> String { StoreErrorLog.grouped(value) }
+}

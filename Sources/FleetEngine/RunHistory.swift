@@ -1,0 +1,156 @@
+/// The run over time, for the report's history rows and charts: per 10 virtual seconds (coarser
+/// for long runs, below), what happened with its own timestamp, so the rows are the same
+/// whatever order devices ran in (max warp's lookahead runs them out of order).
+///
+/// At most `maxRows` rows are kept: past them, neighbouring rows are merged and the row width
+/// doubles (10 s, 20 s, 40 s, …), so a year-long run keeps a few MB, not gigabytes.
+public struct RunHistory: Sendable {
+    /// One row: what happened in `[start, start + width)`.
+    public struct Row: Sendable, Hashable {
+        /// Uploads heard, by outcome.
+        public var outcomes: [TransferOutcome: Int] = [:]
+        /// Their latency, virtual ms.
+        public var latency = CoarseHistogram()
+        /// Fixes admitted, and acknowledged.
+        public var admitted = 0
+        public var acknowledged = 0
+        /// How the fixes pending changed over the row (the backlog at a row's end is the sum of
+        /// every change up to it, with what was carried over).
+        public var pendingChange = 0
+        /// Age of the fixes acknowledged in it, virtual ms.
+        public var ageAtAcknowledgement = CoarseHistogram()
+
+        mutating func merge(_ other: Row) {
+            for (outcome, count) in other.outcomes { outcomes[outcome, default: 0] += count }
+            latency.merge(other.latency)
+            admitted += other.admitted
+            acknowledged += other.acknowledged
+            pendingChange += other.pendingChange
+            ageAtAcknowledgement.merge(other.ageAtAcknowledgement)
+        }
+    }
+
+    /// The first row's start, virtual Unix ms.
+    public private(set) var start: Int64
+    /// How long each row lasts, virtual ms: 10 s, doubled each time the rows are merged.
+    public private(set) var widthMillis: Int64 = 10_000
+    /// The rows, oldest first; row i covers `start + i × width`.
+    public private(set) var rows: [Row] = []
+    /// Fixes pending before the first row (carried over from an earlier run).
+    public internal(set) var pendingAtStart = 0
+
+    /// Most rows kept before they are merged in pairs.
+    public static let maxRows = 8_640
+
+    public init(start: Int64 = 0) {
+        self.start = start
+    }
+
+    /// The row an instant falls in, made if needed; nil before the start.
+    private mutating func rowIndex(_ instant: Int64) -> Int? {
+        guard instant >= start else { return nil }
+        var index = Int((instant - start) / widthMillis)
+        while index >= Self.maxRows {
+            halve()
+            index = Int((instant - start) / widthMillis)
+        }
+        if index >= rows.count {
+            rows.append(contentsOf: repeatElement(Row(), count: index - rows.count + 1))
+        }
+        return index
+    }
+
+    /// Merges neighbouring rows: half as many, twice as wide.
+    private mutating func halve() {
+        var merged: [Row] = []
+        merged.reserveCapacity(rows.count / 2 + 1)
+        var index = 0
+        while index < rows.count {
+            var row = rows[index]
+            if index + 1 < rows.count { row.merge(rows[index + 1]) }
+            merged.append(row)
+            index += 2
+        }
+        rows = merged
+        widthMillis *= 2
+    }
+
+    mutating func recordUpload(_ outcome: TransferOutcome, latencyMillis: Double, at instant: Int64) {
+        guard let index = rowIndex(instant) else { return }
+        rows[index].outcomes[outcome, default: 0] += 1
+        rows[index].latency.record(latencyMillis)
+    }
+
+    mutating func recordLedgerChange(admitted: Int, acknowledged: Int, pending: Int, at instant: Int64) {
+        guard let index = rowIndex(instant) else {
+            pendingAtStart += pending
+            return
+        }
+        rows[index].admitted += admitted
+        rows[index].acknowledged += acknowledged
+        rows[index].pendingChange += pending
+    }
+
+    mutating func recordAge(_ millis: Double, at instant: Int64) {
+        guard let index = rowIndex(instant) else { return }
+        rows[index].ageAtAcknowledgement.record(millis)
+    }
+
+    /// The fixes pending at each row's end.
+    public var backlog: [Int] {
+        var pending = pendingAtStart
+        return rows.map { row in
+            pending += row.pendingChange
+            return pending
+        }
+    }
+}
+
+/// Durations counted in fixed, roughly logarithmic bounds from 1 ms to 30 days: a percentile is
+/// the bound its rank falls under (within a step of about a factor 2), in 40 integers, so a
+/// history row costs bytes, not an HdrHistogram's kilobytes.
+public struct CoarseHistogram: Sendable, Hashable {
+    /// The upper bounds, ms: 1, 2.5, 5, 10, … 30 days; the last slot holds what is past them.
+    public static let boundsMillis: [Double] = {
+        var bounds: [Double] = []
+        var decade = 1.0
+        while decade <= 1e9 {
+            bounds += [decade, decade * 2.5, decade * 5]
+            decade *= 10
+        }
+        return bounds.filter { $0 <= 2_592_000_000 } + [2_592_000_000]
+    }()
+
+    private var counts: [Int32] = []
+    public private(set) var count = 0
+
+    public init() {}
+
+    mutating func record(_ millis: Double) {
+        if counts.isEmpty { counts = Array(repeating: 0, count: Self.boundsMillis.count + 1) }
+        let slot = Self.boundsMillis.firstIndex { millis <= $0 } ?? Self.boundsMillis.count
+        counts[slot] += 1
+        count += 1
+    }
+
+    mutating func merge(_ other: CoarseHistogram) {
+        guard other.count > 0 else { return }
+        if counts.isEmpty { counts = Array(repeating: 0, count: Self.boundsMillis.count + 1) }
+        for index in counts.indices { counts[index] += other.counts[index] }
+        count += other.count
+    }
+
+    /// The bound under which `fraction` (0…1) of the records fall, ms; nil when empty.
+    public func percentile(_ fraction: Double) -> Double? {
+        guard count > 0 else { return nil }
+        let rank = max(1, Int((fraction * Double(count)).rounded(.up)))
+        var seen = 0
+        for (index, slotCount) in counts.enumerated() {
+            seen += Int(slotCount)
+            if seen >= rank {
+                return index < Self.boundsMillis.count ? Self.boundsMillis[index] : Self.boundsMillis.last!
+            }
+        }
+        return Self.boundsMillis.last
+    }
+}
