@@ -19,7 +19,7 @@ on("fleet", f => {
   p.textContent = f.paused ? "paused" : "running"; p.dataset.paused = f.paused;
   $("#pause-btn").textContent = f.paused ? "Resume" : "Pause";
   $("#pause-btn").setAttribute("aria-pressed", f.paused);
-  $("#device-count").textContent = num(f.devices);
+  $("#device-count").textContent = num(f.devices) + (f.targetDevices != null ? ` (target ${num(f.targetDevices)})` : "");
   $("#fix-counts").textContent = f.fixes ? `${num(f.fixes.acknowledged)} / ${num(f.fixes.pending)}` : "–";
   $("#batch-count").textContent = f.batches ? num(f.batches.sent) : "–";
   const warpInput = $("#warp-input");
@@ -49,6 +49,16 @@ $("#warp-form").addEventListener("submit", async e => {
     say(max ? "Warp set to max" : `Warp set to ×${v}`); $("#warp-input").value = ""; clearError();
   }
   catch (err) { showError(err, "Setting warp"); }
+});
+$("#devices-form").addEventListener("submit", async e => {
+  e.preventDefault();
+  const raw = $("#devices-input").value.trim();
+  const v = raw !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+  try {
+    emit("fleet", await api("PATCH", "api/v1/fleet", { devices: v }));
+    say(`Scaling to ${num(v)} devices`); $("#devices-input").value = ""; clearError();
+  }
+  catch (err) { showError(err, "Scaling the fleet"); }
 });
 $("#pause-btn").addEventListener("click", async () => {
   const want = !(fleet && fleet.paused);

@@ -139,6 +139,7 @@ struct FleetSummaryBody: APIBody {
     var deterministic: Bool
     var realSeconds: Double
     var devices: Int
+    var targetDevices: Int?
     var byState: APIMap<Int>
     var byPlatform: APIMap<Int>
     var byGroup: APIMap<Int>
@@ -166,6 +167,7 @@ struct FleetSummaryBody: APIBody {
         deterministic = snapshot.deterministic
         realSeconds = (metrics.realSeconds * 10).rounded() / 10
         devices = metrics.devices
+        targetDevices = snapshot.targetDevices
         byState = APIMap(sorting: metrics.devicesByState)
         self.byPlatform = APIMap(sorting: byPlatform)
         self.byGroup = APIMap(sorting: byGroup)
@@ -182,6 +184,9 @@ struct FleetSummaryBody: APIBody {
     static let example = FleetSummaryBody(FleetSnapshot())
     static let component: String? = "FleetSummary"
     static let notes = [
+        "targetDevices": APINote(
+            "The running devices the fleet file's `stages:` or `PATCH /api/v1/fleet`'s `devices` want now; null when "
+                + "neither set one. `devices` counts every listed device, stopped ones standing by included."),
         "virtualTime": APINote(
             "The fleet's virtual clock: the instant every device has reached (with `maxWarp`, devices with nothing "
                 + "to wait for may be up to a virtual minute ahead of it; an action runs once they all stand at one "

@@ -7,9 +7,9 @@ import Yams
 /// field.
 enum AdminRequests {
     /// `PATCH /api/v1/fleet`.
-    static func clock(_ body: [UInt8]) throws(APIError) -> (warp: Warp?, paused: Bool?) {
+    static func fleet(_ body: [UInt8]) throws(APIError) -> (warp: Warp?, paused: Bool?, devices: Int?) {
         let patch = try FleetPatchRequest.read(body)
-        return (patch.warp?.warp, patch.paused)
+        return (patch.warp?.warp, patch.paused, patch.devices.map { Int($0.value) })
     }
 
     /// `POST /api/v1/devices`.
@@ -125,8 +125,11 @@ enum AdminRequests {
 
 /// `PATCH /api/v1/fleet`'s body.
 struct FleetPatchRequest: APIRequest {
+    enum Devices: NumberField { static let range = Stage.devicesRange }
+
     var warp: WarpField?
     var paused: Bool?
+    var devices: Ranged<Devices>?
 
     static let component = "FleetPatch"
     static let notes = [
@@ -135,6 +138,10 @@ struct FleetPatchRequest: APIRequest {
                 + "reached, each device runs on until it needs an answer it does not have yet, with every answer "
                 + "taking 100 virtual ms from then on (modelled timing, as `run --deterministic`)."),
         "paused": APINote("true stops virtual time; false restarts it."),
+        "devices": APINote(
+            "Bring the fleet to this many running devices now, shared over the groups by the counts the fleet file "
+                + "gave them (as `run --devices`): new ones are spawned, stopped ones started again first; fewer stops "
+                + "the newest (the SDK's `stop()`: what they hold still uploads). Ends any `stages:`."),
     ]
 }
 

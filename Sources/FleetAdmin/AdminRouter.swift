@@ -217,9 +217,9 @@ final class AdminRouter: Sendable {
     }
 
     private func patchFleet(_ call: AdminRoute.Call) throws(APIError) -> Disposition {
-        let (warp, paused) = try AdminRequests.clock(call.request.body)
+        let patch = try AdminRequests.fleet(call.request.body)
         return command(status: 200) { reply in
-            self.runtime.setClock(warp: warp, paused: paused) { result in
+            self.runtime.updateFleet(warp: patch.warp, paused: patch.paused, devices: patch.devices) { result in
                 reply(result.map { APIJSON.bytes(FleetSummaryBody(self.runtime.snapshot)) })
             }
         }

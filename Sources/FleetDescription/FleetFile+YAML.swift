@@ -112,8 +112,8 @@ struct FleetFileReader {
         }
         guard let top = mapping(root, "the fleet file") else { return nil }
         checkKeys(
-            top, ["name", "seed", "clock", "duration", "ingest", "groups", "faults", "thresholds"], in: "the fleet file"
-        )
+            top, ["name", "seed", "clock", "duration", "ingest", "groups", "faults", "thresholds", "stages"],
+            in: "the fleet file")
         let name = string(top["name"], "name") ?? "fleet"
         let seed = top["seed"].flatMap { integer($0, "seed", FleetFile.seedRange) }.map { UInt64($0) } ?? 1
         var clock = FleetFile.ClockSpec()
@@ -194,9 +194,10 @@ struct FleetFileReader {
                 }
             }
         }
+        let stages = top["stages"].map { readStages($0, "`stages`") } ?? []
         return FleetFile(
             name: name, seed: seed, clock: clock, ingest: ingest, durationMillis: durationMillis, groups: groups,
-            faults: faults, routes: self.routes.compactMapValues { $0 }, thresholds: thresholds)
+            faults: faults, routes: self.routes.compactMapValues { $0 }, thresholds: thresholds, stages: stages)
     }
 
     // MARK: Groups
@@ -207,7 +208,7 @@ struct FleetFileReader {
             map,
             [
                 "name", "count", "platform", "model", "sdkVersion", "route", "pace", "speedFactor", "loop", "dwell",
-                "startOffset", "start", "spread", "autoStart", "config", "extras", "geofences", "provider",
+                "startOffset", "start", "spread", "autoStart", "config", "extras", "geofences", "provider", "stages",
             ], in: "a group")
         guard let nameNode = map["name"] else {
             report(node, "a group has no `name`", expected: "`name: couriers` or similar")
@@ -320,11 +321,32 @@ struct FleetFileReader {
             }
             if let node = providerMap["mock"], let value = bool(node, "provider.mock") { provider.isMock = value }
         }
+        let stages = map["stages"].map { readStages($0, "stages of group \"\(name)\"") }
         return DeviceGroup(
             name: name, count: count, platforms: platforms, models: models, sdkVersion: sdkVersion, routes: routes,
             pace: pace, loops: loops, dwell: dwell, startOffset: startOffset, startAfterMillis: start,
             spreadMillis: spread, autoStart: autoStart, config: config, extras: extras, geofences: geofences,
-            provider: provider)
+            provider: provider, stages: stages)
+    }
+
+    /// `stages:`: a list of `{for: DURATION, devices: N}`, at least one.
+    mutating func readStages(_ node: Node, _ what: String) -> [Stage] {
+        guard let list = sequence(node, "stages") else { return [] }
+        if list.isEmpty { report(node, "\(what) has no stage", expected: "`- {for: 10m, devices: 100}` entries") }
+        var stages: [Stage] = []
+        for item in list {
+            guard let map = mapping(item, "a stage") else { continue }
+            checkKeys(map, ["for", "devices"], in: "a stage")
+            guard let forNode = map["for"], let devicesNode = map["devices"] else {
+                report(item, "a stage needs `for` and `devices`", expected: "`{for: 10m, devices: 100}`")
+                continue
+            }
+            guard let length = duration(forNode, "for"),
+                let devices = integer(devicesNode, "devices", Stage.devicesRange)
+            else { continue }
+            stages.append(Stage(durationMillis: length, devices: Int(devices)))
+        }
+        return stages
     }
 
     mutating func readConfig(_ node: Node, ingest: String?) -> BeekonConfig? {

@@ -35,6 +35,9 @@ public struct FleetFile: Sendable, Hashable {
     public var routes: [String: Route] = [:]
     /// What the run must meet to pass (`thresholds:`), in file order; empty when the file gives none.
     public var thresholds: [Threshold] = []
+    /// The load over time for the whole fleet (`stages:`), shared over the groups that have no
+    /// stages of their own (see `groupStages`); empty without.
+    public var stages: [Stage] = []
 
     /// `seed` (`--seed`, a selector's `seed`): whole numbers of up to 15 digits, exact in every
     /// JSON reader (below 2^53).
@@ -95,6 +98,9 @@ public struct DeviceGroup: Sendable, Hashable {
     public var geofences: [Geofence]
     /// The emulated OS provider's behaviour.
     public var provider: ProviderProfile
+    /// The group's own load over time (`stages:`); nil follows its share of the fleet's, if any.
+    /// With stages the group starts with no device, and `count` only weighs its share.
+    public var stages: [Stage]? = nil
 
     /// `count`: devices in a group.
     public static let countRange = NumberRange.integer(1...100_000, unit: "devices")
@@ -192,26 +198,8 @@ extension FleetFile {
         guard devices >= groups.count else {
             return .failure(ScaleProblem(devices: devices, groups: groups.count))
         }
-        let total = groups.reduce(0) { $0 + $1.count }
         // Each group's exact share, floored (at least 1); what is left goes by largest remainder.
-        let exact = groups.map { Double($0.count) * Double(devices) / Double(max(total, 1)) }
-        var counts = exact.map { max(1, Int($0.rounded(.down))) }
-        var left = devices - counts.reduce(0, +)
-        let order = exact.indices.sorted { a, b in
-            let (ra, rb) = (exact[a] - exact[a].rounded(.down), exact[b] - exact[b].rounded(.down))
-            return ra != rb ? ra > rb : a < b
-        }
-        var index = 0
-        while left > 0 {
-            counts[order[index % order.count]] += 1
-            left -= 1
-            index += 1
-        }
-        // Groups held at 1 may have taken more than their share: give it back from the largest.
-        while left < 0, let largest = counts.indices.filter({ counts[$0] > 1 }).max(by: { counts[$0] < counts[$1] }) {
-            counts[largest] -= 1
-            left += 1
-        }
+        let counts = Self.shares(of: devices, weights: groups.map(\.count), minimum: 1)
         var scaled = self
         for (group, count) in counts.enumerated() { scaled.groups[group].count = count }
         return .success(scaled)

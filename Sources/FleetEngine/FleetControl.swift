@@ -19,9 +19,11 @@ public protocol FleetControl: AnyObject, Sendable {
     func apply(
         _ action: FleetAction, to selector: FaultSelector,
         reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void)
-    /// Sets the warp (a rate, or `max`) and/or pauses or resumes virtual time; nil leaves that
-    /// one as it is.
-    func setClock(warp: Warp?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void)
+    /// Sets the warp (a rate, or `max`), pauses or resumes virtual time, and/or brings the fleet to
+    /// `devices` devices (`FleetLoop.setFleetDevices`, which ends any stages); nil leaves that one
+    /// as it is.
+    func updateFleet(
+        warp: Warp?, paused: Bool?, devices: Int?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void)
     /// A device's stored fixes with `from <= timestamp <= to` (virtual Unix ms), oldest first, at most `limit`.
     func locations(
         of id: String, from: Int64, to: Int64, limit: Int,

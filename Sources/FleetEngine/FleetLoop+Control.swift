@@ -204,6 +204,7 @@ extension FleetLoop {
         snapshot.seed = seed
         snapshot.startedAt = startMillis
         snapshot.thresholds = thresholdSet
+        snapshot.targetDevices = targetDevices
         snapshot.virtualNow = metrics.virtualNow
         snapshot.endsAt = endsAt
         snapshot.warp = warp

@@ -27,6 +27,8 @@ enum LoopTimer: Hashable, Sendable {
     case transferTimeout(Int)
     /// A device in `storeError` tries its store again.
     case storeRetry(Int)
+    /// A group's stages change its device count (by group index).
+    case stage(Int)
 }
 
 /// One emulated phone in the loop: its SDK state machine, store, OS and world.
@@ -60,6 +62,9 @@ package struct DeviceSlot {
     var faultRNG: SplitMix64
     /// Deleted through the admin API: no longer listed, selected or driven (its store stays).
     var removed = false
+    /// Stopped by the stages or `PATCH /api/v1/fleet`'s `devices` (it stands by, stopped, until
+    /// they want it again).
+    var standingBy = false
     /// The last admitted fix's position.
     var lastPosition: (latitude: Double, longitude: Double)?
     /// The last token refresh's outcome (`200`, `timeout`).
@@ -179,6 +184,12 @@ package struct FleetLoop {
     var faultsUnderway: [Int: (at: Int64, pending: Int)] = [:]
     /// Drains in `metrics.drains` still under way.
     var openDrains = 0
+    /// Each group's stages on the virtual clock (nil: none, or ended by a `devices` command).
+    var stagePlans: [StagePlan?] = []
+    /// The device count each group was last brought to (nil: never).
+    var groupTargets: [Int?] = []
+    /// The counts the fleet file gave the groups: what `devices` commands share by.
+    var groupWeights: [Int] = []
     /// Upload transfers the device stopped waiting for (its timeout, its network's loss) whose
     /// real request is still out: their fixes, so a 2xx that comes later is counted as unheard.
     var unheardOnWire: [Int: (slot: Int, fixes: Int)] = [:]
@@ -289,7 +300,17 @@ package struct FleetLoop {
         metrics.history = RunHistory(start: startMillis)
         reachedMillis = startMillis
         var rng = SplitMix64(seed: seed)
+        groupWeights = fleet.groups.map(\.count)
+        stagePlans = zip(fleet.groups, fleet.groupStages).map { group, stages in
+            stages.map { StagePlan($0, from: startMillis + group.startAfterMillis) }
+        }
         for (groupIndex, group) in fleet.groups.enumerated() {
+            // A group with stages starts with none: they make its devices as they want them.
+            if stagePlans[groupIndex] != nil {
+                fleet.groups[groupIndex].count = 0
+                timers.schedule((), key: .stage(groupIndex), at: startMillis + group.startAfterMillis)
+                continue
+            }
             for index in 0..<group.count {
                 var deviceRNG = SplitMix64(seed: rng.next())
                 let spread = group.count > 1 ? group.spreadMillis * Int64(index) / Int64(group.count) : 0
@@ -473,7 +494,7 @@ package struct FleetLoop {
             case .delivery(let number), .transferTimeout(let number):
                 guard let owner = transfers[number]?.slot else { return .fire }
                 slot = owner
-            case .fault, .faultEnd:
+            case .fault, .faultEnd, .stage:
                 return .barrier
             }
             guard let hold = slots[slot].answerHold, deadline >= hold else { return .fire }
@@ -526,6 +547,8 @@ package struct FleetLoop {
             transferTimedOut(number, at: time)
         case .storeRetry(let slot):
             retryStore(slot, at: time)
+        case .stage(let group):
+            followStages(group, at: time)
         }
     }
 

@@ -13,6 +13,8 @@ public struct FleetSnapshot: Sendable {
     public var startedAt: Int64 = 0
     /// Virtual time, Unix ms.
     public var virtualNow: Int64 = 0
+    /// The running devices the stages or a `devices` command want now; nil when neither set one.
+    public var targetDevices: Int?
     /// What the run is checked against.
     public var thresholds = ThresholdSet(given: [], strict: false)
     /// When the run ends on the virtual clock (`--for`, `duration:`), Unix ms; nil runs until

@@ -33,13 +33,15 @@ extension FleetRuntime: FleetControl {
         command(reply) { driver throws(FleetControlError) in try driver.engine.act(action, on: selector) }
     }
 
-    /// Sets the warp (virtual seconds per real second, in `FleetClock.warpRange`, or `max`) and/or
-    /// pauses or resumes virtual time; nil leaves that one as it is.
-    public func setClock(
-        warp: Warp?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void
+    /// Sets the warp (virtual seconds per real second, in `FleetClock.warpRange`, or `max`),
+    /// pauses or resumes virtual time, and/or brings the fleet to `devices` devices; nil leaves
+    /// that one as it is.
+    public func updateFleet(
+        warp: Warp?, paused: Bool?, devices: Int?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void
     ) {
         command(reply) { driver throws(FleetControlError) in
             try FleetControlError.checkWarp(warp)
+            if let devices { try driver.engine.setFleetDevices(devices) }
             driver.setClock(warp: warp, paused: paused, realNanos: FleetRuntime.realNanos())
         }
     }

@@ -325,11 +325,14 @@ public final class SimulatedRuntime: FleetControl {
         }
     }
 
-    public func setClock(
-        warp: Warp?, paused: Bool?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void
+    public func updateFleet(
+        warp: Warp?, paused: Bool?, devices: Int?, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void
     ) {
         command(reply) { fleet throws(FleetControlError) in
             try FleetControlError.checkWarp(warp)
+            if let devices {
+                try fleet.command { (engine) throws(FleetControlError) in try engine.setFleetDevices(devices) }
+            }
             if let warp { fleet.setWarp(warp) }
             if let paused { self.state.withLock { $0.paused = paused } }
         }

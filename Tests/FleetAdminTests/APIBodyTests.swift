@@ -93,7 +93,7 @@ struct APIRequestTests {
         arguments: [
             (#"[]"#, APIError.Code.badType, nil, "the body must be a JSON object, not an array"),
             (#"{"warp": "fast"}"#, .badType, "warp", #"`warp` must be a number from 0.01 to 10000 or "max""#),
-            (#"{"warp": 5, "colour": 1}"#, .unknownField, "colour", "expected one of paused, warp"),
+            (#"{"warp": 5, "colour": 1}"#, .unknownField, "colour", "expected one of devices, paused, warp"),
             (#"{"paused": 1}"#, .badType, "paused", "`paused` must be true or false, not a number"),
             (#"{"warp": 1e300}"#, .badRequest, "warp", "out of range"),
         ])

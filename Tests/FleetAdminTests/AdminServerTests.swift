@@ -138,6 +138,33 @@ struct AdminServerTests {
 
     @Test(
         """
+        PATCH /api/v1/fleet with devices scales the fleet: fewer stops the newest (listed as stopped, \
+        standing by), more starts them again; a count out of range or too many new at once is refused
+        """)
+    func patchFleetDevices() async throws {
+        let harness = try AdminHarness()
+        harness.simulated.advance(byMillis: 10_000)
+        let down = await harness.call("PATCH", "/api/v1/fleet", body: #"{"devices": 1}"#)
+        #expect(down.status == 200, "\(down.text)")
+        #expect(down.object["targetDevices"] as? Int == 1)
+        #expect(down.object["byState"] as? [String: Int] == ["stopped": 3, "tracking": 1])
+        #expect(await harness.states()["walkers-0001"] == "tracking")
+        let up = await harness.call("PATCH", "/api/v1/fleet", body: #"{"devices": 4}"#)
+        #expect(up.object["byState"] as? [String: Int] == ["tracking": 4], "\(up.text)")
+        #expect(up.object["devices"] as? Int == 4, "the stopped ones started again; none was made")
+        for (body, field) in [
+            (#"{"devices": -1}"#, "devices"), (#"{"devices": 100001}"#, "devices"), (#"{"devices": 20000}"#, "devices"),
+            (#"{"devices": "many"}"#, "devices"),
+        ] {
+            let refused = await harness.call("PATCH", "/api/v1/fleet", body: body)
+            #expect(refused.status == 400, "\(body): \(refused.text)")
+            #expect((refused.object["error"] as? [String: Any])?["field"] as? String == field, "\(body)")
+        }
+        #expect(await harness.call("GET", "/api/v1/fleet").object["targetDevices"] as? Int == 4)
+    }
+
+    @Test(
+        """
         PATCH /api/v1/fleet with warp max: max warp and modelled timing from the time reached, so \
         every answer takes 100 virtual ms; a rate ends max warp and the timing stays modelled
         """

@@ -13,19 +13,8 @@ struct CommandNumberTests {
     /// Runs `command` to its end, its first word the executable (`beekon-fleet`, `beekon-bench`)
     /// built next to the tests: the exit status and what it wrote to stderr and stdout.
     static func runToExit(_ command: [String]) throws -> (status: Int32, errors: String, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: FleetCrashTests.built(command[0]))
-        process.arguments = Array(command.dropFirst())
-        let errors = Pipe()
-        let output = Pipe()
-        process.standardError = errors
-        process.standardOutput = output
-        try process.run()
-        // Small outputs: each fits its pipe, so reading one after the other cannot block.
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text, printed)
+        let result = try ChildRun.run(FleetCrashTests.built(command[0]), Array(command.dropFirst()))
+        return (result.status, result.errors, result.output)
     }
 
     /// How a flag reads its value, to tell which hostile values its range takes.

@@ -28,7 +28,7 @@ struct FleetClockRuntimeTests {
     static func setClock(_ runtime: FleetRuntime, warp: Double? = nil, paused: Bool? = nil) -> Bool {
         let answered = DispatchSemaphore(value: 0)
         let succeeded = Mutex(false)
-        runtime.setClock(warp: warp.map { Warp.rate($0) }, paused: paused) { result in
+        runtime.updateFleet(warp: warp.map { Warp.rate($0) }, paused: paused, devices: nil) { result in
             if case .success = result { succeeded.withLock { $0 = true } }
             answered.signal()
         }

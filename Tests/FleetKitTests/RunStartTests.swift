@@ -22,32 +22,18 @@ struct RunStartTests {
     static func run(
         _ arguments: [String], openFiles: Int? = nil, environment changes: [String: String?] = [:]
     ) throws -> Outcome {
-        let process = Process()
         var environment = ProcessInfo.processInfo.environment
         for (name, value) in changes { environment[name] = value }
-        process.environment = environment
-        if let openFiles {
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments =
-                ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", FleetCrashTests.executable] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: FleetCrashTests.executable)
-            process.arguments = arguments
-        }
-        // Standard error to a file, so neither pipe can fill while the other is read.
-        let errorPath = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "beekon-run-\(UUID().uuidString).err"
-        ).path
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: errorPath) }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: errorPath)
-        try process.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
-        return Outcome(status: process.terminationStatus, output: printed, errors: errors)
+        let result =
+            if let openFiles {
+                try ChildRun.run(
+                    "/bin/bash",
+                    ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", FleetCrashTests.executable] + arguments,
+                    environment: environment)
+            } else {
+                try ChildRun.run(FleetCrashTests.executable, arguments, environment: environment)
+            }
+        return Outcome(status: result.status, output: result.output, errors: result.errors)
     }
 
     /// A fleet file of `devices` walkers at warp 600, in `workspace`; its path.

@@ -222,7 +222,7 @@ struct MaxWarpTests {
         let reached = try await offPool { runtime.waitFor { $0.virtualNow > RunStartResolveTests.start + 600_000 } }
         #expect(reached != nil, "ten virtual minutes did not pass")
         let set = DispatchSemaphore(value: 0)
-        runtime.setClock(warp: .rate(1), paused: nil) { _ in set.signal() }
+        runtime.updateFleet(warp: .rate(1), paused: nil, devices: nil) { _ in set.signal() }
         #expect(try await offPool { set.wait(timeout: .now() + 30) } == .success)
         let handedBack = runtime.snapshot
         #expect(!handedBack.maxWarp && handedBack.warp == 1)
@@ -255,7 +255,7 @@ struct MaxWarpTests {
         #expect(started != nil)
         #expect(!runtime.snapshot.maxWarp && !runtime.snapshot.deterministic)
         let set = DispatchSemaphore(value: 0)
-        runtime.setClock(warp: .max, paused: nil) { _ in set.signal() }
+        runtime.updateFleet(warp: .max, paused: nil, devices: nil) { _ in set.signal() }
         #expect(try await offPool { set.wait(timeout: .now() + 30) } == .success)
         #expect(runtime.snapshot.maxWarp && runtime.snapshot.deterministic)
         // Half a virtual hour, at a rate far past the run's warp of 60.

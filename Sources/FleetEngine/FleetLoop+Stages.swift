@@ -1,0 +1,153 @@
+import BeekonDevice
+import FleetDescription
+
+/// One group's stages on the virtual clock: straight lines from one device count to the next.
+struct StagePlan: Sendable {
+    struct Segment: Sendable {
+        var start: Int64
+        var end: Int64
+        var from: Int
+        var to: Int
+    }
+
+    var segments: [Segment]
+
+    /// The stages from `start`, each ramping from the previous target (the first from 0).
+    init(_ stages: [Stage], from start: Int64) {
+        var segments: [Segment] = []
+        var at = start
+        var count = 0
+        for stage in stages {
+            segments.append(Segment(start: at, end: at + stage.durationMillis, from: count, to: stage.devices))
+            at += stage.durationMillis
+            count = stage.devices
+        }
+        self.segments = segments
+    }
+
+    /// The device count wanted at `time`: on the line of the stage under way (whole devices,
+    /// counted down from the start, so a ramp reaches its target at its end), the last target once
+    /// they are over. Integer arithmetic: the same instant gives the same count on every machine.
+    func target(at time: Int64) -> Int {
+        guard let segment = segments.first(where: { time < $0.end }) else { return segments.last?.to ?? 0 }
+        guard time > segment.start else { return segment.from }
+        let delta = Int64(abs(segment.to - segment.from))
+        let steps = Int((time - segment.start) * delta / (segment.end - segment.start))
+        return segment.to >= segment.from ? segment.from + steps : segment.from - steps
+    }
+
+    /// The next instant after `time` when the count changes (nil once the last stage is over).
+    func nextChange(after time: Int64) -> Int64? {
+        let current = target(at: time)
+        for segment in segments where segment.end > time {
+            if time < segment.start, segment.from != current { return segment.start }
+            let delta = Int64(abs(segment.to - segment.from))
+            guard delta > 0 else { continue }
+            // The first instant the line has taken one more whole step than at `time`.
+            let length = segment.end - segment.start
+            let steps = (max(time, segment.start) - segment.start) * delta / length
+            let at = segment.start + ((steps + 1) * length + delta - 1) / delta
+            return max(at, time + 1)
+        }
+        return nil
+    }
+}
+
+extension FleetLoop {
+    /// The stages' timer: the group's device count is brought to what its stages want now, and
+    /// the timer set for the next change.
+    mutating func followStages(_ group: Int, at time: Int64) {
+        guard let plan = stagePlans[group] else { return }
+        setDevices(group, to: plan.target(at: time), at: time)
+        if let next = plan.nextChange(after: time) {
+            timers.schedule((), key: .stage(group), at: next)
+        }
+    }
+
+    /// `PATCH /api/v1/fleet {"devices": N}`: the fleet at N devices now, shared over the groups by
+    /// the counts the fleet file gave them (as `run --devices`); any stages end here. New devices
+    /// go through the admin's spawn queue (as `POST /api/v1/devices`), so the loop makes them
+    /// between turns, within its budget, rather than thousands in one command. More than
+    /// `SpawnRequest.countRange`'s most new devices at once is refused.
+    package mutating func setFleetDevices(_ devices: Int) throws(FleetControlError) {
+        let time = metrics.virtualNow
+        let running = slots.count { !$0.removed && !$0.standingBy }
+        let standing = slots.count { !$0.removed && $0.standingBy }
+        let most = Int(SpawnRequest.countRange.upper)
+        guard devices - running - standing <= most else {
+            throw FleetControlError(
+                .badRequest,
+                "devices \(devices) would make \(devices - running - standing) new devices at once; at most \(most) "
+                    + "a command (\(running + standing + most) now): scale up in steps",
+                field: "devices")
+        }
+        for group in stagePlans.indices {
+            stagePlans[group] = nil
+            timers.cancel(.stage(group))
+        }
+        let weights = fleet.groups.indices.map { groupWeights.indices.contains($0) ? groupWeights[$0] : 1 }
+        for (group, count) in FleetFile.shares(of: devices, weights: weights, minimum: 0).enumerated() {
+            setDevices(group, to: count, at: time, queued: true)
+        }
+    }
+
+    /// Brings group `group` to `target` running devices: stopped ones start again first (lowest
+    /// index first), then new ones are made and spawned; or the newest running ones stop (the SDK's
+    /// `stop()`, which still uploads what they hold) and stand by. Only a live app is stopped or
+    /// started (an app whose process is dead has no one to call it; it counts as running).
+    mutating func setDevices(_ group: Int, to target: Int, at time: Int64, queued: Bool = false) {
+        while groupTargets.count <= group { groupTargets.append(nil) }
+        groupTargets[group] = target
+        var running: [Int] = []
+        var standing: [Int] = []
+        var stoppable: [Int] = []
+        for slot in slots.indices where slots[slot].group == group && !slots[slot].removed {
+            let live = slots[slot].processAlive && slots[slot].device != nil
+            if slots[slot].standingBy {
+                if live { standing.append(slot) }
+            } else {
+                running.append(slot)
+                if live { stoppable.append(slot) }
+            }
+        }
+        if running.count > target {
+            for slot in stoppable.suffix(running.count - target).reversed() {
+                feed(.stop, to: slot, at: time)
+                slots[slot].standingBy = true
+                noteChange(slot)
+            }
+            return
+        }
+        var wanted = target - running.count
+        for slot in standing.prefix(wanted) {
+            slots[slot].standingBy = false
+            feed(.start, to: slot, at: time)
+            noteChange(slot)
+            wanted -= 1
+        }
+        guard wanted > 0 else { return }
+        for _ in 0..<wanted {
+            let index = fleet.groups[group].count
+            fleet.groups[group].count += 1
+            // A stream of its own per slot, drawn where the stages put it: the same every run.
+            var rng = SplitMix64(seed: seed).derived(0x57A6E &+ UInt64(slots.count))
+            addSlot(group: group, index: index, spawnAt: time, rng: &rng)
+            let slot = slots.count - 1
+            meetLastingActions(slot, at: time)
+            if queued {
+                spawnQueue.append((slot, realNow))
+            } else {
+                spawn(slot, at: time)
+            }
+        }
+        metrics.devices = slots.count { !$0.removed }
+        effects.append(.recordInstallIDs(installIDs))
+    }
+
+    /// The devices the stages or the API want now, over every group that has a target; nil when
+    /// none has.
+    package var targetDevices: Int? {
+        let targets = groupTargets.compactMap { $0 }
+        return targets.isEmpty ? nil : targets.reduce(0, +)
+    }
+}
