@@ -1,8 +1,9 @@
 // The Faults tab: apply any action, with its parameters, to a selector of devices; and the log
 // of recent actions from the live stream.
-import { $, el, num, longTime, streamText } from "./dom.js";
+import { $, el, num, ms, longTime, streamText } from "./dom.js";
 import { api, on, ApiError, say, showError, clearError } from "./api.js";
-import { showTab } from "./tabs.js";
+import { showTab, currentTab } from "./tabs.js";
+import { fleet } from "./fleet.js";
 import { selected } from "./selection.js";
 
 // Every action, its parameters and what it does, as GET /api/v1/actions describes them: the
@@ -83,6 +84,48 @@ $("#fault-form").addEventListener("submit", async e => {
     showError(err, `Applying ${faSel.value}`);
   }
 });
+// The fleet file's timeline: what is done, on (with the virtual time left) and to come; an active
+// fault with an opposite can be ended now (DELETE /api/v1/faults/{fault}).
+let timelineShown = 0;
+export async function loadTimeline() {
+  let body;
+  try { body = await api("GET", "api/v1/faults"); } catch (err) { showError(err, "Loading the fault timeline"); return; }
+  renderTimeline(body.faults || []);
+}
+function renderTimeline(faults) {
+  const now = fleet ? Date.parse(fleet.virtualTime) : null;
+  const rows = faults.map(f => {
+    let state = f.phase;
+    if (f.phase === "active" && f.endsAt && now != null) state += ` · ${ms((Date.parse(f.endsAt) - now) / 1000)} s left`;
+    if (f.endedEarlyAt) state += " · ended early";
+    const end = f.endable
+      ? el("button", { type: "button", class: "small", text: "End now", "data-fault": f.fault })
+      : "";
+    const tr = el("tr", { "data-fault": f.fault, "data-phase": f.phase },
+      el("td", { class: "num", text: f.fault }), el("td", { text: longTime(f.startsAt) }),
+      el("td", {}, el("strong", { text: f.action })), el("td", { text: f.selector }),
+      el("td", {}, el("span", { class: `badge phase-${f.phase}`, text: state })),
+      el("td", { class: "num", text: f.applied == null ? "–" : num(f.applied) }), el("td", {}, end));
+    return tr;
+  });
+  if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: 7, class: "muted", text: "The fleet file has no faults." })));
+  $("#fault-timeline tbody").replaceChildren(...rows);
+  timelineShown = Date.now();
+}
+$("#fault-timeline").addEventListener("click", async e => {
+  const button = e.target.closest("button[data-fault]");
+  if (!button) return;
+  button.disabled = true;
+  try {
+    const body = await api("DELETE", `api/v1/faults/${button.dataset.fault}`);
+    renderTimeline(body.faults || []);
+    say(`Fault ${button.dataset.fault} ended`); clearError();
+  } catch (err) { button.disabled = false; showError(err, `Ending fault ${button.dataset.fault}`); }
+});
+// While the tab is shown, the timeline follows the clock (at most once a second).
+on("fleet", () => { if (currentTab === "faults" && Date.now() - timelineShown > 1000) loadTimeline(); });
+on("tab", t => { if (t === "faults") loadTimeline(); });
+
 function logLine(...parts) {
   const log = $("#action-log");
   log.prepend(el("li", {}, ...parts));

@@ -118,6 +118,13 @@ struct FleetSummaryBody: APIBody {
         static let example = Batches(sent: 0, byOutcome: APIMap([]))
     }
 
+    struct ActiveFault: APIBody {
+        var fault: Int
+        var action: String
+
+        static let example = ActiveFault(fault: 0, action: "")
+    }
+
     struct Store: APIBody {
         var errors: APIMap<Int>
         var fixesLost: APIMap<Int>
@@ -140,6 +147,7 @@ struct FleetSummaryBody: APIBody {
     var realSeconds: Double
     var devices: Int
     var targetDevices: Int?
+    var activeFaults: [ActiveFault]
     var byState: APIMap<Int>
     var byPlatform: APIMap<Int>
     var byGroup: APIMap<Int>
@@ -168,6 +176,9 @@ struct FleetSummaryBody: APIBody {
         realSeconds = (metrics.realSeconds * 10).rounded() / 10
         devices = metrics.devices
         targetDevices = snapshot.targetDevices
+        activeFaults = snapshot.timeline.filter { $0.phase == .active }.map {
+            ActiveFault(fault: $0.fault, action: $0.action.rawValue)
+        }
         byState = APIMap(sorting: metrics.devicesByState)
         self.byPlatform = APIMap(sorting: byPlatform)
         self.byGroup = APIMap(sorting: byGroup)
@@ -184,6 +195,8 @@ struct FleetSummaryBody: APIBody {
     static let example = FleetSummaryBody(FleetSnapshot())
     static let component: String? = "FleetSummary"
     static let notes = [
+        "activeFaults": APINote(
+            "The fleet file's faults on now, by their place in `faults:` (see `GET /api/v1/faults`)."),
         "targetDevices": APINote(
             "The running devices the fleet file's `stages:` or `PATCH /api/v1/fleet`'s `devices` want now; null when "
                 + "neither set one. `devices` counts every listed device, stopped ones standing by included."),
@@ -818,4 +831,60 @@ struct UploadsEventBody: APIBody {
 
     static let example = UploadsEventBody(byOutcome: APIMap([]), latencyMs: .example)
     static let component: String? = "UploadsEvent"
+}
+
+extension TimelineFaultView.Phase: APIEnum, Encodable {}
+
+/// One fault of the fleet file's timeline, as the run stands.
+struct TimelineFaultBody: APIBody {
+    var fault: Int
+    var line: Int
+    var action: String
+    var selector: String
+    var startsAt: APITime
+    var endsAt: APITime?
+    var phase: TimelineFaultView.Phase
+    var applied: Int?
+    var endable: Bool
+    var endedEarlyAt: APITime?
+
+    init(_ view: TimelineFaultView) {
+        fault = view.fault
+        line = view.line
+        action = view.action.rawValue
+        selector = view.selector
+        startsAt = APITime(view.startsAt)
+        endsAt = APITime(optional: view.endsAt)
+        phase = view.phase
+        applied = view.applied
+        endable = view.endable
+        endedEarlyAt = APITime(optional: view.endedEarlyAt)
+    }
+
+    static let example = TimelineFaultBody(
+        TimelineFaultView(
+            fault: 0, line: 1, action: .networkOffline, selector: "all", startsAt: 0, endsAt: nil, phase: .upcoming,
+            applied: nil, endable: false, endedEarlyAt: nil))
+    static let notes = [
+        "fault": APINote("Its place in the fleet file's `faults:`, from 0: `DELETE /api/v1/faults/{fault}` ends it."),
+        "line": APINote("Its line in the fleet file."),
+        "selector": APINote("Which devices, as the fleet file writes it."),
+        "endsAt": APINote("When its `for` ends it (or when it was ended early); null without one."),
+        "applied": APINote("Devices it was applied to; null until it starts."),
+        "endable": APINote("Whether `DELETE /api/v1/faults/{fault}` can end it now: on, with an opposite action."),
+        "endedEarlyAt": APINote("When the API ended it early; null otherwise."),
+    ]
+}
+
+/// `GET /api/v1/faults` and `DELETE /api/v1/faults/{fault}`'s answer.
+struct FaultsBody: APIBody {
+    var faults: [TimelineFaultBody]
+
+    init(_ snapshot: FleetSnapshot) {
+        faults = snapshot.timeline.map(TimelineFaultBody.init)
+    }
+
+    static let example = FaultsBody(FleetSnapshot())
+    static let component: String? = "Faults"
+    static let summary: String? = "The fleet file's fault timeline: upcoming, active (with its end) and done."
 }

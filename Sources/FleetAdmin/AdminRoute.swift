@@ -44,6 +44,8 @@ struct AdminRoute: Sendable {
         let request: IncomingRequest
         /// The device `{id}` names, looked up before the method is; nil on a path without `{id}`.
         let resolved: DeviceSnapshot?
+        /// The path's parameters by name (`fault`), as written.
+        var parameters: [String: String] = [:]
 
         /// The device the path names (routes with `{id}` only).
         var device: DeviceSnapshot {

@@ -50,6 +50,8 @@ final class AdminRouter: Sendable {
         AdminRoute(["GET", "HEAD"], "/api/v1/stats", "getStats", AdminRouter.stats),
         AdminRoute(["DELETE"], "/api/v1/stats", "resetStats", AdminRouter.resetStats),
         AdminRoute(["GET", "HEAD"], "/api/v1/report", "getReport", AdminRouter.report),
+        AdminRoute(["GET", "HEAD"], "/api/v1/faults", "listFaults", AdminRouter.faults),
+        AdminRoute(["DELETE"], "/api/v1/faults/{fault}", "endFault", AdminRouter.endFault),
         AdminRoute(["GET"], "/api/v1/events", "events", queryToken: true, AdminRouter.events),
         AdminRoute(["GET", "HEAD"], "/api/v1/openapi.yaml", "openapi", AdminRouter.openAPI),
         AdminRoute(["GET", "HEAD"], "/", "page", AdminRouter.page),
@@ -92,7 +94,7 @@ final class AdminRouter: Sendable {
         guard let route = routes.first(where: { $0.methods.contains(request.method) }) else {
             throw .notAllowed(routes.flatMap(\.methods).filter { $0 != "HEAD" })
         }
-        return try route.handle(self)(AdminRoute.Call(request: request, resolved: device))
+        return try route.handle(self)(AdminRoute.Call(request: request, resolved: device, parameters: parameters))
     }
 
     private func metrics(_ call: AdminRoute.Call) -> Disposition {
@@ -178,6 +180,31 @@ final class AdminRouter: Sendable {
 
     private func stats(_ call: AdminRoute.Call) -> Disposition {
         json(200, StatsBody(runtime.snapshot))
+    }
+
+    /// `GET /api/v1/faults`: the fleet file's fault timeline as the run stands.
+    private func faults(_ call: AdminRoute.Call) -> Disposition {
+        json(200, FaultsBody(runtime.snapshot))
+    }
+
+    /// `{fault}`: a place in the fleet file's `faults:`, from 0.
+    static let faultIndexRange = NumberRange.integer(0...100_000, unit: "")
+
+    /// `DELETE /api/v1/faults/{fault}`: ends an active timeline fault now, as its `for` would;
+    /// answers the timeline then.
+    private func endFault(_ call: AdminRoute.Call) throws(APIError) -> Disposition {
+        let text = call.parameters["fault"] ?? ""
+        let index: Int
+        do throws(NumberProblem) {
+            index = Int(try Self.faultIndexRange.readInteger(text))
+        } catch {
+            throw .badNumber("fault", error)
+        }
+        return command(status: 200) { reply in
+            self.runtime.endFault(index) { result in
+                reply(result.map { APIJSON.bytes(FaultsBody(self.runtime.snapshot)) })
+            }
+        }
     }
 
     /// `GET /api/v1/report`: the run's report as `run --report` writes it at the end, live.

@@ -15,7 +15,7 @@ enum AdminSchemas {
         DeviceSummaryBody.self, DeviceDetailBody.self, StreamRecordBody.self, UploadRecordBody.self, UploadsBody.self,
         StoredLocationBody.self, LocationsBody.self, AppliedBody.self, SpawnedBody.self, PercentilesBody.self,
         StatsBody.self, ActionEventBody.self, DevicesEventBody.self, UploadsEventBody.self, ActionCatalogBody.self,
-        GeofenceBody.self, RunReportBody.self,
+        GeofenceBody.self, RunReportBody.self, FaultsBody.self,
     ]
 
     /// Every request body derived from its type (the action requests are `ActionSchemas`').

@@ -18,21 +18,29 @@ package enum PrometheusText {
         }
         family("beekon_fleet_devices", "gauge", "Devices by tracking state (dead: the app's process is gone).")
         labelled("beekon_fleet_devices", "state", metrics.devicesByState, to: &text)
-        let fixes = metrics.fixes.ledger
-        for (name, value, help) in [
-            ("admitted", fixes.admitted, "Fixes the devices' gates admitted this run (stored, or lost)."),
-            ("acknowledged", fixes.acknowledged, "Fixes deleted after their batch was answered 2xx."),
-            ("rejected", fixes.rejected, "Fixes dropped after their batch was answered 400 or 422."),
-            ("expired", fixes.expired, "Fixes retention deleted (7 days local-only, or the 100,000-fix cap)."),
-            ("deleted", fixes.deleted, "Fixes the app deleted (deleteLocations)."),
+        // Per group (`sum without (group)` is the fleet's): the fix accounting, uploads and backlog.
+        let groups = snapshot.groups.enumerated().map { index, name in
             (
-                "unheard_acknowledged", metrics.fixes.unheardAcknowledgements.fixes,
+                label: "group=\"\(escaped(name))\"",
+                fixes: metrics.fixesByGroup.indices.contains(index) ? metrics.fixesByGroup[index] : FixAccount(),
+                uploads: metrics.uploadsByGroup.indices.contains(index) ? metrics.uploadsByGroup[index] : GroupUploads()
+            )
+        }
+        let counters: [(String, (FixAccount) -> Int, String)] = [
+            ("admitted", \.ledger.admitted, "Fixes the devices' gates admitted this run (stored, or lost)."),
+            ("acknowledged", \.ledger.acknowledged, "Fixes deleted after their batch was answered 2xx."),
+            ("rejected", \.ledger.rejected, "Fixes dropped after their batch was answered 400 or 422."),
+            ("expired", \.ledger.expired, "Fixes retention deleted (7 days local-only, or the 100,000-fix cap)."),
+            ("deleted", \.ledger.deleted, "Fixes the app deleted (deleteLocations)."),
+            (
+                "unheard_acknowledged", \.unheardAcknowledgements.fixes,
                 "Fixes in batches answered 2xx that the device never heard (timeout, network loss, process "
                     + "death): sent again."
             ),
-        ] {
+        ]
+        for (name, value, help) in counters {
             family("beekon_fleet_fixes_\(name)_total", "counter", help)
-            text += "beekon_fleet_fixes_\(name)_total \(value)\n"
+            for group in groups { text += "beekon_fleet_fixes_\(name)_total{\(group.label)} \(value(group.fixes))\n" }
         }
         family(
             "beekon_fleet_store_errors_total", "counter",
@@ -45,12 +53,18 @@ package enum PrometheusText {
         family("beekon_fleet_geofence_events_lost_total", "counter", "Geofence events whose insert failed, by cause.")
         labelled("beekon_fleet_geofence_events_lost_total", "cause", metrics.geofenceEventsLostByCause, to: &text)
         family("beekon_fleet_pending_fixes", "gauge", "Fixes stored and not yet acknowledged.")
-        text += "beekon_fleet_pending_fixes \(metrics.fixes.ledger.pending)\n"
+        for group in groups { text += "beekon_fleet_pending_fixes{\(group.label)} \(group.fixes.ledger.pending)\n" }
         family(
             "beekon_fleet_uploads_total", "counter",
             "Upload POSTs by outcome (status code, network failure, or offline: the device's network went "
                 + "down while it was out).")
-        labelled("beekon_fleet_uploads_total", "outcome", metrics.batchesByOutcome, to: &text)
+        for group in groups {
+            for (outcome, tally) in group.uploads.byOutcome.sorted(by: { $0.key < $1.key }) {
+                text +=
+                    "beekon_fleet_uploads_total{\(group.label),outcome=\"\(escaped(outcome.description))\"} "
+                    + "\(tally.count)\n"
+            }
+        }
         histogram(
             "beekon_fleet_upload_latency_seconds",
             "Upload latency as the devices lived it: virtual time from send to the outcome heard (injected "

@@ -28,6 +28,8 @@ public protocol FleetControl: AnyObject, Sendable {
     func locations(
         of id: String, from: Int64, to: Int64, limit: Int,
         reply: @escaping @Sendable (Result<[Location], FleetControlError>) -> Void)
+    /// Ends a fault of the fleet file's timeline now (`FleetLoop.endFaultEarly`).
+    func endFault(_ index: Int, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void)
     /// Starts the upload statistics over (`FleetLoop.resetStatistics`).
     func resetStatistics(reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void)
 }

@@ -205,6 +205,7 @@ extension FleetLoop {
         snapshot.startedAt = startMillis
         snapshot.thresholds = thresholdSet
         snapshot.targetDevices = targetDevices
+        snapshot.timeline = timelineView
         snapshot.virtualNow = metrics.virtualNow
         snapshot.endsAt = endsAt
         snapshot.warp = warp

@@ -97,3 +97,103 @@ extension FleetLoop {
         }
     }
 }
+
+/// A fault of the fleet file's timeline as the run stands: upcoming, on, or over.
+public struct TimelineFaultView: Sendable, Hashable {
+    public enum Phase: String, Sendable, Hashable, CaseIterable {
+        case upcoming, active, done
+    }
+
+    /// Its place in the fleet file's `faults:` (from 0), and its line there.
+    public var fault: Int
+    public var line: Int
+    public var action: FleetAction.Name
+    /// Which devices, as the fleet file says (`all`, `group: walkers`, `fraction: 0.2`, …).
+    public var selector: String
+    /// When it starts, and when its `for` ends it (nil without one), virtual Unix ms.
+    public var startsAt: Int64
+    public var endsAt: Int64?
+    public var phase: Phase
+    /// Devices it was applied to (nil until it starts).
+    public var applied: Int?
+    /// Whether it can be ended now (`DELETE /api/v1/faults/{fault}`): on, with an opposite action
+    /// its `for` would run.
+    public var endable: Bool
+    /// When it was ended early through the API, virtual Unix ms.
+    public var endedEarlyAt: Int64?
+
+    package init(
+        fault: Int, line: Int, action: FleetAction.Name, selector: String, startsAt: Int64, endsAt: Int64?,
+        phase: Phase, applied: Int?, endable: Bool, endedEarlyAt: Int64?
+    ) {
+        self.fault = fault
+        self.line = line
+        self.action = action
+        self.selector = selector
+        self.startsAt = startsAt
+        self.endsAt = endsAt
+        self.phase = phase
+        self.applied = applied
+        self.endable = endable
+        self.endedEarlyAt = endedEarlyAt
+    }
+}
+
+extension FaultSelector {
+    /// As a fleet file writes it.
+    public var text: String {
+        switch self {
+        case .all: "all"
+        case .group(let name): "group: \(name)"
+        case .fraction(let share, let seed): "fraction: \(share)" + (seed.map { ", seed: \($0)" } ?? "")
+        case .ids(let ids): "ids: [\(ids.joined(separator: ", "))]"
+        case .state(let pattern): "state: \(pattern)"
+        }
+    }
+}
+
+extension FleetLoop {
+    /// The fleet file's timeline at the clock's instant.
+    package var timelineView: [TimelineFaultView] {
+        let now = metrics.virtualNow
+        return fleet.faults.enumerated().map { index, fault in
+            let startsAt = startMillis + fault.atMillis
+            let ran = metrics.timeline.last { $0.fault == index }
+            let endsAt = endedEarly[index] ?? fault.forMillis.map { startsAt + $0 }
+            let phase: TimelineFaultView.Phase =
+                ran == nil ? .upcoming : (endsAt.map { now < $0 } ?? false) ? .active : .done
+            return TimelineFaultView(
+                fault: index, line: fault.line, action: fault.action.name, selector: fault.selector.text,
+                startsAt: startsAt, endsAt: endsAt, phase: phase, applied: ran?.applied,
+                endable: phase == .active && fault.action.undoing != nil && faultsUnderway[index] != nil,
+                endedEarlyAt: endedEarly[index])
+        }
+    }
+
+    /// `DELETE /api/v1/faults/{fault}`: ends a timeline fault now, as its `for` would (its opposite
+    /// action on the same devices), as toxiproxy removes a toxic.
+    package mutating func endFaultEarly(_ index: Int) throws(FleetControlError) {
+        guard fleet.faults.indices.contains(index) else {
+            throw FleetControlError(
+                .notFound, "the fleet file has no fault \(index) (it has \(fleet.faults.count), from 0)", field: "fault"
+            )
+        }
+        guard let view = timelineView.first(where: { $0.fault == index }), view.endable else {
+            throw FleetControlError(
+                .conflict,
+                "fault \(index) (\(fleet.faults[index].action.name.rawValue)) is not on, or has no end to bring "
+                    + "forward (only an action with an opposite and a `for` can be ended)",
+                field: "fault")
+        }
+        let time = metrics.virtualNow
+        timers.cancel(.faultEnd(index))
+        endedEarly[index] = time
+        endFault(index, at: time)
+        if let opposite = fleet.faults[index].action.undoing {
+            logAction(
+                ActionRecord(
+                    action: opposite.name, applied: selected(fleet.faults[index].selector, faultIndex: index).count,
+                    at: time, source: .admin))
+        }
+    }
+}

@@ -68,15 +68,16 @@ extension FleetLoop {
     /// the counts the fleet file gave them (as `run --devices`); any stages end here. New devices
     /// go through the admin's spawn queue (as `POST /api/v1/devices`), so the loop makes them
     /// between turns, within its budget, rather than thousands in one command. More than
-    /// `SpawnRequest.countRange`'s most new devices at once is refused.
+    /// `SpawnRequest.countRange`'s most new devices at once is refused (409).
     package mutating func setFleetDevices(_ devices: Int) throws(FleetControlError) {
         let time = metrics.virtualNow
         let running = slots.count { !$0.removed && !$0.standingBy }
         let standing = slots.count { !$0.removed && $0.standingBy }
         let most = Int(SpawnRequest.countRange.upper)
         guard devices - running - standing <= most else {
+            // A count the API takes, refused for where the fleet stands now: a conflict, as a busy loop is.
             throw FleetControlError(
-                .badRequest,
+                .conflict,
                 "devices \(devices) would make \(devices - running - standing) new devices at once; at most \(most) "
                     + "a command (\(running + standing + most) now): scale up in steps",
                 field: "devices")

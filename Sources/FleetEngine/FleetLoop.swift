@@ -182,6 +182,8 @@ package struct FleetLoop {
     /// Faults of the timeline with an end that are underway: when each began, and the fixes
     /// pending then (see `FaultDrain`).
     var faultsUnderway: [Int: (at: Int64, pending: Int)] = [:]
+    /// Timeline faults ended early through the API, and when.
+    var endedEarly: [Int: Int64] = [:]
     /// Drains in `metrics.drains` still under way.
     var openDrains = 0
     /// Each group's stages on the virtual clock (nil: none, or ended by a `devices` command).

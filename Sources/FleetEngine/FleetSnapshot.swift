@@ -13,6 +13,8 @@ public struct FleetSnapshot: Sendable {
     public var startedAt: Int64 = 0
     /// Virtual time, Unix ms.
     public var virtualNow: Int64 = 0
+    /// The fleet file's fault timeline as the run stands.
+    public var timeline: [TimelineFaultView] = []
     /// The running devices the stages or a `devices` command want now; nil when neither set one.
     public var targetDevices: Int?
     /// What the run is checked against.

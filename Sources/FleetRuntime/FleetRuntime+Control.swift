@@ -57,6 +57,11 @@ extension FleetRuntime: FleetControl {
         }
     }
 
+    /// Ends a fault of the fleet file's timeline now, as its `for` would.
+    public func endFault(_ index: Int, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void) {
+        command(reply) { driver throws(FleetControlError) in try driver.engine.endFaultEarly(index) }
+    }
+
     /// Starts the upload statistics the admin API shows over from now.
     public func resetStatistics(reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void) {
         command(reply) { driver throws(FleetControlError) in driver.engine.resetStatistics() }

@@ -347,6 +347,12 @@ public final class SimulatedRuntime: FleetControl {
         }
     }
 
+    public func endFault(_ index: Int, reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void) {
+        command(reply) { fleet throws(FleetControlError) in
+            try fleet.command { (engine) throws(FleetControlError) in try engine.endFaultEarly(index) }
+        }
+    }
+
     public func resetStatistics(reply: @escaping @Sendable (Result<Void, FleetControlError>) -> Void) {
         command(reply) { fleet throws(FleetControlError) in fleet.engine.resetStatistics() }
     }

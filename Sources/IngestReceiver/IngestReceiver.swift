@@ -182,6 +182,15 @@ private final class ReceiverCore: Sendable {
                 request.method == "GET" || request.method == "HEAD"
                     ? .json(200, stats().json(), headerFields: [.cacheControl: "no-store"]) : Self.notAllowed("GET"),
                 delayMillis: 0)
+        } else if request.path == "/metrics" {
+            disposition = .reply(
+                request.method == "GET" || request.method == "HEAD"
+                    ? OutgoingReply(
+                        status: 200,
+                        headerFields: [
+                            .contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store",
+                        ], body: Array(stats().prometheusText().utf8)) : Self.notAllowed("GET"),
+                delayMillis: 0)
         } else {
             disposition = .reply(Self.error(404, "no such path: \(request.path.prefix(200))"), delayMillis: 0)
         }

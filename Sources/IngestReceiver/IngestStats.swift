@@ -127,6 +127,46 @@ public struct IngestStats: Sendable, Hashable {
     }
 }
 
+extension IngestStats {
+    /// The snapshot in the Prometheus text format (0.0.4), as `GET /metrics` serves it: the
+    /// counters of `/stats` under `beekon_receiver_`, so one Prometheus scrapes the fleet and the
+    /// server it loads.
+    public func prometheusText() -> String {
+        var text = ""
+        func counter(_ name: String, _ help: String, _ value: Int) {
+            text += "# HELP beekon_receiver_\(name) \(help)\n# TYPE beekon_receiver_\(name) counter\n"
+            text += "beekon_receiver_\(name) \(value)\n"
+        }
+        text += "# HELP beekon_receiver_requests_total Answered requests, all paths, by HTTP status.\n"
+        text += "# TYPE beekon_receiver_requests_total counter\n"
+        for (status, count) in requestsByStatus.sorted(by: { $0.key < $1.key }) {
+            text += "beekon_receiver_requests_total{status=\"\(status)\"} \(count)\n"
+        }
+        counter(
+            "closed_without_answer_total", "Uploads closed without an answer (scripted close).", closedWithoutAnswer)
+        counter("hung_total", "Uploads held without an answer (scripted hang).", hung)
+        counter("rejected_uploads_total", "Uploads refused for their body or headers (400, 413, 415).", rejectedUploads)
+        counter("unauthorized_uploads_total", "Uploads refused by the token check (401).", unauthorizedUploads)
+        counter("batches_stored_total", "Batches stored with a batch_id not seen before.", batchesStored)
+        counter("duplicate_batches_total", "Uploads whose batch_id was already stored.", duplicateBatches)
+        counter("fixes_stored_total", "Fixes stored.", fixesStored)
+        counter("duplicate_fixes_total", "Fixes whose id was already stored.", duplicateFixes)
+        counter("geofence_events_stored_total", "Geofence events stored.", geofenceEventsStored)
+        counter(
+            "duplicate_geofence_events_total", "Geofence events whose id was already stored.", duplicateGeofenceEvents)
+        counter("tokens_issued_total", "Tokens the token endpoint issued.", tokensIssued)
+        text += "# HELP beekon_receiver_devices Distinct devices stored.\n# TYPE beekon_receiver_devices gauge\n"
+        text += "beekon_receiver_devices \(devices)\n"
+        // Gauges, not a summary: over the most recent fixes only, with no running sum.
+        text += "# HELP beekon_receiver_fix_age_seconds Fix age at arrival, over the most recent fixes.\n"
+        text += "# TYPE beekon_receiver_fix_age_seconds gauge\n"
+        for (quantile, millis) in [("0.5", fixAge.p50), ("0.95", fixAge.p95), ("0.99", fixAge.p99)] {
+            text += "beekon_receiver_fix_age_seconds{quantile=\"\(quantile)\"} \(Double(millis) / 1000)\n"
+        }
+        return text
+    }
+}
+
 /// Accumulates `IngestStats` under the receiver's lock; fix ages kept in a bounded ring.
 ///
 /// The ages are samples, not an HdrHistogram as the fleet's latencies are: the percentiles are

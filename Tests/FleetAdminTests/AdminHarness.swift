@@ -74,7 +74,7 @@ final class AdminHarness: Sendable {
 
     init(
         devices: Int = 4, warp: Int = 120, duration: String? = nil, token: String? = nil, allowedHosts: [String] = [],
-        maxOpenStores: Int? = nil,
+        maxOpenStores: Int? = nil, faults: String = "",
         fleet: Fleet = .simulated(answersOK), logger: Logger = Logger(label: "beekon-fleet admin")
     ) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-admin-\(UUID().uuidString)").path
@@ -86,7 +86,8 @@ final class AdminHarness: Sendable {
         case .simulated(let network):
             let file = try FleetFile.parse(
                 yaml: Self.yaml(
-                    devices: devices, ingest: "http://ingest.invalid/ingest", warp: warp, duration: duration),
+                    devices: devices, ingest: "http://ingest.invalid/ingest", warp: warp, duration: duration) + "\n"
+                    + faults,
                 file: "fleet.yaml", routeFolder: folder)
             var options = RunOptions(dataDirectory: folder + "/data", routeFolder: folder)
             if let maxOpenStores { options.maxOpenStores = maxOpenStores }

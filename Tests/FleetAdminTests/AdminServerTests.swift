@@ -100,6 +100,43 @@ struct AdminServerTests {
         #expect(groups["walkers"]?["fixes"] as? [String: Int] == fixes)
     }
 
+    @Test(
+        """
+        GET /api/v1/faults lists the timeline as it stands, and DELETE /api/v1/faults/{fault} ends an \
+        active one now: its opposite runs, it is done, and a fault that is not on is 409, one not there 404
+        """)
+    func faultTimeline() async throws {
+        let faults = """
+            faults:
+              - {at: 1m, for: 10m, select: all, action: networkOffline}
+              - {at: 30m, select: all, action: sync}
+            """
+        let harness = try AdminHarness(faults: faults)
+        harness.simulated.advance(byMillis: 2 * 60_000)
+        let listed = await harness.call("GET", "/api/v1/faults")
+        #expect(listed.status == 200)
+        let timeline = try #require(listed.object["faults"] as? [[String: Any]])
+        #expect(timeline.map { $0["phase"] as? String } == ["active", "upcoming"])
+        #expect(timeline[0]["endsAt"] as? String == "2026-06-15T08:11:00.000Z")
+        #expect(timeline[0]["applied"] as? Int == 4 && timeline[0]["endable"] as? Bool == true)
+        #expect(timeline[1]["applied"] is NSNull && timeline[1]["endable"] as? Bool == false)
+        let sentBefore = harness.simulated.sent.count
+        let ended = await harness.call("DELETE", "/api/v1/faults/0")
+        #expect(ended.status == 200, "\(ended.text)")
+        let now = try #require(ended.object["faults"] as? [[String: Any]])
+        #expect(now[0]["phase"] as? String == "done")
+        #expect(now[0]["endedEarlyAt"] as? String == "2026-06-15T08:02:00.000Z")
+        #expect(now[0]["endsAt"] as? String == "2026-06-15T08:02:00.000Z")
+        // Back online: the devices upload what they held at once.
+        harness.simulated.advance(byMillis: 1_000)
+        #expect(harness.simulated.sent.count > sentBefore)
+        #expect(await harness.call("DELETE", "/api/v1/faults/0").status == 409)
+        #expect(await harness.call("DELETE", "/api/v1/faults/1").status == 409)
+        #expect(await harness.call("DELETE", "/api/v1/faults/7").status == 404)
+        let bad = await harness.call("DELETE", "/api/v1/faults/first")
+        #expect(bad.status == 400 && (bad.object["error"] as? [String: Any])?["field"] as? String == "fault")
+    }
+
     @Test("GET /api/v1/fleet says when a run with a virtual duration ends, and virtual time stops there")
     func fleetSummaryEndsAt() async throws {
         let harness = try AdminHarness(duration: "10m")
@@ -152,13 +189,14 @@ struct AdminServerTests {
         let up = await harness.call("PATCH", "/api/v1/fleet", body: #"{"devices": 4}"#)
         #expect(up.object["byState"] as? [String: Int] == ["tracking": 4], "\(up.text)")
         #expect(up.object["devices"] as? Int == 4, "the stopped ones started again; none was made")
-        for (body, field) in [
-            (#"{"devices": -1}"#, "devices"), (#"{"devices": 100001}"#, "devices"), (#"{"devices": 20000}"#, "devices"),
-            (#"{"devices": "many"}"#, "devices"),
+        for (body, status) in [
+            (#"{"devices": -1}"#, 400), (#"{"devices": 100001}"#, 400), (#"{"devices": "many"}"#, 400),
+            // A count the API takes, but more new devices than one command makes: a conflict with now.
+            (#"{"devices": 20000}"#, 409),
         ] {
             let refused = await harness.call("PATCH", "/api/v1/fleet", body: body)
-            #expect(refused.status == 400, "\(body): \(refused.text)")
-            #expect((refused.object["error"] as? [String: Any])?["field"] as? String == field, "\(body)")
+            #expect(refused.status == status, "\(body): \(refused.text)")
+            #expect((refused.object["error"] as? [String: Any])?["field"] as? String == "devices", "\(body)")
         }
         #expect(await harness.call("GET", "/api/v1/fleet").object["targetDevices"] as? Int == 4)
     }
@@ -766,12 +804,14 @@ struct AdminServerTests {
         #expect(metrics.status == 200)
         let fixes = (stats["fixes"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Int }
         let latency = "beekon_fleet_upload_latency_seconds"
-        var samples = expected.map { ("beekon_fleet_uploads_total{outcome=\"\($0.key)\"}", Double($0.value)) }
+        var samples = expected.map {
+            ("beekon_fleet_uploads_total{group=\"walkers\",outcome=\"\($0.key)\"}", Double($0.value))
+        }
         samples += [
             ("beekon_fleet_devices{state=\"tracking\"}", 4), ("beekon_fleet_warp", 120),
-            ("beekon_fleet_fixes_admitted_total", Double(fixes["admitted"] ?? -1)),
-            ("beekon_fleet_fixes_acknowledged_total", Double(fixes["acknowledged"] ?? -1)),
-            ("beekon_fleet_pending_fixes", Double(fixes["pending"] ?? -1)),
+            ("beekon_fleet_fixes_admitted_total{group=\"walkers\"}", Double(fixes["admitted"] ?? -1)),
+            ("beekon_fleet_fixes_acknowledged_total{group=\"walkers\"}", Double(fixes["acknowledged"] ?? -1)),
+            ("beekon_fleet_pending_fixes{group=\"walkers\"}", Double(fixes["pending"] ?? -1)),
             ("\(latency)_count", Double(total)), ("\(latency)_bucket{le=\"+Inf\"}", Double(total)),
             // The 5 ms and 80 ms answers by 0.1 s, the 250 ms ones by 1 s.
             ("\(latency)_bucket{le=\"0.1\"}", Double(expected["refused", default: 0] + expected["200", default: 0])),

@@ -17,7 +17,11 @@ struct FleetCrashTests {
         return testBinary.deletingLastPathComponent().appendingPathComponent(name).path
     }
 
-    @Test("SIGKILL of the fleet process loses no admitted fix")
+    @Test(
+        """
+        SIGKILL of the fleet process loses no admitted fix: each store's ledger adds up as the kill left \
+        it, and the resumed run carries its pending fixes over, delivers them, and accounts for every one
+        """)
     func sigkillLosesNothing() throws {
         #expect(
             FileManager.default.isExecutableFile(atPath: Self.executable),
@@ -54,9 +58,38 @@ struct FleetCrashTests {
         var stored: Set<String> = []
         for install in installs.values {
             let store = try DeviceStore(path: "\(workspace.data)/devices/\(install)/beekon.db", retention: .syncing)
-            stored.formUnion(try store.history(from: .min, to: .max).map(\.id.text))
+            let fixes = try store.history(from: .min, to: .max).map(\.id.text)
+            stored.formUnion(fixes)
+            // The ledger the killed process committed: every fix it admitted is still pending
+            // (every upload was answered 503), none lost, none unaccounted.
+            let ledger = try #require(store.ledger)
+            #expect(ledger.unaccounted == 0 && ledger.lost == 0 && ledger.acknowledged == 0, "\(ledger)")
+            #expect(ledger.pending == fixes.count && ledger.admitted == fixes.count, "\(ledger)")
             store.close()
         }
         #expect(sent.isSubset(of: stored), "\(sent.subtracting(stored).count) fixes were lost")
+
+        // Resumed against a healthy server: what the killed run left pending is carried over and
+        // delivered, and the run accounts for every fix.
+        let healthy = try workspace.receiver()
+        defer { healthy.stop() }
+        let report = workspace.folder.appendingPathComponent("run.json").path
+        let resumed = try ChildRun.run(
+            Self.executable,
+            [
+                "run", fleetPath, "--data", workspace.data, "--ingest", healthy.url, "--admin", "off", "--warp", "max",
+                "--for", "30m", "--report", report, "--threshold", "fixes.lost == 0",
+            ])
+        #expect(resumed.status == 0, "\(resumed.output)\(resumed.errors)")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        let fixes = try #require(json["fixes"] as? [String: Int])
+        #expect(fixes["carried_over"] == stored.count, "\(fixes)")
+        #expect(fixes["unaccounted"] == 0 && fixes["lost"] == 0, "\(fixes)")
+        healthy.stop()
+        let delivered = Set(try healthy.receivedFixes().map(\.id))
+        #expect(
+            stored.isSubset(of: delivered), "\(stored.subtracting(delivered).count) carried-over fixes never arrived")
+        #expect(delivered.count == fixes["acknowledged"], "each acknowledged fix arrived once")
     }
 }

@@ -69,6 +69,27 @@ struct IngestReceiverTests {
         #expect(stats.fixesStored == 10)
         #expect(stats.duplicateFixes == 10)
         #expect(stats.duplicateGeofenceEvents == 1)
+
+        // The same counters in Prometheus's text format, for one scrape of fleet and server.
+        let metrics = await harness.send(
+            OutboundRequest(
+                url: harness.receiver.statsURL.replacingOccurrences(of: "/stats", with: "/metrics"), method: .get,
+                connectionKey: "metrics"))
+        guard case .response(let response, let body, _) = metrics else {
+            Issue.record("GET /metrics: \(metrics)")
+            return
+        }
+        #expect(response.status.code == 200)
+        #expect(response.headerFields[.contentType] == "text/plain; version=0.0.4; charset=utf-8")
+        let text = String(decoding: body, as: UTF8.self)
+        for sample in [
+            "beekon_receiver_requests_total{status=\"200\"} 2", "beekon_receiver_batches_stored_total 1",
+            "beekon_receiver_duplicate_batches_total 1", "beekon_receiver_fixes_stored_total 10",
+            "beekon_receiver_duplicate_fixes_total 10", "beekon_receiver_devices 1",
+        ] {
+            #expect(text.contains("\n" + sample + "\n"), "\(sample) in:\n\(text)")
+        }
+        #expect(text.contains("# TYPE beekon_receiver_fixes_stored_total counter\n"))
     }
 
     @Test("a partial replay stores only the new ids")

@@ -171,7 +171,8 @@ struct ScriptedAnswerTests {
     func tokenCheck() async throws {
         let harness = try ReceiverHarness {
             $0.auth = AuthScript(requireToken: true, tokens: ["static-key"])
-            $0.tokenEndpoint.expiresIn = 1
+            // Long enough to be used once on a busy machine (the whole suite runs beside it).
+            $0.tokenEndpoint.expiresIn = 4
         }
         let missing = try await harness.upload(harness.payload().json)
         #expect(missing.status == 401)
@@ -192,7 +193,7 @@ struct ScriptedAnswerTests {
         #expect(
             try await harness.upload(harness.payload().json, headers: [("Authorization", "Bearer \(access)")]).status
                 == 200)
-        try await Task.sleep(for: .milliseconds(1100))
+        try await Task.sleep(for: .milliseconds(4100))
         let expired = try await harness.upload(harness.payload().json, headers: [("Authorization", "Bearer \(access)")])
         #expect(expired.status == 401)
         #expect(expired.reason.contains("expired"))
