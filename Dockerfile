@@ -22,7 +22,7 @@ RUN swift build -c release --static-swift-stdlib --product beekon-fleet
 FROM debian:bookworm-slim
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
-        libsqlite3-0 zlib1g libcurl4 libmicrohttpd12 ca-certificates libxml2 curl \
+        libsqlite3-0 zlib1g libcurl4 libmicrohttpd12 ca-certificates libxml2 curl libjs-leaflet \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --create-home --home-dir /var/lib/beekon beekon \
     && mkdir -p /var/lib/beekon/fleet /var/lib/beekon/ingest \

@@ -1,13 +1,31 @@
-// The Map tab: up to 2,000 devices' positions and one device's route, on the FleetMap canvas.
+// The Map tab: up to 2,000 devices' positions and one device's route, on OpenStreetMap through
+// Leaflet when the admin serves it and the tiles load, else on the FleetMap canvas's grid.
 import { $, el, num } from "./dom.js";
 import { api, on, qs, say, showError } from "./api.js";
 import { currentTab, showTab } from "./tabs.js";
 import { groups } from "./fleet.js";
 import { selected } from "./selection.js";
 import { FleetMap } from "./map.js";
+import { LeafletFleetMap } from "./leaflet-map.js";
 
-export const fleetMap = new FleetMap($("#map"), { onPick: id => showRoute(id, false) });
-fleetMap.selected = selected; // the table's own set: ticks show at the next draw
+const canvasMap = new FleetMap($("#map"), { onPick: id => showRoute(id, false) });
+// Leaflet is there when the admin found Debian's libjs-leaflet (else vendor/leaflet/leaflet.js is
+// an empty script); the tiles, when the browser can reach OpenStreetMap.
+export let fleetMap = canvasMap;
+if (window.L && window.L.map) {
+  $("#map-tiles").hidden = false; $("#map").hidden = true;
+  fleetMap = new LeafletFleetMap($("#map-tiles"), { onPick: id => showRoute(id, false), onOffline: useGrid });
+}
+function useGrid() {
+  if (fleetMap === canvasMap) return;
+  const was = fleetMap;
+  $("#map-tiles").hidden = true; $("#map").hidden = false;
+  fleetMap = canvasMap;
+  fleetMap.setDevices(was.devices);
+  if (was.route) fleetMap.setRoute(was.route.id, was.route.points);
+  say("Map tiles unavailable (offline?): showing the grid");
+}
+for (const m of [canvasMap, fleetMap]) m.selected = selected; // the table's own set: ticks show at the next draw
 let mapTimer = null, routeId = null;
 async function pollMap() {
   clearTimeout(mapTimer);

@@ -42,13 +42,31 @@ setInterval(() => { if (currentTab === "overview" && !document.hidden) drawChart
 
 /* ---------- statistics table ---------- */
 let statsTimer = null;
+let groupsShown = 0;
 async function pollStats() {
   clearTimeout(statsTimer);
   try {
     const s = await api("GET", "api/v1/stats");
     renderStats(s);
+    // The per-group rows walk every device on the server: every 5 s is enough.
+    if (Date.now() - groupsShown > 5000) { renderGroups(await api("GET", "api/v1/report")); groupsShown = Date.now(); }
   } catch (e) { if (e.status !== 401) showError(e, "Loading statistics"); }
   statsTimer = setTimeout(() => { if (currentTab === "overview" && !document.hidden) pollStats(); else statsTimer = setTimeout(pollStats, 2000); }, 2000);
+}
+function renderGroups(report) {
+  const rows = Object.entries(report.groups || {}).map(([name, g]) => {
+    const ok = Object.entries(g.uploads.by_outcome || {}).filter(([k]) => /^2\d\d$/.test(k)).reduce((a, [, o]) => a + o.count, 0);
+    const share = g.uploads.total ? (100 * ok / g.uploads.total).toFixed(1) : "–";
+    return el("tr", { "data-group": name },
+      el("th", { scope: "row", text: name }), el("td", { class: "num", text: num(g.devices) }),
+      el("td", { class: "num", text: num(g.uploads.total) }), el("td", { class: "num", text: share }),
+      el("td", { class: "num", text: ms(g.latency_ms.p50) }), el("td", { class: "num", text: ms(g.latency_ms.p99) }),
+      el("td", { class: "num", text: num(g.fixes.admitted) }), el("td", { class: "num", text: num(g.fixes.acknowledged) }),
+      el("td", { class: "num", text: num(g.fixes.pending) }), el("td", { class: "num", text: num(g.fixes.lost) }),
+      el("td", { class: "num", text: num(g.fixes.max_pending) }), el("td", { class: "num", text: ms(g.fix_age_ms.p99 / 1000) }));
+  });
+  if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: 12, class: "muted", text: "No groups yet." })));
+  $("#group-table tbody").replaceChildren(...rows);
 }
 function renderStats(s) {
   const tb = $("#stats-table tbody");

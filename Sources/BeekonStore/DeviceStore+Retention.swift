@@ -130,7 +130,6 @@ extension DeviceStore {
         var tallies = self.tallies
         var ledger = storedLedger
         tallies[table].add(timestamp)
-        if table == .fixes { ledger.admitted += 1 }
         let cutoff = retention.cutoff(now: now)
         let losses = unrecordedLosses
         if !needsRetention(tallies, cutoff: cutoff) && losses == 0 {
@@ -166,7 +165,6 @@ extension DeviceStore {
         try add.bind(change.expired, at: 3)
         try add.bind(change.deleted, at: 4)
         try add.run()
-        ledger.admitted += change.lost
         ledger.lost += change.lost
         ledger.rejected += change.rejected
         ledger.expired += change.expired
@@ -239,8 +237,8 @@ extension DeviceStore {
             throw SQLiteError(.corrupt, message: "fix_ledger has no row")
         }
         return StoredLedger(
-            admitted: query.int(at: 0), removed: query.int(at: 1), rejected: query.int(at: 2),
-            expired: query.int(at: 3), deleted: query.int(at: 4), lost: query.int(at: 5))
+            removed: query.int(at: 0), rejected: query.int(at: 1), expired: query.int(at: 2), deleted: query.int(at: 3),
+            lost: query.int(at: 4))
     }
 
     /// Counts both tables; run once, on the first open.

@@ -117,7 +117,6 @@ public final class DeviceStore {
     public var ledger: FixLedger? {
         guard talliesLoaded else { return nil }
         var stored = storedLedger
-        stored.admitted += unrecordedLosses
         stored.lost += unrecordedLosses
         return stored.ledger(stored: tallies.fixes.count)
     }
@@ -190,8 +189,14 @@ public final class DeviceStore {
         try attempt("set up connection") { () throws(SQLiteError) in
             try configure(connection)
         }
-        // Each migration in its own transaction with its version bump.
-        for next in version..<StoreSchema.migrations.count {
+        // A new file gets the current schema in one step; an older one each migration in its own
+        // transaction with its version bump.
+        if version == 0 {
+            try attempt("create schema version \(StoreSchema.currentVersion)") { () throws(SQLiteError) in
+                try Self.createCurrent(connection)
+            }
+        }
+        for next in (version == 0 ? StoreSchema.currentVersion : version)..<StoreSchema.migrations.count {
             try attempt("migrate schema to version \(next + 1)") { () throws(SQLiteError) in
                 try Self.migrate(connection, to: next + 1)
             }
@@ -266,6 +271,21 @@ public final class DeviceStore {
             PRAGMA wal_autocheckpoint = \(StoreTuning.walAutocheckpointPages);
             PRAGMA journal_size_limit = \(StoreTuning.journalSizeLimitBytes);
             """)
+    }
+
+    /// Creates the current schema in a new file and records its version, in one transaction.
+    private static func createCurrent(_ connection: SQLiteConnection) throws(SQLiteError) {
+        try connection.execute("BEGIN IMMEDIATE")
+        do throws(SQLiteError) {
+            try connection.execute(StoreSchema.current)
+            try connection.execute("PRAGMA user_version = \(StoreSchema.currentVersion)")
+            try connection.execute("COMMIT")
+        } catch {
+            if !connection.isAutocommit {
+                try? connection.execute("ROLLBACK")
+            }
+            throw error
+        }
     }
 
     /// Applies the migration to `version` and records it, in one transaction (statements are

@@ -5,6 +5,9 @@
 /// The store keeps the counts in its own file (`fix_ledger`), changed by the same commit that
 /// changes the rows, so they hold after the process is killed at any instant: a fix whose insert
 /// was not committed was never admitted; a batch whose delete was not committed is still pending.
+/// `admitted` is what the rows and the outcomes add up to (a fix in the file was admitted): the
+/// fleet checks it against its own count of the fixes it asked the stores to keep
+/// (`FixAccount.unaccounted`).
 public struct FixLedger: Sendable, Hashable, Codable {
     /// Fixes the device stored, or tried to store and lost.
     public var admitted = 0
@@ -64,12 +67,11 @@ public struct FixLedger: Sendable, Hashable, Codable {
     }
 }
 
-/// The `fix_ledger` row as stored. Inserts and deletes of fixes are counted by triggers, in the
-/// statement that makes them (so a 1-row insert or acknowledge stays one autocommit statement);
-/// the causes other than acknowledgement are added by the transaction that deletes for them.
+/// The `fix_ledger` row as stored. Deletes of fixes are counted by a trigger, in the statement
+/// that makes them (so a 1-row acknowledge stays one autocommit statement); the causes other than
+/// acknowledgement are added by the transaction that deletes for them. Inserts are not counted:
+/// the rows in the file are.
 struct StoredLedger: Sendable, Hashable {
-    /// Fix rows ever inserted (trigger), plus losses.
-    var admitted = 0
     /// Fix rows ever deleted, for any cause (trigger).
     var removed = 0
     var rejected = 0
@@ -77,11 +79,11 @@ struct StoredLedger: Sendable, Hashable {
     var deleted = 0
     var lost = 0
 
-    /// What was admitted for a store holding `stored` fix rows: every row removed for no other
-    /// cause was acknowledged.
+    /// The ledger of a store holding `stored` fix rows: every row removed for no other cause was
+    /// acknowledged, and every fix stored, removed or lost was admitted.
     func ledger(stored: Int) -> FixLedger {
         FixLedger(
-            admitted: admitted, acknowledged: removed - rejected - expired - deleted, rejected: rejected,
+            admitted: stored + removed + lost, acknowledged: removed - rejected - expired - deleted, rejected: rejected,
             pending: stored, expired: expired, deleted: deleted, lost: lost)
     }
 }

@@ -141,12 +141,12 @@ enum StoreQuery: Int, CaseIterable {
         case .writeState: "INSERT OR REPLACE INTO device_state (key, value) VALUES (?1, ?2)"
         case .clearState: "DELETE FROM device_state WHERE key = ?1"
 
-        case .readLedger: "SELECT admitted, removed, rejected, expired, deleted, lost FROM fix_ledger"
-        // ?1 fixes lost (admitted and lost at once), ?2 rejected, ?3 expired, ?4 deleted: causes
+        case .readLedger: "SELECT removed, rejected, expired, deleted, lost FROM fix_ledger"
+        // ?1 fixes lost, ?2 rejected, ?3 expired, ?4 deleted: causes
         // of rows the statement before deleted, counted as `removed` by the trigger.
         case .addToLedger:
             """
-            UPDATE fix_ledger SET admitted = admitted + ?1, lost = lost + ?1, rejected = rejected + ?2,
+            UPDATE fix_ledger SET lost = lost + ?1, rejected = rejected + ?2,
                 expired = expired + ?3, deleted = deleted + ?4
             """
         }

@@ -100,7 +100,9 @@ struct FixesBody: APIBody {
         "expired": APINote("Fixes retention deleted: 7 days (local-only) or the 100,000-fix cap."),
         "deleted": APINote("Fixes the app deleted (`deleteLocations`)."),
         "lost": APINote("Fixes admitted but never stored (a store failure)."),
-        "unaccounted": APINote("Fixes found in no outcome: 0 unless something miscounted."),
+        "unaccounted": APINote(
+            "Fixes the devices handed to their stores this run, as the fleet counted them, less what the stores "
+                + "admitted: 0 unless something miscounted (or a store that never opened lost fixes it cannot count)."),
         "maxPending": APINote("The most fixes pending at once this run: the backlog's peak."),
         "ageAtAcknowledgementMs": APINote("Virtual ms from a fix's timestamp to its batch's acknowledgement."),
         "unheardAcknowledgements": APINote(
@@ -337,17 +339,35 @@ struct DeviceDetailBody: APIBody {
         ]
     }
 
+    /// Where the device's admitted fixes went, as its store counts them over its whole life.
+    struct Fixes: APIBody {
+        var admitted: Int
+        var acknowledged: Int
+        var rejected: Int
+        var pending: Int
+        var expired: Int
+        var deleted: Int
+        var lost: Int
+
+        static let example = Fixes(
+            admitted: 0, acknowledged: 0, rejected: 0, pending: 0, expired: 0, deleted: 0, lost: 0)
+        static let summary: String? =
+            "The device store's own ledger, over its whole life (every run on this data folder): admitted = "
+            + "acknowledged + rejected + pending + expired + deleted + lost. Null before the store was first opened."
+    }
+
     /// The members after the summary's.
     struct Members: APIBody {
         var config: ConfigBody?
         var sync: Sync
         var auth: Auth
+        var fixes: Fixes?
         var stateHistory: [Change]
         var uploads: [UploadRecordBody]
         var streams: [StreamRecordBody]
 
         static let example = Members(
-            config: nil, sync: .example, auth: .example, stateHistory: [], uploads: [], streams: [])
+            config: nil, sync: .example, auth: .example, fixes: .example, stateHistory: [], uploads: [], streams: [])
         static let notes = [
             "config": APINote(
                 "The SDK config in force; header values, tokens and refresh payload/header values replaced by "
@@ -393,6 +413,11 @@ extension DeviceDetailBody.Members {
             state: device.auth.state, validUntil: APITime(optional: device.auth.validUntil),
             lastRefreshOutcome: device.auth.lastRefreshOutcome?.description,
             breakerOpenUntil: APITime(optional: device.auth.breakerOpenUntil))
+        fixes = device.fixes.map {
+            DeviceDetailBody.Fixes(
+                admitted: $0.admitted, acknowledged: $0.acknowledged, rejected: $0.rejected, pending: $0.pending,
+                expired: $0.expired, deleted: $0.deleted, lost: $0.lost)
+        }
         stateHistory = device.stateHistory.map {
             DeviceDetailBody.Change(at: APITime($0.at), state: $0.state.description, cause: $0.cause)
         }

@@ -56,6 +56,8 @@ final class AdminRouter: Sendable {
         AdminRoute(["GET", "HEAD"], "/api/v1/openapi.yaml", "openapi", AdminRouter.openAPI),
         AdminRoute(["GET", "HEAD"], "/", "page", AdminRouter.page),
         AdminRoute(["GET", "HEAD"], "/{file}", "pageFile", AdminRouter.page),
+        AdminRoute(["GET", "HEAD"], "/vendor/leaflet/{file}", "leafletFile", AdminRouter.page),
+        AdminRoute(["GET", "HEAD"], "/vendor/leaflet/images/{file}", "leafletImage", AdminRouter.page),
     ]
 
     func respond(to request: IncomingRequest) -> Disposition {

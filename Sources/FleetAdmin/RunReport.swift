@@ -61,7 +61,8 @@ package struct RunReportBody: APIBody {
         static let example = Fixes(FixAccount())
         static let summary: String? =
             "Where the fixes went: carried_over + admitted = acknowledged + rejected + pending + expired + deleted "
-            + "+ lost (unaccounted is the difference: 0 unless something miscounted)."
+            + "+ lost, from the device stores' own counts; unaccounted is the fleet's own count of the fixes it "
+            + "handed to the stores less what they admitted (0 unless something miscounted)."
         static let notes = [
             "carried_over": APINote("Pending in the stores when the run first opened them (an earlier run's)."),
             "admitted": APINote("Admitted by the devices' gates this run: stored, or lost when the insert failed."),
@@ -227,6 +228,37 @@ package struct RunReportBody: APIBody {
         ]
     }
 
+    /// A fault of the timeline as it ran.
+    struct FaultRun: APIBody {
+        var fault: Int
+        var action: String
+        var startedAt: APITime
+        var endsAt: APITime?
+        var applied: Int
+
+        enum CodingKeys: String, CodingKey {
+            case fault, action
+            case startedAt = "started_at"
+            case endsAt = "ends_at"
+            case applied
+        }
+
+        init(_ fault: TimelineFault) {
+            self.fault = fault.fault
+            action = fault.action.rawValue
+            startedAt = APITime(fault.startedAt)
+            endsAt = APITime(optional: fault.endsAt)
+            applied = fault.applied
+        }
+
+        static let example = FaultRun(
+            TimelineFault(fault: 0, action: .networkOffline, startedAt: 0, endsAt: nil, applied: 0))
+        static let notes = [
+            "ends_at": APINote("When its `for` was to end it; null without one."),
+            "applied": APINote("Devices it was applied to."),
+        ]
+    }
+
     struct ThresholdBody: APIBody {
         var expression: String
         var group: String?
@@ -264,6 +296,7 @@ package struct RunReportBody: APIBody {
     var uploads: Uploads
     var latencyMs: Percentiles
     var duplicates: Duplicates
+    var faults: [FaultRun]
     var drains: [Drain]
     var thresholds: [ThresholdBody]
     var thresholdsCount: Bool
@@ -285,7 +318,7 @@ package struct RunReportBody: APIBody {
         case fixAgeMs = "fix_age_ms"
         case uploads
         case latencyMs = "latency_ms"
-        case duplicates, drains, thresholds
+        case duplicates, faults, drains, thresholds
         case thresholdsCount = "thresholds_count"
         case groups
     }
@@ -339,6 +372,7 @@ package struct RunReportBody: APIBody {
         uploads = fleet.uploads
         latencyMs = fleet.latencyMs
         duplicates = fleet.duplicates
+        faults = metrics.timeline.map(FaultRun.init)
         drains = metrics.drains.map(Drain.init)
         thresholds = snapshot.thresholds.check(metrics, groups: snapshot.groups).map { result in
             ThresholdBody(
@@ -375,6 +409,7 @@ package struct RunReportBody: APIBody {
         "aborted_by": APINote("The threshold with `abortOnFail` that stopped the run; null when none did."),
         "digest": APINote("The digest of every request the devices sent (see `run`'s output)."),
         "lost_by_cause": APINote("This run's lost fixes by the store error's cause."),
+        "faults": APINote("The fleet file's faults as they ran, in the order they began."),
         "drains": APINote("How long the backlog took to drain after each fault of the timeline that ended."),
         "thresholds_count": APINote(
             "Whether a failed threshold fails the run: true when thresholds were given (or with `--strict`); false "

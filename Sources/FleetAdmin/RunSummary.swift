@@ -27,6 +27,14 @@ package enum RunSummary {
             devices: report.devices, devicesByState: report.devicesByState, fixes: report.fixes,
             lostByCause: report.lostByCause, fixAge: report.fixAgeMs, uploads: report.uploads,
             realSeconds: report.realSeconds, latency: report.latencyMs, duplicates: report.duplicates, indent: "  ")
+        for fault in report.faults {
+            let until = fault.endsAt.map { " until \(Timestamp.text(unixMillis: $0.unixMillis))" } ?? ""
+            lines.append(
+                "  fault \(String(repeating: ".", count: 13)) \(fault.fault) (\(fault.action)) at "
+                    + "\(Timestamp.text(unixMillis: fault.startedAt.unixMillis))\(until), "
+                    + "on \(count(fault.applied)) devices"
+            )
+        }
         for drain in report.drains {
             let took = drain.drainMs.map { "drained in \(duration(Double($0)))" } ?? "still draining"
             lines.append(
@@ -68,7 +76,9 @@ package enum RunSummary {
                     + "+ lost \(count(fixes.lost))"))
         var verdict: String
         if fixes.unaccounted != 0 {
-            verdict = "\(count(fixes.unaccounted)) fixes are unaccounted for: a miscount, please report it"
+            verdict =
+                "\(count(fixes.unaccounted)) fixes the devices handed to their stores are unaccounted for (a store "
+                + "that never opened, or a miscount)"
         } else if fixes.lost == 0 {
             verdict = "every admitted fix is accounted for; none was lost"
         } else {

@@ -33,13 +33,34 @@ struct WebFiles: Sendable {
         "yaml": "application/yaml", "woff2": "font/woff2",
     ]
 
-    /// The page file at URL path `path` (`/` is `index.html`), or nil for 404.
+    /// Where the map's Leaflet is: Debian's libjs-leaflet (the Dockerfile and CI install it), or a
+    /// shipped `vendor/leaflet`; nil when neither is there.
+    static let leafletDirectory: String? =
+        ShippedFiles.find("vendor/leaflet")
+        ?? (FileManager.default.fileExists(atPath: "/usr/share/javascript/leaflet/leaflet.js")
+            ? "/usr/share/javascript/leaflet" : nil)
+
+    /// The page file at URL path `path` (`/` is `index.html`), or nil for 404. `vendor/leaflet/`
+    /// is Leaflet's folder; without Leaflet its script and style are empty, so the page draws its
+    /// own grid map with no error.
     func page(_ path: String) -> OutgoingReply? {
         guard let webDirectory else { return nil }
         let name = path == "/" ? "index.html" : String(path.dropFirst())
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
         guard !name.isEmpty, !parts.contains(where: { $0.isEmpty || $0 == ".." || $0.hasPrefix(".") }) else {
             return nil
+        }
+        let vendor = "vendor/leaflet/"
+        if name.hasPrefix(vendor) {
+            let inside = String(name.dropFirst(vendor.count))
+            if let folder = Self.leafletDirectory {
+                return file(URL(fileURLWithPath: folder).appendingPathComponent(inside).path)
+            }
+            guard ["leaflet.js", "leaflet.css"].contains(inside) else { return nil }
+            let type = Self.contentTypes[inside.hasSuffix(".js") ? "js" : "css"]!
+            return OutgoingReply(
+                status: 200, headerFields: [.contentType: type, .cacheControl: "no-cache"],
+                body: Array("/* Leaflet is not installed (apt-get install libjs-leaflet): the grid map shows. */".utf8))
         }
         return file(URL(fileURLWithPath: webDirectory).appendingPathComponent(name).path)
     }

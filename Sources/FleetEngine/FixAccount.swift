@@ -11,6 +11,9 @@ import FleetDescription
 public struct FixAccount: Sendable, Hashable {
     /// Fixes pending in the stores when the run first opened them (an earlier run's).
     public var carriedOver = 0
+    /// Fixes the devices asked their stores to keep this run, as the fleet counted them: the
+    /// stores' own `admitted` must come to the same (see `unaccounted`).
+    public var handedToStores = 0
     /// This run's admitted, acknowledged, rejected, expired, deleted and lost fixes, and the
     /// fixes pending now.
     public var ledger = FixLedger()
@@ -32,8 +35,10 @@ public struct FixAccount: Sendable, Hashable {
     /// Nothing yet.
     public init() {}
 
-    /// Fixes not found in any outcome: 0 unless something miscounted.
-    public var unaccounted: Int { carriedOver + ledger.unaccounted }
+    /// Fixes the devices handed to their stores that the stores do not account for (or account
+    /// for without having been handed them): 0 unless something miscounted, or a store that never
+    /// opened lost fixes it cannot count.
+    public var unaccounted: Int { handedToStores - ledger.admitted }
 
     /// A store opened for the first time this run, holding `ledger`: its pending fixes carry over.
     mutating func carry(_ ledger: FixLedger) {
@@ -90,4 +95,12 @@ public struct TimelineFault: Sendable, Hashable {
     public var endsAt: Int64?
     /// Devices it was applied to.
     public var applied: Int
+
+    package init(fault: Int, action: FleetAction.Name, startedAt: Int64, endsAt: Int64?, applied: Int) {
+        self.fault = fault
+        self.action = action
+        self.startedAt = startedAt
+        self.endsAt = endsAt
+        self.applied = applied
+    }
 }

@@ -24,6 +24,7 @@ extension FleetLoop {
         do throws(StoreError) {
             switch action {
             case .persistFix(let fix, let session):
+                countHandedToStore(slot)
                 let expired = store.ledger?.expired ?? 0
                 try store.insert(fix, sessionID: session, now: time)
                 slots[slot].lastPosition = (fix.latitude, fix.longitude)
@@ -137,6 +138,15 @@ extension FleetLoop {
         let expired = (slots[slot].store.ledger?.expired ?? before) - before
         guard expired > 0 else { return [] }
         return handled(.fixesExpired(count: expired), by: slot, at: time)
+    }
+
+    /// A fix the device asks its store to keep: the fleet's own count, which the stores' ledgers
+    /// must match.
+    private mutating func countHandedToStore(_ slot: Int) {
+        let group = slots[slot].group
+        ensureGroupAccount(group)
+        metrics.fixes.handedToStores += 1
+        metrics.fixesByGroup[group].handedToStores += 1
     }
 
     /// How old each fix of an acknowledged batch is, for the fleet and the device's group.

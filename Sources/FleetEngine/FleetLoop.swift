@@ -565,6 +565,8 @@ package struct FleetLoop {
             reportStoreError(error, slot: slot, at: time, resume: .spawn)
             return
         }
+        // What the store holds before the device does anything: carried over, not admitted now.
+        settleLedger(slot, at: time)
         var state = restored
         let installID = UUIDv7(installIDs[slots[slot].id] ?? "")
         var actions: [DeviceAction] = []

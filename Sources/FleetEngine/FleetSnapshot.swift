@@ -116,6 +116,8 @@ public struct DeviceSnapshot: Sendable {
     public var streams: [StreamRecord]
     /// Why its store fails, while it is in `storeError`.
     public var storeError: DeviceStoreError?
+    /// Its store's ledger over its whole life (nil before the store was first opened).
+    public var fixes: FixLedger? = nil
 }
 
 /// Why a device's store fails, as the admin API shows it.

@@ -176,7 +176,7 @@ struct DeviceStoreTests {
             let header = try Self.header(of: path)
             #expect(header.writeVersion == 2 && header.readVersion == 2, "2 means WAL")
             #expect(header.userVersion == DeviceStore.schemaVersion)
-            #expect(DeviceStore.schemaVersion == 2)
+            #expect(DeviceStore.schemaVersion == 3)
             #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
         }
     }

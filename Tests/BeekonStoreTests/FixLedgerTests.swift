@@ -159,7 +159,7 @@ struct FixLedgerTests {
                 let connection = try SQLiteConnection(path: path)
                 try connection.execute(
                     """
-                    DROP TRIGGER fix_admitted; DROP TRIGGER fix_removed; DROP TABLE fix_ledger;
+                    DROP TRIGGER fix_removed; DROP TABLE fix_ledger;
                     PRAGMA user_version = 1;
                     """)
             }
@@ -167,6 +167,36 @@ struct FixLedgerTests {
             #expect(migrated.ledger == Self.ledger(admitted: 4, pending: 4))
             try migrated.acknowledge(try #require(try migrated.nextBatch(limit: 4)))
             #expect(migrated.ledger == Self.ledger(admitted: 4, acknowledged: 4, pending: 0))
+        }
+    }
+
+    @Test("a store from schema version 2, which counted inserts too, keeps its ledger and stops counting them")
+    func migratedFromVersionTwo() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("store.db")
+            let store = try DeviceStore(path: path, retention: .syncing)
+            var maker = FixMaker()
+            for index in 1...3 {
+                try store.insert(maker.fix(at: Int64(index) * 1_000), sessionID: "s", now: 3_000)
+            }
+            try store.drop(try #require(try store.nextBatch(limit: 1)))
+            store.close()
+            // Back to version 2, as the build before left it: inserts counted by a trigger.
+            do {
+                let connection = try SQLiteConnection(path: path)
+                try connection.execute(
+                    """
+                    ALTER TABLE fix_ledger ADD COLUMN admitted INTEGER NOT NULL DEFAULT 0;
+                    UPDATE fix_ledger SET admitted = 3;
+                    CREATE TRIGGER fix_admitted AFTER INSERT ON locations
+                    BEGIN UPDATE fix_ledger SET admitted = admitted + 1; END;
+                    PRAGMA user_version = 2;
+                    """)
+            }
+            let migrated = try DeviceStore(path: path, retention: .syncing)
+            #expect(migrated.ledger == Self.ledger(admitted: 3, rejected: 1, pending: 2))
+            try migrated.insert(maker.fix(at: 4_000), sessionID: "s", now: 4_000)
+            #expect(migrated.ledger == Self.ledger(admitted: 4, rejected: 1, pending: 3))
         }
     }
 }

@@ -71,7 +71,7 @@ struct APIBodyTests {
         }
         #expect(members.first?.key == "id")
         #expect(members.last?.key == "streams")
-        #expect(members.count == 22, "\(members.map(\.key))")
+        #expect(members.count == 23, "\(members.map(\.key))")
     }
 }
 

@@ -98,6 +98,14 @@ struct AdminServerTests {
         #expect(Array(groups.keys) == ["walkers"])
         #expect(groups["walkers"]?["devices"] as? Int == 4)
         #expect(groups["walkers"]?["fixes"] as? [String: Int] == fixes)
+        // Each device's store says where its own fixes went; the devices add up to the fleet.
+        var sum = [String: Int]()
+        for id in ["walkers-0001", "walkers-0002", "walkers-0003", "walkers-0004"] {
+            let own = try #require(await harness.device(id)["fixes"] as? [String: Int], "\(id)")
+            #expect(own["admitted"] == own["acknowledged"]! + own["pending"]!, "\(id): \(own)")
+            sum.merge(own, uniquingKeysWith: +)
+        }
+        #expect(sum["admitted"] == fixes["admitted"] && sum["pending"] == fixes["pending"])
     }
 
     @Test(
@@ -971,6 +979,18 @@ struct AdminServerTests {
         #expect(await harness.call("GET", "/no-such-file.js").status == 404)
         #expect(await harness.call("GET", "/../Package.swift").status == 404)
         #expect(await harness.call("GET", "/.git/config").status == 404)
+        // Leaflet for the map: Debian's libjs-leaflet where it is installed (CI and the image install
+        // it), else an empty script, so the page falls back to its grid with no error.
+        let leaflet = await harness.call("GET", "/vendor/leaflet/leaflet.js")
+        #expect(leaflet.status == 200)
+        #expect(
+            leaflet.headers.contains { $0.name.lowercased() == "content-type" && $0.value.hasPrefix("text/javascript") }
+        )
+        if FileManager.default.fileExists(atPath: "/usr/share/javascript/leaflet/leaflet.js") {
+            #expect(leaflet.text.contains("Leaflet"), "not Debian's Leaflet")
+            #expect(await harness.call("GET", "/vendor/leaflet/images/layers.png").status == 200)
+        }
+        #expect(await harness.call("GET", "/vendor/leaflet/../../etc/passwd").status == 404)
     }
 
     /// The body of a chunked HTTP/1.1 response (after its headers), up to its last whole chunk.

@@ -91,6 +91,7 @@ struct ThresholdTests {
         if lost > 0 { metrics.fixesLostByCause = ["full": lost] }
         metrics.fixes.ledger = FixLedger(
             admitted: 438 + lost, acknowledged: 400, rejected: 5, pending: 30, expired: 1, deleted: 2, lost: lost)
+        metrics.fixes.handedToStores = 438 + lost
         metrics.fixes.maxPending = 120
         for second in 1...10 { metrics.fixes.ageAtAcknowledgement.record(Double(second) * 1000) }
         metrics.fixes.unheardAcknowledgements = FixAccount.Resent(batches: 2, fixes: 3)
@@ -110,6 +111,7 @@ struct ThresholdTests {
         var account = FixAccount()
         account.ledger = FixLedger(
             admitted: 10, acknowledged: 10, rejected: 0, pending: 0, expired: 0, deleted: 0, lost: 0)
+        account.handedToStores = 10
         metrics.fixesByGroup = [account]
         metrics.realSeconds = 8
         return metrics

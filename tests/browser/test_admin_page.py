@@ -49,9 +49,17 @@ def browser():
         b.close()
 
 
+# A 1×1 PNG: the map's OpenStreetMap tiles, answered here (a test machine may be offline).
+TILE = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+    "0000000b49444154789c6360000200000500017a5eab3f0000000049454e44ae426082")
+OSM = "https://tile.openstreetmap.org/**"
+
+
 @pytest.fixture
 def page(browser):
     ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+    ctx.route(OSM, lambda route: route.fulfill(status=200, content_type="image/png", body=TILE))
     if TOKEN:
         ctx.add_init_script("sessionStorage.setItem('beekonAdminToken', %s)" % json.dumps(TOKEN))
     pg = ctx.new_page()
@@ -256,3 +264,74 @@ def test_devices_sort_survives_a_reload_and_outcomes_keep_their_class_colour(pag
     greens = set(colours[:2])
     assert not greens & set(colours[2:]), colours
     assert page.console_errors == [], page.console_errors
+
+
+def test_faults_timeline_groups_and_scaling(page):
+    # The Faults tab lists the fleet file's timeline as the API does, each with its phase.
+    faults = api("GET", "api/v1/faults")["faults"]
+    assert len(faults) == 2, faults
+    page.click("#tab-faults")
+    page.wait_for_function("document.querySelectorAll('#fault-timeline tbody tr[data-fault]').length === 2")
+    phases = page.eval_on_selector_all("#fault-timeline tbody tr", "rs => rs.map(r => r.dataset.phase)")
+    assert set(phases) <= {"upcoming", "active", "done"}, phases
+    actions = page.eval_on_selector_all("#fault-timeline tbody tr td strong", "ss => ss.map(s => s.textContent)")
+    assert actions == ["networkOffline", "revokePermission"], actions
+
+    # The overview's group rows: one per group of the demo fleet, from the run report.
+    page.click("#tab-overview")
+    page.wait_for_function("document.querySelectorAll('#group-table tbody tr[data-group]').length === 3", timeout=20_000)
+    groups = page.eval_on_selector_all("#group-table tbody tr[data-group]", "rs => rs.map(r => r.dataset.group)")
+    assert groups == ["walkers-london", "cyclists-berlin", "drivers-paris"], groups
+
+    # Scale down from the header and back: the header shows the target, the API the stopped devices.
+    page.fill("#devices-input", "60")
+    page.click("#devices-form button[type=submit]")
+    page.wait_for_function("document.querySelector('#device-count').textContent.includes('target 60')")
+    fleet = api("GET", "api/v1/fleet")
+    assert fleet["targetDevices"] == 60 and fleet["byState"].get("stopped", 0) >= 40, fleet["byState"]
+    page.fill("#devices-input", "100")
+    page.click("#devices-form button[type=submit]")
+    page.wait_for_function("document.querySelector('#device-count').textContent.includes('target 100')")
+    assert page.console_errors == [], page.console_errors
+    # A count out of range is refused, and said (the browser logs the 400 itself).
+    page.fill("#devices-input", "100001")
+    page.eval_on_selector("#devices-input", "i => i.removeAttribute('max')")
+    page.click("#devices-form button[type=submit]")
+    page.wait_for_function("!document.querySelector('#error').hidden && document.querySelector('#error').textContent.includes('devices')")
+    assert all("status of 400" in e for e in page.console_errors), page.console_errors
+
+
+def test_the_map_is_leaflet_on_openstreetmap_tiles_and_the_grid_when_they_cannot_load(browser):
+    # Online (tiles answered): Leaflet's map with the devices as canvas markers.
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+    if TOKEN:
+        ctx.add_init_script("sessionStorage.setItem('beekonAdminToken', %s)" % json.dumps(TOKEN))
+    tiles = []
+    ctx.route(OSM, lambda route: (tiles.append(route.request.url),
+                                  route.fulfill(status=200, content_type="image/png", body=TILE)))
+    page = ctx.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
+    page.goto(base())
+    page.click("#tab-map")
+    page.wait_for_selector("#map-tiles .leaflet-tile-loaded", state="attached", timeout=20_000)
+    assert page.is_visible("#map-tiles") and not page.is_visible("#map")
+    page.wait_for_function("document.querySelector('#map-info').textContent.includes('devices')", timeout=20_000)
+    assert tiles, "no tile was asked for"
+    assert page.eval_on_selector("#map-tiles", "m => m.querySelectorAll('canvas').length") >= 1
+    ctx.close()
+
+    # Offline (every tile fails): the page's own grid map takes over, with the same devices.
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+    if TOKEN:
+        ctx.add_init_script("sessionStorage.setItem('beekonAdminToken', %s)" % json.dumps(TOKEN))
+    ctx.route(OSM, lambda route: route.abort())
+    page = ctx.new_page()
+    page.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
+    page.goto(base())
+    page.click("#tab-map")
+    page.wait_for_function("!document.querySelector('#map').hidden && document.querySelector('#map-tiles').hidden",
+                           timeout=20_000)
+    page.wait_for_function("document.querySelector('#map-info').textContent.includes('devices')", timeout=20_000)
+    ctx.close()
+    assert errors == [], errors
