@@ -361,8 +361,11 @@ struct Run: LoggingCommand {
     static func checkWritable(_ path: String, for option: String) throws {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else {
             throw CommandFailure("\(option) \(path): the folder \(folder) does not exist", exitCode: .usage)
+        }
+        guard isFolder.boolValue else {
+            throw CommandFailure("\(option) \(path): \(folder) is a file, not a folder", exitCode: .usage)
         }
         guard access(folder, W_OK) == 0 else {
             throw CommandFailure("\(option) \(path): the folder \(folder) cannot be written", exitCode: .usage)

@@ -360,6 +360,12 @@ struct RunVerdictTests {
             workspace, ingest: "http://127.0.0.1:9/ingest", arguments: ["--report", "/nonexistent/run.json"])
         #expect(missing.status == 64, "\(missing.output)\(missing.errors)")
         #expect(missing.errors.contains("--report /nonexistent/run.json: the folder /nonexistent does not exist"))
+        let plain = workspace.folder.appendingPathComponent("plain.txt").path
+        try "not a folder".write(toFile: plain, atomically: true, encoding: .utf8)
+        let file = try Self.run(workspace, ingest: "http://127.0.0.1:9/ingest", arguments: ["--csv", plain + "/run"])
+        #expect(file.status == 64, "\(file.output)\(file.errors)")
+        #expect(
+            file.errors.contains("--csv \(plain)/run_stats.csv: \(plain) is a file, not a folder"), "\(file.errors)")
         let group = try Self.run(
             workspace, ingest: "http://127.0.0.1:9/ingest", arguments: ["--threshold", "fixes.lost{group: cars} == 0"])
         #expect(group.status == 64, "\(group.output)\(group.errors)")
