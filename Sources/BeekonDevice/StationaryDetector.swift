@@ -30,7 +30,8 @@ public struct StationaryDetector: Sendable, Hashable {
     public enum Change: Sendable, Hashable {
         /// The device has stayed put; fixes inside the region may be dropped.
         case becameStationary
-        /// The device left the region.
+        /// The device left the region it was stationary in (not the first move out of `unknown`:
+        /// spec §5, "`motion` for the first admitted fix after stationary → moving").
         case becameMoving
     }
 
@@ -48,9 +49,11 @@ public struct StationaryDetector: Sendable, Hashable {
             return nil
         }
         anchor = Anchor(latitude: latitude, longitude: longitude, timestamp: timestamp)
-        let wasMoving = motion == .moving
+        // Only leaving a stay is a change the SDK reports (a motion trigger, the check-ins'
+        // end); unknown → moving just labels the fixes from here on.
+        let wasStationary = motion == .stationary
         motion = .moving
-        return wasMoving ? nil : .becameMoving
+        return wasStationary ? .becameMoving : nil
     }
 
     /// The emulated world knows the person stopped (a dwell in the route): stationary at once,

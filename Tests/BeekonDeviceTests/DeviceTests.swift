@@ -177,6 +177,24 @@ struct DeviceTests {
         #expect(harness.emittedStates == [.starting, .tracking, .paused(.unknown), .tracking, .stopped])
     }
 
+    @Test(
+        "a run that starts moving labels its fixes interval, never motion: only leaving a stay is a motion trigger",
+        arguments: [Platform.ios, .android])
+    func movingFromTheStart(platform: Platform) {
+        var harness = DeviceHarness(
+            platform: platform,
+            config: BeekonConfig(minTimeBetweenLocationsSeconds: 0, minDistanceBetweenLocationsMeters: 0))
+        harness.send(.start)
+        for step in 0..<5 {
+            harness.now += 60_000
+            harness.fix(40 + Double(step) * 300 / Self.metersPerDegree, -3.7)
+        }
+        #expect(harness.stored.count == 5)
+        #expect(harness.stored.map(\.fix.trigger) == Array(repeating: .interval, count: 5))
+        // Unknown for the first fix, moving once a fix left its radius.
+        #expect(harness.stored.map(\.fix.motion) == [.unknown, .moving, .moving, .moving, .moving])
+    }
+
     @Test("pause mode drops fixes inside the stationary region; leaving yields a motion fix")
     func stationaryPause() {
         var harness = DeviceHarness(

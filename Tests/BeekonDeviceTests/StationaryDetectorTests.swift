@@ -36,6 +36,24 @@ struct StationaryDetectorTests {
         #expect(Self.observe(&detector, seconds: 220, north: 400) == nil)
     }
 
+    @Test(
+        "only leaving a stay is a change: the first move out of unknown labels motion moving but reports nothing",
+        arguments: [
+            // (north of the first fix, metres, at each next fix; the changes reported; the motion after)
+            ([150.0, 400], [nil, nil] as [StationaryDetector.Change?], Motion.moving),
+            ([0, 0, 0, 10, 500], [nil, nil, .becameStationary, nil, .becameMoving], .moving),
+            ([300, 300, 300, 300, 900], [nil, nil, nil, .becameStationary, .becameMoving], .moving),
+        ])
+    func changesReported(path: [Double], changes: [StationaryDetector.Change?], motion: Motion) {
+        var detector = StationaryDetector(radiusMeters: 100)
+        _ = Self.observe(&detector, seconds: 0, north: 0)
+        let seen = path.enumerated().map { index, north in
+            Self.observe(&detector, seconds: Int64(index + 1) * 60, north: north)
+        }
+        #expect(seen == changes)
+        #expect(detector.motion == motion)
+    }
+
     @Test("a stop reported by the emulated world is stationary at once")
     func routeStop() {
         var detector = StationaryDetector(radiusMeters: 100)
