@@ -302,7 +302,10 @@ struct FleetFileReader {
         let start = map["start"].flatMap { duration($0, "start") } ?? 0
         let spread = map["spread"].flatMap { duration($0, "spread") } ?? 0
         let autoStart = map["autoStart"].flatMap { bool($0, "autoStart") } ?? true
+        // No config block: the SDK's defaults, uploading to the run's ingest, as a block without
+        // `sync` does (docs/fleet-file.md); `sync: false` in a block is how a group stays local-only.
         var config = BeekonConfig()
+        config.sync = SyncConfig(url: ingest ?? "")
         if let configNode = map["config"] { config = readConfig(configNode, ingest: ingest) ?? config }
         let extras = map["extras"].flatMap { stringMap($0, "extras") } ?? [:]
         let geofences = map["geofences"].map { readGeofences($0) } ?? []

@@ -342,6 +342,13 @@ package struct FleetLoop {
         if let notice = runStart.notice { effects.append(.notice(notice)) }
     }
 
+    /// Device `index`'s model: its platform's share of the group's `model:` list round-robin, else
+    /// the platform's table (`PhoneModels`).
+    static func model(platform: Platform, index: Int, given: [String]) -> String {
+        let choices = PhoneModels.choices(for: platform, given: given)
+        return choices[index % choices.count]
+    }
+
     /// The id of device `index` (from 0) of group `group`: `walkers-0001`.
     static func deviceID(group: String, index: Int) -> String {
         "\(group)-\(String(format: "%04d", index + 1))"
@@ -395,7 +402,7 @@ package struct FleetLoop {
         slots.append(
             DeviceSlot(
                 id: id, group: groupIndex, indexInGroup: index, platform: platform,
-                model: group.models.isEmpty ? "" : group.models[index % group.models.count],
+                model: Self.model(platform: platform, index: index, given: group.models),
                 seed: deviceRNG.next(), device: nil, store: store,
                 provider: OSProvider(profile: group.provider, seed: deviceRNG.next()),
                 motion: RouteMotion(route: route, timing: timing, loops: group.loops, startFraction: fraction),

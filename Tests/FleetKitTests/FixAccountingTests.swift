@@ -1,5 +1,6 @@
 import BeekonDevice
 import BeekonStore
+import FleetDescription
 import Foundation
 import Testing
 
@@ -140,5 +141,90 @@ struct FixAccountingTests {
         // Back online, each device uploads at once, batch after batch (100 fixes, 500 ms each).
         let millis = try #require(drain.drainMillis)
         #expect(millis >= 500 && millis < 60_000, "\(millis) ms")
+    }
+}
+
+@Suite("A group without a config block")
+struct NoConfigGroupTests {
+    @Test("syncs with the SDK's defaults to the run's ingest (issue #16 item 1): its fixes are uploaded")
+    func uploads() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let yaml = """
+            name: plain
+            seed: 3
+            clock: {start: 2026-06-15T08:00:00Z, warp: 60}
+            groups:
+              - name: walkers
+                count: 2
+                platform: android
+                route: walk.csv
+                pace: walk
+            """
+        var fleet = try SimulatedFleet(
+            fleet: try workspace.fleet(yaml),
+            options: RunOptions(
+                dataDirectory: workspace.data, ingest: "http://ingest.invalid/ingest",
+                routeFolder: workspace.folder.path, transferTiming: .deterministic),
+            network: { _ in .ok })
+        fleet.advance(byMillis: 30 * 60_000)
+        let uploads = fleet.sent.filter { if case .upload = $0.kind { true } else { false } }
+        #expect(!uploads.isEmpty, "a group without config sent nothing")
+        #expect(uploads.allSatisfy { $0.http.head.target.hasSuffix("/ingest") }, "\(uploads.map(\.http.head.target))")
+        #expect(fleet.engine.metrics.fixes.ledger.acknowledged > 0)
+    }
+}
+
+@Suite("Phone models follow the platform (issue #16 item 11)")
+struct PhoneModelTests {
+    @Test(
+        "each platform takes its own names from a group's list, else its table",
+        arguments: [
+            (Platform.ios, ["iPhone15,3", "Pixel 8"], ["iPhone15,3"]),
+            (.android, ["iPhone15,3", "Pixel 8"], ["Pixel 8"]),
+            (.ios, ["Pixel 8"], PhoneModels.ios),
+            (.android, [], PhoneModels.android),
+            (.ios, ["iPad13,1", "iPhone16,2"], ["iPad13,1", "iPhone16,2"]),
+        ] as [(Platform, [String], [String])])
+    func choices(platform: Platform, given: [String], expected: [String]) {
+        #expect(PhoneModels.choices(for: platform, given: given) == expected)
+        #expect(PhoneModels.ios.allSatisfy { PhoneModels.platform(of: $0) == .ios })
+        #expect(PhoneModels.android.allSatisfy { PhoneModels.platform(of: $0) == .android })
+    }
+
+    @Test("in a mixed group no iOS device reports an Android model, and none reports no model")
+    func mixedGroup() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let yaml = """
+            name: mixed
+            seed: 5
+            clock: {start: 2026-06-15T08:00:00Z, warp: 60}
+            groups:
+              - name: walkers
+                count: 40
+                platform: {ios: 0.5, android: 0.5}
+                model: ["iPhone15,3", "Pixel 8"]
+                route: walk.csv
+              - name: plain
+                count: 20
+                platform: {ios: 0.5, android: 0.5}
+                route: walk.csv
+            """
+        let fleet = try SimulatedFleet(
+            fleet: try workspace.fleet(yaml),
+            options: RunOptions(
+                dataDirectory: workspace.data, ingest: "http://ingest.invalid/ingest",
+                routeFolder: workspace.folder.path, transferTiming: .deterministic),
+            network: { _ in .ok })
+        let slots = fleet.engine.slots
+        #expect(Set(slots.map(\.platform)) == [.ios, .android])
+        for slot in slots {
+            #expect(
+                PhoneModels.platform(of: slot.model) == slot.platform, "\(slot.id): \(slot.model) on \(slot.platform)")
+        }
+        #expect(
+            slots.filter { $0.group == 0 }.allSatisfy { $0.model == ($0.platform == .ios ? "iPhone15,3" : "Pixel 8") })
+        #expect(Set(slots.filter { $0.group == 1 }.map(\.model)).count > 2, "the tables give several models")
     }
 }

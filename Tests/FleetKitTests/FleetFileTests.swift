@@ -99,6 +99,28 @@ struct FleetFileTests {
         #expect(fleet.faults[2].selector == .all)
     }
 
+    @Test(
+        "a group without a config block has the SDK's defaults and uploads to the run's ingest, as documented",
+        arguments: [
+            ("ingest: http://127.0.0.1:8081/ingest\n", "http://127.0.0.1:8081/ingest", false),
+            ("", "", true),
+        ])
+    func noConfigBlockUploads(top: String, url: String, needsIngest: Bool) throws {
+        let yaml = """
+            name: plain
+            \(top)groups:
+              - name: walkers
+                count: 2
+                route: walk.csv
+            """
+        let fleet = try FleetFile.parse(yaml: yaml, file: "fleet.yaml")
+        let config = try #require(fleet.groups.first?.config)
+        #expect(config.sync?.url == url)
+        #expect(config.sync?.intervalSeconds == SyncConfig(url: "").intervalSeconds)
+        #expect(config.preset == BeekonConfig().preset)
+        #expect(fleet.needsIngestURL == needsIngest)
+    }
+
     @Test("every problem is reported at once, each with its line and what was expected")
     func problems() {
         let yaml = """
