@@ -7,7 +7,6 @@ extension FleetLoop {
     mutating func settleLedger(_ slot: Int, at time: Int64) {
         guard let now = slots[slot].store.ledger else { return }
         let group = slots[slot].group
-        ensureGroupAccount(group)
         if let before = slots[slot].ledger {
             guard now != before else { return }
             let change = now - before
@@ -24,7 +23,8 @@ extension FleetLoop {
         if openDrains > 0 { checkDrains(at: time) }
     }
 
-    /// Makes room for a group's accounts of fixes and uploads (groups the admin API adds come later).
+    /// Makes room for a group's accounts of fixes and uploads: at the start for the fleet file's
+    /// groups, and when the admin API adds one.
     mutating func ensureGroupAccount(_ group: Int) {
         while metrics.fixesByGroup.count <= group {
             metrics.fixesByGroup.append(FixAccount())

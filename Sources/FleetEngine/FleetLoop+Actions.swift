@@ -144,7 +144,6 @@ extension FleetLoop {
     /// must match.
     private mutating func countHandedToStore(_ slot: Int) {
         let group = slots[slot].group
-        ensureGroupAccount(group)
         metrics.fixes.handedToStores += 1
         metrics.fixesByGroup[group].handedToStores += 1
     }
@@ -152,7 +151,6 @@ extension FleetLoop {
     /// How old each fix of an acknowledged batch is, for the fleet and the device's group.
     private mutating func recordAgeAtAcknowledgement(_ batch: PendingBatch, slot: Int, at time: Int64) {
         let group = slots[slot].group
-        ensureGroupAccount(group)
         for fix in batch.locations {
             let age = Double(time - fix.timestamp)
             metrics.fixes.ageAtAcknowledgement.record(age)

@@ -254,7 +254,6 @@ extension FleetLoop {
             metrics.uploads.record(
                 label, latencyMillis: latency, serverMillis: transfer.serverMillis, realNanos: realNow)
             let group = slots[slot].group
-            ensureGroupAccount(group)
             metrics.uploadsByGroup[group].record(label, latencyMillis: latency, serverMillis: transfer.serverMillis)
             metrics.history.recordUpload(label, latencyMillis: latency, at: time)
             noteChange(slot)
@@ -275,7 +274,6 @@ extension FleetLoop {
     private mutating func countUnheardAcknowledgement(status: Int, fixes: Int, slot: Int) {
         guard (200..<300).contains(status) else { return }
         let group = slots[slot].group
-        ensureGroupAccount(group)
         metrics.fixes.unheardAcknowledgements.batches += 1
         metrics.fixes.unheardAcknowledgements.fixes += fixes
         metrics.fixesByGroup[group].unheardAcknowledgements.batches += 1

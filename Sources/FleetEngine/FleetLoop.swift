@@ -303,6 +303,9 @@ package struct FleetLoop {
         reachedMillis = startMillis
         var rng = SplitMix64(seed: seed)
         groupWeights = fleet.groups.map(\.count)
+        // Every group's accounts exist before a device touches them (the admin API's new groups
+        // get theirs when added), so the per-fix paths index them directly.
+        if !fleet.groups.isEmpty { ensureGroupAccount(fleet.groups.count - 1) }
         stagePlans = zip(fleet.groups, fleet.groupStages).map { group, stages in
             stages.map { StagePlan($0, from: startMillis + group.startAfterMillis) }
         }
@@ -338,7 +341,6 @@ package struct FleetLoop {
             timers.schedule((), key: .fault(index), at: startMillis + fault.atMillis)
         }
         metrics.devices = slots.count
-        if !fleet.groups.isEmpty { ensureGroupAccount(fleet.groups.count - 1) }
         if let notice = runStart.notice { effects.append(.notice(notice)) }
     }
 

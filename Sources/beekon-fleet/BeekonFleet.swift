@@ -496,7 +496,7 @@ struct Validate: ParsableCommand {
 /// k6's `abortOnFail`: every real second, the thresholds that have it are checked against the
 /// published figures; the first that fails on a measured value (nothing measured yet is no
 /// failure here), once its `delayAbortEval` of virtual time has passed, stops the run.
-final class ThresholdAbort: @unchecked Sendable {
+final class ThresholdAbort: @unchecked Sendable {  // `aborted` is read and set under `lock`; `timer` set once in init
     /// The threshold that stopped the run, and the virtual instant it failed at.
     struct Abort {
         var result: ThresholdResult
