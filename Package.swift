@@ -144,7 +144,8 @@ let package = Package(
             dependencies: [
                 "FleetDescription", "FleetEngine", "FleetRoutes", "FleetRuntime", "BeekonDevice", "BeekonNet",
                 "BeekonStore", "SQLite", "IngestReceiver", "beekon-fleet",
-                "beekon-bench", "HTTPMessage", .product(name: "HTTPTypes", package: "swift-http-types"),
+                "beekon-bench", "beekon-store-probe", "HTTPMessage",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),

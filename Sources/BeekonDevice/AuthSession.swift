@@ -11,23 +11,26 @@ import HTTPTypes
 public struct AuthSession: Sendable, Hashable {
     /// The recipe from the current configuration; nil when no `auth` block.
     public private(set) var recipe: AuthConfig?
-    /// The live tokens and the seed they came from.
+    /// The live tokens, the seed they came from and the credentials' health: persisted whole
+    /// whenever any of it changes, so a relaunch resumes exactly here.
     public private(set) var persisted: PersistedAuth?
-    /// Whether the credentials are dead (no refresh until a new seed).
-    public private(set) var isDead = false
-    /// Refreshes that failed in a row.
-    public private(set) var consecutiveFailures = 0
-    /// While set and in the future, no refresh is attempted.
-    public private(set) var breakerOpenUntil: Int64?
     /// Whether a refresh request is out.
     public private(set) var isRefreshing = false
 
     /// A session with no recipe.
     public init() {}
 
+    /// Whether the credentials are dead (no refresh until a new seed).
+    public var isDead: Bool { persisted?.health.deadCredentials ?? false }
+    /// Refreshes that failed in a row.
+    public var consecutiveFailures: Int { persisted?.health.failedRefreshes ?? 0 }
+    /// While set and in the future, no refresh is attempted.
+    public var breakerOpenUntil: Int64? { persisted?.health.breakerOpenUntil }
+
     /// Takes the recipe from a new configuration, and the token set persisted from an earlier
     /// run. A seed different from the one adopted before is adopted anew (this is how dead
-    /// credentials recover); the same seed keeps the rotated tokens.
+    /// credentials recover); the same seed keeps the rotated tokens and their health: dead
+    /// credentials stay dead, and a breaker that was open stays open until its time.
     public mutating func configure(
         _ recipe: AuthConfig?, restoring saved: PersistedAuth?, now: Int64
     ) -> [DeviceAction] {
@@ -35,9 +38,6 @@ public struct AuthSession: Sendable, Hashable {
         guard let recipe else {
             let hadTokens = persisted != nil || saved != nil
             persisted = nil
-            isDead = false
-            consecutiveFailures = 0
-            breakerOpenUntil = nil
             var actions: [DeviceAction] = [.cancelTimer(.proactiveRefresh), .cancelTimer(.refreshBreaker)]
             if hadTokens { actions.append(.persistState([.auth(nil)])) }
             return actions
@@ -48,12 +48,17 @@ public struct AuthSession: Sendable, Hashable {
         let current = persisted ?? saved
         if let current, current.seed == seed {
             persisted = current
-            return proactiveTimer(now: now)
+            var actions: [DeviceAction] = []
+            if let until = current.health.breakerOpenUntil {
+                if until > now {
+                    actions.append(.armTimer(.refreshBreaker, at: until))
+                } else {
+                    persisted?.health.breakerOpenUntil = nil
+                }
+            }
+            return actions + proactiveTimer(now: now)
         }
         persisted = PersistedAuth(tokens: seed, seed: seed)
-        isDead = false
-        consecutiveFailures = 0
-        breakerOpenUntil = nil
         return [
             .persistState([.auth(persisted)]), .emitAuthChange(.seeded(expiresAt: seed.expiresAt)),
             .cancelTimer(.refreshBreaker),
@@ -69,6 +74,13 @@ public struct AuthSession: Sendable, Hashable {
         case .bearer: return HTTPField(name: .authorization, value: "Bearer \(token)")
         case .raw: return HTTPField(name: .authorization, value: token)
         }
+    }
+
+    /// Whether uploads would go without the token they need: the recipe refreshes tokens (so the
+    /// server expects one) but there is no access token yet.
+    public var lacksToken: Bool {
+        guard recipe?.refreshURL != nil else { return false }
+        return persisted?.tokens.accessToken?.isEmpty ?? true
     }
 
     /// Whether a refresh could be attempted at `now` (a refresh URL, live credentials, the
@@ -106,37 +118,48 @@ public struct AuthSession: Sendable, Hashable {
     }
 
     /// Reads a refresh answer: adopts, counts a failure (opening the breaker at three), marks
-    /// the credentials dead, or, cut off by the network's loss, counts nothing.
+    /// the credentials dead, or, cut off by the network's loss, counts nothing. Each change of
+    /// health is persisted with the tokens.
     public mutating func refreshFinished(_ outcome: RefreshOutcome, now: Int64) -> [DeviceAction] {
         isRefreshing = false
         switch outcome {
         case .adopted(let tokens):
-            consecutiveFailures = 0
-            breakerOpenUntil = nil
             persisted = PersistedAuth(tokens: tokens, seed: persisted?.seed ?? tokens)
             return [
                 .persistState([.auth(persisted)]),
                 .emitAuthChange(.refreshed(expiresAt: tokens.expiresAt)),
             ] + proactiveTimer(now: now)
         case .transient:
-            consecutiveFailures += 1
+            guard persisted != nil else { return [] }
+            persisted?.health.failedRefreshes += 1
             guard let pause = RetrySchedule.breakerMillis(failures: consecutiveFailures) else {
-                return []
+                // A failed reactive refresh leaves the proactive one standing at its own time
+                // (only one still ahead: a past one would refresh again at once).
+                let proactive = refreshInstant.map { $0 > now } == true ? proactiveTimer(now: now) : []
+                return [.persistState([.auth(persisted)])] + proactive
             }
             let until = now + pause
-            breakerOpenUntil = until
-            return [.emitAuthChange(.breakerOpened(until: until)), .armTimer(.refreshBreaker, at: until)]
+            persisted?.health.breakerOpenUntil = until
+            return [
+                .persistState([.auth(persisted)]), .emitAuthChange(.breakerOpened(until: until)),
+                .armTimer(.refreshBreaker, at: until),
+            ]
         case .deadCredentials:
-            isDead = true
-            return [.cancelTimer(.proactiveRefresh), .emitAuthChange(.deadCredentials)]
+            guard persisted != nil else { return [] }
+            persisted?.health.deadCredentials = true
+            return [
+                .persistState([.auth(persisted)]), .cancelTimer(.proactiveRefresh),
+                .emitAuthChange(.deadCredentials),
+            ]
         case .offline:
             return []
         }
     }
 
-    /// The breaker's time is up: refreshing may be tried again.
+    /// The breaker's time is up: refreshing may be tried again. Not persisted: a relaunch
+    /// reads a breaker whose time has passed as closed.
     public mutating func breakerClosed() {
-        breakerOpenUntil = nil
+        persisted?.health.breakerOpenUntil = nil
     }
 
     /// The proactive refresh timer, armed at `expiresAt − skew` (or now, if that has passed).

@@ -229,6 +229,7 @@ public struct Device: Sendable {
         restored: PersistedDeviceState, pendingFixes: Int, now: Int64
     ) -> [DeviceAction] {
         sync.extras = restored.extras
+        sync.sentBatchRestored(restored.sentBatch)
         sync.pendingFixesCounted(pendingFixes)
         geofences = GeofenceMonitor()
         // Persisted geofences were valid when added.
@@ -273,7 +274,8 @@ public struct Device: Sendable {
             osFix.latitude.isFinite, osFix.longitude.isFinite
         else { return [] }
         var actions: [DeviceAction] = answerCurrentLocationRequests(with: osFix, now: now)
-        let crossings = geofences.positionChanged(latitude: osFix.latitude, longitude: osFix.longitude)
+        let crossings = geofences.positionChanged(
+            latitude: osFix.latitude, longitude: osFix.longitude, timestamp: osFix.timestamp)
         let running = lifecycle.isRunning
         if running {
             actions += states(lifecycle.firstFixArrived())
@@ -281,7 +283,7 @@ public struct Device: Sendable {
         for crossing in crossings {
             let event = GeofenceEvent(
                 id: ids.next(atUnixMillis: now, using: &rng), geofenceID: crossing.geofence.id,
-                type: crossing.type, timestamp: osFix.timestamp)
+                type: crossing.type, timestamp: crossing.timestamp)
             actions += [
                 .persistGeofenceEvent(event, sessionID: lifecycle.isStarted ? sessionID ?? "" : ""),
                 .emitGeofenceEvent(event),
@@ -303,7 +305,9 @@ public struct Device: Sendable {
         var actions: [DeviceAction] = []
         let pauses = config.whenStationary != .keepTracking
         if pauses {
-            switch stationary.observe(latitude: osFix.latitude, longitude: osFix.longitude, timestamp: osFix.timestamp)
+            switch stationary.observe(
+                latitude: osFix.latitude, longitude: osFix.longitude, accuracy: osFix.accuracy,
+                timestamp: osFix.timestamp)
             {
             case .becameStationary?:
                 if config.whenStationary == .pauseWithCheckIns {
@@ -315,9 +319,9 @@ public struct Device: Sendable {
             case nil:
                 break
             }
-            if !geofenceCrossed, stationary.motion == .stationary,
-                stationary.isInsideRegion(latitude: osFix.latitude, longitude: osFix.longitude)
-            {
+            // Still stationary after this fix: it is inside the region, or one fix beyond it
+            // that a second must confirm (spec §5: fixes inside the region are not admitted).
+            if !geofenceCrossed, stationary.motion == .stationary {
                 return actions
             }
         }

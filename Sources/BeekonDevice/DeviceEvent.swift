@@ -114,12 +114,14 @@ public struct PersistedDeviceState: Sendable, Hashable {
     public var extras: StringMap = [:]
     public var geofences: [Geofence] = []
     public var auth: PersistedAuth?
+    /// The batch last given a `batch_id`.
+    public var sentBatch: SentBatch?
 
     /// A state from its parts; the defaults are a new install's.
     public init(
         installID: UUIDv7? = nil, trackingIntent: Bool = false, sessionID: String? = nil,
         config: BeekonConfig? = nil, extras: StringMap = [:], geofences: [Geofence] = [],
-        auth: PersistedAuth? = nil
+        auth: PersistedAuth? = nil, sentBatch: SentBatch? = nil
     ) {
         self.installID = installID
         self.trackingIntent = trackingIntent
@@ -128,5 +130,6 @@ public struct PersistedDeviceState: Sendable, Hashable {
         self.extras = extras
         self.geofences = geofences
         self.auth = auth
+        self.sentBatch = sentBatch
     }
 }

@@ -38,6 +38,9 @@ public struct SyncEngine: Sendable, Hashable {
         public var batchID: UUIDv7
         /// Whether this attempt already used its one reactive refresh.
         public var authRetried = false
+        /// It failed for want of a valid token: a token adopted while it waits (a proactive
+        /// refresh, the breaker's probe) sends it at once rather than at its retry time.
+        public var awaitsToken = false
     }
 
     /// The emulated platform (interval floors).
@@ -60,6 +63,8 @@ public struct SyncEngine: Sendable, Hashable {
     public private(set) var pendingFixes = 0
     /// Where the drain is.
     public private(set) var phase: Phase = .idle
+    /// The batch last given a `batch_id` (persisted): loaded again, it goes out under that id.
+    public private(set) var lastBatch: SentBatch?
 
     /// An engine for a device on `platform`, in local-only mode until configured.
     public init(platform: Platform, identity: DeviceIdentity) {
@@ -92,10 +97,27 @@ public struct SyncEngine: Sendable, Hashable {
             return actions + [.cancelTimer(.syncInterval), .cancelTimer(.uploadRetry), .emitSyncStatus(.idle)]
         }
         actions.append(.armTimer(.syncInterval, at: now + intervalMillis))
-        if case .suspended(let held) = phase {
+        switch phase {
+        case .suspended(let held):
             actions += resume(held, now: now)
+        case .awaitingRefresh(let held) where !auth.isRefreshing:
+            // It waited for a token no refresh could get (the breaker open, or dead
+            // credentials): a new configuration may have brought one.
+            actions += resume(held, now: now)
+        case .backingOff(let held, _) where !fits(held):
+            // Seed 05 on a 413: "You must lower batchSize". The held batch is cut to the new
+            // size and sent at once, as the app's fix; the SDK never shrinks it by itself.
+            actions += [.cancelTimer(.uploadRetry)] + send(held, now: now)
+        default:
+            break
         }
         return actions
+    }
+
+    /// The batch persisted as last sent (at a launch): a retry of it after process death
+    /// carries the same `batch_id`.
+    public mutating func sentBatchRestored(_ sent: SentBatch?) {
+        lastBatch = sent
     }
 
     /// The store's count of pending fixes (after a restore, or when the runtime corrects it).
@@ -136,6 +158,7 @@ public struct SyncEngine: Sendable, Hashable {
         failures = 0
         auth = AuthSession()
         inBackground = false
+        lastBatch = nil
     }
 
     // MARK: Triggers
@@ -226,8 +249,14 @@ public struct SyncEngine: Sendable, Hashable {
             if batch == nil { pendingFixes = 0 }
             return [.emitSyncStatus(.idle)]
         }
+        if let sent = lastBatch, sent.holds(batch) {
+            return send(HeldBatch(batch: batch, batchID: sent.batchID), now: now)
+        }
         let held = HeldBatch(batch: batch, batchID: ids.next(atUnixMillis: now, using: &rng))
-        return send(held, now: now)
+        let sent = SentBatch(batchID: held.batchID, batch: batch)
+        lastBatch = sent
+        // Written before the batch first leaves, so no attempt of it goes out under another id.
+        return [.persistState([.sentBatch(sent)])] + send(held, now: now)
     }
 
     /// An upload's outcome, read with seed 05's status table. One the network's loss cut off
@@ -261,6 +290,9 @@ public struct SyncEngine: Sendable, Hashable {
             return [.dropBatch(held.batch), .emitSyncStatus(.failed(.rejected))]
                 + drain(now: now, bypassingBackoff: false)
         case .auth:
+            if auth.recipe?.refreshURL != nil, !auth.isDead {
+                held.awaitsToken = true
+            }
             if auth.recipe?.refreshURL != nil, !auth.isDead, !held.authRetried {
                 held.authRetried = true
                 let refresh = beginRefresh(now: now)
@@ -292,13 +324,19 @@ public struct SyncEngine: Sendable, Hashable {
     public mutating func refreshFinished(_ outcome: RefreshOutcome, now: Int64) -> [DeviceAction] {
         let outcome = outcome == .offline && isOnline ? .transient : outcome
         var actions = auth.refreshFinished(outcome, now: now)
-        guard case .awaitingRefresh(let held) = phase else { return actions }
+        if case .adopted = outcome, case .backingOff(var held, _) = phase, held.awaitsToken {
+            // A proactive refresh or the breaker's probe got the token this batch waited for.
+            held.authRetried = false
+            return actions + [.cancelTimer(.uploadRetry)] + send(held, now: now)
+        }
+        guard case .awaitingRefresh(var held) = phase else { return actions }
         switch outcome {
         case .adopted:
             actions += send(held, now: now)
         case .offline:
             phase = .awaitingNetwork(held)
         case .transient:
+            held.awaitsToken = true
             actions += backOff(held, retryAfter: nil, now: now)
         case .deadCredentials:
             phase = .suspended(held)
@@ -342,12 +380,29 @@ public struct SyncEngine: Sendable, Hashable {
             phase = .awaitingNetwork(held)
             return []
         }
+        guard fits(held) else {
+            // `configure()` lowered `batchSize` since it was loaded: reload it in chunks that
+            // fit (new rows, so a new `batch_id`).
+            phase = .loading
+            return [.loadBatch(limit: config.batchSize)]
+        }
         if auth.isRefreshing || auth.wantsRefreshBeforeUpload(now: now) {
             let refresh = beginRefresh(now: now)
             if refresh.inFlight {
                 phase = .awaitingRefresh(held)
                 return refresh.actions
             }
+        }
+        if auth.lacksToken {
+            // No token and no refresh possible now: an upload without `Authorization` would only
+            // earn a 401. Dead credentials wait for `configure()` or `sync()`; an open breaker
+            // for its probe, whose token sends the batch (`refreshFinished`).
+            if auth.isDead {
+                phase = .suspended(held)
+                return [.emitSyncStatus(.failed(.auth))]
+            }
+            phase = .awaitingRefresh(held)
+            return []
         }
         var headers: HTTPFields = [.contentType: "application/json", .contentEncoding: "gzip"]
         let authorization = auth.authorization
@@ -395,6 +450,11 @@ public struct SyncEngine: Sendable, Hashable {
         guard var held else { return drain(now: now, bypassingBackoff: true) }
         held.authRetried = false
         return send(held, now: now)
+    }
+
+    /// Whether the batch is within the configured `batchSize`.
+    private func fits(_ held: HeldBatch) -> Bool {
+        held.batch.locations.count <= config?.batchSize ?? Int.max
     }
 
     private static func withoutBatch(_ phase: Phase) -> Phase {

@@ -50,3 +50,8 @@ extension DeviceStateKey where Value == PersistedAuth {
     /// SDK keeps them in the Keychain or Keystore, and never logged.
     public static var auth: Self { Self("auth") }
 }
+
+extension DeviceStateKey where Value == SentBatch {
+    /// The batch last given a `batch_id`, so a retry after process death carries it again.
+    public static var sentBatch: Self { Self("sent_batch") }
+}

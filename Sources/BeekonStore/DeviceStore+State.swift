@@ -65,7 +65,7 @@ extension DeviceStore {
             config: try readState(.config),
             extras: try readState(.extras) ?? [:],
             geofences: try readState(.geofences) ?? [],
-            auth: try readState(.auth))
+            auth: try readState(.auth), sentBatch: try readState(.sentBatch))
     }
 
     /// Stores the changes a device asked for (its `persistState` action), in one transaction.
@@ -80,6 +80,7 @@ extension DeviceStore {
             case .extras(let extras): update.set(.extras, to: extras)
             case .geofences(let geofences): update.set(.geofences, to: geofences)
             case .auth(let auth): update.set(.auth, to: auth)
+            case .sentBatch(let batch): update.set(.sentBatch, to: batch)
             }
         }
         try writeState(update)

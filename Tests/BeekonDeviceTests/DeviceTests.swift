@@ -23,6 +23,9 @@ struct DeviceHarness {
     var deferUploads = false
     /// Whether the device has a network: nothing may be sent without one.
     var online = true
+    /// Token refreshes sent, in order; one is out until `answerRefresh`.
+    var refreshes: [RefreshRequest] = []
+    var refreshInFlight = false
 
     init(platform: Platform, config: BeekonConfig = BeekonConfig(), seed: UInt64 = 1) {
         let (device, actions) = Device.restore(
@@ -34,6 +37,7 @@ struct DeviceHarness {
 
     mutating func send(_ event: DeviceEvent) {
         if case .networkChanged(let online) = event { self.online = online }
+        if case .refreshFinished = event { refreshInFlight = false }
         apply(device.handle(event, at: now))
         // As the fleet does: an upload out when the network goes down ends for the device as `offline`.
         if case .networkChanged(online: false) = event, let request = inFlight {
@@ -74,6 +78,7 @@ struct DeviceHarness {
                     case .extras(let extras): state.extras = extras
                     case .geofences(let geofences): state.geofences = geofences
                     case .auth(let auth): state.auth = auth
+                    case .sentBatch(let sent): state.sentBatch = sent
                     }
                 }
             case .armTimer(let timer, let at): timers[timer] = at
@@ -96,8 +101,11 @@ struct DeviceHarness {
                 if !deferUploads {
                     queue += answerInFlightUpload()
                 }
-            case .sendRefresh:
+            case .sendRefresh(let request):
                 #expect(online, "a token refresh was sent while offline")
+                #expect(!refreshInFlight, "a second refresh started while one was out")
+                refreshes.append(request)
+                refreshInFlight = true
             case .acknowledgeBatch(let batch), .dropBatch(let batch):
                 let ids = Set(batch.locations.map(\.id))
                 stored.removeAll { ids.contains($0.fix.id) }
@@ -126,10 +134,17 @@ struct DeviceHarness {
         log.compactMap { if case .emitState(let state) = $0 { state } else { nil } }
     }
 
+    /// The token endpoint's answer to the refresh that is out.
+    mutating func answerRefresh(status: Int, body: String = "") {
+        #expect(refreshInFlight, "no refresh was out")
+        send(.refreshFinished(.response(status: status, body: Array(body.utf8))))
+    }
+
     /// Kills the process and relaunches it with what the store holds.
     mutating func killAndRelaunch(_ cause: RelaunchCause) {
         send(.processDied)
         inFlight = nil  // the transfer dies with the process
+        refreshInFlight = false
         send(.processRelaunched(cause, restored: state, pendingFixes: stored.count))
     }
 }
@@ -191,8 +206,8 @@ struct DeviceTests {
         }
         #expect(harness.stored.count == 5)
         #expect(harness.stored.map(\.fix.trigger) == Array(repeating: .interval, count: 5))
-        // Unknown for the first fix, moving once a fix left its radius.
-        #expect(harness.stored.map(\.fix.motion) == [.unknown, .moving, .moving, .moving, .moving])
+        // Unknown until a second fix in a row beyond the radius confirms the move.
+        #expect(harness.stored.map(\.fix.motion) == [.unknown, .unknown, .moving, .moving, .moving])
     }
 
     @Test("pause mode drops fixes inside the stationary region; leaving yields a motion fix")
@@ -210,6 +225,9 @@ struct DeviceTests {
         #expect(storedWhileStill == 3)
         harness.now += 60_000
         harness.fix(40 + 500 / Self.metersPerDegree, -3.7)
+        #expect(harness.stored.count == storedWhileStill, "one fix beyond the region may be noise: still stationary")
+        harness.now += 60_000
+        harness.fix(40 + 560 / Self.metersPerDegree, -3.7)
         #expect(harness.stored.count == storedWhileStill + 1)
         #expect(harness.stored.last?.fix.trigger == .motion)
         #expect(harness.stored.last?.fix.motion == .moving)
@@ -284,10 +302,15 @@ struct DeviceTests {
         harness.send(.start)
         harness.fix(48 + 1000 / Self.metersPerDegree, 11)
         harness.now += 5000
-        harness.fix(48 + 20 / Self.metersPerDegree, 11)  // 5 s later: the gate alone would reject it
+        let crossedAt = harness.now
+        harness.fix(48 + 20 / Self.metersPerDegree, 11)
+        #expect(harness.uploads.isEmpty, "a crossing counts after 20 s on the new side")
+        harness.now += 20_000
+        harness.fix(48 + 25 / Self.metersPerDegree, 11)  // 25 s after the first: the gate alone would reject it
         #expect(harness.uploads.count == 1)
         let upload = harness.uploads[0].payload
         #expect(upload.geofenceEvents.map(\.type) == [.enter])
+        #expect(upload.geofenceEvents.map(\.timestamp) == [crossedAt])
         #expect(upload.locations.last?.trigger == .geofence)
         #expect(harness.stored.isEmpty && harness.storedEvents.isEmpty)
     }
@@ -298,6 +321,8 @@ struct DeviceTests {
         harness.send(.addGeofences([Geofence(id: "home", latitude: 48, longitude: 11, radiusMeters: 100)]))
         #expect(harness.device.providerRequest == .low)
         harness.fix(48, 11)
+        harness.fix(48.01, 11)
+        harness.now += 30_000
         harness.fix(48.01, 11)
         #expect(harness.storedEvents.map(\.type) == [.exit])
         #expect(

@@ -48,25 +48,50 @@ struct GeofenceMonitorTests {
         #expect(monitor.geofences.map(\.id) == ["home"])
     }
 
-    @Test("a path across the circle gives enter then exit, and no event for the first position")
-    func crossing() throws {
+    /// The positions metres south of home (negative: north), 10 s apart from t = 0; the
+    /// crossings as (type, the crossing's time in seconds).
+    static func crossings(_ south: [Double], stepSeconds: Int64 = 10) throws -> [String] {
         var monitor = GeofenceMonitor()
-        try monitor.add([Self.home])
-        var events: [GeofenceEventType] = []
-        for metersSouth in stride(from: -300.0, through: 300, by: 50) {
-            let latitude = Self.home.latitude + metersSouth / Self.metersPerDegree
-            events += monitor.positionChanged(latitude: latitude, longitude: Self.home.longitude).map(\.type)
+        try monitor.add([home])
+        var seen: [String] = []
+        for (index, meters) in south.enumerated() {
+            let latitude = home.latitude - meters / metersPerDegree
+            let time = Int64(index) * stepSeconds * 1000
+            seen += monitor.positionChanged(latitude: latitude, longitude: home.longitude, timestamp: time)
+                .map { "\($0.type.rawValue)@\($0.timestamp / 1000)" }
         }
-        #expect(events == [.enter, .exit])
+        return seen
     }
 
-    @Test("starting inside gives no event until the device leaves")
-    func startInside() throws {
-        var monitor = GeofenceMonitor()
-        try monitor.add([Self.home])
-        #expect(monitor.positionChanged(latitude: Self.home.latitude, longitude: Self.home.longitude).isEmpty)
-        #expect(
-            monitor.positionChanged(latitude: Self.home.latitude + 0.01, longitude: Self.home.longitude).map(\.type)
-                == [.exit])
+    @Test(
+        "crossings (100 m radius: a 10 m cushion, 20 s on the new side; the event has the first time there)",
+        arguments: [
+            // Walking through: the first position sets the side silently, then enter and exit.
+            ([-300, -200, -50, 0, 50, 120, 200, 300], ["enter@20", "exit@50"]),
+            // Starting inside: no event until the device leaves and stays out.
+            ([0, 0, 300, 300, 300], ["exit@20"]),
+            // Noise at the edge: positions within the 10 m band either side are no evidence.
+            ([-300, 95, 105, 92, 108, 95, 105, 99, 101], []),
+            // A 10 s excursion across the edge and back is no crossing; a 20 s one is.
+            ([-300, 0, -300, -300, 0, 0, 0], ["enter@40"]),
+            // An outlier outside while inside does not exit.
+            ([0, 0, 800, 0, 0, 0], []),
+        ] as [([Double], [String])])
+    func crossingsTable(south: [Double], expected: [String]) throws {
+        #expect(try Self.crossings(south) == expected)
+    }
+
+    @Test("a slow provider (30 s between fixes) confirms a crossing with its second fix on the new side")
+    func slowProvider() throws {
+        #expect(try Self.crossings([-300, 0, 0, 300, 300], stepSeconds: 30) == ["enter@30", "exit@90"])
+    }
+
+    @Test(
+        "the cushion is a tenth of the radius, 5–50 m, never more than half the radius",
+        arguments: [
+            (100.0, 10.0), (20, 5), (1000, 50), (4, 2), (1, 0.5),
+        ])
+    func cushion(radius: Double, cushion: Double) {
+        #expect(GeofenceMonitor.cushionMeters(radius: radius) == cushion)
     }
 }

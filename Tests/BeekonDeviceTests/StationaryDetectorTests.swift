@@ -25,13 +25,15 @@ struct StationaryDetectorTests {
         #expect(Self.observe(&detector, seconds: 600, north: 10) == nil)
     }
 
-    @Test("leaving the radius is moving again, once")
+    @Test("leaving the radius is moving again, once, confirmed by a second fix beyond it")
     func becomesMoving() {
         var detector = StationaryDetector(radiusMeters: 100)
         _ = Self.observe(&detector, seconds: 0, north: 0)
         _ = Self.observe(&detector, seconds: 200, north: 0)
-        #expect(detector.isInsideRegion(latitude: 40 + 50 / Self.metersPerDegree, longitude: -3.7))
-        #expect(Self.observe(&detector, seconds: 210, north: 150) == .becameMoving)
+        #expect(!detector.isBeyondRegion(latitude: 40 + 50 / Self.metersPerDegree, longitude: -3.7, accuracy: nil))
+        #expect(Self.observe(&detector, seconds: 210, north: 150) == nil)
+        #expect(detector.motion == .stationary)
+        #expect(Self.observe(&detector, seconds: 215, north: 160) == .becameMoving)
         #expect(detector.motion == .moving)
         #expect(Self.observe(&detector, seconds: 220, north: 400) == nil)
     }
@@ -41,8 +43,11 @@ struct StationaryDetectorTests {
         arguments: [
             // (north of the first fix, metres, at each next fix; the changes reported; the motion after)
             ([150.0, 400], [nil, nil] as [StationaryDetector.Change?], Motion.moving),
-            ([0, 0, 0, 10, 500], [nil, nil, .becameStationary, nil, .becameMoving], .moving),
-            ([300, 300, 300, 300, 900], [nil, nil, nil, .becameStationary, .becameMoving], .moving),
+            ([0, 0, 0, 10, 500, 520], [nil, nil, .becameStationary, nil, nil, .becameMoving], .moving),
+            (
+                [300, 300, 300, 300, 300, 900, 900], [nil, nil, nil, nil, .becameStationary, nil, .becameMoving],
+                .moving
+            ),
         ])
     func changesReported(path: [Double], changes: [StationaryDetector.Change?], motion: Motion) {
         var detector = StationaryDetector(radiusMeters: 100)
@@ -52,6 +57,42 @@ struct StationaryDetectorTests {
         }
         #expect(seen == changes)
         #expect(detector.motion == motion)
+    }
+
+    @Test(
+        "noise does not end a stay or restart its three minutes: single outliers, and fixes within half their accuracy",
+        arguments: [
+            // (metres north, reported accuracy) every 30 s after the first fix at the anchor.
+            [(800.0, 5.0), (0, 5), (0, 5), (0, 5), (0, 5), (0, 5)],
+            [(0, 5), (140, 100), (0, 5), (-145, 100), (0, 5), (0, 5)],
+            [(0, 5), (130, 65), (-120, 65), (0, 5), (2000, 5), (0, 5)],
+        ] as [[(Double, Double)]])
+    func noiseKeepsAStay(path: [(Double, Double)]) {
+        var detector = StationaryDetector(radiusMeters: 100)
+        _ = Self.observe(&detector, seconds: 0, north: 0)
+        var changes: [StationaryDetector.Change] = []
+        for (index, (north, accuracy)) in path.enumerated() {
+            let change = detector.observe(
+                latitude: 40 + north / Self.metersPerDegree, longitude: -3.7, accuracy: accuracy,
+                timestamp: Int64(index + 1) * 30_000)
+            if let change { changes.append(change) }
+        }
+        #expect(changes == [.becameStationary])
+        #expect(detector.anchor?.timestamp == 0)
+    }
+
+    @Test(
+        "a fix is beyond the region past the radius plus half its accuracy (capped at half the radius)",
+        arguments: [
+            (140.0, 100.0 as Double?, false), (140, 20, true), (149, 1000, false), (151, 1000, true),
+            (101, nil, true), (101, .nan, true), (101, -50, true), (99, nil, false),
+        ])
+    func allowance(north: Double, accuracy: Double?, beyond: Bool) {
+        var detector = StationaryDetector(radiusMeters: 100)
+        _ = Self.observe(&detector, seconds: 0, north: 0)
+        #expect(
+            detector.isBeyondRegion(
+                latitude: 40 + north / Self.metersPerDegree, longitude: -3.7, accuracy: accuracy) == beyond)
     }
 
     @Test("a stop reported by the emulated world is stationary at once")

@@ -33,6 +33,20 @@ if arguments.count == 3, arguments[1] == "--out-of-descriptors" {
     exit(0)
 }
 
+// beekon-store-probe --upload PATH STEP
+//
+// For the process-death table: a Beekon device on the store at PATH. With STEP `relaunch` it
+// restores the device from the store, calls sync() and drains every batch with a 2xx, printing
+// `sent BATCH_ID FIX_ID,…` per upload and `pending N` at the end, exit status 0. With another
+// STEP it is a new install that stores 7 fixes, calls sync() with batchSize 5, and SIGKILLs itself
+// at STEP of the first upload, after printing `at STEP BATCH_ID FIX_ID,…`:
+// - `beforeSend`: the batch was loaded and its id stored; the POST never left;
+// - `afterSend`: the POST left (`sent …`) and the server took it; its 2xx dies with the process;
+// - `after2xx`: the device heard the 2xx; the rows' delete had not run.
+if arguments.count == 4, arguments[1] == "--upload" {
+    UploadProbe(path: arguments[2], step: arguments[3]).run()
+}
+
 guard arguments.count == 3, let count = Int(arguments[2]), count >= 0 else {
     FileHandle.standardError.write(Data("usage: beekon-store-probe PATH COUNT\n".utf8))
     exit(2)
@@ -77,5 +91,92 @@ for index in 0..<count {
 withExtendedLifetime(store) {
     while true {
         pause()
+    }
+}
+
+/// The device and its store for `--upload`, carrying out the device's actions as the fleet does.
+struct UploadProbe {
+    static let steps = ["beforeSend", "afterSend", "after2xx", "relaunch"]
+    static let config = BeekonConfig(
+        minTimeBetweenLocationsSeconds: 0, minDistanceBetweenLocationsMeters: 0, whenStationary: .keepTracking,
+        sync: SyncConfig(url: "https://ingest.test/locations", batchSize: 5))
+
+    let path: String
+    let step: String
+    var now: Int64 = 1_700_000_000_000
+
+    init(path: String, step: String) {
+        guard Self.steps.contains(step) else { fail("step \(step) is not one of \(Self.steps)") }
+        self.path = path
+        self.step = step
+    }
+
+    func run() -> Never {
+        var probe = self
+        let store: DeviceStore
+        do {
+            store = try DeviceStore(path: path, retention: .syncing)
+            let restored = try store.readDeviceState()
+            var (device, actions) = Device.restore(
+                platform: .android, restored: restored, pendingFixes: try store.pendingCount(), seed: 0xDEA7,
+                now: probe.now)
+            try probe.perform(actions, device: &device, store: store)
+            if step == "relaunch" {
+                try probe.perform(device.handle(.sync, at: probe.now), device: &device, store: store)
+                print("pending \(try store.pendingCount())")
+                exit(0)
+            }
+            actions = device.handle(.configure(Self.config), at: probe.now) + device.handle(.start, at: probe.now)
+            for index in 0..<7 {
+                probe.now += 1000
+                let fix = OSFix(
+                    latitude: 52.52 + Double(index) * 1e-3, longitude: 13.405, timestamp: probe.now, accuracy: 5)
+                actions += device.handle(.osFix(fix), at: probe.now)
+            }
+            try probe.perform(actions + device.handle(.sync, at: probe.now), device: &device, store: store)
+        } catch {
+            fail("\(error)")
+        }
+        fail("the drain ended without reaching step \(step)")
+    }
+
+    /// Carries out `actions` in order; answers from the store and the server go back to the device.
+    mutating func perform(_ actions: [DeviceAction], device: inout Device, store: DeviceStore) throws(StoreError) {
+        var queue = actions[...]
+        while let action = queue.popFirst() {
+            var followUp: [DeviceAction] = []
+            switch action {
+            case .persistFix(let fix, let session): try store.insert(fix, sessionID: session, now: now)
+            case .persistState(let changes): try store.writeState(changes)
+            case .loadBatch(let limit):
+                followUp = device.handle(.batchLoaded(try store.nextBatch(limit: limit)), at: now)
+            case .sendBatch(let request):
+                let line =
+                    "\(request.payload.batchID) \(request.payload.locations.map(\.id.text).joined(separator: ","))"
+                killed(at: "beforeSend", line)
+                say("sent \(line)")
+                killed(at: "afterSend", line)
+                followUp = device.handle(
+                    .uploadFinished(batchID: request.payload.batchID, .response(status: 200, body: [])), at: now)
+            case .acknowledgeBatch(let batch):
+                killed(at: "after2xx", "- \(batch.locations.map(\.id.text).joined(separator: ","))")
+                try store.acknowledge(batch)
+            case .dropBatch(let batch): try store.drop(batch)
+            default: break
+            }
+            queue = followUp[...] + queue
+        }
+    }
+
+    /// At `step`, says where and what the device held, and dies by SIGKILL: nothing after runs.
+    func killed(at step: String, _ held: String) {
+        guard step == self.step else { return }
+        say("at \(step) \(held)")
+        kill(getpid(), SIGKILL)
+    }
+
+    func say(_ line: String) {
+        print(line)
+        fflush(nil)
     }
 }
