@@ -135,6 +135,9 @@ public struct Device: Sendable {
                 config.whenStationary == .pauseWithCheckIns
             else { return [] }
             return [.armTimer(.checkIn, at: now + Self.checkInMillis)]
+        case .dwellEnded:
+            stationary.walkedOn()
+            return []
         case .timerFired(let timer):
             return timerFired(timer, now: now)
         case .batchLoaded(let batch):

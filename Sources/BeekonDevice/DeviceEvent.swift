@@ -19,6 +19,9 @@ public enum DeviceEvent: Sendable, Hashable {
     /// The person carrying the phone stopped here (a dwell in the route): the motion sensors
     /// tell the OS at once, before three minutes of fixes would.
     case dwellStarted(latitude: Double, longitude: Double)
+    /// The person walks on (the route's stop ended): the motion sensors no longer hold the
+    /// stationary detector still; fixes beyond its region may show the departure.
+    case dwellEnded
     /// The device's network went down or came back.
     case networkChanged(online: Bool)
     /// A timer the device armed is due.

@@ -4,16 +4,21 @@
 /// three minutes (or the emulated world says it stopped), and moving again when it leaves that
 /// radius. Until either is first detected, motion is `unknown`.
 ///
-/// Leaving is judged as the platforms' motion detection does, against the noise the fixes
-/// carry (the seeds are silent; docs/device-model.md): a fix counts as outside only beyond the
-/// radius plus half its reported accuracy (at most half the radius), and only a second such fix
-/// in a row confirms the departure. One noisy fix or urban-canyon outlier neither ends a stay
-/// (and its check-ins) nor restarts the three minutes.
+/// Each fix is weighed with the accuracy it reports, as the platforms weigh GPS against their
+/// motion sensors (the seeds are silent; docs/device-model.md):
+/// - *inside*: within the radius: it counts towards the three minutes;
+/// - *beyond*: farther than the radius plus the whole accuracy (at most the radius again): its
+///   accuracy circle lies outside the region;
+/// - in between: no evidence either way.
+///
+/// A departure takes two fixes beyond in a row whose midpoint is beyond too, so that one
+/// urban-canyon outlier, or two noisy fixes on opposite sides, neither ends a stay (and its
+/// check-ins) nor restarts the three minutes. And while the motion sensors say the person stands
+/// still (the emulated world's stop, from `stopped` to `walkedOn`), no fix is a departure: the
+/// platforms trust their motion coprocessor over a GPS fix that jumps.
 public struct StationaryDetector: Sendable, Hashable {
     /// How long the device must stay within the radius to count as stationary.
     public static let dwellMillis: Int64 = 180_000
-    /// Fixes in a row beyond the region that confirm a departure.
-    public static let fixesToLeave = 2
 
     /// The radius that counts as staying put, metres.
     public var radiusMeters: Double
@@ -21,14 +26,30 @@ public struct StationaryDetector: Sendable, Hashable {
     public private(set) var motion: Motion = .unknown
     /// Where the current stay began: the centre of the stationary region.
     public private(set) var anchor: Anchor?
-    /// Fixes in a row seen beyond the region, not yet enough to call it a departure.
-    public private(set) var fixesOutside = 0
+    /// The last fix beyond the region, waiting for a second to confirm a departure.
+    public private(set) var pendingDeparture: Sighting?
+    /// The motion sensors say the person stands still: GPS shows no departure.
+    public private(set) var heldStill = false
 
     /// A point and the time the device was first seen there.
     public struct Anchor: Sendable, Hashable {
         public var latitude: Double
         public var longitude: Double
         public var timestamp: Int64
+    }
+
+    /// A fix's position and the accuracy it reported (0 when none).
+    public struct Sighting: Sendable, Hashable {
+        public var latitude: Double
+        public var longitude: Double
+        public var accuracy: Double
+    }
+
+    /// What one fix says about the current region.
+    public enum Evidence: Sendable, Hashable {
+        case inside
+        case unclear
+        case beyond
     }
 
     /// A detector that knows nothing yet.
@@ -54,17 +75,32 @@ public struct StationaryDetector: Sendable, Hashable {
             anchor = Anchor(latitude: latitude, longitude: longitude, timestamp: timestamp)
             return nil
         }
-        if !isBeyondRegion(latitude: latitude, longitude: longitude, accuracy: accuracy) {
-            fixesOutside = 0
+        let sighting = Sighting(latitude: latitude, longitude: longitude, accuracy: Self.reported(accuracy))
+        switch evidence(sighting) {
+        case .inside:
+            pendingDeparture = nil
             if motion != .stationary, timestamp - current.timestamp >= Self.dwellMillis {
                 motion = .stationary
                 return .becameStationary
             }
             return nil
+        case .unclear:
+            return nil
+        case .beyond:
+            guard !heldStill else { return nil }
+            guard let previous = pendingDeparture else {
+                pendingDeparture = sighting
+                return nil
+            }
+            let midpoint = Sighting(
+                latitude: (previous.latitude + latitude) / 2, longitude: (previous.longitude + longitude) / 2,
+                accuracy: (previous.accuracy + sighting.accuracy) / 2)
+            guard evidence(midpoint) == .beyond else {
+                pendingDeparture = sighting
+                return nil
+            }
         }
-        fixesOutside += 1
-        guard fixesOutside >= Self.fixesToLeave else { return nil }
-        fixesOutside = 0
+        pendingDeparture = nil
         anchor = Anchor(latitude: latitude, longitude: longitude, timestamp: timestamp)
         // Only leaving a stay is a change the SDK reports (a motion trigger, the check-ins'
         // end); unknown → moving just labels the fixes from here on.
@@ -73,31 +109,47 @@ public struct StationaryDetector: Sendable, Hashable {
         return wasStationary ? .becameMoving : nil
     }
 
-    /// Whether a fix lies beyond the current region, allowing for its reported accuracy.
-    public func isBeyondRegion(latitude: Double, longitude: Double, accuracy: Double?) -> Bool {
-        guard let anchor else { return true }
-        // An accuracy the OS gave wrong (NaN, negative) counts as none, as spec §4 coerces it.
-        let reported = accuracy.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? 0
-        let allowance = min(reported, radiusMeters) / 2
-        return Geodesy.distanceMeters(
-            fromLatitude: anchor.latitude, longitude: anchor.longitude, toLatitude: latitude,
-            longitude: longitude) > radiusMeters + allowance
+    /// What a fix at this position, with this reported accuracy, says about the current region.
+    public func evidence(latitude: Double, longitude: Double, accuracy: Double?) -> Evidence {
+        evidence(Sighting(latitude: latitude, longitude: longitude, accuracy: Self.reported(accuracy)))
+    }
+
+    private func evidence(_ sighting: Sighting) -> Evidence {
+        guard let anchor else { return .beyond }
+        let distance = Geodesy.distanceMeters(
+            fromLatitude: anchor.latitude, longitude: anchor.longitude, toLatitude: sighting.latitude,
+            longitude: sighting.longitude)
+        if distance <= radiusMeters { return .inside }
+        return distance > radiusMeters + min(sighting.accuracy, radiusMeters) ? .beyond : .unclear
+    }
+
+    /// An accuracy the OS gave wrong (NaN, negative) counts as none, as spec §4 coerces it.
+    private static func reported(_ accuracy: Double?) -> Double {
+        accuracy.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? 0
     }
 
     /// The emulated world knows the person stopped (a dwell in the route): stationary at once,
     /// around this point.
     public mutating func stopped(latitude: Double, longitude: Double, timestamp: Int64) -> Change? {
         anchor = Anchor(latitude: latitude, longitude: longitude, timestamp: timestamp)
-        fixesOutside = 0
+        pendingDeparture = nil
+        heldStill = true
         guard motion != .stationary else { return nil }
         motion = .stationary
         return .becameStationary
+    }
+
+    /// The emulated world knows the person walks on (the route's stop ended): GPS fixes beyond
+    /// the region count as a departure again.
+    public mutating func walkedOn() {
+        heldStill = false
     }
 
     /// Forgets everything (a new `start()`).
     public mutating func reset() {
         motion = .unknown
         anchor = nil
-        fixesOutside = 0
+        pendingDeparture = nil
+        heldStill = false
     }
 }

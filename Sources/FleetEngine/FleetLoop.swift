@@ -646,6 +646,8 @@ package struct FleetLoop {
         let moving = truth.speed > RouteMotion.standingSpeed
         if slots[slot].wasMoving, !moving {
             feed(.dwellStarted(latitude: truth.latitude, longitude: truth.longitude), to: slot, at: time)
+        } else if !slots[slot].wasMoving, moving {
+            feed(.dwellEnded, to: slot, at: time)
         }
         slots[slot].wasMoving = moving
         if let fix = slots[slot].provider.fix(at: time, truth: truth, request: accuracy) {

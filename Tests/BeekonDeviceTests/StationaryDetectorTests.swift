@@ -30,7 +30,7 @@ struct StationaryDetectorTests {
         var detector = StationaryDetector(radiusMeters: 100)
         _ = Self.observe(&detector, seconds: 0, north: 0)
         _ = Self.observe(&detector, seconds: 200, north: 0)
-        #expect(!detector.isBeyondRegion(latitude: 40 + 50 / Self.metersPerDegree, longitude: -3.7, accuracy: nil))
+        #expect(detector.evidence(latitude: 40 + 50 / Self.metersPerDegree, longitude: -3.7, accuracy: nil) == .inside)
         #expect(Self.observe(&detector, seconds: 210, north: 150) == nil)
         #expect(detector.motion == .stationary)
         #expect(Self.observe(&detector, seconds: 215, north: 160) == .becameMoving)
@@ -60,7 +60,10 @@ struct StationaryDetectorTests {
     }
 
     @Test(
-        "noise does not end a stay or restart its three minutes: single outliers, and fixes within half their accuracy",
+        """
+        noise does not end a stay or restart its three minutes: single outliers, fixes within their accuracy \
+        of its edge
+        """,
         arguments: [
             // (metres north, reported accuracy) every 30 s after the first fix at the anchor.
             [(800.0, 5.0), (0, 5), (0, 5), (0, 5), (0, 5), (0, 5)],
@@ -82,17 +85,46 @@ struct StationaryDetectorTests {
     }
 
     @Test(
-        "a fix is beyond the region past the radius plus half its accuracy (capped at half the radius)",
+        """
+        a fix is inside within the radius, beyond past the radius plus its accuracy (at most the radius again), \
+        and no evidence between
+        """,
         arguments: [
-            (140.0, 100.0 as Double?, false), (140, 20, true), (149, 1000, false), (151, 1000, true),
-            (101, nil, true), (101, .nan, true), (101, -50, true), (99, nil, false),
+            (140.0, 100.0 as Double?, StationaryDetector.Evidence.unclear), (201, 100, .beyond), (140, 20, .beyond),
+            (149, 1000, .unclear),
+            (151, 1000, .unclear), (1101, 1000, .beyond), (99.9, 10, .inside), (111, 10, .beyond),
+            (101, nil, .beyond), (101, .nan, .beyond), (101, -50, .beyond), (99, nil, .inside),
         ])
-    func allowance(north: Double, accuracy: Double?, beyond: Bool) {
+    func evidence(north: Double, accuracy: Double?, evidence: StationaryDetector.Evidence) {
         var detector = StationaryDetector(radiusMeters: 100)
         _ = Self.observe(&detector, seconds: 0, north: 0)
         #expect(
-            detector.isBeyondRegion(
-                latitude: 40 + north / Self.metersPerDegree, longitude: -3.7, accuracy: accuracy) == beyond)
+            detector.evidence(latitude: 40 + north / Self.metersPerDegree, longitude: -3.7, accuracy: accuracy)
+                == evidence)
+    }
+
+    @Test("two fixes beyond on opposite sides are noise, not a departure: their midpoint is inside")
+    func oppositeSides() {
+        var detector = StationaryDetector(radiusMeters: 100)
+        _ = Self.observe(&detector, seconds: 0, north: 0)
+        #expect(Self.observe(&detector, seconds: 180, north: 0) == .becameStationary)
+        #expect(Self.observe(&detector, seconds: 190, north: 300) == nil)
+        #expect(Self.observe(&detector, seconds: 200, north: -300) == nil)
+        #expect(detector.motion == .stationary)
+        #expect(Self.observe(&detector, seconds: 210, north: -320) == .becameMoving)
+    }
+
+    @Test("while the motion sensors hold it still (a route stop), GPS shows no departure; once walked on, it does")
+    func heldStill() {
+        var detector = StationaryDetector(radiusMeters: 100)
+        #expect(detector.stopped(latitude: 40, longitude: -3.7, timestamp: 0) == .becameStationary)
+        for second in stride(from: Int64(10), through: 60, by: 10) {
+            #expect(Self.observe(&detector, seconds: second, north: 500) == nil)
+        }
+        #expect(detector.motion == .stationary)
+        detector.walkedOn()
+        #expect(Self.observe(&detector, seconds: 70, north: 500) == nil)
+        #expect(Self.observe(&detector, seconds: 80, north: 520) == .becameMoving)
     }
 
     @Test("a stop reported by the emulated world is stationary at once")
