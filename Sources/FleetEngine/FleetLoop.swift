@@ -387,9 +387,12 @@ package struct FleetLoop {
         case .random: fraction = Double.random(in: 0..<1, using: &deviceRNG)
         }
         let timing: RouteMotion.Timing
+        // A named pace is the travel mode the activity recognizer reports while moving.
+        var travelMode: Pace?
         switch group.pace {
         case .routeTimes(let factor): timing = .routeTimes(factor: factor)
         case .pace(let pace, let factor):
+            travelMode = pace
             timing = .speed(
                 metersPerSecond: pace.metersPerSecond * factor, dwellEveryMeters: group.dwell?.everyMeters ?? 0,
                 dwellSeconds: group.dwell?.seconds ?? 0)
@@ -407,7 +410,8 @@ package struct FleetLoop {
                 model: Self.model(platform: platform, index: index, given: group.models),
                 seed: deviceRNG.next(), device: nil, store: store,
                 provider: OSProvider(profile: group.provider, seed: deviceRNG.next()),
-                motion: RouteMotion(route: route, timing: timing, loops: group.loops, startFraction: fraction),
+                motion: RouteMotion(
+                    route: route, timing: timing, loops: group.loops, startFraction: fraction, travelMode: travelMode),
                 setOffAt: spawnAt, faultRNG: SplitMix64(seed: deviceRNG.next())))
         noteChange(slots.count - 1)
     }

@@ -11,14 +11,21 @@ public struct TruePosition: Sendable, Hashable {
     public var bearing: Double
     /// Metres, when the route has elevation.
     public var altitude: Double?
+    /// How the person travels when the fleet file names it (`pace: walk`); nil when only the
+    /// speed says (route times, a pace in m/s).
+    public var travelMode: Pace?
 
     /// A position from its parts.
-    public init(latitude: Double, longitude: Double, speed: Double, bearing: Double, altitude: Double? = nil) {
+    public init(
+        latitude: Double, longitude: Double, speed: Double, bearing: Double, altitude: Double? = nil,
+        travelMode: Pace? = nil
+    ) {
         self.latitude = latitude
         self.longitude = longitude
         self.speed = speed
         self.bearing = bearing
         self.altitude = altitude
+        self.travelMode = travelMode
     }
 }
 
@@ -73,7 +80,8 @@ public struct ProviderProfile: Sendable, Hashable {
 }
 
 /// The emulated OS location provider of one device: turns true positions into OS fixes with
-/// seeded noise that matches the accuracy each fix reports, and occasional gaps and outliers.
+/// seeded noise that matches the accuracy each fix reports, and occasional gaps and outliers;
+/// its activity recognizer labels each fix (the device keeps the label only with `detectActivity`).
 ///
 /// Pure and reproducible: the same seed and the same calls give the same fixes.
 public struct OSProvider: Sendable {
@@ -84,6 +92,13 @@ public struct OSProvider: Sendable {
     private var gapUntil: Int64 = .min
     /// When the last fix was asked for, to turn the gap rate into a chance per fix.
     private var lastAsked: Int64?
+    /// The OS activity recognizer, on a stream of its own so that it shifts no draw above.
+    private var recognizer: ActivityRecognizer
+    /// What the recognizer said on the last fix (nil before the first).
+    public private(set) var activityReading: ActivityReading?
+
+    /// The key of the recognizer's stream, derived from the provider's seed ("activity").
+    static let recognizerStream: UInt64 = 0x6163_7469_7669_7479
 
     /// Horizontal error per axis for a reported 1σ radial accuracy: with a circular Gaussian,
     /// 68% of fixes fall within `a` when σ per axis is `a / 1.5096`.
@@ -93,6 +108,8 @@ public struct OSProvider: Sendable {
     public init(profile: ProviderProfile = ProviderProfile(), seed: UInt64) {
         self.profile = profile
         rng = SplitMix64(seed: seed)
+        var recognizerSeed = SplitMix64(seed: seed).derived(Self.recognizerStream)
+        recognizer = ActivityRecognizer(seed: recognizerSeed.next())
     }
 
     /// The fix the OS delivers at `now` for the truth, or nil when it has none (a gap).
@@ -122,13 +139,16 @@ public struct OSProvider: Sendable {
         let moving = truth.speed > 0.5
         let speed = max(0, truth.speed + gaussian() * (request == .high ? 0.2 : 0.8))
         let altitude = truth.altitude.map { $0 + gaussian() * accuracy * 1.5 }
+        // Fed at each fix only: a silence (a tunnel, sparse fixes) leaves it without evidence.
+        let reading = recognizer.observe(at: now, truth: truth)
+        activityReading = reading
         return OSFix(
             latitude: min(max(latitude, -90), 90), longitude: Self.wrapLongitude(longitude),
             timestamp: now, accuracy: (accuracy * 10).rounded() / 10,
             speed: moving ? (speed * 100).rounded() / 100 : 0,
             bearing: moving ? Self.wrapBearing(truth.bearing + gaussian() * 5) : nil,
             altitude: altitude.map { ($0 * 10).rounded() / 10 },
-            activity: nil, isMock: profile.isMock)
+            activity: reading.activity, isMock: profile.isMock)
     }
 
     /// A standard normal draw (Box–Muller).

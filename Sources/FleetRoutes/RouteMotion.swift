@@ -42,12 +42,16 @@ public struct RouteMotion: Sendable {
     public let loops: Bool
     /// Where along the route the phone sets off, as a fraction 0…1 of its length or duration.
     public let startFraction: Double
+    /// How the person travels, when the fleet file names it; put on every true position.
+    public let travelMode: Pace?
 
     /// Metres from the first point to each point.
     private let cumulativeMeters: [Double]
 
     /// A motion; `timing` falls back to a walking speed for a route without times.
-    public init(route: Route, timing: Timing, loops: Bool = true, startFraction: Double = 0) {
+    public init(
+        route: Route, timing: Timing, loops: Bool = true, startFraction: Double = 0, travelMode: Pace? = nil
+    ) {
         self.route = route
         if case .routeTimes = timing, !route.hasTimes {
             self.timing = .speed(metersPerSecond: Pace.walk.metersPerSecond, dwellEveryMeters: 0, dwellSeconds: 0)
@@ -56,6 +60,7 @@ public struct RouteMotion: Sendable {
         }
         self.loops = loops
         self.startFraction = min(max(startFraction, 0), 1)
+        self.travelMode = travelMode
         var cumulative = [0.0]
         for index in route.points.indices.dropFirst() {
             let from = route.points[index - 1]
@@ -75,12 +80,15 @@ public struct RouteMotion: Sendable {
     /// The true position `elapsedMillis` after setting off.
     public func position(afterMillis elapsedMillis: Int64) -> TruePosition {
         let elapsed = Double(max(0, elapsedMillis)) / 1000
+        var position: TruePosition
         switch timing {
         case .routeTimes(let factor):
-            return positionByRouteTime(elapsedSeconds: elapsed * max(factor, 0))
+            position = positionByRouteTime(elapsedSeconds: elapsed * max(factor, 0))
         case .speed(let speed, let every, let dwell):
-            return positionBySpeed(elapsedSeconds: elapsed, speed: max(speed, 0), every: every, dwell: dwell)
+            position = positionBySpeed(elapsedSeconds: elapsed, speed: max(speed, 0), every: every, dwell: dwell)
         }
+        position.travelMode = travelMode
+        return position
     }
 
     private func positionBySpeed(elapsedSeconds: Double, speed: Double, every: Double, dwell: Double) -> TruePosition {
