@@ -51,11 +51,11 @@ extension FleetLoop {
     /// The SDK's `shutdown()`: the device drops its state holder (timers, tracking) and is idle;
     /// the store stays. A device not spawned, or whose app is dead, has no holder to drop.
     mutating func shutDown(_ slot: Int, at time: Int64) {
-        guard let before = slots[slot].device?.state, slots[slot].processAlive else { return }
+        guard slots[slot].device != nil, slots[slot].processAlive else { return }
         feed(.shutdown, to: slot, at: time)
         // The core goes back to idle without a word on its state stream (a holder made anew
-        // starts there): the list shows what an app asking now would see.
-        guard let after = slots[slot].device?.state, after != before else { return }
+        // starts there): the list shows what an app asking now would see, once.
+        guard let after = slots[slot].device?.state, after != slots[slot].state else { return }
         slots[slot].state = after
         slots[slot].stateHistory.append(StateChange(at: time, state: .sdk(after)))
     }
