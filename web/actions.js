@@ -32,13 +32,20 @@ function renderParams() {
   $("#fa-params").replaceChildren(...action.params.map(p => {
     const id = `fa-p-${p.name}`;
     const number = p.type === "integer" || p.type === "number";
-    const range = number ? `, ${p.minimum} to ${p.maximum}${p.unit ? " " + p.unit : ""}` : " (JSON)";
+    const text = p.type === "string";
+    const range = number ? `, ${p.minimum} to ${p.maximum}${p.unit ? " " + p.unit : ""}` : text ? "" : " (JSON)";
     const label = el("label", { for: id, text: `${p.name}${range}${p.required ? "" : " (optional)"}` });
+    // A string with words is a choice (blank: the action's default); other strings are typed (an instant).
     const input = number
       ? el("input", { id, type: "number", min: p.minimum, max: p.maximum, step: p.type === "integer" ? 1 : "any" })
-      : el("textarea", { id, rows: 4, spellcheck: "false" });
+      : text && p.enum
+        ? el("select", { id }, el("option", { value: "", text: p.required ? "" : "(default)" }),
+          ...p.enum.map(word => el("option", { value: word, text: word })))
+        : text
+          ? el("input", { id, type: "text", spellcheck: "false", placeholder: JSON.parse(p.example) })
+          : el("textarea", { id, rows: 4, spellcheck: "false" });
     Object.assign(input.dataset, { param: p.name, type: p.type, optional: p.required ? "" : "1" });
-    input.value = p.required ? p.example : "";
+    input.value = p.required ? (text ? JSON.parse(p.example) : p.example) : "";
     input.title = p.summary;
     return el("div", { class: "param" }, label, input);
   }));
@@ -50,6 +57,7 @@ function readParams() {
     const name = inp.dataset.param, t = inp.dataset.type, v = inp.value.trim();
     if (!v) { if (inp.dataset.optional) continue; throw new ApiError(0, "bad_request", `${name} is required`, `params.${name}`); }
     if (t === "integer" || t === "number") { const n = Number(v); if (!Number.isFinite(n)) throw new ApiError(0, "bad_type", `${name} must be a number`, `params.${name}`); out[name] = n; }
+    else if (t === "string") out[name] = v;
     else { try { out[name] = JSON.parse(v); } catch (e) { throw new ApiError(0, "bad_type", `${name} is not valid JSON (${e.message})`, `params.${name}`); } }
   }
   return Object.keys(out).length ? out : undefined;

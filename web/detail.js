@@ -10,7 +10,18 @@ export const ROW_ACTIONS = [
   ["Details…", null], ["Revoke permission", "revokePermission"], ["Grant permission", "grantPermission"],
   ["Network off", "networkOffline"], ["Network on", "networkOnline"], ["Sync now", "sync"],
   ["Kill", "kill"], ["Kill, relaunch in 30 s", "kill", { relaunchAfterSeconds: 30 }], ["Start", "start"], ["Stop", "stop"],
+  ["Get current location", "getCurrentLocation"],
 ];
+// The last getCurrentLocation answer, as the detail lists it.
+function currentLocationText(c) {
+  if (!c) return "–";
+  const at = `#${c.requestId} at ${longTime(c.at)}`;
+  if (c.answer === "fix") {
+    const f = c.fix;
+    return `${f.latitude.toFixed(5)}, ${f.longitude.toFixed(5)}${f.accuracy == null ? "" : ` ±${f.accuracy} m`}${f.quality ? ` (${f.quality})` : ""} · ${at}`;
+  }
+  return `${c.answer}${c.reason ? ` (${c.reason})` : ""} · ${at}`;
+}
 export async function deviceAction(id, action, params) {
   try {
     await api("POST", `api/v1/devices/${encodeURIComponent(id)}/actions`, params ? { action, params } : { action });
@@ -70,7 +81,8 @@ async function refreshDetail(first) {
     kv("Device", [["State", stateBadge(d.state, d.storeError?.message)], ["Store", storeErrorText(d.storeError)], ["Group", d.group],
       ["Platform", `${d.platform} · ${d.model}`], ["Install id", d.installId], ["Alive", d.alive ? "yes" : "no"]]),
     kv("OS", [["Permission", d.permission], ["Location services", d.locationServices ? "on" : "off"], ["Network", d.network],
-      ["Position", d.latitude == null ? "–" : `${d.latitude.toFixed(5)}, ${d.longitude.toFixed(5)}`]]),
+      ["Position", d.latitude == null ? "–" : `${d.latitude.toFixed(5)}, ${d.longitude.toFixed(5)}`],
+      ["Current location", currentLocationText(d.currentLocation)]]),
     kv("Sync", [["Status", s.status], ["Pending fixes", num(d.pending)], ["Consecutive failures", s.consecutiveFailures], ["Next attempt", longTime(s.nextAttemptAt)],
       ["Last outcome", d.lastOutcome ?? "–"], ["Last upload", longTime(d.lastUploadAt)]]),
     kv("Auth", [["State", a.state], ["Valid until", longTime(a.validUntil)], ["Last refresh", a.lastRefreshOutcome ?? "–"], ["Breaker open until", longTime(a.breakerOpenUntil)]]));

@@ -30,9 +30,13 @@ struct ActionCatalogBody: APIBody {
         var minimum: Omittable<Double>
         var maximum: Omittable<Double>
         var unit: Omittable<String>
+        var `enum`: Omittable<[String]>
 
         static let example = Parameter(FleetAction.Name.latency.details.parameters[0])
-        static let notes = ["example": APINote("A value as JSON (and a fleet file) writes it.")]
+        static let notes = [
+            "example": APINote("A value as JSON (and a fleet file) writes it."),
+            "enum": APINote("The words a string parameter takes, when it takes only these."),
+        ]
     }
 
     struct Selector: APIBody {
@@ -80,6 +84,7 @@ extension ActionCatalogBody.Action {
         case .undoneBy(let opposite): self.for = "after `for`, \(opposite.name.rawValue) runs on the same devices"
         case .recovers: self.for = "how long the device takes to recover (default 5 s)"
         case .relaunches: self.for = "the relaunch delay, as relaunchAfterSeconds"
+        case .lapses: self.for = "how long it lasts (default 60 s), as forSeconds"
         }
         undoneBy = action.ending.undoing.map(ActionRequestBody.init)
         params = action.parameters.map(ActionCatalogBody.Parameter.init)
@@ -96,6 +101,7 @@ extension ActionCatalogBody.Parameter {
         minimum = Omittable(parameter.range?.lower)
         maximum = Omittable(parameter.range?.upper)
         unit = Omittable(parameter.range?.unit)
+        self.enum = Omittable(parameter.choices)
     }
 }
 
@@ -129,6 +135,8 @@ struct ActionRequestBody: APIBody {
                 case (.geofences(let geofences), _):
                     try container.encode(geofences.map(GeofenceBody.init), forKey: key)
                 case (.strings(let strings), _): try container.encode(strings, forKey: key)
+                case (.choice(let word), _): try container.encode(word, forKey: key)
+                case (.instant(let millis), _): try container.encode(Timestamp.text(unixMillis: millis), forKey: key)
                 }
             }
         }

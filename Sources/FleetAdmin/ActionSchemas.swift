@@ -125,6 +125,18 @@ enum ActionSchemas {
             json.beginObject()
             reference("Geofence", to: &json)
             json.endObject()
+        case .choice(let words):
+            json.key("type")
+            json.string("string")
+            json.key("enum")
+            json.beginArray()
+            for word in words { json.string(word) }
+            json.endArray()
+        case .instant:
+            json.key("type")
+            json.string("string")
+            json.key("format")
+            json.string("date-time")
         case .strings:
             json.key("type")
             json.string("array")

@@ -19,6 +19,8 @@ extension StationaryMode: APIEnum {}
 extension AuthStrategy: APIEnum {}
 extension AuthBodyFormat: APIEnum {}
 extension ActionParameter.JSONType: APIEnum {}
+extension PauseReason: APIEnum {}
+extension Quality: APIEnum {}
 
 /// `GET /healthz`.
 struct HealthBody: APIBody {
@@ -127,6 +129,18 @@ struct FleetSummaryBody: APIBody {
         static let example = ActiveFault(fault: 0, action: "")
     }
 
+    /// How the fleet's `getCurrentLocation` calls were answered this run.
+    struct CurrentLocationAnswers: APIBody {
+        var fix: Int
+        var timedOut: Int
+        var unavailable: Int
+
+        static let example = CurrentLocationAnswers(fix: 0, timedOut: 0, unavailable: 0)
+        static let summary: String? =
+            "Answers to `getCurrentLocation` this run: `fix` (the next OS fix), `timedOut` (none within the "
+            + "timeout), `unavailable` (permission revoked or location services off)."
+    }
+
     struct Store: APIBody {
         var errors: APIMap<Int>
         var fixesLost: APIMap<Int>
@@ -157,6 +171,7 @@ struct FleetSummaryBody: APIBody {
     var fixes: FixesBody
     var batches: Batches
     var store: Store
+    var currentLocation: CurrentLocationAnswers
 
     init(_ snapshot: FleetSnapshot) {
         let metrics = snapshot.metrics
@@ -192,6 +207,9 @@ struct FleetSummaryBody: APIBody {
         store = Store(
             errors: APIMap(sorting: metrics.storeErrorsByCause), fixesLost: APIMap(sorting: metrics.fixesLostByCause),
             geofenceEventsLost: APIMap(sorting: metrics.geofenceEventsLostByCause))
+        currentLocation = CurrentLocationAnswers(
+            fix: metrics.currentLocation.fix, timedOut: metrics.currentLocation.timedOut,
+            unavailable: metrics.currentLocation.unavailable)
     }
 
     static let example = FleetSummaryBody(FleetSnapshot())
@@ -356,6 +374,41 @@ struct DeviceDetailBody: APIBody {
             + "acknowledged + rejected + pending + expired + deleted + lost. Null before the store was first opened."
     }
 
+    /// The last answer to the SDK's `getCurrentLocation()` (the action of that name).
+    struct CurrentLocation: APIBody {
+        enum Answer: String, APIEnum { case fix, timedOut, unavailable }
+
+        struct Fix: APIBody {
+            var timestamp: APITime
+            var latitude: Double
+            var longitude: Double
+            var accuracy: Double?
+            var quality: Quality?
+
+            static let example = Fix(timestamp: APITime(0), latitude: 0, longitude: 0, accuracy: nil, quality: nil)
+            static let notes = [
+                "quality": APINote("The SDK's flag, as an upload writes it; null when the fix is good.")
+            ]
+        }
+
+        var requestId: Int
+        var at: APITime
+        var answer: Answer
+        var fix: Omittable<Fix> = .absent
+        var reason: Omittable<PauseReason> = .absent
+
+        static let example = CurrentLocation(requestId: 1, at: APITime(0), answer: .fix, fix: .present(.example))
+        static let notes = [
+            "requestId": APINote("The device's calls numbered from 1, in the order they were made.", minimum: 1),
+            "at": APINote("When the answer came."),
+            "answer": APINote(
+                "`fix`: the next OS fix (trigger manual, not stored); `timedOut`: none within the timeout (the "
+                    + "SDK's null); `unavailable`: permission revoked or location services off (the SDK's error)."),
+            "fix": APINote("With `fix` only."),
+            "reason": APINote("With `unavailable` only: the precondition that failed."),
+        ]
+    }
+
     /// The members after the summary's.
     struct Members: APIBody {
         var config: ConfigBody?
@@ -365,9 +418,12 @@ struct DeviceDetailBody: APIBody {
         var stateHistory: [Change]
         var uploads: [UploadRecordBody]
         var streams: [StreamRecordBody]
+        var currentLocationCalls: Int
+        var currentLocation: CurrentLocation?
 
         static let example = Members(
-            config: nil, sync: .example, auth: .example, fixes: .example, stateHistory: [], uploads: [], streams: [])
+            config: nil, sync: .example, auth: .example, fixes: .example, stateHistory: [], uploads: [], streams: [],
+            currentLocationCalls: 0, currentLocation: .example)
         static let notes = [
             "config": APINote(
                 "The SDK config in force; header values, tokens and refresh payload/header values replaced by "
@@ -379,6 +435,8 @@ struct DeviceDetailBody: APIBody {
                     + "`inFlight`, `succeeded` with `count`, `retrying` with `attempt` and `nextAt`, `failed` with "
                     + "`reason` `auth` or `rejected`) and `authChanges` (`seeded` or `refreshed` with `expiresAt`, "
                     + "`deadCredentials`, `breakerOpened` with `until`). Never a token."),
+            "currentLocationCalls": APINote("`getCurrentLocation` calls made to the device so far.", minimum: 0),
+            "currentLocation": APINote("The last `getCurrentLocation` answer; null before the first."),
         ]
     }
 
@@ -423,6 +481,28 @@ extension DeviceDetailBody.Members {
         }
         uploads = device.uploads.reversed().map(UploadRecordBody.init)
         streams = device.streams.reversed().map { StreamRecordBody($0, device: false) }
+        currentLocationCalls = device.currentLocationCalls
+        currentLocation = device.currentLocation.map(DeviceDetailBody.CurrentLocation.init)
+    }
+}
+
+extension DeviceDetailBody.CurrentLocation {
+    init(_ record: CurrentLocationRecord) {
+        requestId = record.requestID
+        at = APITime(record.at)
+        switch record.answer {
+        case .fix(let fix):
+            answer = .fix
+            self.fix = .present(
+                Fix(
+                    timestamp: APITime(fix.timestamp), latitude: fix.latitude, longitude: fix.longitude,
+                    accuracy: fix.accuracy, quality: fix.quality))
+        case .timedOut:
+            answer = .timedOut
+        case .unavailable(let reason):
+            answer = .unavailable
+            self.reason = .present(reason)
+        }
     }
 }
 

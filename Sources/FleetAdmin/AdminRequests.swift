@@ -94,10 +94,13 @@ enum AdminRequests {
     /// Refuses a parameter's value of the wrong JSON type (its range is the reader's to check).
     private static func check(_ value: JSONValue, is parameter: ActionParameter, field: String) throws(APIError) {
         switch (parameter.jsonType, value) {
-        case (.integer, .number), (.number, .number), (.object, .object), (.array, .array): return
+        case (.integer, .number), (.number, .number), (.string, .string), (.object, .object), (.array, .array): return
         case (.integer, _), (.number, _):
             guard let range = parameter.range else { throw .badType(field, expected: "a number", got: value) }
             throw .badType(field, range: range, got: value)
+        case (.string, _):
+            let words = parameter.choices.map { "one of " + $0.joined(separator: ", ") } ?? "a string"
+            throw .badType(field, expected: words, got: value)
         case (.object, _): throw .badType(field, expected: "an object", got: value)
         case (.array, _): throw .badType(field, expected: "an array", got: value)
         }

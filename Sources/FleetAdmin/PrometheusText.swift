@@ -84,6 +84,16 @@ package enum PrometheusText {
             "Server answers the device never heard because its network went down first (it heard offline).")
         text += "beekon_fleet_answers_after_offline_total \(metrics.answersAfterOffline)\n"
         family(
+            "beekon_fleet_current_location_answers_total", "counter",
+            "Answers to getCurrentLocation calls: fix, timedOut (none within the timeout), unavailable (permission "
+                + "revoked or location services off).")
+        let answers = metrics.currentLocation
+        for (answer, count) in [
+            ("fix", answers.fix), ("timedOut", answers.timedOut), ("unavailable", answers.unavailable),
+        ] {
+            text += "beekon_fleet_current_location_answers_total{answer=\"\(answer)\"} \(count)\n"
+        }
+        family(
             "beekon_fleet_warp", "gauge",
             "Virtual seconds per real second, as set, or at max warp the rate reached (virtual time stands "
                 + "still while paused).")

@@ -27,12 +27,22 @@ public enum FleetAction: Sendable, Hashable {
     case setExtras(StringMap)
     case addGeofences([Geofence])
     case removeGeofences(ids: [String])
+    /// The SDK's `getCurrentLocation(timeout, accuracy)`: the next OS fix within the timeout.
+    case getCurrentLocation(timeoutMillis: Int64, accuracy: AccuracyRequest)
+    /// The SDK's `deleteLocations(before)`: stored fixes at or before the instant (Unix ms), all when nil.
+    case deleteLocations(before: Int64?)
+    /// The SDK's `shutdown()`: the in-memory state holder goes; the store stays.
+    case shutdown
+    /// The OS provider reports fixes `meters` away from the truth on `bearing` (degrees; nil: a
+    /// seeded draw per device) for `forMillis` (nil: the timeline's `for`, else a minute).
+    case gpsJump(meters: Double, bearing: Double?, forMillis: Int64?)
 
     /// An action's name, as fleet files and the API write it.
     public enum Name: String, Sendable, Hashable, CaseIterable {
         case revokePermission, grantPermission, locationServicesOff, locationServicesOn, osError
         case background, foreground, kill, reboot, networkOffline, networkOnline, latency, timeouts
         case start, stop, sync, configure, setExtras, addGeofences, removeGeofences
+        case getCurrentLocation, deleteLocations, shutdown, gpsJump
 
         /// "one of …" every name, for errors.
         public static let oneOf = "one of \(allCases.map(\.rawValue).joined(separator: ", "))"
@@ -63,6 +73,10 @@ public enum FleetAction: Sendable, Hashable {
         case .setExtras: .setExtras
         case .addGeofences: .addGeofences
         case .removeGeofences: .removeGeofences
+        case .getCurrentLocation: .getCurrentLocation
+        case .deleteLocations: .deleteLocations
+        case .shutdown: .shutdown
+        case .gpsJump: .gpsJump
         }
     }
 
@@ -102,6 +116,26 @@ public enum FleetAction: Sendable, Hashable {
         case .removeGeofences:
             guard case .strings(let ids)? = values["ids"] else { return nil }
             self = .removeGeofences(ids: ids)
+        case .getCurrentLocation:
+            var accuracy = AccuracyRequest.high
+            if case .choice(let text)? = values["accuracy"] {
+                guard let given = AccuracyRequest(rawValue: text) else { return nil }
+                accuracy = given
+            }
+            self = .getCurrentLocation(
+                timeoutMillis: values["timeoutSeconds"]?.millis ?? Device.currentLocationTimeoutMillis,
+                accuracy: accuracy)
+        case .deleteLocations:
+            var before: Int64?
+            if case .instant(let given)? = values["before"] { before = given }
+            self = .deleteLocations(before: before)
+        case .shutdown: self = .shutdown
+        case .gpsJump:
+            var meters = Self.gpsJumpDefaultMeters
+            if case .number(let given)? = values["meters"] { meters = given }
+            var bearing: Double?
+            if case .number(let given)? = values["bearing"] { bearing = given }
+            self = .gpsJump(meters: meters, bearing: bearing, forMillis: values["forSeconds"]?.millis)
         }
     }
 }
@@ -117,8 +151,19 @@ extension FleetAction {
         case .setExtras(let extras): ["extras": .stringMap(extras)]
         case .addGeofences(let geofences): ["geofences": .geofences(geofences)]
         case .removeGeofences(let ids): ["ids": .strings(ids)]
+        case .getCurrentLocation(let timeout, let accuracy):
+            ["timeoutSeconds": .millis(timeout), "accuracy": .choice(accuracy.rawValue)]
+        case .deleteLocations(let before?): ["before": .instant(before)]
+        case .gpsJump(let meters, let bearing, let length):
+            // Only what was given: without a bearing each device draws its own.
+            [
+                "meters": .number(meters), "bearing": bearing.map { .number($0) },
+                "forSeconds": length.map { .millis($0) },
+            ]
+            .compactMapValues { $0 }
         case .revokePermission, .grantPermission, .locationServicesOff, .locationServicesOn, .osError, .background,
-            .foreground, .kill, .reboot, .networkOffline, .networkOnline, .start, .stop, .sync:
+            .foreground, .kill, .reboot, .networkOffline, .networkOnline, .start, .stop, .sync, .deleteLocations,
+            .shutdown:
             [:]
         }
     }
@@ -144,6 +189,8 @@ public struct ActionDescription: Sendable {
         case recovers
         /// `for` is the relaunch delay (as `relaunchAfterSeconds`, which it takes before).
         case relaunches
+        /// It ends by itself after `for` (as `forSeconds`, which it takes before; default a minute).
+        case lapses
 
         /// The action `undoneBy` names; nil for the others.
         public var undoing: FleetAction? {
@@ -182,11 +229,15 @@ public struct ActionParameter: Sendable {
         case geofences
         /// A list of strings.
         case strings
+        /// One of these words (the SDK's own names).
+        case choice([String])
+        /// An RFC 3339 instant (`2026-06-15T08:00:00Z`, or with an offset), kept as Unix ms.
+        case instant
     }
 
     /// The JSON type a value of `kind` has (a fleet file's YAML may be looser: `2s` for ms).
     public enum JSONType: String, Sendable, CaseIterable, Codable {
-        case integer, number, object, array
+        case integer, number, string, object, array
     }
 
     public var jsonType: JSONType {
@@ -195,6 +246,7 @@ public struct ActionParameter: Sendable {
         case .number, .seconds: .number
         case .config, .stringMap: .object
         case .geofences, .strings: .array
+        case .choice, .instant: .string
         }
     }
 
@@ -202,8 +254,14 @@ public struct ActionParameter: Sendable {
     public var range: NumberRange? {
         switch kind {
         case .millis(let range), .number(let range), .seconds(let range): range
-        case .config, .stringMap, .geofences, .strings: nil
+        case .config, .stringMap, .geofences, .strings, .choice, .instant: nil
         }
+    }
+
+    /// The words a `choice` takes; nil for the other kinds.
+    public var choices: [String]? {
+        if case .choice(let words) = kind { return words }
+        return nil
     }
 
     /// A value a reader found for a parameter.
@@ -214,6 +272,10 @@ public struct ActionParameter: Sendable {
         case stringMap(StringMap)
         case geofences([Geofence])
         case strings([String])
+        /// One of a `choice`'s words.
+        case choice(String)
+        /// An instant, Unix ms.
+        case instant(Int64)
 
         /// Milliseconds, for the kinds kept as milliseconds.
         package var millis: Int64? {
@@ -230,6 +292,20 @@ extension FleetAction {
     public static let timeoutFractionRange = NumberRange(0...1)
     /// `kill`'s and `reboot`'s `relaunchAfterSeconds`: up to 366 days.
     public static let relaunchAfterRange = NumberRange(0...31_622_400, unit: "s")
+
+    /// `getCurrentLocation`'s `timeoutSeconds`: up to 10 minutes (the SDK's default is 15 s).
+    public static let currentLocationTimeoutRange = NumberRange(0...600, unit: "s")
+    /// `gpsJump`'s `meters`: up to half the Earth's circumference.
+    public static let gpsJumpMetersRange = NumberRange(1...20_000_000, unit: "m")
+    /// `gpsJump`'s `bearing`, clockwise from north.
+    public static let bearingRange = NumberRange(0...360, unit: "degrees")
+    /// `gpsJump`'s `forSeconds`: up to 366 days, as a timeline `for`.
+    public static let gpsJumpForRange = NumberRange(0...31_622_400, unit: "s")
+    /// A jump far enough that the SDK's 300 m/s rule flags it even 2.5 minutes after the last
+    /// admitted fix (the saver preset admits one a minute).
+    public static let gpsJumpDefaultMeters = 50_000.0
+    /// How long a jump lasts without `for` or `forSeconds`.
+    public static let gpsJumpDefaultMillis: Int64 = 60_000
 
     private static let relaunchAfter = ActionParameter(
         name: "relaunchAfterSeconds", kind: .seconds(relaunchAfterRange), required: false,
@@ -326,9 +402,59 @@ extension FleetAction {
                         name: "ids", kind: .strings, required: true, summary: "the ids of the geofences to remove",
                         example: #"["depot"]"#)
                 ], ending: .never),
+            ActionDescription(
+                name: .getCurrentLocation,
+                summary:
+                    "the SDK's getCurrentLocation(): the next OS fix within the timeout, tagged manual, neither stored "
+                    + "nor uploaded; the answer (a fix, timedOut, or unavailable with its reason) is counted in the "
+                    + "fleet's currentLocation figures and shown in the device's detail",
+                parameters: [
+                    ActionParameter(
+                        name: "timeoutSeconds", kind: .seconds(currentLocationTimeoutRange), required: false,
+                        summary: "how long to wait for a fix (default 15, the SDK's)", example: "15"),
+                    ActionParameter(
+                        name: "accuracy", kind: .choice(AccuracyRequest.allCases.map(\.rawValue)), required: false,
+                        summary: "the accuracy asked of the OS provider (default high, the SDK's)",
+                        example: #""high""#),
+                ], ending: .never),
+            ActionDescription(
+                name: .deleteLocations,
+                summary:
+                    "the SDK's deleteLocations(): stored fixes at or before the instant are deleted (all without one); "
+                    + "one not yet uploaded never reaches the server, and the fix accounting counts them `deleted`",
+                parameters: [
+                    ActionParameter(
+                        name: "before", kind: .instant, required: false,
+                        summary: "an RFC 3339 instant; absent: every stored fix",
+                        example: #""2026-06-15T08:00:00Z""#)
+                ], ending: .never),
+            ActionDescription(
+                name: .shutdown,
+                summary:
+                    "the SDK's shutdown(): the in-memory state holder goes (the device is idle, its timers and "
+                    + "tracking stop); the store, with its pending fixes, stays",
+                parameters: [], ending: .never),
+            ActionDescription(
+                name: .gpsJump,
+                summary:
+                    "the OS provider reports fixes far from the truth (a teleport) until the jump lapses, then the "
+                    + "truth again: the SDK's 300 m/s check labels a jumped fix implausible_speed",
+                parameters: [
+                    ActionParameter(
+                        name: "meters", kind: .number(gpsJumpMetersRange), required: false,
+                        summary: "how far the fixes jump (default 50000)", example: "50000"),
+                    ActionParameter(
+                        name: "bearing", kind: .number(bearingRange), required: false,
+                        summary: "which way, clockwise from north (default: drawn per device from its seed)",
+                        example: "90"),
+                    ActionParameter(
+                        name: "forSeconds", kind: .seconds(gpsJumpForRange), required: false,
+                        summary: "how long the jump lasts (default 60; a timeline fault's `for` gives it too)",
+                        example: "60"),
+                ], ending: .lapses),
         ].map { ($0.name, $0) })
 
     /// The action that ends this one when a timeline fault's `for` runs out; nil for those
-    /// that end by themselves (`osError` recovers, `kill` and `reboot` relaunch).
+    /// that end by themselves (`osError` recovers, `kill` and `reboot` relaunch, `gpsJump` lapses).
     public var undoing: FleetAction? { name.details.ending.undoing }
 }

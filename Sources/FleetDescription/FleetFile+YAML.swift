@@ -596,6 +596,8 @@ struct FleetFileReader {
             case .stringMap: value = stringMap(valueNode, field).map { .stringMap($0) }
             case .geofences: value = .geofences(readGeofences(valueNode))
             case .strings: value = .strings(stringList(valueNode, field))
+            case .choice(let words): value = choice(valueNode, field, words).map { .choice($0) }
+            case .instant: value = actionInstant(valueNode, field).map { .instant($0) }
             }
             values[parameter.name] = value
         }
@@ -794,6 +796,34 @@ struct FleetFileReader {
         }
         guard Timestamp.inputRange.contains(Double(millis)) else {
             report(node, "`\(field)` \"\(text)\" is out of range", expected: expected)
+            return nil
+        }
+        return millis
+    }
+
+    /// One of `words` for `field`, as written (the SDK's names are case-sensitive).
+    mutating func choice(_ node: Node, _ field: String, _ words: [String]) -> String? {
+        guard let text = string(node, field) else { return nil }
+        guard words.contains(text) else {
+            report(
+                node, "`\(field)` \"\(text)\" is not one of its words",
+                expected: "one of \(words.joined(separator: ", "))")
+            problems[problems.count - 1].field = field
+            return nil
+        }
+        return text
+    }
+
+    /// An action's instant for `field`: RFC 3339 with a zone (`Z` or an offset), from 1970 to
+    /// 9999, Unix ms (an action runs at a virtual instant a file cannot know, so no `now`).
+    mutating func actionInstant(_ node: Node, _ field: String) -> Int64? {
+        let expected =
+            "an RFC 3339 instant from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, such as 2026-06-15T08:00:00Z"
+        guard let text = string(node, field) else { return nil }
+        guard let millis = Timestamp.unixMillis(parsingISO8601: text), Timestamp.inputRange.contains(Double(millis))
+        else {
+            report(node, "`\(field)` \"\(text)\" is not an instant", expected: expected)
+            problems[problems.count - 1].field = field
             return nil
         }
         return millis

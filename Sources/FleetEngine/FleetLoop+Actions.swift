@@ -95,7 +95,9 @@ extension FleetLoop {
                 logStream(StreamRecord(at: time, device: slots[slot].id, value: .syncStatus(status)), slot: slot)
             case .emitAuthChange(let change):
                 logStream(StreamRecord(at: time, device: slots[slot].id, value: .authChange(change)), slot: slot)
-            case .emitLocation, .emitGeofenceEvent, .answerCurrentLocation:
+            case .answerCurrentLocation(let requestID, let answer):
+                currentLocationAnswered(requestID, answer, slot: slot, at: time)
+            case .emitLocation, .emitGeofenceEvent:
                 break
             case .refuseCall(let call, let reason):
                 effects.append(.log(FleetLogLine(.warning, "device \(slots[slot].id): \(call) refused: \(reason)")))

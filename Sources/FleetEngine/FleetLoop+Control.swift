@@ -237,7 +237,8 @@ extension FleetLoop {
                     streams: slot.streams.elements,
                     storeError: slot.storeProblem.map {
                         DeviceStoreError(cause: $0.cause.rawValue, message: $0.message, since: $0.since)
-                    }, fixes: slot.ledger))
+                    }, fixes: slot.ledger, currentLocationCalls: slot.currentLocationCalls,
+                    currentLocation: slot.lastCurrentLocation))
         }
         return snapshot
     }

@@ -94,6 +94,19 @@ extension FleetLoop {
             feed(.addGeofences(geofences), to: slot, at: time)
         case .removeGeofences(let ids):
             feed(.removeGeofences(ids), to: slot, at: time)
+        case .getCurrentLocation(let timeout, let accuracy):
+            slots[slot].currentLocationCalls += 1
+            feed(
+                .getCurrentLocation(
+                    requestID: slots[slot].currentLocationCalls, timeoutMillis: timeout, accuracy: accuracy),
+                to: slot, at: time)
+        case .deleteLocations(let before):
+            feed(.deleteLocations(before: before), to: slot, at: time)
+        case .shutdown:
+            shutDown(slot, at: time)
+        case .gpsJump(let meters, let bearing, let lasting):
+            let length = forMillis ?? lasting ?? FleetAction.gpsJumpDefaultMillis
+            startJump(slot, meters: meters, bearing: bearing, until: time + length)
         }
     }
 }

@@ -60,6 +60,14 @@ package struct DeviceSlot {
     var timeoutFraction = 0.0
     /// Draws for the `timeouts` fault.
     var faultRNG: SplitMix64
+    /// `gpsJump` while it lasts: the provider's fixes are moved this far from the truth.
+    var gpsJump: GPSJump?
+    /// `gpsJump`s so far: each draws its default bearing from a stream of its own (see `GPSJump`).
+    var gpsJumps: UInt64 = 0
+    /// `getCurrentLocation` calls so far: the next one's request id, so a seeded run replays.
+    var currentLocationCalls = 0
+    /// The last answer to a `getCurrentLocation` call.
+    var lastCurrentLocation: CurrentLocationRecord?
     /// Deleted through the admin API: no longer listed, selected or driven (its store stays).
     var removed = false
     /// Stopped by the stages or `PATCH /api/v1/fleet`'s `devices` (it stands by, stopped, until
@@ -654,7 +662,14 @@ package struct FleetLoop {
             feed(.dwellEnded, to: slot, at: time)
         }
         slots[slot].wasMoving = moving
-        if let fix = slots[slot].provider.fix(at: time, truth: truth, request: accuracy) {
+        if var fix = slots[slot].provider.fix(at: time, truth: truth, request: accuracy) {
+            if let jump = slots[slot].gpsJump {
+                if time < jump.until {
+                    jump.move(&fix)
+                } else {
+                    slots[slot].gpsJump = nil
+                }
+            }
             feed(.osFix(fix), to: slot, at: time)
         }
     }

@@ -25,6 +25,8 @@ public struct FleetMetrics: Sendable {
     public var fixesStored: Int { fixes.ledger.admitted - fixes.ledger.lost }
     /// Geofence events stored.
     public var geofenceEvents = 0
+    /// How `getCurrentLocation` calls were answered.
+    public var currentLocation = CurrentLocationCounts()
     /// Upload POSTs sent.
     public var batchesSent = 0
     /// Upload outcomes with their latency, over the run and its last seconds.

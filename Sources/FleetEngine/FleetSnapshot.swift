@@ -118,6 +118,9 @@ public struct DeviceSnapshot: Sendable {
     public var storeError: DeviceStoreError?
     /// Its store's ledger over its whole life (nil before the store was first opened).
     public var fixes: FixLedger? = nil
+    /// Its `getCurrentLocation` calls so far, and the last answer (nil before the first).
+    public var currentLocationCalls = 0
+    public var currentLocation: CurrentLocationRecord? = nil
 }
 
 /// Why a device's store fails, as the admin API shows it.

@@ -29,10 +29,15 @@ struct Actions: ParsableCommand {
             case .undoneBy(let opposite): line += "; `for` then runs \(AdminDocuments.request(opposite))"
             case .recovers: line += "; `for` is the recovery time (default 5 s)"
             case .relaunches: line += "; `for` is the relaunch delay"
+            case .lapses: line += "; `for` is how long it lasts (default 60 s)"
             }
             print(line)
             for parameter in action.parameters {
-                let range = parameter.range.map { ", \($0)" } ?? ""
+                let range =
+                    parameter.range.map { ", \($0)" } ?? parameter.choices.map {
+                        ", one of \($0.joined(separator: "|"))"
+                    }
+                    ?? ""
                 let need = parameter.required ? "required" : "optional"
                 print(
                     "    params.\(parameter.name) (\(parameter.jsonType.rawValue)\(range), \(need)): "

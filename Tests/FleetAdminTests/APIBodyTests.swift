@@ -70,8 +70,8 @@ struct APIBodyTests {
             return
         }
         #expect(members.first?.key == "id")
-        #expect(members.last?.key == "streams")
-        #expect(members.count == 23, "\(members.map(\.key))")
+        #expect(members.last?.key == "currentLocation")
+        #expect(members.count == 25, "\(members.map(\.key))")
     }
 }
 
