@@ -79,8 +79,9 @@ async function refreshDetail(first) {
   const s = d.sync || {}, a = d.auth || {};
   $("#d-summary").replaceChildren(
     kv("Device", [["State", stateBadge(d.state, d.storeError?.message)], ["Store", storeErrorText(d.storeError)], ["Group", d.group],
-      ["Platform", `${d.platform} · ${d.model}`], ["Install id", d.installId], ["Alive", d.alive ? "yes" : "no"]]),
-    kv("OS", [["Permission", d.permission], ["Location services", d.locationServices ? "on" : "off"], ["Network", d.network],
+      ["Platform", [d.platform, d.model].filter(Boolean).join(" · ")], ["SDK", d.sdkVersion], ["Install id", d.installId],
+      ["Alive", d.alive ? "yes" : "no"]]),
+    kv("OS", [["Release", d.osVersion], ["Permission", d.permission], ["Location services", d.locationServices ? "on" : "off"], ["Network", d.network],
       ["Position", d.latitude == null ? "–" : `${d.latitude.toFixed(5)}, ${d.longitude.toFixed(5)}`],
       ["Current location", currentLocationText(d.currentLocation)]]),
     kv("Sync", [["Status", s.status], ["Pending fixes", num(d.pending)], ["Consecutive failures", s.consecutiveFailures], ["Next attempt", longTime(s.nextAttemptAt)],

@@ -12,6 +12,8 @@ public struct Device: Sendable {
 
     /// The emulated platform.
     public let platform: Platform
+    /// Its OS release; nil for a current one.
+    public let osVersion: OSVersion?
     /// The install id (made once, persisted).
     public let installID: UUIDv7
     /// The configuration in force.
@@ -53,7 +55,7 @@ public struct Device: Sendable {
     /// A device restored from its store (a new install when `restored` is empty). The returned
     /// actions persist what a new install makes and resume tracking if the app intended it.
     public static func restore(
-        platform: Platform, model: String = "", sdkVersion: String = "0.1.1",
+        platform: Platform, osVersion: OSVersion? = nil, model: String = "", sdkVersion: String = "0.1.1",
         restored: PersistedDeviceState, pendingFixes: Int, seed: UInt64, now: Int64
     ) -> (device: Device, actions: [DeviceAction]) {
         var rng = SplitMix64(seed: seed)
@@ -67,7 +69,7 @@ public struct Device: Sendable {
             actions.append(.persistState([.installID(installID)]))
         }
         var device = Device(
-            platform: platform,
+            platform: platform, osVersion: osVersion,
             identity: DeviceIdentity(
                 installID: installID.text, platform: platform, sdkVersion: sdkVersion, model: model),
             installID: installID, config: restored.config ?? BeekonConfig(), rng: rng, ids: ids)
@@ -76,16 +78,17 @@ public struct Device: Sendable {
     }
 
     private init(
-        platform: Platform, identity: DeviceIdentity, installID: UUIDv7, config: BeekonConfig,
-        rng: SplitMix64, ids: UUIDv7Generator
+        platform: Platform, osVersion: OSVersion?, identity: DeviceIdentity, installID: UUIDv7,
+        config: BeekonConfig, rng: SplitMix64, ids: UUIDv7Generator
     ) {
         self.platform = platform
+        self.osVersion = osVersion
         self.installID = installID
         self.config = config
         self.rng = rng
         self.ids = ids
         batchRNG = rng.derived(0xBA7C_4ED5)
-        lifecycle = Lifecycle(platform: platform)
+        lifecycle = Lifecycle(platform: platform, osVersion: osVersion)
         gate = config.gate
         stationary = StationaryDetector(radiusMeters: config.stationaryRadiusMeters)
         sync = SyncEngine(platform: platform, identity: identity)

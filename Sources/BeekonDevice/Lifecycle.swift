@@ -38,6 +38,8 @@ public enum PauseReason: String, Sendable, Hashable, CaseIterable, Codable {
 public struct Lifecycle: Sendable, Hashable {
     /// The emulated platform: Android stays Starting until the first fix; iOS 17+ does not.
     public let platform: Platform
+    /// Whether `start()` reaches Tracking at once (iOS 17+) rather than at the first fix.
+    public let tracksAtStart: Bool
     /// The current state.
     public private(set) var state: TrackingState = .idle
     /// Whether the app has location permission.
@@ -47,9 +49,14 @@ public struct Lifecycle: Sendable, Hashable {
     /// Whether a transient OS error is in progress.
     public private(set) var osErrorActive = false
 
-    /// A lifecycle in Idle with these OS preconditions.
-    public init(platform: Platform, permissionGranted: Bool = true, locationServicesOn: Bool = true) {
+    /// A lifecycle in Idle with these OS preconditions, on `platform` at `osVersion` (nil: a
+    /// current release).
+    public init(
+        platform: Platform, osVersion: OSVersion? = nil, permissionGranted: Bool = true,
+        locationServicesOn: Bool = true
+    ) {
         self.platform = platform
+        tracksAtStart = OSVersion.tracksAtStart(platform, osVersion)
         self.permissionGranted = permissionGranted
         self.locationServicesOn = locationServicesOn
     }
@@ -78,7 +85,7 @@ public struct Lifecycle: Sendable, Hashable {
         }
     }
 
-    /// `start()`: from Idle or Stopped to Starting, then on at once to Tracking (iOS) or to
+    /// `start()`: from Idle or Stopped to Starting, then on at once to Tracking (iOS 17+) or to
     /// Paused when a precondition already fails. A no-op while a run is in progress.
     public mutating func start() -> [TrackingState] {
         guard !isStarted else { return [] }
@@ -104,7 +111,7 @@ public struct Lifecycle: Sendable, Hashable {
         return transition(to: .stopped)
     }
 
-    /// The first OS fix landed: Android leaves Starting for Tracking.
+    /// The first OS fix landed: Android (and iOS 15–16) leave Starting for Tracking.
     public mutating func firstFixArrived() -> [TrackingState] {
         guard state == .starting else { return [] }
         return transition(to: .tracking)
@@ -132,7 +139,7 @@ public struct Lifecycle: Sendable, Hashable {
         var passed = transition(to: .starting)
         if let reason = failingPrecondition {
             passed += transition(to: .paused(reason))
-        } else if platform == .ios {
+        } else if tracksAtStart {
             passed += transition(to: .tracking)
         }
         return passed

@@ -131,6 +131,8 @@ enum ActionSchemas {
             json.key("enum")
             json.beginArray()
             for word in words { json.string(word) }
+            // OpenAPI 3.0: `nullable` admits null only where an `enum` lists it too.
+            if !parameter.required { json.null() }
             json.endArray()
         case .instant:
             json.key("type")

@@ -268,6 +268,8 @@ struct DeviceSummaryBody: APIBody {
     var group: String
     var platform: Platform
     var model: String
+    var osVersion: String
+    var sdkVersion: String
     var installId: String
     var state: String
     var alive: Bool
@@ -282,7 +284,8 @@ struct DeviceSummaryBody: APIBody {
     var storeError: StoreProblem?
 
     static let example = DeviceSummaryBody(
-        id: "", group: "", platform: .android, model: "", installId: "", state: "", alive: false,
+        id: "", group: "", platform: .android, model: "", osVersion: "", sdkVersion: "", installId: "", state: "",
+        alive: false,
         permission: .granted, locationServices: false, network: .online, pending: 0, lastOutcome: nil,
         lastUploadAt: nil, latitude: nil, longitude: nil, storeError: nil)
     static let component: String? = "DeviceSummary"
@@ -293,6 +296,8 @@ struct DeviceSummaryBody: APIBody {
                 + "fails; see `storeError`)."),
         "lastOutcome": APINote("The outcome of its last upload (see UploadRecord.outcome)."),
         "latitude": APINote("The last admitted fix's."),
+        "osVersion": APINote("Its OS release, such as `18.7` (iOS) or `15` (Android)."),
+        "sdkVersion": APINote("The Beekon SDK version its uploads report."),
     ]
 }
 
@@ -302,6 +307,8 @@ extension DeviceSummaryBody {
         group = device.group
         platform = device.platform
         model = device.model
+        osVersion = device.osVersion
+        sdkVersion = device.sdkVersion
         installId = device.installID
         state = device.state.description
         alive = device.alive

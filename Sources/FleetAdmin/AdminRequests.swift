@@ -76,10 +76,12 @@ enum AdminRequests {
             guard case .object(let members) = paramsValue else {
                 throw .badType("params", expected: "an object", got: paramsValue)
             }
-            for (key, value) in members where value != .null {
+            for (key, value) in members {
                 guard let parameter = parameters.first(where: { $0.name == key }) else {
                     throw .unknownField("params.\(key)", allowed: parameters.map(\.name))
                 }
+                // A known parameter given null takes its default, as when it is left out.
+                guard value != .null else { continue }
                 try check(value, is: parameter, field: "params.\(key)")
                 given.append((key, value))
             }

@@ -207,7 +207,8 @@ struct FleetFileReader {
         checkKeys(
             map,
             [
-                "name", "count", "platform", "model", "sdkVersion", "route", "pace", "speedFactor", "loop", "dwell",
+                "name", "count", "platform", "model", "sdkVersion", "osVersion", "route", "pace", "speedFactor", "loop",
+                "dwell",
                 "startOffset", "start", "spread", "autoStart", "config", "extras", "geofences", "provider", "stages",
             ], in: "a group")
         guard let nameNode = map["name"] else {
@@ -252,7 +253,32 @@ struct FleetFileReader {
             }
         }
         let models = map["model"].map { stringList($0, "model") } ?? []
-        let sdkVersion = map["sdkVersion"].flatMap { string($0, "sdkVersion") } ?? "0.1.1"
+        let groupPlatforms = platforms.map(\.platform)
+        var sdkVersions = PlatformValues<String>()
+        if let node = map["sdkVersion"] {
+            // One list may serve both platforms: each bad value is said once.
+            var refused: Set<String> = []
+            for (platform, texts) in platformTexts(node, "sdkVersion", platforms: groupPlatforms, shared: true) {
+                var versions: [String] = []
+                for (valueNode, text) in texts {
+                    guard (1...64).contains(text.count), !text.contains(where: \.isWhitespace) else {
+                        guard refused.insert("\(valueNode.mark.map { "\($0)" } ?? text)").inserted else { continue }
+                        report(
+                            valueNode, "`sdkVersion` \"\(text)\" is not an SDK version",
+                            expected: "1 to 64 characters without spaces, such as 0.1.1")
+                        continue
+                    }
+                    versions.append(text)
+                }
+                sdkVersions.set(versions, for: platform)
+            }
+        }
+        var osVersions = PlatformValues<OSVersion>()
+        if let node = map["osVersion"] {
+            for (platform, texts) in platformTexts(node, "osVersion", platforms: groupPlatforms, shared: false) {
+                osVersions.set(osVersionList(texts, platform: platform), for: platform)
+            }
+        }
         var routes: [String] = []
         if let routeNode = map["route"] {
             routes = stringList(routeNode, "route")
@@ -326,7 +352,8 @@ struct FleetFileReader {
         }
         let stages = map["stages"].map { readStages($0, "stages of group \"\(name)\"") }
         return DeviceGroup(
-            name: name, count: count, platforms: platforms, models: models, sdkVersion: sdkVersion, routes: routes,
+            name: name, count: count, platforms: platforms, models: models, sdkVersions: sdkVersions,
+            osVersions: osVersions, routes: routes,
             pace: pace, loops: loops, dwell: dwell, startOffset: startOffset, startAfterMillis: start,
             spreadMillis: spread, autoStart: autoStart, config: config, extras: extras, geofences: geofences,
             provider: provider, stages: stages)
@@ -723,6 +750,63 @@ struct FleetFileReader {
         if let scalar = node.scalar { return [scalar.string] }
         guard let list = sequence(node, field) else { return [] }
         return list.compactMap { string($0, field) }
+    }
+
+    /// `field` as a group gives it per platform: one value or a list for every platform of the
+    /// group (for `osVersion`, whose releases belong to one platform, only when the group has
+    /// one), or `{ios: …, android: …}`. Each text comes with its node, for errors.
+    mutating func platformTexts(
+        _ node: Node, _ field: String, platforms: [Platform], shared: Bool
+    ) -> [(platform: Platform, texts: [(node: Node, text: String)])] {
+        if let map = node.mapping {
+            var result: [(platform: Platform, texts: [(node: Node, text: String)])] = []
+            for (key, value) in map {
+                guard let platform = key.string.flatMap(Platform.init(rawValue:)) else {
+                    report(
+                        key, "unknown platform \"\(key.string ?? "")\" in `\(field)`", expected: "`ios` or `android`")
+                    continue
+                }
+                result.append((platform, textList(value, "\(field).\(platform.rawValue)")))
+            }
+            return result
+        }
+        let distinct = Platform.allCases.filter { platforms.contains($0) }
+        if !shared, distinct.count > 1 {
+            report(
+                node, "`\(field)` gives one list to a group of both ios and android devices",
+                expected: "`\(field)` per platform, such as `{ios: \"18.7\", android: \"15\"}`")
+            return []
+        }
+        let texts = textList(node, field)
+        return (shared ? Platform.allCases : distinct).map { ($0, texts) }
+    }
+
+    /// One text or a list of them, at least one.
+    mutating func textList(_ node: Node, _ field: String) -> [(node: Node, text: String)] {
+        if node.scalar != nil {
+            return string(node, field).map { [(node, $0)] } ?? []
+        }
+        guard let list = sequence(node, field) else { return [] }
+        if list.isEmpty { report(node, "`\(field)` is an empty list", expected: "at least one value") }
+        return list.compactMap { item in string(item, field).map { (item, $0) } }
+    }
+
+    /// OS releases of `platform`: each one to three numbers, from the oldest release Beekon runs on.
+    mutating func osVersionList(_ texts: [(node: Node, text: String)], platform: Platform) -> [OSVersion] {
+        let name = platform == .ios ? "iOS" : "Android"
+        let oldest = OSVersion.oldestMajor(platform)
+        var versions: [OSVersion] = []
+        for (node, text) in texts {
+            guard let version = OSVersion(text), (oldest...99).contains(version.major) else {
+                let problem =
+                    OSVersion(text).map { _ in "\(name) \(text) is not a release Beekon runs on" }
+                    ?? "`osVersion` \"\(text)\" is not an OS release"
+                report(node, problem, expected: "\(name) \(oldest) to 99, one to three numbers such as \(oldest).4")
+                continue
+            }
+            versions.append(version)
+        }
+        return versions
     }
 
     mutating func stringMap(_ node: Node, _ field: String) -> StringMap? {

@@ -72,8 +72,11 @@ public struct DeviceGroup: Sendable, Hashable {
     public var platforms: [(platform: Platform, weight: Double)]
     /// Phone models, assigned round-robin; empty means none (omitted from payloads).
     public var models: [String]
-    /// The emulated SDK version.
-    public var sdkVersion: String
+    /// The emulated SDK versions per platform, assigned round-robin (`["0.1.1"]` by default).
+    public var sdkVersions: PlatformValues<String>
+    /// The OS releases per platform, assigned round-robin; a platform given none draws from
+    /// `OSVersions`' table of releases in use.
+    public var osVersions: PlatformValues<OSVersion>
     /// Route files (paths as written, relative to the fleet file), assigned round-robin.
     public var routes: [String]
     /// How fast the routes are travelled.
@@ -136,7 +139,8 @@ public struct DeviceGroup: Sendable, Hashable {
     public static func == (lhs: DeviceGroup, rhs: DeviceGroup) -> Bool {
         lhs.name == rhs.name && lhs.count == rhs.count
             && lhs.platforms.elementsEqual(rhs.platforms) { $0.platform == $1.platform && $0.weight == $1.weight }
-            && lhs.models == rhs.models && lhs.sdkVersion == rhs.sdkVersion && lhs.routes == rhs.routes
+            && lhs.models == rhs.models && lhs.sdkVersions == rhs.sdkVersions
+            && lhs.osVersions == rhs.osVersions && lhs.routes == rhs.routes
             && lhs.pace == rhs.pace && lhs.loops == rhs.loops
             && lhs.dwell?.everyMeters == rhs.dwell?.everyMeters && lhs.dwell?.seconds == rhs.dwell?.seconds
             && lhs.startOffset == rhs.startOffset && lhs.startAfterMillis == rhs.startAfterMillis
@@ -214,5 +218,44 @@ extension FleetFile {
             "--devices \(devices) is fewer than the fleet file's \(groups) groups; expected at least \(groups) "
                 + "(one device a group)"
         }
+    }
+}
+
+/// Values a group gives its devices per platform (`sdkVersion`, `osVersion`), assigned
+/// round-robin by each device's index in its group.
+public struct PlatformValues<Value: Sendable & Hashable>: Sendable, Hashable {
+    public var ios: [Value]
+    public var android: [Value]
+
+    /// The same values for both platforms (none: each takes its default).
+    public init(_ both: [Value] = []) {
+        ios = both
+        android = both
+    }
+
+    public init(ios: [Value], android: [Value]) {
+        self.ios = ios
+        self.android = android
+    }
+
+    public subscript(platform: Platform) -> [Value] {
+        switch platform {
+        case .ios: ios
+        case .android: android
+        }
+    }
+
+    /// Replaces `platform`'s values.
+    public mutating func set(_ values: [Value], for platform: Platform) {
+        switch platform {
+        case .ios: ios = values
+        case .android: android = values
+        }
+    }
+
+    /// Device `index`'s value on `platform`: the platform's list round-robin, else `defaults`'.
+    public func value(for platform: Platform, index: Int, defaults: [Value]) -> Value {
+        let choices = self[platform].isEmpty ? defaults : self[platform]
+        return choices[index % choices.count]
     }
 }

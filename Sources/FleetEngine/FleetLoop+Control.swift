@@ -226,6 +226,7 @@ extension FleetLoop {
             snapshot.devices.append(
                 DeviceSnapshot(
                     id: slot.id, group: fleet.groups[slot.group].name, platform: slot.platform, model: slot.model,
+                    osVersion: slot.osVersion.description, sdkVersion: slot.sdkVersion,
                     installID: installIDs[slot.id] ?? "", state: slot.listedState, alive: slot.processAlive,
                     spawned: device != nil, deleted: slot.removed, permissionGranted: slot.permissionGranted,
                     locationServicesOn: slot.locationServicesOn, online: slot.online,

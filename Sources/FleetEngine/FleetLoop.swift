@@ -38,6 +38,9 @@ package struct DeviceSlot {
     let indexInGroup: Int
     let platform: Platform
     let model: String
+    /// Its OS release and the SDK version it reports.
+    let osVersion: OSVersion
+    let sdkVersion: String
     package let seed: UInt64
     package var device: Device?
     package let store: any DeviceStorage
@@ -416,6 +419,8 @@ package struct FleetLoop {
             DeviceSlot(
                 id: id, group: groupIndex, indexInGroup: index, platform: platform,
                 model: Self.model(platform: platform, index: index, given: group.models),
+                osVersion: group.osVersions.value(for: platform, index: index, defaults: OSVersions.table(platform)),
+                sdkVersion: group.sdkVersions.value(for: platform, index: index, defaults: SDKVersions.default),
                 seed: deviceRNG.next(), device: nil, store: store,
                 provider: OSProvider(profile: group.provider, seed: deviceRNG.next()),
                 motion: RouteMotion(
@@ -596,7 +601,8 @@ package struct FleetLoop {
             actions.append(.persistState([.installID(installID)]))
         }
         let (device, restoreActions) = Device.restore(
-            platform: slots[slot].platform, model: slots[slot].model, sdkVersion: group.sdkVersion,
+            platform: slots[slot].platform, osVersion: slots[slot].osVersion, model: slots[slot].model,
+            sdkVersion: slots[slot].sdkVersion,
             restored: state, pendingFixes: pending, seed: slots[slot].seed, now: time)
         slots[slot].device = device
         noteChange(slot)

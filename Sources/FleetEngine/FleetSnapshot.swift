@@ -76,6 +76,10 @@ public struct DeviceSnapshot: Sendable {
     public var platform: Platform
     /// The phone model; empty when the group names none.
     public var model: String
+    /// The OS release (`18.7`, `15`).
+    public var osVersion: String
+    /// The SDK version it reports.
+    public var sdkVersion: String
     /// The install id (UUIDv7 text).
     public var installID: String
     /// The SDK's state, `dead`, or `storeError` (see `storeError`).

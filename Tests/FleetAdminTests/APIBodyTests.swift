@@ -71,7 +71,7 @@ struct APIBodyTests {
         }
         #expect(members.first?.key == "id")
         #expect(members.last?.key == "currentLocation")
-        #expect(members.count == 25, "\(members.map(\.key))")
+        #expect(members.count == 27, "\(members.map(\.key))")
     }
 }
 

@@ -744,6 +744,10 @@ struct AdminServerTests {
                 400, "unknown_field", "params.seconds"
             ),
             (
+                "/api/v1/fleet/actions", #"{"action": "sync", "selector": {"all": true}, "params": {"": null}}"#,
+                400, "unknown_field", "params."
+            ),
+            (
                 "/api/v1/fleet/actions", #"{"action": "latency", "selector": {"all": true}}"#, 400, "bad_request",
                 "params.ms"
             ),

@@ -10,7 +10,7 @@ import Testing
 struct StoreErrorJSONTests {
     static func device(_ id: String, storeError: DeviceStoreError?) -> DeviceSnapshot {
         DeviceSnapshot(
-            id: id, group: "walkers", platform: .ios, model: "", installID: "",
+            id: id, group: "walkers", platform: .ios, model: "", osVersion: "18.7", sdkVersion: "0.1.1", installID: "",
             state: storeError == nil ? .sdk(.tracking) : .storeError,
             alive: true, spawned: true, deleted: false, permissionGranted: true, locationServicesOn: true, online: true,
             pending: 0, lastOutcome: nil, lastUploadAt: nil, latitude: nil, longitude: nil, config: nil,
