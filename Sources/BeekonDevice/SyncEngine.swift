@@ -255,7 +255,9 @@ public struct SyncEngine: Sendable, Hashable {
         let held = HeldBatch(batch: batch, batchID: ids.next(atUnixMillis: now, using: &rng))
         let sent = SentBatch(batchID: held.batchID, batch: batch)
         lastBatch = sent
-        // Written before the batch first leaves, so no attempt of it goes out under another id.
+        // Written before the batch first leaves, so no attempt of it goes out under another id
+        // (seed 05: "a retry carries the same batch_id"; spec §1: "A retry of a batch reuses its
+        // `batch_id` and its rows' ids").
         return [.persistState([.sentBatch(sent)])] + send(held, now: now)
     }
 
@@ -325,7 +327,8 @@ public struct SyncEngine: Sendable, Hashable {
         let outcome = outcome == .offline && isOnline ? .transient : outcome
         var actions = auth.refreshFinished(outcome, now: now)
         if case .adopted = outcome, case .backingOff(var held, _) = phase, held.awaitsToken {
-            // A proactive refresh or the breaker's probe got the token this batch waited for.
+            // A proactive refresh or the breaker's probe got the token this batch waited for:
+            // seed 05, "2xx with a token: Adopt the new token set, retry the upload".
             held.authRetried = false
             return actions + [.cancelTimer(.uploadRetry)] + send(held, now: now)
         }
@@ -395,8 +398,9 @@ public struct SyncEngine: Sendable, Hashable {
         }
         if auth.lacksToken {
             // No token and no refresh possible now: an upload without `Authorization` would only
-            // earn a 401. Dead credentials wait for `configure()` or `sync()`; an open breaker
-            // for its probe, whose token sends the batch (`refreshFinished`).
+            // earn a 401 (seed 05: "the upload backlog is kept across a failed-auth window so
+            // nothing is lost"). Dead credentials wait for `configure()` or `sync()`; an open
+            // breaker for its probe, whose token sends the batch (`refreshFinished`).
             if auth.isDead {
                 phase = .suspended(held)
                 return [.emitSyncStatus(.failed(.auth))]

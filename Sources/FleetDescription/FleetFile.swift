@@ -222,7 +222,7 @@ extension FleetFile {
 }
 
 /// Values a group gives its devices per platform (`sdkVersion`, `osVersion`), assigned
-/// round-robin by each device's index in its group.
+/// round-robin: each platform's devices of the group in the order they are made.
 public struct PlatformValues<Value: Sendable & Hashable>: Sendable, Hashable {
     public var ios: [Value]
     public var android: [Value]
@@ -253,7 +253,8 @@ public struct PlatformValues<Value: Sendable & Hashable>: Sendable, Hashable {
         }
     }
 
-    /// Device `index`'s value on `platform`: the platform's list round-robin, else `defaults`'.
+    /// The value of the `index`th device of `platform`: the platform's list round-robin, else
+    /// `defaults`'.
     public func value(for platform: Platform, index: Int, defaults: [Value]) -> Value {
         let choices = self[platform].isEmpty ? defaults : self[platform]
         return choices[index % choices.count]

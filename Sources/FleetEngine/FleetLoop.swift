@@ -144,6 +144,10 @@ package struct FleetLoop {
     package var routes: [String: Route]
     /// Slot index by device id.
     var slotsByID: [String: Int] = [:]
+    /// How many devices of each platform each group has made so far (by group index): a
+    /// device's place among its group's devices of its own platform, which its model, OS release
+    /// and SDK version are taken by, so each platform's list is dealt out in turn.
+    var madeByPlatform: [Int: [Platform: Int]] = [:]
     /// Devices the admin API spawned, waiting for their real-time turn (soonest first).
     var spawnQueue: [(slot: Int, realNanos: UInt64)] = []
     /// Upload outcomes with their latency, over the run and the last seconds.
@@ -355,8 +359,8 @@ package struct FleetLoop {
         if let notice = runStart.notice { effects.append(.notice(notice)) }
     }
 
-    /// Device `index`'s model: its platform's share of the group's `model:` list round-robin, else
-    /// the platform's table (`PhoneModels`).
+    /// The model of the `index`th device of `platform` in a group: its platform's share of the
+    /// group's `model:` list round-robin, else the platform's table (`PhoneModels`).
     static func model(platform: Platform, index: Int, given: [String]) -> String {
         let choices = PhoneModels.choices(for: platform, given: given)
         return choices[index % choices.count]
@@ -414,13 +418,15 @@ package struct FleetLoop {
         }
         let installID = installID(for: id, at: spawnAt, rng: &deviceRNG)
         let store = store ?? makeStore(installID: installID, group: groupIndex)
+        let turn = madeByPlatform[groupIndex, default: [:]][platform, default: 0]
+        madeByPlatform[groupIndex, default: [:]][platform] = turn + 1
         slotsByID[id] = slots.count
         slots.append(
             DeviceSlot(
                 id: id, group: groupIndex, indexInGroup: index, platform: platform,
-                model: Self.model(platform: platform, index: index, given: group.models),
-                osVersion: group.osVersions.value(for: platform, index: index, defaults: OSVersions.table(platform)),
-                sdkVersion: group.sdkVersions.value(for: platform, index: index, defaults: SDKVersions.default),
+                model: Self.model(platform: platform, index: turn, given: group.models),
+                osVersion: group.osVersions.value(for: platform, index: turn, defaults: OSVersions.table(platform)),
+                sdkVersion: group.sdkVersions.value(for: platform, index: turn, defaults: SDKVersions.default),
                 seed: deviceRNG.next(), device: nil, store: store,
                 provider: OSProvider(profile: group.provider, seed: deviceRNG.next()),
                 motion: RouteMotion(

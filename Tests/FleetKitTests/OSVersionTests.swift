@@ -146,6 +146,37 @@ struct OSVersionTests {
         #expect(snapshot.device("pixels-0002")?.sdkVersion == "0.1.0")
     }
 
+    @Test("in a mixed group each platform's devices take that platform's list in turn, whatever their index")
+    func mixedGroupInTurn() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        let yaml = """
+            name: mixed
+            seed: 3
+            clock: {start: 2026-06-15T08:00:00Z, warp: 60}
+            groups:
+              - name: phones
+                count: 30
+                platform: {ios: 0.5, android: 0.5}
+                osVersion: {ios: ["16.7", "18.7"], android: ["14", "15", "16"]}
+                model: ["iPhone15,3", "iPhone16,1", "Pixel 8", "Pixel 9"]
+                route: walk.csv
+            """
+        let fleet = try SimulatedFleet(
+            fleet: try workspace.fleet(yaml),
+            options: RunOptions(
+                dataDirectory: workspace.data, ingest: "http://ingest.invalid/ingest",
+                routeFolder: workspace.folder.path, transferTiming: .deterministic),
+            network: { _ in .ok })
+        let ios = fleet.engine.slots.filter { $0.platform == .ios }
+        let android = fleet.engine.slots.filter { $0.platform == .android }
+        #expect(ios.count > 5 && android.count > 5)
+        #expect(ios.map(\.osVersion.description) == ios.indices.map { ["16.7", "18.7"][$0 % 2] })
+        #expect(android.map(\.osVersion.description) == android.indices.map { ["14", "15", "16"][$0 % 3] })
+        #expect(ios.map(\.model) == ios.indices.map { ["iPhone15,3", "iPhone16,1"][$0 % 2] })
+        #expect(android.map(\.model) == android.indices.map { ["Pixel 8", "Pixel 9"][$0 % 2] })
+    }
+
     @Test("the tables hold only releases Beekon runs on, each platform's own")
     func tableReleases() {
         for platform in Platform.allCases {
