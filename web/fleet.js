@@ -15,6 +15,14 @@ on("fleet", f => {
   $("#warp").title = f.deterministic
     ? "Modelled timing: every answer takes 100 virtual ms, virtual time waiting for each real answer"
     : "Answers take the server's real time × the warp";
+  // Behind: the run cannot keep up with the warp set (never at max warp or while paused).
+  const pace = f.pace || {};
+  $("#pace-fact").hidden = !pace.behind;
+  if (pace.behind) {
+    const late = pace.timerLatenessP99Ms >= 1000 ? `${(pace.timerLatenessP99Ms / 1000).toFixed(1)} s` : `${Math.round(pace.timerLatenessP99Ms)} ms`;
+    $("#pace-badge").textContent = pace.achievedWarp != null ? `behind: ×${num(Math.round(pace.achievedWarp))} of ×${f.warp}` : "behind";
+    $("#pace-badge").title = `The run cannot keep up with its warp: timers p99 ${late} late over the last seconds`;
+  }
   const p = $("#paused-state");
   p.textContent = f.paused ? "paused" : "running"; p.dataset.paused = f.paused;
   $("#pause-btn").textContent = f.paused ? "Resume" : "Pause";

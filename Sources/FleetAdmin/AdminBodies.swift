@@ -151,6 +151,45 @@ struct FleetSummaryBody: APIBody {
             "Device store failures by cause: " + DeviceStoreError.causes.map { "`\($0)`" }.joined(separator: ", ") + "."
     }
 
+    /// Whether the run keeps up with its warp (`FleetPace`).
+    struct Pace: APIBody {
+        var warp: Double?
+        var achievedWarp: Double?
+        var timerLatenessP99Ms: Double
+        var timerLatenessMaxMs: Double
+        var behind: Bool
+        var behindSeconds: Double
+
+        init(_ pace: FleetPace) {
+            warp = pace.warp
+            achievedWarp = pace.achievedWarp.map { ($0 * 100).rounded() / 100 }
+            timerLatenessP99Ms = (pace.timerLatenessP99Millis * 1000).rounded() / 1000
+            timerLatenessMaxMs = (pace.timerLatenessMaxMillis * 1000).rounded() / 1000
+            behind = pace.behind
+            behindSeconds = (pace.behindSeconds * 10).rounded() / 10
+        }
+
+        static let example = Pace(FleetPace())
+        static let summary: String? =
+            "Whether the run keeps up with its warp, over its last \(PaceMeter.windowSeconds) real seconds (since the "
+            + "last warp change, pause or resume when more recent), measured once a real second."
+        static let notes = [
+            "warp": APINote("The warp set; null at max warp, which sets none.", minimum: FleetClock.warpRange.lower),
+            "achievedWarp": APINote(
+                "Virtual ms advanced ÷ real ms elapsed over the window: at max warp, how fast it goes; null until "
+                    + "half a real second is measured, and while paused.", minimum: 0),
+            "timerLatenessP99Ms": APINote(
+                "How late timers fired over the window, real ms, 99th percentile (0 when none fired; none are "
+                    + "late at max warp, which follows no wall).", minimum: 0),
+            "timerLatenessMaxMs": APINote("The latest timer over the window, real ms.", minimum: 0),
+            "behind": APINote(
+                "The run cannot keep up with the warp set: the achieved warp is below "
+                    + "\(Int(PaceMeter.behindFraction * 100)) % of it, or timers' p99 lateness passes "
+                    + "\(Int(PaceMeter.latenessBoundMillis)) ms. Never at max warp or while paused."),
+            "behindSeconds": APINote("Real seconds the run has been behind so far.", minimum: 0),
+        ]
+    }
+
     var name: String
     var virtualTime: APITime
     var virtualTimeMillis: Int64
@@ -172,6 +211,7 @@ struct FleetSummaryBody: APIBody {
     var batches: Batches
     var store: Store
     var currentLocation: CurrentLocationAnswers
+    var pace: Pace
 
     init(_ snapshot: FleetSnapshot) {
         let metrics = snapshot.metrics
@@ -210,6 +250,7 @@ struct FleetSummaryBody: APIBody {
         currentLocation = CurrentLocationAnswers(
             fix: metrics.currentLocation.fix, timedOut: metrics.currentLocation.timedOut,
             unavailable: metrics.currentLocation.unavailable)
+        pace = Pace(metrics.pace)
     }
 
     static let example = FleetSummaryBody(FleetSnapshot())

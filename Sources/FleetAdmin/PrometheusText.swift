@@ -101,6 +101,30 @@ package enum PrometheusText {
         family(
             "beekon_fleet_max_warp", "gauge", "1 while the clock jumps from event to event (run --warp max), else 0.")
         text += "beekon_fleet_max_warp \(snapshot.maxWarp ? 1 : 0)\n"
+        let pace = metrics.pace
+        let window = "over the last \(PaceMeter.windowSeconds) real seconds"
+        if let achieved = pace.achievedWarp {
+            family(
+                "beekon_fleet_achieved_warp", "gauge",
+                "Virtual seconds advanced per real second \(window) (since the last warp change, pause or resume "
+                    + "when more recent); absent until measured and while paused.")
+            text += "beekon_fleet_achieved_warp \(achieved)\n"
+        }
+        family(
+            "beekon_fleet_timer_lateness_p99_seconds", "gauge",
+            "How late timers fired \(window), real seconds, 99th percentile (0 when none fired).")
+        text += "beekon_fleet_timer_lateness_p99_seconds \(pace.timerLatenessP99Millis / 1000)\n"
+        family(
+            "beekon_fleet_timer_lateness_max_seconds", "gauge", "The latest timer \(window), real seconds.")
+        text += "beekon_fleet_timer_lateness_max_seconds \(pace.timerLatenessMaxMillis / 1000)\n"
+        family(
+            "beekon_fleet_behind", "gauge",
+            "1 while the run cannot keep up with the warp set (achieved warp below "
+                + "\(Int(PaceMeter.behindFraction * 100))% of it, or timers' p99 lateness over "
+                + "\(PaceMeter.latenessBoundMillis / 1000) s), else 0; never at max warp.")
+        text += "beekon_fleet_behind \(pace.behind ? 1 : 0)\n"
+        family("beekon_fleet_behind_seconds_total", "counter", "Real seconds the run has been behind its warp.")
+        text += "beekon_fleet_behind_seconds_total \(pace.behindSeconds)\n"
         family("beekon_build_info", "gauge", "1, labelled with this build's version.")
         text += "beekon_build_info{version=\"\(escaped(BuildInfo.version))\"} 1\n"
         let process = ProcessMetrics.current()

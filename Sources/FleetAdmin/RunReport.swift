@@ -271,6 +271,41 @@ package struct RunReportBody: APIBody {
         ]
     }
 
+    /// Whether the run kept up with its warp (`FleetPace`).
+    struct Pace: APIBody {
+        var behindSeconds: Double
+        var minAchievedWarp: Double?
+        var behind: Bool
+
+        init(_ pace: FleetPace) {
+            behindSeconds = (pace.behindSeconds * 10).rounded() / 10
+            minAchievedWarp = pace.minAchievedWarp.map { ($0 * 100).rounded() / 100 }
+            behind = pace.behind
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case behindSeconds = "behind_seconds"
+            case minAchievedWarp = "min_achieved_warp"
+            case behind
+        }
+
+        static let example = Pace(FleetPace())
+        static let summary: String? =
+            "Whether the run kept up with its warp, measured once a real second over the last "
+            + "\(PaceMeter.windowSeconds) real seconds (see `FleetSummary.pace`)."
+        static let notes = [
+            "behind_seconds": APINote(
+                "Real seconds the run was behind its warp: the achieved warp below "
+                    + "\(Int(PaceMeter.behindFraction * 100)) % of the warp set, or timers' p99 lateness over "
+                    + "\(Int(PaceMeter.latenessBoundMillis)) ms (never at max warp).", minimum: 0),
+            "min_achieved_warp": APINote(
+                "The lowest achieved warp measured while a warp was set (virtual seconds per real second over the "
+                    + "window); null when none was (max warp throughout, or a run shorter than a second).",
+                minimum: 0),
+            "behind": APINote("Behind at the last measurement (at the end, for a finished run)."),
+        ]
+    }
+
     enum EndedBy: String, APIEnum {
         case stopped
         case thresholdAbort = "threshold_abort"
@@ -301,6 +336,7 @@ package struct RunReportBody: APIBody {
     var thresholds: [ThresholdBody]
     var thresholdsCount: Bool
     var groups: APIMap<Group>
+    var pace: Pace
 
     enum CodingKeys: String, CodingKey {
         case name, seed
@@ -320,7 +356,7 @@ package struct RunReportBody: APIBody {
         case latencyMs = "latency_ms"
         case duplicates, faults, drains, thresholds
         case thresholdsCount = "thresholds_count"
-        case groups
+        case groups, pace
     }
 
     /// The threshold that aborted the run.
@@ -380,6 +416,7 @@ package struct RunReportBody: APIBody {
                 value: result.value)
         }
         thresholdsCount = snapshot.thresholds.counted
+        pace = Pace(metrics.pace)
         var statesByGroup: [String: [DeviceState: Int]] = [:]
         for device in snapshot.devices where !device.deleted {
             statesByGroup[device.group, default: [:]][device.state, default: 0] += 1

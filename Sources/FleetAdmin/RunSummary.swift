@@ -42,6 +42,7 @@ package enum RunSummary {
                     + "\(Timestamp.text(unixMillis: drain.endedAt.unixMillis)): \(took) "
                     + "(\(count(drain.pendingAtEnd)) pending at its end, \(count(drain.pendingBefore)) before it)")
         }
+        if let pace = paceLine(report.pace) { lines.append("  pace \(String(repeating: ".", count: 14)) \(pace)") }
         if report.groups.entries.count > 1 {
             for (name, group) in report.groups.entries {
                 lines.append("  group \"\(name)\":")
@@ -107,6 +108,13 @@ package enum RunSummary {
         lines.append(row("uploads", "\(count(uploads.total))\(rate)" + (outcomes.isEmpty ? "" : ": \(outcomes)")))
         lines.append(row("upload latency", uploads.total == 0 ? "no upload heard" : percentiles(latency, millis)))
         return lines
+    }
+
+    /// Whether the run kept up with its warp: said once a warp was measured or the run was behind.
+    static func paceLine(_ pace: RunReportBody.Pace) -> String? {
+        let lowest = pace.minAchievedWarp.map { "lowest achieved warp \(FleetPace.rate($0))×" }
+        guard pace.behindSeconds > 0 else { return lowest.map { "kept up with its warp (\($0))" } }
+        return "behind its warp for \(duration(pace.behindSeconds * 1000)) real" + (lowest.map { " (\($0))" } ?? "")
     }
 
     private static func percentiles(_ values: RunReportBody.Percentiles, _ text: (Double) -> String) -> String {

@@ -140,6 +140,9 @@ package struct FleetLoop {
     /// What the driver is to carry out, oldest first.
     var effects: [FleetEffect] = []
     package var metrics = FleetMetrics()
+    /// How late timers fired since the driver last took it (`takeRecentTimerLateness`), real ms:
+    /// the pace's windowed lateness (`PaceMeter`), cut where the driver samples it.
+    package var recentTimerLateness = LatencyHistogram()
     /// Routes by path, read by the driver.
     package var routes: [String: Route]
     /// Slot index by device id.
@@ -488,7 +491,9 @@ package struct FleetLoop {
         answerLimit = .max
         while let due = nextDue(atOrBefore: lookahead ? now : min(now, answerLimit)) {
             if !lookahead {
-                metrics.timerLateness.record(Double(now - due.deadline) / max(warp, 1e-9))
+                let lateness = Double(now - due.deadline) / max(warp, 1e-9)
+                metrics.timerLateness.record(lateness)
+                recentTimerLateness.record(lateness)
             }
             reached = max(reached, due.deadline)
             fire(due.key, at: due.deadline)
@@ -699,6 +704,12 @@ package struct FleetLoop {
         // Mutated in place: copying a device out and back costs more than handling the event.
         noteChange(slot)
         return slots[slot].device!.handle(event, at: time)
+    }
+
+    /// How late timers fired since the last call, real ms; starts a new record.
+    package mutating func takeRecentTimerLateness() -> LatencyHistogram {
+        defer { recentTimerLateness = LatencyHistogram() }
+        return recentTimerLateness
     }
 
     package func snapshot() -> FleetMetrics {

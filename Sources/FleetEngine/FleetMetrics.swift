@@ -78,6 +78,10 @@ public struct FleetMetrics: Sendable {
     /// machine fires at this warp), or ran ahead of a pause or a warp change: the fleet ran
     /// slower than its warp by this much.
     public var clockLagDroppedMillis: Int64 = 0
+    /// Whether the run keeps up with its warp: the achieved warp and timer lateness over its last
+    /// real seconds, the verdict, and how long it was behind (the real driver measures it:
+    /// `PaceMeter`; the simulated one, which has no wall to keep up with, leaves it unmeasured).
+    public var pace = FleetPace()
 
     /// An empty record.
     public init() {}

@@ -35,6 +35,8 @@ struct RealDriver {
     var stalled = false
     /// At max warp: where it began, to report the rate reached (virtual ms, real ns).
     var maxSince: (virtual: Int64, real: UInt64) = (0, 0)
+    /// The run's pace over its last real seconds, read about once a second (`samplePace`).
+    var paceMeter = PaceMeter(realNanos: 0, virtualMillis: 0, warp: nil)
 
     /// How far ahead of the time reached a max-warp run records its clock: an hour, so a week
     /// costs 168 writes, and a resume after a SIGKILL starts at most an hour later than it needs.
@@ -70,6 +72,9 @@ struct RealDriver {
         let clockStarts = FleetRuntime.realNanos()
         clock = FleetClock(startMillis: engine.startMillis, warp: engine.warp, realNanos: clockStarts)
         maxSince = (engine.startMillis, clockStarts)
+        paceMeter = PaceMeter(
+            realNanos: clockStarts, virtualMillis: engine.startMillis, warp: maxWarp ? nil : clock.warp)
+        engine.metrics.pace = paceMeter.pace
         recordClock(stopped: false, realNanos: clockStarts)
         logger.debug(
             "the virtual clock starts",
@@ -134,7 +139,31 @@ struct RealDriver {
         let spawnEnds = FleetRuntime.realNanos() + Self.turnNanos
         engine.spawnDue(realNanos: realNanos) { FleetRuntime.realNanos() >= spawnEnds }
         if !maxWarp { recordClockIfDue(realNanos: realNanos) }
+        samplePaceIfDue(realNanos: realNanos)
         carryOutEffects()
+    }
+
+    /// Reads the pace once `PaceMeter.readingIntervalNanos` have passed since the last reading:
+    /// the virtual time reached and the timers' lateness since then (`FleetMetrics.pace`).
+    mutating func samplePaceIfDue(realNanos: UInt64) {
+        guard let last = paceMeter.lastRealNanos, realNanos >= last + PaceMeter.readingIntervalNanos else { return }
+        paceMeter.record(
+            PaceMeter.Reading(
+                realNanos: realNanos, virtualMillis: engine.metrics.virtualNow,
+                lateness: engine.takeRecentTimerLateness()))
+        engine.metrics.pace = paceMeter.pace
+    }
+
+    /// A new setting of the clock (warp, max warp, pause) starts a new pace window from the time
+    /// reached, so the time before it never counts against it.
+    mutating func restartPace(realNanos: UInt64) {
+        let warp = maxWarp ? nil : clock.warp
+        let current = engine.metrics.pace
+        guard warp != current.warp || clock.isPaused != current.paused else { return }
+        _ = engine.takeRecentTimerLateness()
+        paceMeter.restart(
+            realNanos: realNanos, virtualMillis: engine.metrics.virtualNow, warp: warp, paused: clock.isPaused)
+        engine.metrics.pace = paceMeter.pace
     }
 
     /// Hands real answers to the engine.
@@ -200,6 +229,7 @@ struct RealDriver {
     /// a pause, and a lower warp slows the fleet at once. `max` starts max warp from the time
     /// reached (with modelled timing from then on); a rate ends it.
     mutating func setClock(warp setting: Warp?, paused: Bool?, realNanos: UInt64) {
+        defer { restartPace(realNanos: realNanos) }
         let reached = engine.metrics.virtualNow
         switch setting {
         case .max? where !maxWarp:

@@ -383,6 +383,9 @@ public final class SimulatedRuntime: FleetControl {
             var metrics = fleet.engine.snapshot()
             // The real time a driver at the run's warp would have run for (rates per second).
             metrics.realSeconds = Double(fleet.engine.realNow) / 1e9
+            // No wall to keep up with: the warp set, its pace unmeasured.
+            metrics.pace = FleetPace(warp: fleet.maxWarp ? nil : fleet.engine.warp)
+            metrics.pace.paused = paused
             fleet.engine.recordChanges()
             var snapshot = fleet.engine.fleetSnapshot(metrics: metrics, paused: paused, realNanos: fleet.engine.realNow)
             snapshot.maxWarp = fleet.maxWarp

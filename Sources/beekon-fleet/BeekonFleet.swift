@@ -450,6 +450,7 @@ enum ProgressLine {
                 format: " | latency p50 %.1f p95 %.1f p99 %.1f ms", latency.percentile(0.5), latency.percentile(0.95),
                 latency.percentile(0.99))
             + String(format: " (server p99 %.1f ms real)", metrics.serverLatency.percentile(0.99))
+            + (metrics.pace.progressText.map { " | \($0)" } ?? "")
     }
 
     /// Logged as a warning when answers took more than half the SDK's timeout once multiplied by

@@ -53,4 +53,55 @@ struct AdminRealFleetTests {
         #expect(stored.lastSeenByDevice[installID] != nil, "the spawned device's uploads did not reach the receiver")
         #expect(await harness.call("GET", "/healthz").status == 503)
     }
+
+    /// Polls `GET /api/v1/fleet` until its `pace` satisfies `done` or `seconds` pass; the last pace.
+    static func pace(
+        _ harness: AdminHarness, seconds: Double, until done: ([String: Any]) -> Bool
+    ) async -> [String: Any] {
+        let deadline = Date().addingTimeInterval(seconds)
+        var pace: [String: Any] = [:]
+        repeat {
+            pace = await harness.call("GET", "/api/v1/fleet").object["pace"] as? [String: Any] ?? [:]
+            if done(pace) { break }
+            try? await Task.sleep(nanoseconds: 200_000_000)
+        } while Date() < deadline
+        return pace
+    }
+
+    @Test(
+        """
+        a fleet far beyond what the machine can do (300 devices, a fix a second each, every answer waited for, \
+        at warp 10,000) says it is behind its warp in GET /api/v1/fleet and /metrics
+        """
+    )
+    func behindItsWarp() async throws {
+        let harness = try AdminHarness(devices: 300, warp: 10_000, fleet: .real(started: false))
+        harness.real.start()
+        let pace = await Self.pace(harness, seconds: 30) { ($0["behind"] as? Bool) == true }
+        #expect(pace["behind"] as? Bool == true, "\(pace)")
+        #expect(pace["warp"] as? Double == 10_000)
+        let achieved = try #require(pace["achievedWarp"] as? Double, "\(pace)")
+        #expect(achieved < 9_000 || (pace["timerLatenessP99Ms"] as? Double ?? 0) > 1_000, "\(pace)")
+        let metrics = await harness.call("GET", "/metrics").text
+        #expect(metrics.contains("\nbeekon_fleet_behind 1\n"), "\(metrics)")
+        #expect(metrics.contains("\nbeekon_fleet_achieved_warp "))
+        #expect(metrics.contains("# TYPE beekon_fleet_timer_lateness_p99_seconds gauge\n"))
+        harness.real.runtime.stop()
+        await harness.real.waitForEnd()
+        let report = await harness.call("GET", "/api/v1/report").object["pace"] as? [String: Any] ?? [:]
+        #expect((report["behind_seconds"] as? Double ?? 0) >= 1, "\(report)")
+        #expect((report["min_achieved_warp"] as? Double ?? .infinity) < 9_000, "\(report)")
+    }
+
+    @Test("one device at warp 1 keeps up: not behind in GET /api/v1/fleet and /metrics, its achieved warp about 1")
+    func keepsUp() async throws {
+        let harness = try AdminHarness(devices: 1, warp: 1, fleet: .real(started: false))
+        harness.real.start()
+        let pace = await Self.pace(harness, seconds: 20) { $0["achievedWarp"] as? Double != nil }
+        let achieved = try #require(pace["achievedWarp"] as? Double, "\(pace)")
+        #expect(achieved > 0.9 && achieved < 1.1, "\(pace)")
+        #expect(pace["behind"] as? Bool == false && pace["warp"] as? Double == 1, "\(pace)")
+        let metrics = await harness.call("GET", "/metrics").text
+        #expect(metrics.contains("\nbeekon_fleet_behind 0\n"), "\(metrics)")
+    }
 }

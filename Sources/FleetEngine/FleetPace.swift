@@ -1,0 +1,165 @@
+import Foundation
+
+/// How the run keeps up with its warp: measured over its last real seconds (`PaceMeter`), with
+/// what the whole run has been through so far.
+public struct FleetPace: Sendable, Hashable {
+    /// The warp set (virtual seconds per real second); nil at max warp, which sets none.
+    public var warp: Double?
+    /// Virtual time stands still: nothing is measured and nothing is behind.
+    public var paused = false
+    /// Virtual ms advanced ÷ real ms elapsed over the window (since the last warp change, pause
+    /// or resume when that is more recent); nil until the window spans
+    /// `PaceMeter.minimumSpanNanos`, and while paused. ≥ 0.
+    public var achievedWarp: Double?
+    /// How late timers fired over the same window, real ms (0 when none fired, as at max warp,
+    /// where nothing follows the wall). ≥ 0.
+    public var timerLatenessP99Millis = 0.0
+    /// The latest of them, real ms. ≥ `timerLatenessP99Millis`.
+    public var timerLatenessMaxMillis = 0.0
+    /// The run cannot keep up with the warp set: the achieved warp is below
+    /// `PaceMeter.behindFraction` of it, or timers' p99 lateness passes
+    /// `PaceMeter.latenessBoundMillis`. Never at max warp or while paused.
+    public var behind = false
+    /// Real seconds the run has been behind, over the whole run (each sampled interval that
+    /// ended behind counts whole). 0…the run's real seconds.
+    public var behindSeconds = 0.0
+    /// The lowest achieved warp measured at a warp set, over the whole run; nil before the first
+    /// such measurement (or at max warp throughout).
+    public var minAchievedWarp: Double?
+
+    /// No measurement yet.
+    public init(warp: Double? = nil) {
+        self.warp = warp
+    }
+
+    /// What the progress line says of the pace: `behind its warp: 41× of 60×, timers p99 2.3 s
+    /// late` while behind, `warp max: 1,250×` at max warp (how fast it goes), nil otherwise.
+    public var progressText: String? {
+        guard !paused else { return nil }
+        guard let warp else { return achievedWarp.map { "warp max: \(Self.rate($0))×" } ?? "warp max" }
+        guard behind else { return nil }
+        let achieved = achievedWarp.map { "\(Self.rate($0))× of " } ?? ""
+        return
+            "behind its warp: \(achieved)\(Self.rate(warp))×, timers p99 \(Self.lateness(timerLatenessP99Millis)) late"
+    }
+
+    /// A warp in a few figures: `1,250`, `41`, `2.5`, `1`.
+    package static func rate(_ value: Double) -> String {
+        value >= 10 ? StoreErrorLog.grouped(Int(value.rounded())) : String(format: "%g", (value * 10).rounded() / 10)
+    }
+
+    /// A lateness in real time: `120 ms`, `2.3 s`.
+    static func lateness(_ millis: Double) -> String {
+        millis < 1000 ? String(format: "%.0f ms", millis) : String(format: "%.1f s", millis / 1000)
+    }
+}
+
+/// Measures the run's pace from readings the driver takes about once a real second: the real
+/// clock (ns), the virtual time reached (ms) and the timers' lateness since the last reading.
+///
+/// Pure: it reads no clock. The window is the last `windowSeconds` real seconds of readings at
+/// one setting (warp, max warp, paused): a change of setting starts a new window from its real
+/// instant (`restart`), so the time before a pause or a warp change never counts against the
+/// new one.
+public struct PaceMeter: Sendable {
+    /// One reading: the real instant, the virtual time reached then, and how late timers fired
+    /// since the previous reading.
+    public struct Reading: Sendable {
+        public var realNanos: UInt64
+        public var virtualMillis: Int64
+        public var lateness: LatencyHistogram
+
+        public init(realNanos: UInt64, virtualMillis: Int64, lateness: LatencyHistogram = LatencyHistogram()) {
+            self.realNanos = realNanos
+            self.virtualMillis = virtualMillis
+            self.lateness = lateness
+        }
+    }
+
+    /// The window, in readings (real seconds while the loop turns at least once a second; a
+    /// reading taken late covers the whole interval since the previous one): 10, long enough that
+    /// one slow second (a snapshot, a burst of answers) does not make the run behind, short
+    /// enough that the verdict follows the load within seconds. 1…3600.
+    public static let windowSeconds = 10
+    /// How often the real driver takes a reading, real ns: a second (so the window holds up to
+    /// `windowSeconds` intervals).
+    public static let readingIntervalNanos: UInt64 = 1_000_000_000
+    /// The shortest span an achieved warp is measured over, real ns: half a second; a shorter
+    /// one (just after a change) is mostly the granularity of the loop's sleeps (up to 100 ms).
+    public static let minimumSpanNanos: UInt64 = 500_000_000
+    /// Behind below this fraction of the warp set (0…1): 0.9, so the clock's rounding, a held
+    /// answer or a dropped 100 ms of lag now and then are not "behind", while a run that loses
+    /// a tenth of its virtual time is.
+    public static let behindFraction = 0.9
+    /// Behind when the window's p99 timer lateness passes this, real ms: 1 s, ten times the
+    /// clock's lag bound (`FleetClock.maxLagRealNanos`, the longest a loop that keeps up is late
+    /// by), and the SDK's shortest intervals (a fix a second) are visibly off past it.
+    public static let latenessBoundMillis = 1_000.0
+
+    /// The warp set, nil at max warp.
+    private var warp: Double?
+    private var paused: Bool
+    /// Readings at the current setting, oldest first: the first is where the window starts
+    /// (its lateness, from before it, is not counted); at most `windowSeconds + 1`.
+    private var readings: [Reading]
+    /// The real instant of the latest reading (or of the window's start).
+    public var lastRealNanos: UInt64? { readings.last?.realNanos }
+    /// What the meter says now.
+    public private(set) var pace: FleetPace
+
+    /// A meter whose window starts at `realNanos`, `virtualMillis`, at the warp set (nil: max warp).
+    public init(realNanos: UInt64, virtualMillis: Int64, warp: Double?, paused: Bool = false) {
+        self.warp = warp
+        self.paused = paused
+        readings = [Reading(realNanos: realNanos, virtualMillis: virtualMillis)]
+        pace = FleetPace(warp: warp)
+        pace.paused = paused
+    }
+
+    /// Starts a new window at `realNanos`, `virtualMillis` for a new setting (a warp set, max
+    /// warp with nil, a pause or a resume); the run's totals stay. The current window's lateness
+    /// and achieved warp are forgotten: they belonged to the old setting.
+    public mutating func restart(realNanos: UInt64, virtualMillis: Int64, warp: Double?, paused: Bool) {
+        self.warp = warp
+        self.paused = paused
+        readings = [Reading(realNanos: realNanos, virtualMillis: virtualMillis)]
+        pace.warp = warp
+        pace.paused = paused
+        pace.achievedWarp = nil
+        pace.timerLatenessP99Millis = 0
+        pace.timerLatenessMaxMillis = 0
+        pace.behind = false
+    }
+
+    /// Takes a reading (its real instant at or after the previous one's; an earlier one is
+    /// ignored) and says the pace over the window it ends; the interval since the previous
+    /// reading counts as behind when the verdict is.
+    public mutating func record(_ reading: Reading) {
+        guard let previous = readings.last, reading.realNanos >= previous.realNanos else { return }
+        readings.append(reading)
+        if readings.count > Self.windowSeconds + 1 { readings.removeFirst(readings.count - Self.windowSeconds - 1) }
+        let base = readings[0]
+        let span = reading.realNanos - base.realNanos
+        pace.achievedWarp =
+            paused || span < Self.minimumSpanNanos
+            ? nil : max(0, Double(reading.virtualMillis - base.virtualMillis) / (Double(span) / 1e6))
+        var lateness = LatencyHistogram()
+        for later in readings.dropFirst() { lateness.merge(later.lateness) }
+        pace.timerLatenessP99Millis = lateness.percentile(0.99)
+        pace.timerLatenessMaxMillis = lateness.count > 0 ? lateness.max : 0
+        pace.behind = Self.isBehind(
+            warp: warp, paused: paused, achievedWarp: pace.achievedWarp, latenessP99Millis: pace.timerLatenessP99Millis)
+        if pace.behind { pace.behindSeconds += Double(reading.realNanos - previous.realNanos) / 1e9 }
+        if warp != nil, let achieved = pace.achievedWarp {
+            pace.minAchievedWarp = min(pace.minAchievedWarp ?? achieved, achieved)
+        }
+    }
+
+    /// The verdict: behind at a warp set, running, when the achieved warp (if measured) is below
+    /// `behindFraction` of it or the lateness p99 passes `latenessBoundMillis`.
+    public static func isBehind(warp: Double?, paused: Bool, achievedWarp: Double?, latenessP99Millis: Double) -> Bool {
+        guard let warp, !paused else { return false }
+        if let achievedWarp, achievedWarp < behindFraction * warp { return true }
+        return latenessP99Millis > latenessBoundMillis
+    }
+}
