@@ -140,14 +140,34 @@ def _sample():
             "failures": Counts.failures}
 
 
-def _measure(environment, path):
+class Window:
+    """The steady window's first sample, taken half the run time after the test starts."""
+
+    first = None
+
+
+def _measure_from_half(environment):
     run_time = environment.parsed_options.run_time or 0
-    if run_time < 2:
+    if run_time >= 2:
+        gevent.sleep(run_time / 2)
+        Window.first = _sample()
+
+
+@events.test_start.add_listener
+def _start(environment, **_):
+    if environment.parsed_options.beekon_result:
+        gevent.spawn(_measure_from_half, environment)
+
+
+@events.test_stopping.add_listener
+def _stopping(environment, **_):
+    """The window ends as the run time is up, before the users are stopped."""
+    path = environment.parsed_options.beekon_result
+    first = Window.first
+    if not path or first is None:
         return
-    gevent.sleep(run_time / 2)
-    first = _sample()
-    gevent.sleep(run_time / 2 - 0.25)
     last = _sample()
+    Window.first = None  # once: a second stop() fires test_stopping again
     result = {
         "seconds": last["wall"] - first["wall"],
         "cpu_seconds": last["cpu"] - first["cpu"],
@@ -159,10 +179,3 @@ def _measure(environment, path):
     }
     with open(path, "w") as file:
         json.dump(result, file)
-
-
-@events.test_start.add_listener
-def _start(environment, **_):
-    path = environment.parsed_options.beekon_result
-    if path:
-        gevent.spawn(_measure, environment, path)
