@@ -41,16 +41,20 @@ struct BenchFleet: ParsableCommand {
     var gate: BenchGate = .everyFix
 
     func run() throws {
+        let commandStarted = BenchFleetRun.wallNow()
         let server = try NoContentServer()
         defer { server.stop() }
         let folder = try BenchFolder(nil)
         defer { folder.remove() }
         let result = try BenchFleetRun(options: fleet, threshold: threshold, gate: gate, seconds: seconds)
             .run(ingest: "http://127.0.0.1:\(server.port)/ingest", in: folder.root)
+        let rss = Double(ProcessMemory.residentKiB())
+        // The stores are closed when the run returns; their files go with the folder.
+        folder.remove()
+        let stopped = BenchFleetRun.wallNow()
         let metrics = result.metrics
         let wall = result.wallSeconds
         let cpu = result.cpuSeconds
-        let rss = Double(ProcessMemory.residentKiB())
         var report = BenchReport(title: "beekon-bench fleet")
         report.add("devices", "devices", Double(metrics.devices), unit: "")
         report.add("warp", "warp", fleet.warp, unit: "×")
@@ -75,8 +79,41 @@ struct BenchFleet: ParsableCommand {
             "clock_lag_dropped_s", "virtual time dropped (the loop behind its warp)",
             Double(metrics.clockLagDroppedMillis) / 1000,
             unit: "s")
+        addPhases(of: result, commandStarted: commandStarted, stopped: stopped, to: &report)
         report.note("server answered \(server.answered) uploads; store errors: \(metrics.storeErrors)")
         print(report.render(json: json))
+    }
+
+    /// `cpu_cores` and `achieved_warp` over the steady window (every device spawned, its store
+    /// ready, up to the last sample before the loop ended), `start_s` from the command's start
+    /// to that window, and `stop_s` from its end until the stores are closed and removed.
+    func addPhases(
+        of result: BenchFleetRun.Result, commandStarted: Double, stopped: Double, to report: inout BenchReport
+    ) {
+        guard let last = result.samples.last, let sampled = result.sampledRun else {
+            report.note(
+                "cpu_cores, achieved_warp, start_s and stop_s left out: the run was too short to sample "
+                    + "(4 samples a second); pass a longer --seconds")
+            return
+        }
+        let steady = result.steadyAfterSpawn
+        let window = steady ?? sampled
+        report.add("cpu_cores", "CPU (steady window)", window.cpuCores, unit: "cores")
+        report.add("achieved_warp", "achieved warp (steady window)", window.achievedWarp, unit: "×")
+        if let steady {
+            report.add(
+                "start_s", "start: until every device spawned, stores ready", steady.startWall - commandStarted,
+                unit: "s")
+        }
+        report.add("stop_s", "stop: drain, close and remove the stores", stopped - last.wall, unit: "s")
+        let spawned = String(format: "%.1f", Double(result.allSpawnedMillis) / 1000)
+        let windowSeconds = String(format: "%.1f", window.seconds)
+        report.note(
+            steady == nil
+                ? "the run ended before every device spawned (the last at \(spawned) virtual s): start_s left out, "
+                    + "cpu_cores and achieved_warp over the whole sampled run (\(windowSeconds) s)"
+                : "steady window: \(windowSeconds) s, from the first sample after every device spawned (the last at "
+                    + "\(spawned) virtual s) to the loop's last sample")
     }
 }
 

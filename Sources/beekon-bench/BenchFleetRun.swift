@@ -56,6 +56,9 @@ struct BenchFleetRun {
         var cpuSeconds: Double
         /// Readings taken about four times a second while the fleet ran.
         var samples: [Sample]
+        /// Virtual ms from the run's start by which every device of the fleet file has spawned
+        /// (the last device of the group that starts last, `startAfter` and `spread` included).
+        var allSpawnedMillis: Int64 = 0
         /// The fleet's own run time: rates are over this, not preparation nor drain.
         var wallSeconds: Double { max(metrics.realSeconds, 1e-3) }
 
@@ -67,6 +70,42 @@ struct BenchFleetRun {
             guard last.wall > middle.wall else { return nil }
             return Window(from: middle, to: last)
         }
+
+        /// From the first sample at which every device had spawned (its store was ready before
+        /// the clock started) to the last one: the run without store setup, the devices' spread
+        /// start nor the drain and teardown. Nil when the run ended before every device spawned.
+        var steadyAfterSpawn: Window? {
+            BenchFleetRun.window(samples, fromVirtual: (samples.first?.metrics.history.start ?? 0) + allSpawnedMillis)
+        }
+
+        /// From the first sample to the last: the sampled run, store setup and teardown left out.
+        var sampledRun: Window? {
+            guard let first = samples.first, let last = samples.last, last.wall > first.wall else { return nil }
+            return Window(from: first, to: last)
+        }
+    }
+
+    /// The window from the first sample whose virtual clock stands at `instant` (Unix ms) or
+    /// later to the last sample; nil when no sample reached it or no later sample follows it.
+    static func window(_ samples: [Sample], fromVirtual instant: Int64) -> Window? {
+        guard let start = samples.first(where: { $0.metrics.virtualNow >= instant }), let last = samples.last,
+            last.wall > start.wall
+        else { return nil }
+        return Window(from: start, to: last)
+    }
+
+    /// Virtual ms from the run's start until the last device of `groups` spawns: a group's
+    /// device `i` of `n` spawns at `startAfter + spread × i / n` (as `FleetLoop.start` schedules it).
+    static func allSpawnedMillis(_ groups: [DeviceGroup]) -> Int64 {
+        groups.map { group in
+            group.startAfterMillis
+                + (group.count > 1 ? group.spreadMillis * Int64(group.count - 1) / Int64(group.count) : 0)
+        }.max() ?? 0
+    }
+
+    /// The wall clock the samples are read on (monotonic seconds).
+    static func wallNow() -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
     }
 
     /// One reading: wall clock, this process's CPU, a server's CPU, and the fleet's counters.
@@ -79,7 +118,12 @@ struct BenchFleetRun {
 
     /// What happened between two samples.
     struct Window {
+        /// Wall clock (`wallNow`) at its start and its end.
+        var startWall: Double
+        var endWall: Double
         var seconds: Double
+        /// Virtual seconds the fleet's clock advanced.
+        var virtualSeconds: Double
         /// Uploads answered 2xx.
         var requests: Int
         var fixesUploaded: Int
@@ -93,13 +137,22 @@ struct BenchFleetRun {
                     if case .status(200..<300) = $0.key { true } else { false }
                 }.values.reduce(0, +)
             }
+            startWall = start.wall
+            endWall = end.wall
             seconds = end.wall - start.wall
+            virtualSeconds = Double(end.metrics.virtualNow - start.metrics.virtualNow) / 1000
             requests = answered(end.metrics) - answered(start.metrics)
             fixesUploaded = end.metrics.fixes.ledger.acknowledged - start.metrics.fixes.ledger.acknowledged
             fixesStored = end.metrics.fixesStored - start.metrics.fixesStored
             cpu = end.cpu - start.cpu
             serverCPU = end.serverCPU - start.serverCPU
         }
+
+        /// Cores this process kept busy: CPU seconds over wall seconds.
+        var cpuCores: Double { seconds > 0 ? cpu / seconds : 0 }
+
+        /// Virtual seconds the clock advanced per wall second: the warp the fleet kept up.
+        var achievedWarp: Double { seconds > 0 ? virtualSeconds / seconds : 0 }
     }
 
     /// The bench fleet file for devices uploading to `ingest`.
@@ -162,10 +215,12 @@ struct BenchFleetRun {
         try runtime.run(progressEverySeconds: 0.25) { metrics in
             samples.append(
                 Sample(
-                    wall: Double(DispatchTime.now().uptimeNanoseconds) / 1e9, cpu: ProcessTimes.cpuSeconds(),
+                    wall: Self.wallNow(), cpu: ProcessTimes.cpuSeconds(),
                     serverCPU: serverCPU(), metrics: metrics))
         }
-        return Result(metrics: runtime.metrics, cpuSeconds: ProcessTimes.cpuSeconds() - cpuBefore, samples: samples)
+        return Result(
+            metrics: runtime.metrics, cpuSeconds: ProcessTimes.cpuSeconds() - cpuBefore, samples: samples,
+            allSpawnedMillis: Self.allSpawnedMillis(fleet.groups))
     }
 }
 

@@ -15,11 +15,15 @@ struct BenchUpload: ParsableCommand {
             batch (the SDK's headers) to nginx answering 204: the loopback's limit on this \
             machine; (b) the bench fleet (every-fix gate) uploads real batches of 1 fix, then \
             of 100 fixes, to the same nginx; (c) the fleet uploads 1-fix batches to \
-            `beekon-fleet receive` run as a child process, its database in a temporary folder. \
-            Prints requests/s, fixes/s and CPU seconds of each side, and the fleet/wrk ratio. \
-            nginx is configured by this command (a temporary nginx.conf, --nginx-workers worker \
-            processes). Needs wrk and nginx (Debian packages wrk and nginx); --skip-wrk leaves \
-            out (a), and (b) too when nginx is missing. See docs/benchmarks.md.
+            `beekon-fleet receive` run as a child process, its database in a temporary folder; \
+            (d) Locust (PyPI locust) runs headless in one process with bench/locustfile.py: \
+            --locust-users FastHttpUsers, each building a fresh 1-fix, then 100-fix batch per \
+            request, POST them to the same nginx. Prints requests/s, fixes/s and CPU seconds of \
+            each side, the fleet/wrk ratio, and the fleet's uploads (1-fix) and fixes (100-fix) \
+            per CPU-second over Locust's. nginx is configured by this command (a temporary \
+            nginx.conf, --nginx-workers worker processes). Needs wrk and nginx (Debian packages \
+            wrk and nginx); --skip-wrk leaves out (a), and (b) too when nginx is missing; without \
+            locust on PATH, or with --skip-locust, (d) is left out. See docs/benchmarks.md.
             """)
 
     @Flag(help: "Print the figures as one JSON object.")
@@ -53,6 +57,17 @@ struct BenchUpload: ParsableCommand {
     @Flag(help: "Run without wrk: leave out (a) and the ratio; (b) still runs when nginx is installed.")
     var skipWrk = false
 
+    /// `--locust-users`.
+    static let locustUsersRange = NumberRange.integer(1...10_000, unit: "users")
+
+    @Option(
+        help: "Locust's users (FastHttpUser, all spawned in the first second), 1 to 10000.",
+        transform: FlagNumber.integer(locustUsersRange))
+    var locustUsers = 64
+
+    @Flag(help: "Run without Locust: leave out (d) and the ratios to it.")
+    var skipLocust = false
+
     /// wrk takes whole seconds.
     var wrkSeconds: Int { Int(seconds.rounded(.up)) }
 
@@ -82,7 +97,8 @@ struct BenchUpload: ParsableCommand {
         report.add("devices", "fleet devices", Double(fleet.devices), unit: "")
         report.add("warp", "fleet warp", fleet.warp, unit: "×")
         var wrkRPS: Double?
-        var fleetRPS1: Double?
+        var fleetPhases: [Int: FleetPhase] = [:]
+        var locustWindows: [Int: LocustWindow] = [:]
         if let nginx {
             let server = try LoopbackNginx(executable: nginx, prefix: folder.path("nginx"), workers: nginxWorkers)
             defer { server.stop() }
@@ -107,20 +123,33 @@ struct BenchUpload: ParsableCommand {
                 let phase = try measureFleet(
                     threshold: threshold, ingest: server.url, server: server.process,
                     folder: folder.path("fleet-nginx-\(threshold)"))
-                if threshold == 1 { fleetRPS1 = phase.rps }
+                fleetPhases[threshold] = phase
                 phase.add(
                     to: &report, key: "fleet", suffix: "\(threshold)fix",
                     label: "(b) fleet → nginx, \(threshold)-fix batches")
             }
+            if skipLocust {
+                report.note("(d) left out: --skip-locust")
+            } else if let locust = try LocustRun.find(users: locustUsers, seconds: seconds) {
+                for fixes in [1, 100] {
+                    let measured = try locust.measure(
+                        fixes: fixes, host: "http://127.0.0.1:\(server.port)", path: "/ingest", folder: folder)
+                    locustWindows[fixes] = measured.window
+                    Self.add(measured, fixes: fixes, locust: locust, to: &report)
+                }
+            } else {
+                report.note("(d) left out: \(LocustRun.notFound); or pass --skip-locust")
+            }
         } else {
-            report.note("(a) and (b) left out: nginx not found (Debian package nginx)")
+            report.note("(a), (b) and (d) left out: nginx not found (Debian package nginx)")
         }
         let receiver = try measureReceiver(folder: folder)
         receiver.phase.add(to: &report, key: "receiver", suffix: "1fix", label: "(c) fleet → receiver, 1-fix batches")
         report.note("(c) \(receiver.stopped)")
-        if let wrkRPS, let fleetRPS1 {
+        if let wrkRPS, let fleetRPS1 = fleetPhases[1]?.rps {
             report.add("ratio_fleet_wrk_1fix", "fleet / wrk, 1-fix requests/s", fleetRPS1 / wrkRPS, unit: "×")
         }
+        Self.addLocustRatios(fleet: fleetPhases, locust: locustWindows, to: &report)
         report.note(
             "nginx \(nginxWorkers) worker(s); fleet: every-fix gate, --max-connections \(fleet.maxConnections), "
                 + "--spread \(fleet.spread), \(seconds) s a phase; "
@@ -258,6 +287,45 @@ struct BenchUpload: ParsableCommand {
         process.stop()
         let stopped = process.output().split(separator: "\n").last { $0.contains("stopped.") }
         return (phase, stopped.map(String.init) ?? "receiver: no summary")
+    }
+
+    /// (d): one Locust run's figures, over the locustfile's steady window (its run's second half).
+    static func add(_ measured: LocustRun.Measured, fixes: Int, locust: LocustRun, to report: inout BenchReport) {
+        let window = measured.window
+        let label = "(d) Locust FastHttpUser → nginx, \(fixes)-fix batches"
+        report.add("locust_rps_\(fixes)fix", "\(label): requests", window.requestsPerSecond, unit: "req/s")
+        report.add(
+            "locust_fixes_per_s_\(fixes)fix", "    fixes sent (answered 2xx)", Double(window.fixes) / window.seconds,
+            unit: "fixes/s")
+        report.add("locust_client_cpu_s_\(fixes)fix", "    CPU: locust", window.cpuSeconds, unit: "s")
+        if let perRequest = window.cpuMicrosPerRequest {
+            report.add("locust_cpu_us_per_req_\(fixes)fix", "    CPU per request, locust", perRequest, unit: "µs")
+        }
+        report.note(
+            "\(label): locust -u \(locust.users) -r \(locust.users) -t \(locust.seconds)s, one process; figures "
+                + "over its last \(String(format: "%.1f", window.seconds)) s: \(window.uploads) uploads answered 2xx, "
+                + "\(window.failures) failed; CPU over the whole run, Python's start included: "
+                + String(format: "%.2f s", measured.wholeRunCPU))
+    }
+
+    /// The fleet's work per CPU-second over Locust's: uploads with 1-fix batches, fixes
+    /// acknowledged (the fleet) and sent and answered 2xx (Locust) with 100-fix batches; each
+    /// side's CPU is its own (client) CPU over its steady window.
+    static func addLocustRatios(fleet: [Int: FleetPhase], locust: [Int: LocustWindow], to report: inout BenchReport) {
+        if let phase = fleet[1], let window = locust[1],
+            let ratio = PerCPU.ratio(
+                phase.steady.requests, cpu: phase.steady.cpu, over: window.uploads, otherCPU: window.cpuSeconds)
+        {
+            report.add(
+                "ratio_uploads_per_cpu_vs_locust_1fix", "fleet / Locust, 1-fix uploads per CPU-s", ratio, unit: "×")
+        }
+        if let phase = fleet[100], let window = locust[100],
+            let ratio = PerCPU.ratio(
+                phase.steady.fixesUploaded, cpu: phase.steady.cpu, over: window.fixes, otherCPU: window.cpuSeconds)
+        {
+            report.add(
+                "ratio_fixes_per_cpu_vs_locust_100fix", "fleet / Locust, 100-fix fixes per CPU-s", ratio, unit: "×")
+        }
     }
 
     private static func loadAverage() -> Double {

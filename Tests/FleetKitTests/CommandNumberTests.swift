@@ -56,6 +56,7 @@ struct CommandNumberTests {
         (["beekon-bench", "upload"], "--wrk-threads", .integer(NumberRange.integer(1...256))),
         (["beekon-bench", "upload"], "--wrk-connections", .integer(NumberRange.integer(1...100_000))),
         (["beekon-bench", "upload"], "--nginx-workers", .integer(NumberRange.integer(1...256))),
+        (["beekon-bench", "upload"], "--locust-users", .integer(NumberRange.integer(1...10_000))),
     ]
 
     static let hostile = ["nan", "inf", "-inf", "1e300", "5e-324", "-1", "0", "9223372036854775808", "x"]
