@@ -220,26 +220,30 @@ extension FleetLoop {
         snapshot.indexByID = slotsByID
         snapshot.devices.reserveCapacity(slots.count)
         let now = metrics.virtualNow
-        for slot in slots {
-            let device = slot.device
-            let last = slot.uploads.last
+        // By index, reading fields in place: `for slot in slots` copies each slot whole.
+        for index in slots.indices {
+            let device = slots[index].device
+            let last = slots[index].uploads.last
             snapshot.devices.append(
                 DeviceSnapshot(
-                    id: slot.id, group: fleet.groups[slot.group].name, platform: slot.platform, model: slot.model,
-                    osVersion: slot.osVersion.description, sdkVersion: slot.sdkVersion,
-                    installID: installIDs[slot.id] ?? "", state: slot.listedState, alive: slot.processAlive,
-                    spawned: device != nil, deleted: slot.removed, permissionGranted: slot.permissionGranted,
-                    locationServicesOn: slot.locationServicesOn, online: slot.online,
+                    id: slots[index].id, group: fleet.groups[slots[index].group].name, platform: slots[index].platform,
+                    model: slots[index].model,
+                    osVersion: slots[index].osVersion.description, sdkVersion: slots[index].sdkVersion,
+                    installID: installIDs[slots[index].id] ?? "", state: slots[index].listedState,
+                    alive: slots[index].processAlive,
+                    spawned: device != nil, deleted: slots[index].removed,
+                    permissionGranted: slots[index].permissionGranted,
+                    locationServicesOn: slots[index].locationServicesOn, online: slots[index].online,
                     pending: device?.pendingUploadCount ?? 0, lastOutcome: last?.outcome, lastUploadAt: last?.at,
-                    latitude: slot.lastPosition?.latitude, longitude: slot.lastPosition?.longitude,
+                    latitude: slots[index].lastPosition?.latitude, longitude: slots[index].lastPosition?.longitude,
                     config: device?.config, sync: Self.syncView(device?.sync),
-                    auth: Self.authView(device?.sync.auth, lastRefresh: slot.lastRefreshOutcome, now: now),
-                    stateHistory: slot.stateHistory.elements, uploads: slot.uploads.elements,
-                    streams: slot.streams.elements,
-                    storeError: slot.storeProblem.map {
+                    auth: Self.authView(device?.sync.auth, lastRefresh: slots[index].lastRefreshOutcome, now: now),
+                    stateHistory: slots[index].stateHistory.elements, uploads: slots[index].uploads.elements,
+                    streams: slots[index].streams.elements,
+                    storeError: slots[index].storeProblem.map {
                         DeviceStoreError(cause: $0.cause.rawValue, message: $0.message, since: $0.since)
-                    }, fixes: slot.ledger, currentLocationCalls: slot.currentLocationCalls,
-                    currentLocation: slot.lastCurrentLocation))
+                    }, fixes: slots[index].ledger, currentLocationCalls: slots[index].currentLocationCalls,
+                    currentLocation: slots[index].lastCurrentLocation))
         }
         return snapshot
     }
