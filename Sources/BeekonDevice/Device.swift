@@ -211,11 +211,14 @@ public struct Device: Sendable {
             + sync.sessionStopped(now: now)
     }
 
+    /// The state holder is dropped: a holder made anew starts Idle, which the state stream,
+    /// replaying its latest value, then says (seed 01).
     private mutating func shutdown() -> [DeviceAction] {
         let cancelled = cancelAllTimers()
+        let wasIdle = lifecycle.state == .idle
         lifecycle.forget()
         currentLocationRequests = [:]
-        return cancelled + providerUpdate()
+        return cancelled + (wasIdle ? [] : [.emitState(.idle)]) + providerUpdate()
     }
 
     private mutating func processDied() -> [DeviceAction] {

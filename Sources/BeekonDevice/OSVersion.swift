@@ -1,7 +1,7 @@
 /// The release of the emulated phone's operating system (`18.7`, `16.7.12`, `15`): the SDK's
 /// behaviour depends on it where the platform's API does (seed 01: Starting → Tracking at once on
 /// iOS 17+, after the first fix on iOS 15–16's legacy delegate).
-public struct OSVersion: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+public struct OSVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The numbers as written: one to three of them.
     public let parts: [Int]
 
@@ -48,19 +48,5 @@ public struct OSVersion: Sendable, Hashable, Comparable, Codable, CustomStringCo
             if left != right { return left < right }
         }
         return false
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let version = OSVersion(text) else {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "\"\(text)\" is no OS version"))
-        }
-        self = version
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
     }
 }

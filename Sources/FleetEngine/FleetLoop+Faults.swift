@@ -103,7 +103,9 @@ extension FleetLoop {
         case .deleteLocations(let before):
             feed(.deleteLocations(before: before), to: slot, at: time)
         case .shutdown:
-            shutDown(slot, at: time)
+            // The SDK's `shutdown()`: the device drops its state holder and says Idle; the store
+            // stays. A device not spawned, or whose app is dead, takes no call.
+            feed(.shutdown, to: slot, at: time)
         case .gpsJump(let meters, let bearing, let lasting):
             let length = forMillis ?? lasting ?? FleetAction.gpsJumpDefaultMillis
             startJump(slot, meters: meters, bearing: bearing, until: time + length)

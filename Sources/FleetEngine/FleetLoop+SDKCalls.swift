@@ -48,18 +48,6 @@ public struct CurrentLocationCounts: Sendable, Hashable {
 }
 
 extension FleetLoop {
-    /// The SDK's `shutdown()`: the device drops its state holder (timers, tracking) and is idle;
-    /// the store stays. A device not spawned, or whose app is dead, has no holder to drop.
-    mutating func shutDown(_ slot: Int, at time: Int64) {
-        guard slots[slot].device != nil, slots[slot].processAlive else { return }
-        feed(.shutdown, to: slot, at: time)
-        // The core goes back to idle without a word on its state stream (a holder made anew
-        // starts there): the list shows what an app asking now would see, once.
-        guard let after = slots[slot].device?.state, after != slots[slot].state else { return }
-        slots[slot].state = after
-        slots[slot].stateHistory.append(StateChange(at: time, state: .sdk(after)))
-    }
-
     /// Starts a `gpsJump` on the device's provider until `until`; without a bearing, each jump
     /// draws one from a stream of its own derived from the device's seed, so no existing stream
     /// moves and a seeded run replays.

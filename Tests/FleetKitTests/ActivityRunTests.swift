@@ -45,8 +45,7 @@ struct ActivityRunTests {
         var result: [String: [(timestamp: Int64, activity: String?)]] = [:]
         for request in fleet.sent {
             guard case .upload = request.kind else { continue }
-            let body = try #require(try JSONSerialization.jsonObject(with: Data(request.http.body)) as? [String: Any])
-            for location in try #require(body["locations"] as? [[String: Any]]) {
+            for location in try SimulatedFleetTests.locations(request) {
                 let text = try #require(location["timestamp"] as? String)
                 let timestamp = try #require(Timestamp.unixMillis(parsing: text))
                 result[request.device, default: []].append((timestamp, location["activity"] as? String))

@@ -161,12 +161,7 @@ struct NoConfigGroupTests {
                 route: walk.csv
                 pace: walk
             """
-        var fleet = try SimulatedFleet(
-            fleet: try workspace.fleet(yaml),
-            options: RunOptions(
-                dataDirectory: workspace.data, ingest: "http://ingest.invalid/ingest",
-                routeFolder: workspace.folder.path, transferTiming: .deterministic),
-            network: { _ in .ok })
+        var fleet = try workspace.simulated(yaml, timing: .deterministic)
         fleet.advance(byMillis: 30 * 60_000)
         let uploads = fleet.sent.filter { if case .upload = $0.kind { true } else { false } }
         #expect(!uploads.isEmpty, "a group without config sent nothing")
@@ -211,12 +206,7 @@ struct PhoneModelTests {
                 platform: {ios: 0.5, android: 0.5}
                 route: walk.csv
             """
-        let fleet = try SimulatedFleet(
-            fleet: try workspace.fleet(yaml),
-            options: RunOptions(
-                dataDirectory: workspace.data, ingest: "http://ingest.invalid/ingest",
-                routeFolder: workspace.folder.path, transferTiming: .deterministic),
-            network: { _ in .ok })
+        let fleet = try workspace.simulated(yaml, timing: .deterministic)
         let slots = fleet.engine.slots
         #expect(Set(slots.map(\.platform)) == [.ios, .android])
         for slot in slots {

@@ -130,12 +130,7 @@ struct OSVersionTests {
                 route: walk.csv
                 sdkVersion: [0.1.1, 0.1.0]
             """
-        let fleet = try SimulatedFleet(
-            fleet: try workspace.fleet(yaml),
-            options: RunOptions(
-                dataDirectory: workspace.data, ingest: "http://ingest.invalid/ingest",
-                routeFolder: workspace.folder.path, transferTiming: .deterministic),
-            network: { _ in .ok })
+        let fleet = try workspace.simulated(yaml, timing: .deterministic)
         let slots = fleet.engine.slots
         #expect(slots.filter { $0.group == 0 }.map(\.osVersion) == OSVersions.ios)
         #expect(slots.filter { $0.group == 1 }.map(\.osVersion) == OSVersions.android)
@@ -162,12 +157,7 @@ struct OSVersionTests {
                 model: ["iPhone15,3", "iPhone16,1", "Pixel 8", "Pixel 9"]
                 route: walk.csv
             """
-        let fleet = try SimulatedFleet(
-            fleet: try workspace.fleet(yaml),
-            options: RunOptions(
-                dataDirectory: workspace.data, ingest: "http://ingest.invalid/ingest",
-                routeFolder: workspace.folder.path, transferTiming: .deterministic),
-            network: { _ in .ok })
+        let fleet = try workspace.simulated(yaml, timing: .deterministic)
         let ios = fleet.engine.slots.filter { $0.platform == .ios }
         let android = fleet.engine.slots.filter { $0.platform == .android }
         #expect(ios.count > 5 && android.count > 5)

@@ -41,12 +41,7 @@ struct SDKCallActionTests {
     }
 
     static func fleet(_ workspace: Workspace, _ yaml: String) throws -> SimulatedFleet {
-        try SimulatedFleet(
-            fleet: try workspace.fleet(yaml),
-            options: RunOptions(
-                dataDirectory: workspace.data, ingest: "http://ingest.invalid/ingest",
-                routeFolder: workspace.folder.path),
-            network: { _ in .ok })
+        try workspace.simulated(yaml)
     }
 
     /// Every fix device `slot` holds in its store, oldest first.

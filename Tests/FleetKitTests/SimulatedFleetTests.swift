@@ -30,11 +30,15 @@ struct SimulatedFleetTests {
         Dictionary(grouping: fleet.sent.filter { if case .upload = $0.kind { true } else { false } }, by: \.device)
     }
 
+    /// The `locations` an upload carries, as JSON objects.
+    static func locations(_ request: SimulatedRequest) throws -> [[String: Any]] {
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(request.http.body)) as? [String: Any])
+        return try #require(body["locations"] as? [[String: Any]])
+    }
+
     /// The fix ids an upload carries.
     static func locationIDs(_ request: SimulatedRequest) throws -> [String] {
-        let body = try #require(try JSONSerialization.jsonObject(with: Data(request.http.body)) as? [String: Any])
-        let locations = try #require(body["locations"] as? [[String: Any]])
-        return locations.compactMap { $0["id"] as? String }
+        try locations(request).compactMap { $0["id"] as? String }
     }
 
     static func batchID(_ request: SimulatedRequest) -> String {

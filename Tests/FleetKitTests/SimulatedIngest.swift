@@ -129,6 +129,20 @@ extension FleetRuntimeTests.Workspace {
                 virtualDurationMillis: virtualMinutes.map { $0 * 60_000 }, routeFolder: folder.path),
             network: ingest.network)
     }
+
+    /// The fleet in `yaml` on the simulated driver, in this workspace's data folder, its transfers
+    /// answered by `network` (every one `200` at once by default).
+    func simulated(
+        _ yaml: String, timing: TransferTiming? = nil,
+        network: @escaping (SimulatedRequest) -> SimulatedAnswer = { _ in .ok }
+    ) throws -> SimulatedFleet {
+        try SimulatedFleet(
+            fleet: try fleet(yaml),
+            options: RunOptions(
+                dataDirectory: data, ingest: "http://ingest.invalid/ingest", routeFolder: folder.path,
+                transferTiming: timing),
+            network: network)
+    }
 }
 
 extension SimulatedFleet {

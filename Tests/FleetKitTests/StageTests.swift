@@ -42,12 +42,7 @@ struct StageTests {
     }
 
     static func fleet(_ workspace: FleetRuntimeTests.Workspace, _ yaml: String) throws -> SimulatedFleet {
-        try SimulatedFleet(
-            fleet: try workspace.fleet(yaml),
-            options: RunOptions(
-                dataDirectory: workspace.data, ingest: "http://ingest.invalid/ingest",
-                routeFolder: workspace.folder.path, transferTiming: .deterministic),
-            network: { _ in .ok })
+        try workspace.simulated(yaml, timing: .deterministic)
     }
 
     /// Running devices (spawned, not standing by) per group name.

@@ -30,11 +30,7 @@ struct StationaryCheckInTests {
     /// The triggers of every fix each device uploaded, in order.
     static func triggers(_ fleet: SimulatedFleet) throws -> [String: [String]] {
         try SimulatedFleetTests.uploads(fleet).mapValues { uploads in
-            try uploads.flatMap { request -> [String] in
-                let json = try JSONSerialization.jsonObject(with: Data(request.http.body))
-                let body = try #require(json as? [String: Any])
-                return (body["locations"] as? [[String: Any]] ?? []).compactMap { $0["trigger"] as? String }
-            }
+            try uploads.flatMap { try SimulatedFleetTests.locations($0).compactMap { $0["trigger"] as? String } }
         }
     }
 
@@ -47,12 +43,7 @@ struct StationaryCheckInTests {
     func checkInsEveryQuarterHour(preset: String, seed: Int) throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
-        var fleet = try SimulatedFleet(
-            fleet: try workspace.fleet(Self.yaml(preset: preset, seed: seed)),
-            options: RunOptions(
-                dataDirectory: workspace.data, ingest: "http://ingest.invalid/ingest",
-                routeFolder: workspace.folder.path),
-            network: { _ in .ok })
+        var fleet = try workspace.simulated(Self.yaml(preset: preset, seed: seed))
         // 500 m at a walk is about 6 minutes; the stop lasts an hour; then the walk goes on.
         fleet.advance(byMillis: 80 * 60_000)
         let triggers = try Self.triggers(fleet)
