@@ -43,4 +43,23 @@ static inline int beekon_sqlite3_db_config_flag(sqlite3 *db, int option, int on,
     return sqlite3_db_config(db, option, on, result);
 }
 
+// F_OFD_SETLK (Linux 3.15) needs _GNU_SOURCE, which the Swift importer's headers may not define.
+#include <fcntl.h>
+#ifndef F_OFD_SETLK
+#define F_OFD_SETLK 37
+#endif
+
+// A write lock on [start, start + length) of descriptor fd's file, held by its open file
+// description: unlike a classic POSIX lock it is not dropped when the process closes another
+// descriptor of the same file, and it conflicts with other processes' POSIX locks. 0, or -1 with
+// errno (EAGAIN or EACCES when another process holds a conflicting lock).
+static inline int beekon_ofd_write_lock(int fd, long long start, long long length) {
+    struct flock lock = {0};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = start;
+    lock.l_len = length;
+    return fcntl(fd, F_OFD_SETLK, &lock);
+}
+
 #endif

@@ -2,9 +2,10 @@
 /// stores a run may keep open within the limit it has.
 ///
 /// Each part is counted at the most it can hold, so a run that fits never meets EMFILE:
-/// - device stores: two each (database and `-wal`; with `locking_mode=EXCLUSIVE` the WAL index
-///   lives on the heap, not in a `-shm` file). The pool opens stores on demand, so a run needs
-///   only `minimumOpenStores` open; whatever the limit leaves goes to more, up to `maxOpenStores`;
+/// - device stores: three each (database, `-wal` and the descriptor holding its lock; with
+///   `locking_mode=EXCLUSIVE` the WAL index lives on the heap, not in a `-shm` file). The pool
+///   opens stores on demand, so a run needs only `minimumOpenStores` open; whatever the limit
+///   leaves goes to more, up to `maxOpenStores`;
 /// - upload connections: one socket per device connection, in flight (`--max-connections`, all
 ///   devices when 0) or kept idle for the device's next upload (the transport's idle bound), and
 ///   never more than one per device;
@@ -24,7 +25,7 @@ public struct DescriptorBudget: Sendable, Equatable {
     }
 
     /// Descriptors an open device store holds.
-    public static let descriptorsPerStore = 2
+    public static let descriptorsPerStore = 3
     /// The fewest stores a run keeps open (fewer devices, that many): below it the pool reopens
     /// a store on nearly every use.
     public static let minimumOpenStores = 64
@@ -101,7 +102,7 @@ public struct DescriptorBudget: Sendable, Equatable {
     }
 
     /// How many stores may stay open with `limit` descriptors: the minimum, plus one for every
-    /// two descriptors the limit leaves, up to `maxOpenStores` and the number of devices.
+    /// three descriptors the limit leaves, up to `maxOpenStores` and the number of devices.
     public func openStores(limit: Int) -> Int {
         let floor = min(devices, Self.minimumOpenStores)
         let spare = max(0, limit - needed)

@@ -9,21 +9,75 @@ import Foundation
 public final class SQLiteConnection {
     /// The `sqlite3 *`; valid for the object's lifetime.
     let handle: OpaquePointer
+    /// With `FileLocking.heldWhileOpen`: the descriptor whose lock keeps other processes out.
+    private let lockDescriptor: Int32
+
+    /// How the file is kept from other connections.
+    public enum FileLocking: Sendable {
+        /// SQLite's own POSIX locks, taken and released around each transaction: any number of
+        /// connections, in any processes, may share the file.
+        case perTransaction
+        /// One connection owns the file from open to close (`PRAGMA locking_mode = EXCLUSIVE`,
+        /// which the caller sets before its first read): the whole time it is open, it holds a
+        /// lock on the bytes SQLite locks, so another process's SQLite finds the database locked
+        /// (`SQLITE_BUSY`), and it opens the file through SQLite's `unix-none` VFS.
+        ///
+        /// Why: SQLite's default VFS keeps every file the process has open, with its POSIX locks,
+        /// in one list that each open walks twice. With thousands of device stores open, that
+        /// walk was a quarter of a 10,000-device fleet's CPU (`docs/benchmarks.md`, issue #17).
+        /// `unix-none` keeps no list; the lock here, an open-file-description lock, is what a
+        /// classic POSIX lock cannot be without that list: one that closing another descriptor
+        /// of the same file does not drop. Not for a file this process opens twice at once.
+        case heldWhileOpen
+    }
+
+    /// SQLite's lock bytes (`PENDING_BYTE` 0x40000000, then the reserved byte and the 510
+    /// shared bytes), as `os.h` defines them: a reader from another process must take a read
+    /// lock on the first before it reads anything.
+    static let lockRange = (start: Int64(0x4000_0000), length: Int64(512))
 
     /// Opens (creating if missing, 0600) the database file at `path` for reading and writing.
-    public init(path: String) throws(SQLiteError) {
+    public init(path: String, locking: FileLocking = .perTransaction) throws(SQLiteError) {
         let initialised = SQLiteLibrary.initialisation
         guard initialised == SQLITE_OK else { throw SQLiteError(rawValue: initialised) }
-        Self.createPrivately(path)
+        var vfs: String?
+        switch locking {
+        case .perTransaction:
+            Self.createPrivately(path)
+            lockDescriptor = -1
+        case .heldWhileOpen:
+            // The descriptor that holds the lock also creates the file 0600 (see createPrivately).
+            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else {
+                let number = errno
+                throw SQLiteError(
+                    SQLITE_CANTOPEN, message: "unable to open database file: \(String(cString: strerror(number)))",
+                    systemErrno: number)
+            }
+            guard beekon_ofd_write_lock(descriptor, Self.lockRange.start, Self.lockRange.length) == 0 else {
+                let number = errno
+                close(descriptor)
+                if number == EAGAIN || number == EACCES {
+                    throw SQLiteError(
+                        SQLITE_BUSY, message: "database is locked (another process has it open)", systemErrno: number)
+                }
+                throw SQLiteError(
+                    SQLITE_IOERR, message: "cannot lock the database: \(String(cString: strerror(number)))",
+                    systemErrno: number)
+            }
+            lockDescriptor = descriptor
+            vfs = "unix-none"
+        }
         var db: OpaquePointer?
         let flags =
             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        let code = sqlite3_open_v2(path, &db, flags, nil)
+        let code = sqlite3_open_v2(path, &db, flags, vfs)
         guard code == SQLITE_OK, let db else {
             // On failure SQLite usually still allocates a handle, which holds the message.
             let message = db.map { String(cString: sqlite3_errmsg($0)) }
             let systemErrno = db.map { sqlite3_system_errno($0) } ?? 0
             sqlite3_close_v2(db)
+            if lockDescriptor >= 0 { close(lockDescriptor) }
             throw SQLiteError(
                 code, message: message ?? String(cString: sqlite3_errstr(code)), systemErrno: systemErrno)
         }
@@ -47,6 +101,8 @@ public final class SQLiteConnection {
         // close_v2 rather than close: it cannot fail with SQLITE_BUSY, and every Statement holds
         // this object alive, so no statement is left unfinalised by the time this runs.
         sqlite3_close_v2(handle)
+        // After the close, so the last checkpoint is written before another process may read.
+        if lockDescriptor >= 0 { close(lockDescriptor) }
     }
 
     /// Throws the connection's error for `code` unless it is `SQLITE_OK`.
