@@ -20,6 +20,7 @@ extension FleetLoop {
             metrics.history.recordLedgerChange(admitted: 0, acknowledged: 0, pending: now.pending, at: time)
         }
         slots[slot].ledger = now
+        noteChange(slot)
         if openDrains > 0 { checkDrains(at: time) }
     }
 

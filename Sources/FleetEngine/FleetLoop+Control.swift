@@ -95,6 +95,7 @@ extension FleetLoop {
         if slots[slot].device != nil, slots[slot].processAlive { feed(.shutdown, to: slot, at: time) }
         slots[slot].device = nil
         slots[slot].removed = true
+        noteChange(slot)
         slots[slot].accuracy = nil
         timers.cancel(.providerTick(slot))
         timers.cancel(.relaunch(slot))
@@ -165,25 +166,36 @@ extension FleetLoop {
 
     // MARK: The snapshot
 
-    /// Notes that what `slot` lists (its state, pending count, last outcome) may have changed,
-    /// where it happens: the next publication records it if it did (`recordChanges`), so the
-    /// `devices` live event is made of changes, not of a comparison of every device.
+    /// Notes that what `slot` shows (anything in its `DeviceSnapshot`: its state, pending count,
+    /// last outcome, histories) may have changed, where it happens: the next publication rewrites
+    /// its snapshot and records a change if its listing changed (`recordChanges`), so publishing
+    /// and the `devices` live event cost what happened, not a walk over every device.
     mutating func noteChange(_ slot: Int) {
         guard !slots[slot].changeNoted else { return }
         slots[slot].changeNoted = true
         changedSlots.append(slot)
     }
 
-    /// Adds to the change log each noted device whose listing changed since it was last
-    /// recorded; drivers call it as they publish. The log keeps what a reader polling a few
-    /// times a second needs (four changes a device, and a floor); one that falls further behind
-    /// sees the numbers jump and says its list may be stale.
+    /// Brings what is published up to date with the devices noted since the last call (and only
+    /// those): their snapshots in the device table, the counts by state, and the change log,
+    /// which gains each noted device whose listing changed since it was last recorded. Drivers
+    /// call it as they publish; `snapshot()` and `fleetSnapshot` show what it last brought.
+    /// The log keeps what a reader polling a few times a second needs (four changes a device,
+    /// and a floor); one that falls further behind sees the numbers jump and says its list may
+    /// be stale.
     package mutating func recordChanges() {
         for slot in changedSlots {
             slots[slot].changeNoted = false
-            guard !slots[slot].removed else { continue }
+            deviceTable.set(slot, deviceSnapshot(slot))
+            let state = slots[slot].removed ? nil : slots[slot].listedState
+            if state != slots[slot].countedState {
+                if let counted = slots[slot].countedState { stateCounts[counted, default: 0] -= 1 }
+                if let state { stateCounts[state, default: 0] += 1 }
+                slots[slot].countedState = state
+            }
+            guard let state else { continue }
             let listed = DeviceChange.Listed(
-                state: slots[slot].listedState, pending: slots[slot].device?.pendingUploadCount ?? 0,
+                state: state, pending: slots[slot].device?.pendingUploadCount ?? 0,
                 lastOutcome: slots[slot].uploads.last?.outcome)
             guard listed != slots[slot].listedAsRecorded else { continue }
             slots[slot].listedAsRecorded = listed
@@ -196,8 +208,8 @@ extension FleetLoop {
         if changeLog.count > 2 * keep { changeLog.removeFirst(changeLog.count - keep) }
     }
 
-    /// Everything the admin API reads, copied out of the loop, around the metrics `published`
-    /// in the same step (so the devices are walked once for both).
+    /// Everything the admin API reads, around the metrics `published` in the same step: the
+    /// devices as the last `recordChanges` left them, shared, not copied.
     package func fleetSnapshot(metrics published: FleetMetrics, paused: Bool, realNanos: UInt64) -> FleetSnapshot {
         var snapshot = FleetSnapshot()
         snapshot.name = fleet.name
@@ -218,34 +230,36 @@ extension FleetLoop {
         snapshot.streamEvents = streamLog.elements
         snapshot.deviceChanges = changeLog
         snapshot.indexByID = slotsByID
-        snapshot.devices.reserveCapacity(slots.count)
-        let now = metrics.virtualNow
-        // By index, reading fields in place: `for slot in slots` copies each slot whole.
-        for index in slots.indices {
-            let device = slots[index].device
-            let last = slots[index].uploads.last
-            snapshot.devices.append(
-                DeviceSnapshot(
-                    id: slots[index].id, group: fleet.groups[slots[index].group].name, platform: slots[index].platform,
-                    model: slots[index].model,
-                    osVersion: slots[index].osVersion.description, sdkVersion: slots[index].sdkVersion,
-                    installID: installIDs[slots[index].id] ?? "", state: slots[index].listedState,
-                    alive: slots[index].processAlive,
-                    spawned: device != nil, deleted: slots[index].removed,
-                    permissionGranted: slots[index].permissionGranted,
-                    locationServicesOn: slots[index].locationServicesOn, online: slots[index].online,
-                    pending: device?.pendingUploadCount ?? 0, lastOutcome: last?.outcome, lastUploadAt: last?.at,
-                    latitude: slots[index].lastPosition?.latitude, longitude: slots[index].lastPosition?.longitude,
-                    config: device?.config, sync: Self.syncView(device?.sync),
-                    auth: Self.authView(device?.sync.auth, lastRefresh: slots[index].lastRefreshOutcome, now: now),
-                    stateHistory: slots[index].stateHistory.elements, uploads: slots[index].uploads.elements,
-                    streams: slots[index].streams.elements,
-                    storeError: slots[index].storeProblem.map {
-                        DeviceStoreError(cause: $0.cause.rawValue, message: $0.message, since: $0.since)
-                    }, fixes: slots[index].ledger, currentLocationCalls: slots[index].currentLocationCalls,
-                    currentLocation: slots[index].lastCurrentLocation))
-        }
+        snapshot.devices = deviceTable
+        snapshot.devices.now = metrics.virtualNow
         return snapshot
+    }
+
+    /// Device `index` as the admin API shows it, read field by field in place (`for slot in
+    /// slots`, or a copy of its `Device`, would copy every reference it holds).
+    func deviceSnapshot(_ index: Int) -> DeviceSnapshot {
+        let last = slots[index].uploads.last
+        let spawned = slots[index].device != nil
+        return DeviceSnapshot(
+            id: slots[index].id, group: fleet.groups[slots[index].group].name, platform: slots[index].platform,
+            model: slots[index].model,
+            osVersion: slots[index].osVersion.description, sdkVersion: slots[index].sdkVersion,
+            installID: installIDs[slots[index].id] ?? "", state: slots[index].listedState,
+            alive: slots[index].processAlive,
+            spawned: spawned, deleted: slots[index].removed,
+            permissionGranted: slots[index].permissionGranted,
+            locationServicesOn: slots[index].locationServicesOn, online: slots[index].online,
+            pending: slots[index].device?.pendingUploadCount ?? 0, lastOutcome: last?.outcome, lastUploadAt: last?.at,
+            latitude: slots[index].lastPosition?.latitude, longitude: slots[index].lastPosition?.longitude,
+            config: slots[index].device?.config, sync: Self.syncView(slots[index].device?.sync),
+            auth: Self.authView(
+                slots[index].device?.sync.auth, lastRefresh: slots[index].lastRefreshOutcome, now: metrics.virtualNow),
+            stateHistory: slots[index].stateHistory.elements, uploads: slots[index].uploads.elements,
+            streams: slots[index].streams.elements,
+            storeError: slots[index].storeProblem.map {
+                DeviceStoreError(cause: $0.cause.rawValue, message: $0.message, since: $0.since)
+            }, fixes: slots[index].ledger, currentLocationCalls: slots[index].currentLocationCalls,
+            currentLocation: slots[index].lastCurrentLocation)
     }
 
     static func syncView(_ sync: SyncEngine?) -> SyncView {

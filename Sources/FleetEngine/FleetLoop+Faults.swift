@@ -53,6 +53,8 @@ extension FleetLoop {
     /// One action on one device: the world changes (permission, network, process) or an SDK
     /// call is made. The admin API calls this too.
     package mutating func apply(_ action: FleetAction, forMillis: Int64?, to slot: Int, at time: Int64) {
+        // Shown even when no event reaches a device (one not spawned yet has none to take it).
+        noteChange(slot)
         switch action {
         case .revokePermission, .grantPermission:
             let granted = action == .grantPermission

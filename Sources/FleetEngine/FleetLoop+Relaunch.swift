@@ -162,6 +162,7 @@ extension FleetLoop {
         } catch {
             // Relaunched when the store writes again.
             slots[slot].processAlive = false
+            noteChange(slot)
             reportStoreError(error, slot: slot, at: time, resume: .relaunch(cause))
         }
     }

@@ -62,6 +62,7 @@ extension FleetLoop {
     mutating func currentLocationAnswered(_ requestID: Int, _ answer: CurrentLocationAnswer, slot: Int, at time: Int64)
     {
         slots[slot].lastCurrentLocation = CurrentLocationRecord(requestID: requestID, at: time, answer: answer)
+        noteChange(slot)
         let said: String
         switch answer {
         case .fix(let fix):

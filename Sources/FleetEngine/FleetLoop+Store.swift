@@ -92,6 +92,7 @@ extension FleetLoop {
             problem.message = error.message
             problem.resume = resume ?? problem.resume
             slots[slot].storeProblem = problem
+            noteChange(slot)
             return
         }
         let problem = StoreProblem(cause: error.kind, message: error.message, since: time, resume: resume)
@@ -122,6 +123,7 @@ extension FleetLoop {
             problem.message = error.message
             problem.failedRetries += 1
             slots[slot].storeProblem = problem
+            noteChange(slot)
             timers.schedule((), key: .storeRetry(slot), at: time + problem.retryDelayMillis)
             return
         }

@@ -265,6 +265,7 @@ extension FleetLoop {
         case .refresh:
             metrics.refreshesByOutcome[label, default: 0] += 1
             slots[slot].lastRefreshOutcome = label
+            noteChange(slot)
             feed(.refreshFinished(outcome), to: slot, at: time)
         }
     }

@@ -88,6 +88,9 @@ package struct DeviceSlot {
     var streams = RecentRing<StreamRecord>(capacity: 50)
     /// What its last recorded `DeviceChange` said (nil before the first).
     var listedAsRecorded: DeviceChange.Listed?
+    /// The state the loop's counts hold it in (`FleetLoop.stateCounts`); nil while deleted or
+    /// before its first recording.
+    var countedState: DeviceState?
     /// Something that may change what it lists happened since the last publication.
     var changeNoted = false
     /// The store's failure while it lasts (the device is listed as `storeError`).
@@ -160,6 +163,10 @@ package struct FleetLoop {
     var streamLog = RecentRing<StreamRecord>(capacity: 100)
     /// Devices something happened to since the last publication (`noteChange`).
     var changedSlots: [Int] = []
+    /// Every slot's snapshot as of the last `recordChanges`, rewritten only for changed devices.
+    var deviceTable = DeviceTable()
+    /// Listed devices by listed state, as of the last `recordChanges`.
+    var stateCounts: [DeviceState: Int] = [:]
     /// Recorded changes of what devices list, oldest first (`recordChanges`).
     var changeLog: [DeviceChange] = []
     /// Changes recorded so far: the last one's number.
@@ -712,18 +719,14 @@ package struct FleetLoop {
         return recentTimerLateness
     }
 
-    package func snapshot() -> FleetMetrics {
+    /// The metrics, with the device counts: the devices noted since the last call are brought
+    /// up to date first (`recordChanges`), so the counts are kept as devices change, never
+    /// counted over every device.
+    package mutating func snapshot() -> FleetMetrics {
+        recordChanges()
         var copy = metrics
-        var states: [DeviceState: Int] = [:]
-        var devices = 0
-        // By index: `for slot in slots` copies each slot whole (a retain of every reference it
-        // holds), which at 10,000 devices was most of what a snapshot cost.
-        for index in slots.indices where !slots[index].removed {
-            states[slots[index].listedState, default: 0] += 1
-            devices += 1
-        }
-        copy.devices = devices
-        copy.devicesByState = states
+        copy.devicesByState = stateCounts.filter { $0.value > 0 }
+        copy.devices = copy.devicesByState.values.reduce(0, +)
         return copy
     }
 }

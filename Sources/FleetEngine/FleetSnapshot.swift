@@ -38,7 +38,7 @@ public struct FleetSnapshot: Sendable {
     /// Counters (`devices`, `devicesByState` and `pending` cover listed devices only).
     public var metrics = FleetMetrics()
     /// Every device slot ever made, deleted ones included (see `DeviceSnapshot.deleted`).
-    public var devices: [DeviceSnapshot] = []
+    public var devices = DeviceTable()
     /// Index into `devices` by id.
     public var indexByID: [String: Int] = [:]
     /// Recent fault and admin actions, oldest first.
@@ -64,6 +64,59 @@ public struct FleetSnapshot: Sendable {
 
     /// The devices listed: not deleted.
     public var listed: [DeviceSnapshot] { devices.filter { !$0.deleted } }
+}
+
+/// Every device slot's `DeviceSnapshot`, by slot: what the loop keeps from one publication to
+/// the next, rewriting only the devices something happened to (`FleetLoop.recordChanges`).
+///
+/// Held in chunks of 64, so a publication shares the whole table with the loop and the loop's
+/// next change copies one chunk, not every device: publishing costs what changed, not what
+/// exists. What depends on the clock alone (a token's expiry, the breaker's end) is worked out
+/// when a device is read, at the virtual instant of the publication (`now`).
+public struct DeviceTable: RandomAccessCollection, ExpressibleByArrayLiteral, Sendable {
+    static let chunkShift = 6
+    static let chunkMask = (1 << chunkShift) - 1
+
+    private var chunks: [[DeviceSnapshot]] = []
+    /// How many slots the table holds.
+    public private(set) var count = 0
+    /// The virtual instant the devices are read at, Unix ms.
+    public internal(set) var now: Int64 = .min
+
+    public init() {}
+
+    /// A table of `devices`, slot by slot (for a snapshot made by hand).
+    public init(_ devices: some Sequence<DeviceSnapshot>) {
+        for device in devices { set(count, device) }
+    }
+
+    public init(arrayLiteral devices: DeviceSnapshot...) {
+        self.init(devices)
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    public subscript(position: Int) -> DeviceSnapshot {
+        var device = chunks[position >> Self.chunkShift][position & Self.chunkMask]
+        device.auth = device.auth.seen(at: now)
+        return device
+    }
+
+    /// Sets slot `index`'s snapshot; `index` is at most `count` (the next slot is appended).
+    mutating func set(_ index: Int, _ device: DeviceSnapshot) {
+        precondition(index <= count, "device table slot \(index) past its end \(count)")
+        if index == count {
+            if index & Self.chunkMask == 0 {
+                chunks.append([])
+                chunks[chunks.count - 1].reserveCapacity(1 << Self.chunkShift)
+            }
+            chunks[index >> Self.chunkShift].append(device)
+            count += 1
+        } else {
+            chunks[index >> Self.chunkShift][index & Self.chunkMask] = device
+        }
+    }
 }
 
 /// One device as the admin API shows it: never its tokens.
@@ -195,6 +248,16 @@ public struct AuthView: Sendable, Hashable {
     public var lastRefreshOutcome: TransferOutcome?
     /// No refresh is tried before this, virtual Unix ms.
     public var breakerOpenUntil: Int64?
+
+    /// The view as it stands at `now`: a valid token past its expiry is expired, and a breaker
+    /// whose time is over is closed. (The loop rewrites a device's view only when something
+    /// happens to it; the clock alone changes these two.)
+    func seen(at now: Int64) -> AuthView {
+        var view = self
+        if view.state == .valid, let until = view.validUntil, until <= now { view.state = .expired }
+        if let until = view.breakerOpenUntil, until <= now { view.breakerOpenUntil = nil }
+        return view
+    }
 }
 
 /// One upload's end, as the device's recent history keeps it.

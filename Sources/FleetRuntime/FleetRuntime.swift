@@ -97,9 +97,8 @@ public final class FleetRuntime: Sendable {
         let started = Self.realNanos()
         var lastProgress = started
         var lastPublished = started
-        var lastSnapshot = started
         var runSeconds = 0.0
-        publish(&driver, runSeconds: 0, full: true)
+        publish(&driver, runSeconds: 0)
         var end = RunEnd.stopped
         while true {
             let (completions, commandsWaiting, stopRequested) = takeInbox()
@@ -130,18 +129,17 @@ public final class FleetRuntime: Sendable {
             if let ended {
                 end = ended
                 // Commands that just ran are answered, after the snapshot that shows them.
-                if !answers.isEmpty { publish(&driver, runSeconds: runSeconds, full: true) }
+                if !answers.isEmpty { publish(&driver, runSeconds: runSeconds) }
                 for answer in answers { answer() }
                 break
             }
             runSeconds = Double(realNow - started) / 1e9
             driver.turn(until: now, realNanos: realNow)
-            // A snapshot walks every device, so it is taken a few times a second, not every turn.
+            // Published a few times a second, not every turn: a device that changes often is then
+            // rewritten once per publication, not once per event.
             if realNow - lastPublished >= 100_000_000 || !answers.isEmpty {
                 lastPublished = realNow
-                let full = realNow - lastSnapshot >= 250_000_000 || !answers.isEmpty
-                if full { lastSnapshot = realNow }
-                publish(&driver, runSeconds: runSeconds, full: full)
+                publish(&driver, runSeconds: runSeconds)
             }
             for answer in answers { answer() }
             if Double(realNow - lastProgress) / 1e9 >= progressEverySeconds {
@@ -170,7 +168,7 @@ public final class FleetRuntime: Sendable {
             if driver.inFlight > 0 { _ = wakeup.wait(timeout: .now() + .milliseconds(50)) }
         } while driver.inFlight > 0 && Self.realNanos() < drainDeadline
         driver.finish()
-        publish(&driver, runSeconds: runSeconds, full: true)
+        publish(&driver, runSeconds: runSeconds)
         return end
     }
 
@@ -203,13 +201,12 @@ public final class FleetRuntime: Sendable {
         if accepted { wakeup.signal() } else { command.refuse() }
     }
 
-    /// Publishes the metrics, and with `full` the whole snapshot (it walks every device).
-    private func publish(_ driver: inout RealDriver, runSeconds: Double, full: Bool) {
+    /// Publishes the metrics and the snapshot, with the devices that changed since the last
+    /// publication brought up to date (and only those: see `FleetLoop.recordChanges`).
+    private func publish(_ driver: inout RealDriver, runSeconds: Double) {
         var metrics = driver.engine.snapshot()
         metrics.realSeconds = runSeconds
         published.withLock { $0 = metrics }
-        guard full else { return }
-        driver.engine.recordChanges()
         var snapshot = driver.engine.fleetSnapshot(
             metrics: metrics, paused: driver.clock.isPaused, realNanos: Self.realNanos())
         snapshot.warp = driver.reportedWarp

@@ -386,7 +386,6 @@ public final class SimulatedRuntime: FleetControl {
             // No wall to keep up with: the warp set, its pace unmeasured.
             metrics.pace = FleetPace(warp: fleet.maxWarp ? nil : fleet.engine.warp)
             metrics.pace.paused = paused
-            fleet.engine.recordChanges()
             var snapshot = fleet.engine.fleetSnapshot(metrics: metrics, paused: paused, realNanos: fleet.engine.realNow)
             snapshot.maxWarp = fleet.maxWarp
             return snapshot

@@ -55,6 +55,73 @@ struct DeviceChangeTests {
         #expect(killed[loop.slots[1].id]?.state == .dead)
     }
 
+    /// The fields of `device` a reader tells a change by, as one comparable text.
+    static func shown(_ device: DeviceSnapshot) -> String {
+        "\(device.state) \(device.pending) \(String(describing: device.lastOutcome)) \(device.uploads.count) "
+            + "\(device.stateHistory.count) \(String(describing: device.latitude)) \(device.permissionGranted) "
+            + "\(device.deleted) \(device.sync.phase) \(String(describing: device.fixes))"
+    }
+
+    @Test(
+        """
+        what is published is kept device by device: each publication rewrites the noted devices, \
+        every device then reads as a fresh reading would, the counts by state follow kills and deletions, \
+        and a snapshot already published never changes
+        """)
+    func publishedDeviceByDevice() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        var loop = try RelaunchTests.loop(workspace, platform: .android, count: 3)
+        func published() -> FleetSnapshot {
+            let metrics = loop.snapshot()  // first: it brings the devices up to date
+            return loop.fleetSnapshot(metrics: metrics, paused: false, realNanos: 0)
+        }
+        func expectFresh(_ snapshot: FleetSnapshot, _ comment: Comment) {
+            #expect(snapshot.devices.count == loop.slots.count, comment)
+            for index in loop.slots.indices {
+                #expect(Self.shown(snapshot.devices[index]) == Self.shown(loop.deviceSnapshot(index)), comment)
+            }
+            var counts: [DeviceState: Int] = [:]
+            for slot in loop.slots where !slot.removed { counts[slot.listedState, default: 0] += 1 }
+            #expect(snapshot.metrics.devicesByState == counts, comment)
+            #expect(snapshot.metrics.devices == counts.values.reduce(0, +), comment)
+        }
+        let start = published()
+        expectFresh(start, "at the start")
+        RelaunchTests.advance(&loop, to: RelaunchTests.start + 60_000)
+        let minute = published()
+        expectFresh(minute, "after a minute of walking")
+        #expect(minute.devices.contains { $0.pending > 0 || !$0.uploads.isEmpty })
+        #expect(start.devices.allSatisfy { $0.pending == 0 && $0.uploads.isEmpty }, "the first snapshot kept")
+
+        _ = try loop.act(.kill(relaunchAfterMillis: 600_000), on: .ids([loop.slots[1].id]))
+        _ = try loop.act(.revokePermission, on: .ids([loop.slots[0].id]))
+        try loop.delete(loop.slots[2].id)
+        let acted = published()
+        expectFresh(acted, "after a kill, a revoked permission and a deletion")
+        #expect(acted.devices[1].state == .dead)
+        #expect(!acted.devices[0].permissionGranted)
+        #expect(acted.devices[2].deleted && acted.device(loop.slots[2].id) == nil)
+        #expect(acted.metrics.devices == 2)
+        #expect(minute.devices[1].state != .dead && !minute.devices[2].deleted, "the minute's snapshot kept")
+    }
+
+    @Test(
+        "a token published as valid reads expired once the virtual clock passes its expiry, and a breaker closes",
+        arguments: [
+            // valid until, breaker until, read at → state, breaker
+            (2_000, 3_000, 1_000, AuthView.State.valid, Optional(Int64(3_000))),
+            (2_000, 3_000, 2_000, .expired, 3_000),
+            (2_000, 3_000, 3_000, .expired, nil),
+        ] as [(Int64, Int64, Int64, AuthView.State, Int64?)])
+    func authSeenAtPublication(validUntil: Int64, breakerUntil: Int64, now: Int64, state: AuthView.State, breaker: Int64?)
+    {
+        let view = AuthView(
+            state: .valid, validUntil: validUntil, lastRefreshOutcome: nil, breakerOpenUntil: breakerUntil)
+        #expect(view.seen(at: now).state == state)
+        #expect(view.seen(at: now).breakerOpenUntil == breaker)
+    }
+
     @Test("the log is trimmed by half at a time, and keeps the newest changes")
     func trimmed() throws {
         let workspace = try FleetRuntimeTests.Workspace()

@@ -136,7 +136,9 @@ struct OSVersionTests {
         #expect(slots.filter { $0.group == 1 }.map(\.osVersion) == OSVersions.android)
         #expect(slots.filter { $0.group == 0 }.allSatisfy { $0.sdkVersion == "0.1.1" })
         #expect(slots.filter { $0.group == 1 }.map(\.sdkVersion).prefix(4) == ["0.1.1", "0.1.0", "0.1.1", "0.1.0"])
-        let snapshot = fleet.engine.fleetSnapshot(metrics: fleet.engine.snapshot(), paused: false, realNanos: 0)
+        var engine = fleet.engine
+        engine.recordChanges()
+        let snapshot = engine.fleetSnapshot(metrics: engine.snapshot(), paused: false, realNanos: 0)
         #expect(snapshot.device("iphones-0008")?.osVersion == "16.7")
         #expect(snapshot.device("pixels-0002")?.sdkVersion == "0.1.0")
     }

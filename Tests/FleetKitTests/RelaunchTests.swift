@@ -67,6 +67,8 @@ struct RelaunchTests {
 
     /// The relaunches in a device's state history, as the admin API reads it.
     static func relaunches(_ loop: FleetLoop, _ id: String) throws -> [Relaunch] {
+        var loop = loop
+        loop.recordChanges()
         let device = try #require(loop.fleetSnapshot(metrics: loop.snapshot(), paused: false, realNanos: 0).device(id))
         return device.stateHistory.compactMap { change in change.cause.map { Relaunch(at: change.at, cause: $0) } }
     }
