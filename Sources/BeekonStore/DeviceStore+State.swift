@@ -5,6 +5,7 @@ internal import SQLite
 extension DeviceStore {
     /// The stored value of `key`, or nil when it was never set or was cleared.
     public func readState<Value>(_ key: DeviceStateKey<Value>) throws(StoreError) -> Value? {
+        if fresh { return nil }
         let operation = "read device state \(key.name)"
         let json = try perform(operation) { connection throws(SQLiteError) -> String? in
             let query = try statement(.readState, on: connection)

@@ -13,6 +13,8 @@ internal import SQLite
 public final class DeviceStore {
     /// The database file.
     public let path: String
+    /// Its WAL file.
+    private let walPath: String
     /// What is kept; applied after every insert. Local-only until the device's config says sync.
     public var retention: RetentionPolicy
     /// The pool that bounds how many stores are open, if any.
@@ -28,6 +30,9 @@ public final class DeviceStore {
     private var talliesLoaded = false
     /// Whether the file's folder has been created.
     private var folderMade = false
+    /// Written from `StoreTemplate` and not opened since: it holds no state, so reading some
+    /// needs no open.
+    var fresh = false
     /// Acknowledged or dropped rows whose delete failed (see `HeldDeletes`).
     var heldDeletes = HeldDeletes()
     /// The file's `fix_ledger` row as last committed; loaded with the tallies.
@@ -46,6 +51,7 @@ public final class DeviceStore {
     /// Fails if the file is not a database or was written by a newer build; migrates an older one.
     public init(path: String, retention: RetentionPolicy = .localOnly) throws(StoreError) {
         self.path = path
+        walPath = path + "-wal"
         self.retention = retention
         pool = nil
         _ = try open()
@@ -57,6 +63,7 @@ public final class DeviceStore {
     /// needs it.
     public init(path: String, retention: RetentionPolicy = .localOnly, pool: StorePool) {
         self.path = path
+        walPath = path + "-wal"
         self.retention = retention
         self.pool = pool
     }
@@ -81,18 +88,32 @@ public final class DeviceStore {
         close(checkpointing: true)
     }
 
-    /// Closes the file, checkpointing first or (when a pool makes room) not: a checkpoint costs
-    /// two fsyncs, and the WAL it would empty is as durable as the database, so a store that will
-    /// be reopened soon keeps it.
+    /// Closes the file, checkpointing first or (when a pool makes room, or the run ends) not: a
+    /// checkpoint costs two fsyncs, and the WAL it would empty is as durable as the database, so a
+    /// store that will be reopened soon keeps it, unless the WAL has outgrown
+    /// `StoreTuning.walKeptOnCloseBytes`.
+    ///
+    /// Why the bound: a reopened store rebuilds its WAL index by reading every frame, and counts
+    /// none of them as checkpointed (the index lives on the heap, not in a `-shm` file). A WAL
+    /// that was never emptied grew with every reopen, and each reopen read it twice, once to
+    /// rebuild the index and once to checkpoint it all again at the first commit:
+    /// `bench store`'s reopen-and-insert took 2.2 ms with a 2.9 MB WAL. Checkpointed at close,
+    /// the WAL goes, and the next open has nothing to read back.
     func close(checkpointing: Bool) {
         guard let connection else { return }
-        if !checkpointing {
+        if !checkpointing, !walOutgrown() {
             connection.skipCheckpointOnClose()
         }
         // Statements first: each holds the connection, which closes when the last one goes.
         statements = []
         self.connection = nil
         pool?.storeDidClose(self)
+    }
+
+    /// Whether the `-wal` file is larger than a store keeps when it closes without a checkpoint.
+    private func walOutgrown() -> Bool {
+        var info = stat()
+        return stat(walPath, &info) == 0 && Int(info.st_size) > StoreTuning.walKeptOnCloseBytes
     }
 
     /// Gives back the memory an idle open store can spare: its compiled statements and the
@@ -129,12 +150,89 @@ public final class DeviceStore {
 
     // MARK: Opening
 
+    /// Makes the store ready before its first use, at little cost: a file that does not exist is
+    /// written whole from a new store's bytes (`StoreTemplate`), without SQLite, and its counts
+    /// are then known to be zero, so it stays closed until its device first needs it; a file
+    /// that exists is opened to read its counts, as its first use would. Idempotent.
+    ///
+    /// A write that fails (a full disk) removes what it wrote, so no half-made file is left.
+    public func prepare() throws(StoreError) {
+        guard !talliesLoaded else { return }
+        if try writeTemplate() {
+            tallies = StoreTallies()
+            storedLedger = StoredLedger()
+            talliesLoaded = true
+            fresh = true
+            return
+        }
+        _ = try open()
+    }
+
+    /// Writes `StoreTemplate` to `path` when no file is there; false when one is (or no
+    /// template could be made).
+    private func writeTemplate() throws(StoreError) -> Bool {
+        guard let template = StoreTemplate.bytes else { return false }
+        try makeFolder()
+        let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, PrivateFile.fileMode)
+        guard descriptor >= 0 else {
+            let number = errno
+            if number == EEXIST { return false }
+            throw Self.systemError(number, path: path, operation: "create")
+        }
+        var offset = 0
+        var failure: Int32?
+        template.withUnsafeBytes { bytes in
+            while offset < bytes.count {
+                let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += written
+            }
+        }
+        if Foundation.close(descriptor) != 0, failure == nil { failure = errno }
+        if let failure {
+            unlink(path)
+            throw Self.systemError(failure, path: path, operation: "create")
+        }
+        return true
+    }
+
+    /// A failed system call on the file, by its `errno`, as SQLite would have reported it.
+    private static func systemError(_ number: Int32, path: String, operation: String) -> StoreError {
+        let kind: StoreError.Kind
+        switch number {
+        case ENOSPC, EDQUOT: kind = .full
+        case EMFILE, ENFILE: kind = .tooManyOpenFiles
+        case EROFS, EACCES, EPERM: kind = .readOnly
+        case EIO: kind = .ioError
+        default: kind = .cannotOpen
+        }
+        return StoreError(kind: kind, path: path, operation: operation, message: String(cString: strerror(number)))
+    }
+
+    /// Creates the file's folder (0700) once.
+    private func makeFolder() throws(StoreError) {
+        guard !folderMade else { return }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try PrivateFile.createFolder(atPath: folder.path)
+        } catch {
+            throw StoreError(
+                kind: .cannotOpen, path: path, operation: "create folder \(folder.path)", message: "\(error)")
+        }
+        folderMade = true
+    }
+
     /// The open connection, opening the file first if needed; tells the pool about the use.
     func open() throws(StoreError) -> SQLiteConnection {
         if let connection {
             return connection
         }
         pool?.makeRoom()
+        fresh = false
         let connection = try openConnection()
         self.connection = connection
         statements = Array(repeating: nil, count: StoreQuery.allCases.count)
@@ -154,17 +252,7 @@ public final class DeviceStore {
 
     /// Opens the file, checks and migrates its schema, and sets the connection up.
     private func openConnection() throws(StoreError) -> SQLiteConnection {
-        if !folderMade {
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-            do {
-                try PrivateFile.createFolder(atPath: folder.path)
-            } catch {
-                throw StoreError(
-                    kind: .cannotOpen, path: path, operation: "create folder \(folder.path)",
-                    message: "\(error)")
-            }
-            folderMade = true
-        }
+        try makeFolder()
         let connection = try attempt("open") { () throws(SQLiteError) in
             try SQLiteConnection(path: path, locking: .heldWhileOpen)
         }
@@ -382,6 +470,10 @@ enum StoreTuning {
     /// WAL pages before a commit checkpoints (about 260 KiB of WAL). Each checkpoint costs two
     /// fsyncs; at 128 pages those held 1 000 stores under 40 000 commits/s.
     static let walAutocheckpointPages = 256
+    /// The most WAL a store keeps when it closes without a checkpoint: 64 frames of a 1 KiB page
+    /// (each frame 24 bytes of header and the page), after the WAL's own 32-byte header. Past
+    /// it, the close checkpoints and the WAL goes (see `DeviceStore.close(checkpointing:)`).
+    static let walKeptOnCloseBytes = 32 + 64 * (24 + pageSize)
     /// Above the WAL's size at a checkpoint, so the usual reset rewrites the file in place, while
     /// a WAL grown by a large delete is cut back.
     static let journalSizeLimitBytes = 384 * 1024

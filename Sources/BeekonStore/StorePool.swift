@@ -50,10 +50,11 @@ public final class StorePool {
         }
     }
 
-    /// Closes every open store; each reopens on its next use.
-    public func closeAll() {
+    /// Closes every open store; each reopens on its next use. With `checkpointing` false each
+    /// keeps its WAL, as the pool's own closes do (see `DeviceStore.close(checkpointing:)`).
+    public func closeAll(checkpointing: Bool = true) {
         while let last = open.last {
-            last.store.close()
+            last.store.close(checkpointing: checkpointing)
         }
     }
 

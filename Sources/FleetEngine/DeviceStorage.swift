@@ -17,6 +17,9 @@ package protocol DeviceStorage: AnyObject {
     @discardableResult func acknowledge(_ batch: PendingBatch) throws(StoreError) -> Int
     @discardableResult func drop(_ batch: PendingBatch) throws(StoreError) -> Int
     func pendingCount() throws(StoreError) -> Int
+    /// Makes the store ready before its device's first use, cheaply (a new one is written
+    /// without opening it); an existing one is opened to read its counts.
+    func prepare() throws(StoreError)
     /// Where the device's admitted fixes went, from memory; nil until the store first opened.
     var ledger: FixLedger? { get }
     /// A fix the device admitted was not stored (its insert failed): admitted and lost.

@@ -82,7 +82,6 @@ extension FleetLoop {
             if overBudget() { break }
         }
         spawnQueue.removeFirst(taken)
-        metrics.devices = slots.count { !$0.removed }
     }
 
     /// When the next queued spawn is due, real ns.
@@ -102,7 +101,6 @@ extension FleetLoop {
         timers.cancel(.significantMoveCheck(slot))
         timers.cancel(.spawn(slot))
         spawnQueue.removeAll { $0.slot == slot }
-        metrics.devices = slots.count { !$0.removed }
     }
 
     /// The slot of a listed device, or `notFound`.
@@ -251,9 +249,13 @@ extension FleetLoop {
             locationServicesOn: slots[index].locationServicesOn, online: slots[index].online,
             pending: slots[index].device?.pendingUploadCount ?? 0, lastOutcome: last?.outcome, lastUploadAt: last?.at,
             latitude: slots[index].lastPosition?.latitude, longitude: slots[index].lastPosition?.longitude,
-            config: slots[index].device?.config, sync: Self.syncView(slots[index].device?.sync),
-            auth: Self.authView(
-                slots[index].device?.sync.auth, lastRefresh: slots[index].lastRefreshOutcome, now: metrics.virtualNow),
+            config: slots[index].device?.config,
+            sync: slots[index].device?.sync.view ?? SyncView(phase: .idle, consecutiveFailures: 0, nextAttemptAt: nil),
+            auth: slots[index].device?.sync.auth.view(
+                lastRefresh: slots[index].lastRefreshOutcome, now: metrics.virtualNow)
+                ?? AuthView(
+                    state: .none, validUntil: nil, lastRefreshOutcome: slots[index].lastRefreshOutcome,
+                    breakerOpenUntil: nil),
             stateHistory: slots[index].stateHistory.elements, uploads: slots[index].uploads.elements,
             streams: slots[index].streams.elements,
             storeError: slots[index].storeProblem.map {
@@ -261,46 +263,50 @@ extension FleetLoop {
             }, fixes: slots[index].ledger, currentLocationCalls: slots[index].currentLocationCalls,
             currentLocation: slots[index].lastCurrentLocation)
     }
+}
 
-    static func syncView(_ sync: SyncEngine?) -> SyncView {
-        guard let sync, sync.isEnabled else {
-            return SyncView(
-                phase: sync == nil ? .idle : .off, consecutiveFailures: sync?.failures ?? 0, nextAttemptAt: nil)
-        }
-        let phase: SyncView.Phase
+// Read through the device in place (`slots[i].device?.sync.view`): passing a `SyncEngine` or an
+// `AuthSession` as an argument would copy it, every reference it holds retained.
+extension SyncEngine {
+    /// Where the sync engine is, as the admin API shows it.
+    var view: SyncView {
+        guard isEnabled else { return SyncView(phase: .off, consecutiveFailures: failures, nextAttemptAt: nil) }
+        let shown: SyncView.Phase
         var next: Int64?
-        switch sync.phase {
-        case .idle: phase = .idle
-        case .loading: phase = .loading
-        case .sending: phase = .uploading
-        case .awaitingRefresh: phase = .awaitingRefresh
+        switch phase {
+        case .idle: shown = .idle
+        case .loading: shown = .loading
+        case .sending: shown = .uploading
+        case .awaitingRefresh: shown = .awaitingRefresh
         case .backingOff(_, let until):
-            phase = .backingOff
+            shown = .backingOff
             next = until
-        case .awaitingNetwork: phase = .awaitingNetwork
-        case .suspended: phase = .suspended
+        case .awaitingNetwork: shown = .awaitingNetwork
+        case .suspended: shown = .suspended
         }
-        return SyncView(phase: phase, consecutiveFailures: sync.failures, nextAttemptAt: next)
+        return SyncView(phase: shown, consecutiveFailures: failures, nextAttemptAt: next)
     }
+}
 
-    /// The auth session's state, from what it shows publicly; the tokens stay inside.
-    static func authView(_ auth: AuthSession?, lastRefresh: TransferOutcome?, now: Int64) -> AuthView {
-        guard let auth, auth.recipe != nil else {
+extension AuthSession {
+    /// The session's state, from what it shows publicly; the tokens stay inside.
+    func view(lastRefresh: TransferOutcome?, now: Int64) -> AuthView {
+        guard recipe != nil else {
             return AuthView(state: .none, validUntil: nil, lastRefreshOutcome: lastRefresh, breakerOpenUntil: nil)
         }
-        let tokens = auth.persisted?.tokens
+        let tokens = persisted?.tokens
         let hasToken = !(tokens?.accessToken?.isEmpty ?? true)
         let state: AuthView.State
-        if auth.isRefreshing {
+        if isRefreshing {
             state = .refreshing
-        } else if auth.isDead {
+        } else if isDead {
             state = .failed
         } else if !hasToken || (tokens?.expiresAt.map { $0 <= now } ?? false) {
             state = .expired
         } else {
             state = .valid
         }
-        let breaker = auth.breakerOpenUntil.flatMap { $0 > now ? $0 : nil }
+        let breaker = breakerOpenUntil.flatMap { $0 > now ? $0 : nil }
         return AuthView(
             state: state, validUntil: tokens?.expiresAt, lastRefreshOutcome: lastRefresh, breakerOpenUntil: breaker)
     }

@@ -141,7 +141,6 @@ extension FleetLoop {
                 spawn(slot, at: time)
             }
         }
-        metrics.devices = slots.count { !$0.removed }
         effects.append(.recordInstallIDs(installIDs))
     }
 

@@ -351,11 +351,12 @@ package struct FleetLoop {
             }
         }
         effects.append(.recordInstallIDs(installIDs))
-        // Create and open every store before the clock starts: making a SQLite file costs
-        // milliseconds, and a thousand of them at the first instant would make every timer late.
+        // Make every store before the clock starts (a new one from a template, without opening
+        // it; an existing one opened for its counts): a thousand made at the first instant
+        // would make every timer late.
         for slot in slots.indices {
             do {
-                _ = try slots[slot].store.pendingCount()
+                try slots[slot].store.prepare()
             } catch {
                 reportStoreError(error, slot: slot, at: startMillis)
             }
@@ -365,7 +366,6 @@ package struct FleetLoop {
         for (index, fault) in fleet.faults.enumerated() {
             timers.schedule((), key: .fault(index), at: startMillis + fault.atMillis)
         }
-        metrics.devices = slots.count
         if let notice = runStart.notice { effects.append(.notice(notice)) }
     }
 
@@ -603,6 +603,8 @@ package struct FleetLoop {
         let restored: PersistedDeviceState
         let pending: Int
         do {
+            // Made already at the start; a device the stages or the API add is made here.
+            try slots[slot].store.prepare()
             restored = try slots[slot].store.readDeviceState()
             pending = try slots[slot].store.pendingCount()
         } catch {

@@ -5,7 +5,7 @@ public struct FleetMetrics: Sendable {
     /// Real seconds the fleet has run, from the clock's start (store preparation and the final
     /// drain not counted).
     public var realSeconds = 0.0
-    /// Devices spawned.
+    /// Devices listed (made and not deleted; set by `FleetLoop.snapshot()` from its counts).
     public var devices = 0
     /// Devices by tracking state (`idle`, `tracking`, `paused(permissionRevoked)`, …, and `dead`).
     public var devicesByState: [DeviceState: Int] = [:]

@@ -69,15 +69,22 @@ public struct FleetSnapshot: Sendable {
 /// Every device slot's `DeviceSnapshot`, by slot: what the loop keeps from one publication to
 /// the next, rewriting only the devices something happened to (`FleetLoop.recordChanges`).
 ///
-/// Held in chunks of 64, so a publication shares the whole table with the loop and the loop's
-/// next change copies one chunk, not every device: publishing costs what changed, not what
-/// exists. What depends on the clock alone (a token's expiry, the breaker's end) is worked out
+/// Held in chunks of 64 boxed devices, so a publication shares the whole table with the loop
+/// and the loop's next change to a chunk copies 64 references, not 64 devices' fields (a device
+/// holds some twenty references, each retained by a copy): publishing costs what changed, not
+/// what exists. What depends on the clock alone (a token's expiry, the breaker's end) is worked out
 /// when a device is read, at the virtual instant of the publication (`now`).
 public struct DeviceTable: RandomAccessCollection, ExpressibleByArrayLiteral, Sendable {
     static let chunkShift = 6
     static let chunkMask = (1 << chunkShift) - 1
 
-    private var chunks: [[DeviceSnapshot]] = []
+    /// One device's snapshot, never changed: a new one replaces it.
+    final class Box: Sendable {
+        let device: DeviceSnapshot
+        init(_ device: DeviceSnapshot) { self.device = device }
+    }
+
+    private var chunks: [[Box]] = []
     /// How many slots the table holds.
     public private(set) var count = 0
     /// The virtual instant the devices are read at, Unix ms.
@@ -98,7 +105,7 @@ public struct DeviceTable: RandomAccessCollection, ExpressibleByArrayLiteral, Se
     public var endIndex: Int { count }
 
     public subscript(position: Int) -> DeviceSnapshot {
-        var device = chunks[position >> Self.chunkShift][position & Self.chunkMask]
+        var device = chunks[position >> Self.chunkShift][position & Self.chunkMask].device
         device.auth = device.auth.seen(at: now)
         return device
     }
@@ -111,10 +118,10 @@ public struct DeviceTable: RandomAccessCollection, ExpressibleByArrayLiteral, Se
                 chunks.append([])
                 chunks[chunks.count - 1].reserveCapacity(1 << Self.chunkShift)
             }
-            chunks[index >> Self.chunkShift].append(device)
+            chunks[index >> Self.chunkShift].append(Box(device))
             count += 1
         } else {
-            chunks[index >> Self.chunkShift][index & Self.chunkMask] = device
+            chunks[index >> Self.chunkShift][index & Self.chunkMask] = Box(device)
         }
     }
 }

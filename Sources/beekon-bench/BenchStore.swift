@@ -108,6 +108,45 @@ struct BenchStore: ParsableCommand {
             Double(rounds * stores) / uploadSeconds, unit: "cycles/s")
         pool.closeAll()
 
+        // A store the pool closed, used again: each insert reopens its store and closes the other
+        // (what most fixes cost once a fleet has more devices than open stores).
+        let reopenPool = StorePool(maxOpen: 1)
+        let pair = (0..<2).map { index in
+            DeviceStore(path: folder.path("reopen/device-\(index).db"), retention: .syncing, pool: reopenPool)
+        }
+        for store in pair {
+            for _ in 0..<100 { try store.insert(fixes.next(), sessionID: fixes.sessionID, now: fixes.now) }
+        }
+        let reopens = max(rounds * 50, 200)
+        let reopenSeconds = try withExtendedLifetime(pair) {
+            let start = ContinuousClock.now
+            for index in 0..<reopens {
+                try pair[index % 2].insert(fixes.next(), sessionID: fixes.sessionID, now: fixes.now)
+            }
+            return (ContinuousClock.now - start).seconds
+        }
+        reopenPool.closeAll()
+        report.add(
+            "reopen_insert_us", "one fix into a store the pool had closed (reopen, insert, close another)",
+            reopenSeconds / Double(reopens) * 1e6, unit: "µs")
+
+        // Making new stores: written from the template (`prepare`, what a fleet does at start), or
+        // made by SQLite at a first use.
+        let madePool = StorePool(maxOpen: 64)
+        let templateSeconds = try Self.timeMaking(stores, in: folder.path("template"), pool: madePool) { store in
+            try store.prepare()
+        }
+        let sqliteSeconds = try Self.timeMaking(stores, in: folder.path("sqlite"), pool: madePool) { store in
+            _ = try store.readState(.sessionID)
+        }
+        madePool.closeAll()
+        report.add(
+            "store_create_us_template", "a new store written from the template (\(stores) of them)",
+            templateSeconds / Double(stores) * 1e6, unit: "µs")
+        report.add(
+            "store_create_us_sqlite", "a new store made by SQLite at its first use (\(stores) of them)",
+            sqliteSeconds / Double(stores) * 1e6, unit: "µs")
+
         let single = try DeviceStore(path: folder.path("one/device.db"), retention: .syncing)
         for _ in 0..<200 {
             try single.insert(fixes.next(), sessionID: fixes.sessionID, now: fixes.now)
@@ -144,6 +183,23 @@ struct BenchStore: ParsableCommand {
         report.add("bytes_gzip_100_fixes", "100-fix batch, gzipped", Double(gzipped.count), unit: "bytes")
         report.note("stores in \(folder.root) (removed after); \(ProcessInfo.processInfo.activeProcessorCount) cores")
         print(report.render(json: json))
+    }
+}
+
+extension BenchStore {
+    /// Seconds to make `count` new stores, each in a folder of its own under `folder` (as a
+    /// fleet's are), with `make`.
+    static func timeMaking(
+        _ count: Int, in folder: String, pool: StorePool, _ make: (DeviceStore) throws -> Void
+    ) throws -> Double {
+        let stores = (0..<count).map { index in
+            DeviceStore(path: "\(folder)/device-\(index)/beekon.db", retention: .syncing, pool: pool)
+        }
+        return try withExtendedLifetime(stores) {
+            let start = ContinuousClock.now
+            for store in stores { try make(store) }
+            return (ContinuousClock.now - start).seconds
+        }
     }
 }
 

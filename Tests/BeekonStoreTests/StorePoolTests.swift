@@ -1,7 +1,8 @@
 import BeekonDevice
-import BeekonStore
 import Foundation
 import Testing
+
+@testable import BeekonStore
 
 @Suite("StorePool")
 struct StorePoolTests {
@@ -57,6 +58,37 @@ struct StorePoolTests {
                 }
                 #expect(drained == expected[index])
             }
+        }
+    }
+
+    @Test(
+        """
+        a store the pool closes keeps a small WAL and checkpoints a large one away, so reopening \
+        and writing over and over never grows its WAL past the bound
+        """)
+    func reopenedWALStaysBounded() throws {
+        try withTemporaryDirectory { directory in
+            let pool = StorePool(maxOpen: 1)
+            let paths = (0..<2).map { directory.file("device-\($0)/beekon.db") }
+            let stores = paths.map { DeviceStore(path: $0, retention: .syncing, pool: pool) }
+            var maker = FixMaker()
+            var largest = 0
+            var checkpointedAway = 0
+            for round in 0..<300 {
+                let index = round % 2
+                try stores[index].insert(maker.fix(at: Int64(round) * 1_000), sessionID: "s", now: 400_000)
+                // Writing one store closed the other: its WAL is gone or within the bound.
+                let other = paths[1 - index] + "-wal"
+                if let size = try? FileManager.default.attributesOfItem(atPath: other)[.size] as? Int {
+                    largest = max(largest, size)
+                } else if round > 0 {
+                    checkpointedAway += 1
+                }
+            }
+            #expect(largest <= StoreTuning.walKeptOnCloseBytes)
+            #expect(checkpointedAway > 0)
+            for store in stores { #expect(try store.pendingCount() == 150) }
+            pool.closeAll()
         }
     }
 

@@ -114,8 +114,9 @@ struct DeviceChangeTests {
             (2_000, 3_000, 2_000, .expired, 3_000),
             (2_000, 3_000, 3_000, .expired, nil),
         ] as [(Int64, Int64, Int64, AuthView.State, Int64?)])
-    func authSeenAtPublication(validUntil: Int64, breakerUntil: Int64, now: Int64, state: AuthView.State, breaker: Int64?)
-    {
+    func authSeenAtPublication(
+        validUntil: Int64, breakerUntil: Int64, now: Int64, state: AuthView.State, breaker: Int64?
+    ) {
         let view = AuthView(
             state: .valid, validUntil: validUntil, lastRefreshOutcome: nil, breakerOpenUntil: breakerUntil)
         #expect(view.seen(at: now).state == state)
