@@ -17,7 +17,7 @@ import BeekonDevice
 ///
 /// Confined to the scheduler's thread, like its stores.
 public final class StorePool {
-    /// What `init` uses when not told: 2048 stores are 4096 descriptors, a fifth of the
+    /// What `init` uses when not told: 2048 stores are 6,144 descriptors, under a third of the
     /// 20 000 this kind of machine allows, which leaves room for sockets.
     public static let defaultMaxOpen = 2048
 
@@ -50,11 +50,10 @@ public final class StorePool {
         }
     }
 
-    /// Closes every open store; each reopens on its next use. With `checkpointing` false each
-    /// keeps its WAL, as the pool's own closes do (see `DeviceStore.close(checkpointing:)`).
-    public func closeAll(checkpointing: Bool = true) {
+    /// Closes every open store; each reopens on its next use.
+    public func closeAll() {
         while let last = open.last {
-            last.store.close(checkpointing: checkpointing)
+            last.store.close()
         }
     }
 

@@ -182,6 +182,12 @@ extension FleetLoop {
     /// and a floor); one that falls further behind sees the numbers jump and says its list may
     /// be stale.
     package mutating func recordChanges() {
+        // Slots made since the last call join the table in order, whatever order they were noted
+        // in, and are counted below.
+        while deviceTable.count < slots.count {
+            deviceTable.set(deviceTable.count, deviceSnapshot(deviceTable.count))
+            noteChange(deviceTable.count - 1)
+        }
         for slot in changedSlots {
             slots[slot].changeNoted = false
             deviceTable.set(slot, deviceSnapshot(slot))

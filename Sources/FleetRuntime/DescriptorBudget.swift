@@ -29,8 +29,10 @@ public struct DescriptorBudget: Sendable, Equatable {
     /// The fewest stores a run keeps open (fewer devices, that many): below it the pool reopens
     /// a store on nearly every use.
     public static let minimumOpenStores = 64
-    /// The most stores a run keeps open: an open store holds about 70 KiB (its WAL index and page
-    /// cache), a closed one almost nothing, and 4096 already keep 10,000 devices on time at warp 1.
+    /// The most stores a run keeps open: an idle open store holds about 53 KiB (its WAL index and
+    /// page cache; `bench store`), a closed one almost nothing, and 4096 already keep 10,000
+    /// devices on time at warp 1. (6,218 open, all that 20,000 descriptors allow, measured no
+    /// lower CPU at 10,000 devices and 140 MiB more RSS: docs/benchmarks.md.)
     public static let maxOpenStores = 4096
     /// Receiver connections beyond the fleet's: connections the client has closed and the
     /// receiver has not yet noticed.

@@ -54,7 +54,7 @@ public final class SQLiteConnection {
                     SQLITE_CANTOPEN, message: "unable to open database file: \(String(cString: strerror(number)))",
                     systemErrno: number)
             }
-            guard beekon_ofd_write_lock(descriptor, Self.lockRange.start, Self.lockRange.length) == 0 else {
+            guard Self.lock(descriptor) else {
                 let number = errno
                 close(descriptor)
                 if number == EAGAIN || number == EACCES {
@@ -85,6 +85,19 @@ public final class SQLiteConnection {
         // Off process-wide already; repeated per connection in case SQLite was initialised by
         // someone else first (see SQLiteLibrary).
         _ = beekon_sqlite3_db_config_lookaside(db, nil, 0, 0)
+    }
+
+    /// Takes the lock of `FileLocking.heldWhileOpen` on `descriptor`'s file; false (errno set)
+    /// when it cannot. A conflict is tried again for up to 100 ms: a child process another thread
+    /// is starting holds a copy of every descriptor until its `exec` closes them, the lock of a
+    /// store just closed included.
+    private static func lock(_ descriptor: Int32) -> Bool {
+        for attempt in 0..<20 {
+            if beekon_ofd_write_lock(descriptor, lockRange.start, lockRange.length) == 0 { return true }
+            guard errno == EAGAIN || errno == EACCES, attempt < 19 else { return false }
+            usleep(5_000)
+        }
+        return false
     }
 
     /// Creates `path` as an empty owner-only (0600) file unless it exists: databases hold tokens,

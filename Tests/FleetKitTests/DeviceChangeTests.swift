@@ -106,6 +106,22 @@ struct DeviceChangeTests {
         #expect(minute.devices[1].state != .dead && !minute.devices[2].deleted, "the minute's snapshot kept")
     }
 
+    @Test("devices made since the last publication join the table in order, whichever of them was noted first")
+    func newDevicesJoinInOrder() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        var loop = try RelaunchTests.loop(workspace, platform: .ios, count: 3)
+        // As if only the last device had been noted: the two before it are still made and listed.
+        for slot in loop.changedSlots { loop.slots[slot].changeNoted = false }
+        loop.changedSlots = []
+        loop.noteChange(2)
+        let metrics = loop.snapshot()
+        let snapshot = loop.fleetSnapshot(metrics: metrics, paused: false, realNanos: 0)
+        #expect(snapshot.devices.map(\.id) == loop.slots.map(\.id))
+        #expect(metrics.devices == 3 && metrics.devicesByState.values.reduce(0, +) == 3)
+        #expect(Set(loop.changeLog.map(\.slot)) == [0, 1, 2], "each listed once")
+    }
+
     @Test(
         "a token published as valid reads expired once the virtual clock passes its expiry, and a breaker closes",
         arguments: [
