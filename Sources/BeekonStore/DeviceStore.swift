@@ -179,19 +179,8 @@ public final class DeviceStore {
             if number == EEXIST { return false }
             throw Self.systemError(number, path: path, operation: "create")
         }
-        var offset = 0
         var failure: Int32?
-        template.withUnsafeBytes { bytes in
-            while offset < bytes.count {
-                let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += written
-            }
-        }
+        if !template.withUnsafeBytes({ PrivateFile.writeAll($0, to: descriptor) }) { failure = errno }
         if Foundation.close(descriptor) != 0, failure == nil { failure = errno }
         if let failure {
             unlink(path)

@@ -35,24 +35,28 @@ public enum PrivateFile {
         unlink(temporary)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)
         guard descriptor >= 0 else { throw failure(path: temporary) }
-        let written = data.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let count = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += count
-            }
-            return true
-        }
+        let written = data.withUnsafeBytes { writeAll($0, to: descriptor) }
         let closed = close(descriptor) == 0
         guard written, closed, rename(temporary, path) == 0 else {
             let error = failure(path: path)
             unlink(temporary)
             throw error
         }
+    }
+
+    /// Writes all of `bytes` to `descriptor`, through short writes and interruptions; false
+    /// (errno set) when a write fails.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += count
+        }
+        return true
     }
 
     private static func failure(path: String) -> CocoaError {
