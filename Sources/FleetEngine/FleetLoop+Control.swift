@@ -183,14 +183,15 @@ extension FleetLoop {
     /// be stale.
     package mutating func recordChanges() {
         // Slots made since the last call join the table in order, whatever order they were noted
-        // in, and are counted below.
+        // in, and are counted below (their snapshots, just made, are not made again).
+        let made = deviceTable.count
         while deviceTable.count < slots.count {
             deviceTable.set(deviceTable.count, deviceSnapshot(deviceTable.count))
             noteChange(deviceTable.count - 1)
         }
         for slot in changedSlots {
             slots[slot].changeNoted = false
-            deviceTable.set(slot, deviceSnapshot(slot))
+            if slot < made { deviceTable.set(slot, deviceSnapshot(slot)) }
             let state = slots[slot].removed ? nil : slots[slot].listedState
             if state != slots[slot].countedState {
                 if let counted = slots[slot].countedState { stateCounts[counted, default: 0] -= 1 }
@@ -257,8 +258,7 @@ extension FleetLoop {
             latitude: slots[index].lastPosition?.latitude, longitude: slots[index].lastPosition?.longitude,
             config: slots[index].device?.config,
             sync: slots[index].device?.sync.view ?? SyncView(phase: .idle, consecutiveFailures: 0, nextAttemptAt: nil),
-            auth: slots[index].device?.sync.auth.view(
-                lastRefresh: slots[index].lastRefreshOutcome, now: metrics.virtualNow)
+            auth: slots[index].device?.sync.auth.view(lastRefresh: slots[index].lastRefreshOutcome)
                 ?? AuthView(
                     state: .none, validUntil: nil, lastRefreshOutcome: slots[index].lastRefreshOutcome,
                     breakerOpenUntil: nil),
@@ -295,8 +295,10 @@ extension SyncEngine {
 }
 
 extension AuthSession {
-    /// The session's state, from what it shows publicly; the tokens stay inside.
-    func view(lastRefresh: TransferOutcome?, now: Int64) -> AuthView {
+    /// The session's state, from what it shows publicly; the tokens stay inside. What the clock
+    /// alone changes (a token's expiry, the breaker's end) is left to `AuthView.seen(at:)`, which
+    /// every read of the device table applies.
+    func view(lastRefresh: TransferOutcome?) -> AuthView {
         guard recipe != nil else {
             return AuthView(state: .none, validUntil: nil, lastRefreshOutcome: lastRefresh, breakerOpenUntil: nil)
         }
@@ -307,13 +309,13 @@ extension AuthSession {
             state = .refreshing
         } else if isDead {
             state = .failed
-        } else if !hasToken || (tokens?.expiresAt.map { $0 <= now } ?? false) {
+        } else if !hasToken {
             state = .expired
         } else {
             state = .valid
         }
-        let breaker = breakerOpenUntil.flatMap { $0 > now ? $0 : nil }
         return AuthView(
-            state: state, validUntil: tokens?.expiresAt, lastRefreshOutcome: lastRefresh, breakerOpenUntil: breaker)
+            state: state, validUntil: tokens?.expiresAt, lastRefreshOutcome: lastRefresh,
+            breakerOpenUntil: breakerOpenUntil)
     }
 }
