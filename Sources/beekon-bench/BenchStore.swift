@@ -12,7 +12,7 @@ struct BenchStore: ParsableCommand {
         commandName: "store",
         abstract: "Store commits per second, RSS per idle store, and encode+gzip of a 100-fix batch.",
         discussion: """
-            Writes real SQLite stores (WAL, synchronous=NORMAL) in a temporary folder, one fix \
+            Writes real SQLite stores (WAL, synchronous=OFF, as the fleet's) in a temporary folder, one fix \
             per transaction as the SDK writes from its location callback, and removes them after.
             """)
 
