@@ -1,4 +1,6 @@
+import BeekonDevice
 import Foundation
+import Synchronization
 
 /// Several device-state keys to set or clear together, written in one transaction.
 ///
@@ -25,6 +27,10 @@ public struct DeviceStateUpdate: Sendable {
             clear(key)
             return
         }
+        append(key, encoding: value)
+    }
+
+    private mutating func append<Value: Codable & Sendable>(_ key: DeviceStateKey<Value>, encoding value: Value) {
         do {
             let data = try DeviceStateCoding.encoder.encode(value)
             changes.append(Change(name: key.name, json: String(decoding: data, as: UTF8.self)))
@@ -34,6 +40,26 @@ public struct DeviceStateUpdate: Sendable {
             }
         }
     }
+
+    /// Sets the config: its JSON is reused while the config is the one last encoded, as every
+    /// device of a group is given the same (encoding it was half of a spawn's state writes).
+    public mutating func set(_ key: DeviceStateKey<BeekonConfig>, to value: BeekonConfig?) {
+        guard let value else {
+            clear(key)
+            return
+        }
+        if let json = Self.lastConfig.withLock({ $0?.config == value ? $0?.json : nil }) {
+            changes.append(Change(name: key.name, json: json))
+            return
+        }
+        append(key, encoding: value)
+        if let json = changes.last?.json, encodingFailure == nil {
+            Self.lastConfig.withLock { $0 = (value, json) }
+        }
+    }
+
+    /// The config last encoded, and its JSON.
+    private static let lastConfig = Mutex<(config: BeekonConfig, json: String)?>(nil)
 
     /// Removes `key`, so reading it gives nil.
     public mutating func clear<Value>(_ key: DeviceStateKey<Value>) {

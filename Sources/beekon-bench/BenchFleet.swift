@@ -89,8 +89,9 @@ struct BenchFleet: ParsableCommand {
     }
 
     /// `cpu_cores` and `achieved_warp` over the steady window (every device spawned, its store
-    /// ready, up to the last sample before the loop ended), `start_s` from the command's start
-    /// to that window, and `stop_s` from its end until the run has drained and closed its stores.
+    /// ready, up to the last sample before the loop ended), `prepare_s` from the command's start
+    /// to the clock's, `start_s` to that window, and `stop_s` from its end until the run has
+    /// drained and closed its stores.
     func addPhases(
         of result: BenchFleetRun.Result, commandStarted: Double, stopped: Double, to report: inout BenchReport
     ) {
@@ -99,6 +100,12 @@ struct BenchFleet: ParsableCommand {
                 "cpu_cores, achieved_warp, start_s and stop_s left out: the run was too short to sample "
                     + "(4 samples a second); pass a longer --seconds")
             return
+        }
+        // The clock started `realSeconds` before the first sample: until then, the stores were made.
+        if let first = result.samples.first {
+            report.add(
+                "prepare_s", "start: stores made, before the clock starts",
+                first.wall - first.metrics.realSeconds - commandStarted, unit: "s")
         }
         let steady = result.steadyAfterSpawn
         let window = steady ?? sampled

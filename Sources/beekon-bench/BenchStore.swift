@@ -163,6 +163,46 @@ struct BenchStore: ParsableCommand {
             Double(commits) / singleSeconds, unit: "commits/s")
         single.close()
 
+        // A 100-fix upload's store work once its fixes are in: read the batch, then delete it as
+        // the server's 2xx acknowledges it (each fix was its own commit, as the SDK writes them).
+        let batchStore = try DeviceStore(path: folder.path("batch/device.db"), retention: .syncing)
+        var readSeconds = 0.0
+        var acknowledgeSeconds = 0.0
+        for round in 0..<(Self.batchRounds + 5) {
+            for _ in 0..<100 { try batchStore.insert(fixes.next(), sessionID: fixes.sessionID, now: fixes.now) }
+            let start = ContinuousClock.now
+            let batch = try batchStore.nextBatch(limit: 100)
+            let read = ContinuousClock.now
+            guard let batch, batch.locations.count == 100, try batchStore.acknowledge(batch) == 100 else {
+                throw CommandFailure("bench store: a 100-fix batch did not read and delete as 100 rows")
+            }
+            // The first rounds warm the statements and the page cache.
+            if round >= 5 {
+                readSeconds += (read - start).seconds
+                acknowledgeSeconds += (ContinuousClock.now - read).seconds
+            }
+        }
+        batchStore.close()
+        report.add(
+            "read_us_100_fixes", "nextBatch(100): a 100-fix batch read from one store",
+            readSeconds / Double(Self.batchRounds) * 1e6, unit: "µs")
+        report.add(
+            "acknowledge_us_100_fixes", "acknowledge: the 100-fix batch deleted",
+            acknowledgeSeconds / Double(Self.batchRounds) * 1e6, unit: "µs")
+
+        // A spawn's config write: each device of a group is given the group's one config.
+        let stateStore = try DeviceStore(path: folder.path("state/device.db"), retention: .syncing)
+        let config = BeekonConfig(
+            preset: .precision, sync: SyncConfig(url: "http://127.0.0.1:8080/ingest", headers: ["X-Api-Key": "k"]))
+        try stateStore.writeState([.config(config)])
+        let stateStart = ContinuousClock.now
+        for _ in 0..<Self.stateWrites { try stateStore.writeState([.config(config)]) }
+        let stateSeconds = (ContinuousClock.now - stateStart).seconds
+        stateStore.close()
+        report.add(
+            "config_write_us", "the config written to a device's state (a spawn's first write)",
+            stateSeconds / Double(Self.stateWrites) * 1e6, unit: "µs")
+
         // Encode + gzip: one 100-fix batch, as the sync engine builds it before each POST.
         let payload = fixes.payload(fixes: 100)
         let compressor = try GzipCompressor()
@@ -187,6 +227,11 @@ struct BenchStore: ParsableCommand {
 }
 
 extension BenchStore {
+    /// Rounds of the 100-fix batch measure (after 5 that warm up).
+    static let batchRounds = 100
+    /// Config writes measured.
+    static let stateWrites = 2000
+
     /// Seconds to make `count` new stores, each in a folder of its own under `folder` (as a
     /// fleet's are), with `make`.
     static func timeMaking(

@@ -118,4 +118,17 @@ struct DeviceStoreStateTests {
             #expect(stopped.config == config)
         }
     }
+
+    @Test("the config given to many stores, then a different one, is read back from each as it was set")
+    func configSetAcrossStores() throws {
+        try withTemporaryDirectory { directory in
+            let group = BeekonConfig(preset: .precision, sync: SyncConfig(url: "https://ingest.test/a", batchSize: 3))
+            let other = BeekonConfig(preset: .balanced, sync: SyncConfig(url: "https://ingest.test/b", batchSize: 7))
+            for (index, config) in [group, group, group, other, group].enumerated() {
+                let store = try DeviceStore(path: directory.file("store-\(index).db"))
+                try store.writeState([.config(config)])
+                #expect(try store.readState(.config) == config)
+            }
+        }
+    }
 }

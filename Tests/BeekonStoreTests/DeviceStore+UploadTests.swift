@@ -132,6 +132,34 @@ struct DeviceStoreUploadTests {
         }
     }
 
+    @Test(
+        "a batch of any size is deleted whole and counted by its cause, and a reopened store agrees",
+        arguments: [(1, false), (2, false), (100, false), (500, false), (100, true), (500, true)])
+    func wholeBatchDeleted(size: Int, rejected: Bool) throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("store.db")
+            var maker = FixMaker()
+            do {
+                let store = try DeviceStore(path: path, retention: .syncing)
+                for index in 0..<(size + 3) {
+                    try store.insert(maker.fix(at: Int64(index)), sessionID: "s", now: 10_000)
+                }
+                let batch = try #require(try store.nextBatch(limit: size))
+                #expect(batch.locations.count == size)
+                #expect(try (rejected ? store.drop(batch) : store.acknowledge(batch)) == size)
+                #expect(try store.pendingCount() == 3)
+                #expect(store.ledger?.acknowledged == (rejected ? 0 : size))
+                #expect(store.ledger?.rejected == (rejected ? size : 0))
+                store.close()
+            }
+            let reopened = try DeviceStore(path: path, retention: .syncing)
+            #expect(try reopened.pendingCount() == 3)
+            #expect(reopened.ledger?.acknowledged == (rejected ? 0 : size))
+            #expect(reopened.ledger?.rejected == (rejected ? size : 0))
+            #expect(reopened.ledger?.admitted == size + 3)
+        }
+    }
+
     @Test("acknowledge and drop leave alone a new row that reused a deleted row's seq")
     func seqReuse() throws {
         try withTemporaryDirectory { directory in
