@@ -7,7 +7,70 @@ extension DeviceStore {
     /// `sessionID` is "" when there is no session; `now` is the clock's Unix milliseconds, which
     /// the age limit counts back from.
     public func insert(_ fix: Location, sessionID: String, now: Int64) throws(StoreError) {
-        try perform("insert fix") { connection throws(SQLiteError) in
+        try insert([.fix(fix, sessionID: sessionID)], now: now)
+    }
+
+    /// Stores one geofence crossing, committed before this returns, then applies retention.
+    ///
+    /// `sessionID` is "" for a crossing recorded while not tracking.
+    public func insert(_ event: GeofenceEvent, sessionID: String, now: Int64) throws(StoreError) {
+        try insert([.event(event, sessionID: sessionID)], now: now)
+    }
+
+    /// Stores `rows` in their order in one commit, then applies retention once: all of them
+    /// are stored, or none. A single row with nothing to prune is an INSERT alone (autocommit).
+    public func insert(_ rows: [StoreRow], now: Int64) throws(StoreError) {
+        guard let first = rows.first else { return }
+        let operation = rows.count == 1 ? first.operation : "insert \(rows.count) rows"
+        try perform(operation) { connection throws(SQLiteError) in
+            var tallies = self.tallies
+            var ledger = storedLedger
+            for row in rows { tallies[row.table].add(row.timestamp) }
+            let cutoff = retention.cutoff(now: now)
+            let losses = unrecordedLosses
+            let pruning = needsRetention(tallies, cutoff: cutoff) || losses > 0
+            try transaction(on: connection, needed: rows.count > 1 || pruning) { () throws(SQLiteError) in
+                for row in rows {
+                    try bound(row, on: connection).run()
+                }
+                guard pruning else { return }
+                let stored = tallies.fixes.count
+                try applyRetention(to: &tallies, cutoff: cutoff, on: connection)
+                var change = LedgerChange(lost: losses)
+                change.expired = stored - tallies.fixes.count
+                ledger.removed += change.expired
+                try add(change, to: &ledger, on: connection)
+            }
+            // Only after the commit: a failed write leaves the tallies and the ledger as they were.
+            self.tallies = tallies
+            storedLedger = ledger
+            unrecordedLosses -= losses
+            rowCommits += 1
+        }
+    }
+
+    /// Whether `count` more rows, the oldest stamped `oldest`, can be stored at `now` without
+    /// retention deleting any, and with no loss waiting to be written: such rows may wait and
+    /// share one commit without changing what the device is told. False while the store has
+    /// not been read since it opened (its counts are not known).
+    public func storesWithoutRetention(count: Int, oldest: Int64, now: Int64) -> Bool {
+        guard talliesLoaded, unrecordedLosses == 0 else { return false }
+        for table in StoreTable.allCases {
+            let tally = tallies[table]
+            guard tally.count + count <= retention.cap(table) else { return false }
+            if let cutoff = retention.cutoff(now: now) {
+                guard oldest >= cutoff, tally.count == 0 || (tally.oldest.map { $0 >= cutoff } ?? false) else {
+                    return false
+                }
+            }
+        }
+        return true
+    }
+
+    /// The insert statement for `row`, bound.
+    private func bound(_ row: StoreRow, on connection: SQLiteConnection) throws(SQLiteError) -> Statement {
+        switch row {
+        case .fix(let fix, let sessionID):
             let insert = try statement(.insertFix, on: connection)
             try insert.bind(fix.timestamp, at: 1)
             try insert.bind(fix.latitude, at: 2)
@@ -23,24 +86,15 @@ extension DeviceStore {
             try insert.bind(fix.activity?.rawValue, at: 12)
             try insert.bind(fix.quality?.rawValue, at: 13)
             try insert.bind(fix.isMock, at: 14)
-            try insertRow(
-                insert, into: .fixes, timestamp: fix.timestamp, now: now, on: connection)
-        }
-    }
-
-    /// Stores one geofence crossing, committed before this returns, then applies retention.
-    ///
-    /// `sessionID` is "" for a crossing recorded while not tracking.
-    public func insert(_ event: GeofenceEvent, sessionID: String, now: Int64) throws(StoreError) {
-        try perform("insert geofence event") { connection throws(SQLiteError) in
+            return insert
+        case .event(let event, let sessionID):
             let insert = try statement(.insertEvent, on: connection)
             try insert.bind(event.id.text, at: 1)
             try insert.bind(sessionID, at: 2)
             try insert.bind(event.geofenceID, at: 3)
             try insert.bind(event.type.rawValue, at: 4)
             try insert.bind(event.timestamp, at: 5)
-            try insertRow(
-                insert, into: .events, timestamp: event.timestamp, now: now, on: connection)
+            return insert
         }
     }
 

@@ -119,38 +119,6 @@ extension RetentionPolicy {
 }
 
 extension DeviceStore {
-    /// Inserts one row with `insert` (already bound) and applies retention, as one commit.
-    ///
-    /// When the cached tallies show nothing to prune, the INSERT runs alone in autocommit mode;
-    /// otherwise INSERT and pruning share one transaction, so a failure leaves neither.
-    func insertRow(
-        _ insert: Statement, into table: StoreTable, timestamp: Int64, now: Int64,
-        on connection: SQLiteConnection
-    ) throws(SQLiteError) {
-        var tallies = self.tallies
-        var ledger = storedLedger
-        tallies[table].add(timestamp)
-        let cutoff = retention.cutoff(now: now)
-        let losses = unrecordedLosses
-        if !needsRetention(tallies, cutoff: cutoff) && losses == 0 {
-            try insert.run()
-        } else {
-            try transaction(on: connection) { () throws(SQLiteError) in
-                try insert.run()
-                let stored = tallies.fixes.count
-                try applyRetention(to: &tallies, cutoff: cutoff, on: connection)
-                var change = LedgerChange(lost: losses)
-                change.expired = stored - tallies.fixes.count
-                ledger.removed += change.expired
-                try add(change, to: &ledger, on: connection)
-            }
-        }
-        // Only after the commit: a failed write leaves the tallies and the ledger as they were.
-        self.tallies = tallies
-        storedLedger = ledger
-        unrecordedLosses -= losses
-    }
-
     /// Adds the causes of deletes (and the losses) made in the caller's transaction to
     /// `fix_ledger`, and to `ledger`, the copy the caller keeps once the transaction commits;
     /// nothing to add runs nothing. The rows themselves the trigger counted as `removed`, which
@@ -172,7 +140,7 @@ extension DeviceStore {
     }
 
     /// Whether some table is over its cap or may hold a row older than `cutoff`.
-    private func needsRetention(_ tallies: StoreTallies, cutoff: Int64?) -> Bool {
+    func needsRetention(_ tallies: StoreTallies, cutoff: Int64?) -> Bool {
         for table in StoreTable.allCases {
             let tally = tallies[table]
             if tally.count > retention.cap(table) {
@@ -187,7 +155,7 @@ extension DeviceStore {
 
     /// Deletes rows past the age limit, then the oldest rows beyond each cap; inside the
     /// caller's transaction.
-    private func applyRetention(
+    func applyRetention(
         to tallies: inout StoreTallies, cutoff: Int64?, on connection: SQLiteConnection
     ) throws(SQLiteError) {
         for table in StoreTable.allCases {

@@ -27,7 +27,7 @@ public final class DeviceStore {
     /// Row counts and oldest timestamps; loaded on the first open and kept across closes.
     var tallies = StoreTallies()
     /// Whether `tallies` has been loaded from the file.
-    private var talliesLoaded = false
+    private(set) var talliesLoaded = false
     /// Whether the file's folder has been created.
     private var folderMade = false
     /// Written from `StoreTemplate` and not opened since: it holds no state, so reading some
@@ -40,6 +40,8 @@ public final class DeviceStore {
     /// Fixes admitted whose insert failed, not yet written to `fix_ledger` (the next commit
     /// that goes through adds them). Lost with the process if it dies first, as the fixes are.
     var unrecordedLosses = 0
+    /// Commits that stored rows (one `insert` call that went through), for tests and benchmarks.
+    package internal(set) var rowCommits = 0
     /// Testing: the page limit set by `limitPagesForTesting(_:)`, applied on every open.
     private var pageLimitForTesting: Int?
 

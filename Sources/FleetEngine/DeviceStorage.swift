@@ -8,8 +8,11 @@ import BeekonStore
 package protocol DeviceStorage: AnyObject {
     /// What the store keeps once rows are uploaded (or, without sync, how long it keeps them).
     var retention: RetentionPolicy { get set }
-    func insert(_ fix: Location, sessionID: String, now: Int64) throws(StoreError)
-    func insert(_ event: GeofenceEvent, sessionID: String, now: Int64) throws(StoreError)
+    /// Stores the rows in their order in one commit (all or none), retention applied once at `now`.
+    func insert(_ rows: [StoreRow], now: Int64) throws(StoreError)
+    /// Whether `count` more rows, the oldest stamped `oldest`, would be stored at `now` with
+    /// nothing pruned and no loss to write: false while the store's counts are not known.
+    func storesWithoutRetention(count: Int, oldest: Int64, now: Int64) -> Bool
     func writeState(_ changes: [DeviceStateChange]) throws(StoreError)
     func readDeviceState() throws(StoreError) -> PersistedDeviceState
     func deleteLocations(before instant: Int64?) throws(StoreError) -> Int

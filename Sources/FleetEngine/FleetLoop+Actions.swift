@@ -8,8 +8,14 @@ extension FleetLoop {
     /// Carries out a device's actions in order; answers that come straight from the store
     /// (a loaded batch, a delete count) are fed back before the next action.
     mutating func perform(_ actions: [DeviceAction], slot: Int, at time: Int64) {
+        slots[slot].actedAt = max(slots[slot].actedAt, time)
         var queue = actions[...]
         while let action = queue.popFirst() {
+            // The store answers from what the device stored before: its waiting rows go first.
+            if action.usesStore, !slots[slot].rowsToCommit.isEmpty {
+                queue = commitRows(slot)[...] + [action] + queue
+                continue
+            }
             let followUp = carryOut(action, slot: slot, at: time)
             if !followUp.isEmpty {
                 queue = followUp[...] + queue
@@ -25,18 +31,10 @@ extension FleetLoop {
             switch action {
             case .persistFix(let fix, let session):
                 countHandedToStore(slot)
-                let expired = store.ledger?.expired ?? 0
-                try store.insert(fix, sessionID: session, now: time)
                 slots[slot].lastPosition = (fix.latitude, fix.longitude)
-                if slots[slot].storeProblem != nil {
-                    storeRecovered(slot, at: time)
-                }
-                return expiredByRetention(since: expired, slot: slot, at: time)
+                return keep(.fix(fix, sessionID: session), slot: slot, at: time)
             case .persistGeofenceEvent(let event, let session):
-                let expired = store.ledger?.expired ?? 0
-                try store.insert(event, sessionID: session, now: time)
-                metrics.geofenceEvents += 1
-                return expiredByRetention(since: expired, slot: slot, at: time)
+                return keep(.event(event, sessionID: session), slot: slot, at: time)
             case .persistState(let changes):
                 for change in changes {
                     if case .config(let config) = change {
@@ -112,7 +110,7 @@ extension FleetLoop {
     /// was not stored counted as lost by cause (and taken off the SDK's pending count), and a batch
     /// that could not be read ends the drain as an empty one does (the SDK's pending count kept),
     /// so the next interval or trigger tries again.
-    private mutating func storeFailed(
+    mutating func storeFailed(
         _ error: StoreError, doing action: DeviceAction, slot: Int, at time: Int64
     ) -> [DeviceAction] {
         reportStoreError(error, slot: slot, at: time)
@@ -136,7 +134,7 @@ extension FleetLoop {
 
     /// The device's answer to retention deleting pending fixes with the insert just made (its
     /// store's `expired` was `before`): its pending count follows the store's.
-    private mutating func expiredByRetention(since before: Int, slot: Int, at time: Int64) -> [DeviceAction] {
+    mutating func expiredByRetention(since before: Int, slot: Int, at time: Int64) -> [DeviceAction] {
         let expired = (slots[slot].store.ledger?.expired ?? before) - before
         guard expired > 0 else { return [] }
         return handled(.fixesExpired(count: expired), by: slot, at: time)

@@ -150,6 +150,8 @@ extension FleetLoop {
         timers.cancel(.significantMoveCheck(slot))
         // Killed before it spawned: its spawn, still to come, starts it.
         guard slots[slot].device != nil else { return }
+        // What the app stored before it died is in its store when it comes back.
+        perform(commitRows(slot), slot: slot, at: time)
         do {
             let restored = try slots[slot].store.readDeviceState()
             let pending = try slots[slot].store.pendingCount()

@@ -116,6 +116,7 @@ extension FleetLoop {
     /// otherwise the next retry waits longer.
     mutating func retryStore(_ slot: Int, at time: Int64) {
         guard var problem = slots[slot].storeProblem, !slots[slot].removed else { return }
+        perform(commitRows(slot), slot: slot, at: time)
         do throws(StoreError) {
             try slots[slot].store.checkWritable()
         } catch {
@@ -136,6 +137,125 @@ extension FleetLoop {
             relaunch(slot, cause: cause, at: time)
         case nil:
             break
+        }
+    }
+}
+
+// MARK: Rows that share a commit
+
+extension FleetLoop {
+    /// A row the device stores. The SDK commits each as it comes; at warp a device stores many
+    /// in one turn, so the row waits for the turn's end to share one commit with the others,
+    /// when that commit cannot answer otherwise than theirs one by one would: the store knows its
+    /// counts, nothing would be pruned, no loss waits to be written, and the store is not
+    /// failing. Otherwise it is written at once, after those waiting. A waiting row is committed
+    /// before the device's next store call (`perform`), and before the turn's effects leave or
+    /// the fleet is published (`commitWaitingRows`): nothing the turn sends or shows comes before
+    /// the rows it follows are in their store.
+    mutating func keep(_ row: StoreRow, slot: Int, at time: Int64) -> [DeviceAction] {
+        let waiting = slots[slot].rowsToCommit.count
+        let oldest = min(slots[slot].oldestRowToCommit, row.timestamp)
+        guard slots[slot].storeProblem == nil,
+            slots[slot].store.storesWithoutRetention(count: waiting + 1, oldest: oldest, now: time)
+        else {
+            return commitRows(slot) + write(row, slot: slot, at: time)
+        }
+        if waiting == 0 { slotsWithRowsToCommit.append(slot) }
+        rowsWaiting += 1
+        slots[slot].rowsToCommit.append(row)
+        slots[slot].rowInstants.append(time)
+        slots[slot].oldestRowToCommit = oldest
+        return []
+    }
+
+    /// Commits device `slot`'s waiting rows as one, and counts each in the run's history at its
+    /// own instant, as if written then. Should the commit fail, they are written one by one, as
+    /// the SDK would have: a row that fails is lost and the device told, at the latest instant
+    /// it acted. Returns what the device is to be told.
+    mutating func commitRows(_ slot: Int) -> [DeviceAction] {
+        let rows = slots[slot].rowsToCommit
+        let instants = slots[slot].rowInstants
+        guard let last = instants.last else { return [] }
+        // Emptied keeping their room: the device stores again next turn.
+        slots[slot].rowsToCommit.removeAll(keepingCapacity: true)
+        slots[slot].rowInstants.removeAll(keepingCapacity: true)
+        slots[slot].oldestRowToCommit = .max
+        rowsWaiting -= rows.count
+        // The accounts start from the store as it was before these rows, if they never read it.
+        if slots[slot].ledger == nil { settleLedger(slot, at: last) }
+        do throws(StoreError) {
+            try slots[slot].store.insert(rows, now: last)
+        } catch {
+            let told = slots[slot].actedAt
+            return rows.flatMap { write($0, slot: slot, at: told) }
+        }
+        for (row, at) in zip(rows, instants) {
+            switch row {
+            case .fix:
+                metrics.history.recordLedgerChange(admitted: 1, acknowledged: 0, pending: 1, at: at)
+            case .event:
+                metrics.geofenceEvents += 1
+            }
+        }
+        // The ledger moved by the rows just counted: the totals follow, the history has them.
+        if let now = slots[slot].store.ledger, let before = slots[slot].ledger, now != before {
+            let change = now - before
+            metrics.fixes.add(change)
+            metrics.fixesByGroup[slots[slot].group].add(change)
+            slots[slot].ledger = now
+            noteChange(slot)
+        }
+        return []
+    }
+
+    /// Commits every device's waiting rows (see `keep(_:slot:at:)`).
+    package mutating func commitWaitingRows() {
+        guard !slotsWithRowsToCommit.isEmpty else { return }
+        let waiting = slotsWithRowsToCommit
+        slotsWithRowsToCommit = []
+        for slot in waiting where !slots[slot].rowsToCommit.isEmpty {
+            let told = commitRows(slot)
+            if !told.isEmpty { perform(told, slot: slot, at: slots[slot].actedAt) }
+        }
+    }
+
+    /// Writes one row at once, as the SDK does: a failure loses it (counted by cause, the device
+    /// told), a fix stored after a failure ends the store's trouble, and what retention pruned
+    /// with it is told.
+    private mutating func write(_ row: StoreRow, slot: Int, at time: Int64) -> [DeviceAction] {
+        let store = slots[slot].store
+        let expired = store.ledger?.expired ?? 0
+        do throws(StoreError) {
+            try store.insert([row], now: time)
+        } catch {
+            return storeFailed(error, doing: row.action, slot: slot, at: time)
+        }
+        switch row {
+        case .fix:
+            if slots[slot].storeProblem != nil { storeRecovered(slot, at: time) }
+        case .event:
+            metrics.geofenceEvents += 1
+        }
+        return expiredByRetention(since: expired, slot: slot, at: time)
+    }
+}
+
+extension StoreRow {
+    /// The device's action that stores it.
+    var action: DeviceAction {
+        switch self {
+        case .fix(let fix, let session): .persistFix(fix, sessionID: session)
+        case .event(let event, let session): .persistGeofenceEvent(event, sessionID: session)
+        }
+    }
+}
+
+extension DeviceAction {
+    /// Whether carrying it out asks the store for something (other than keeping a row).
+    var usesStore: Bool {
+        switch self {
+        case .persistState, .deleteLocations, .loadBatch, .acknowledgeBatch, .dropBatch: true
+        default: false
         }
     }
 }

@@ -95,6 +95,13 @@ package struct DeviceSlot {
     var changeNoted = false
     /// The store's failure while it lasts (the device is listed as `storeError`).
     var storeProblem: StoreProblem?
+    /// Rows it stored this turn that wait to share one commit (see `FleetLoop.keep(_:slot:at:)`),
+    /// the instant each was stored at, and the oldest row timestamp among them.
+    var rowsToCommit: [StoreRow] = []
+    var rowInstants: [Int64] = []
+    var oldestRowToCommit = Int64.max
+    /// The latest instant it acted at: a commit that fails tells it then.
+    var actedAt: Int64 = 0
     /// The transfers it has out, by number (see `FleetLoop.transfers`).
     var transfersOut: [Int] = []
     /// Its store's ledger as the fleet's accounts last counted it (nil before the store opened).
@@ -142,6 +149,11 @@ package struct FleetLoop {
     package let stores: any StoreShelf
     /// What the driver is to carry out, oldest first.
     var effects: [FleetEffect] = []
+    /// Devices with rows waiting for their commit (`DeviceSlot.rowsToCommit`), in the order the
+    /// first of each came; a device may be listed again after its rows were committed early.
+    var slotsWithRowsToCommit: [Int] = []
+    /// How many rows wait for their commit, across the fleet.
+    package internal(set) var rowsWaiting = 0
     package var metrics = FleetMetrics()
     /// How late timers fired since the driver last took it (`takeRecentTimerLateness`), real ms:
     /// the pace's windowed lateness (`PaceMeter`), cut where the driver samples it.
@@ -288,6 +300,8 @@ package struct FleetLoop {
 
     /// Takes what the driver is to carry out.
     package mutating func takeEffects() -> [FleetEffect] {
+        // Nothing leaves before the rows it follows are in their stores.
+        commitWaitingRows()
         defer { effects = [] }
         return effects
     }
@@ -447,6 +461,7 @@ package struct FleetLoop {
 
     /// The run is over: every store is closed, and what the store-error log held back is said.
     package mutating func finish() {
+        commitWaitingRows()
         stores.closeAll()
         for line in storeLog.flush() { effects.append(.log(FleetLogLine(.error, line))) }
     }
@@ -486,11 +501,12 @@ package struct FleetLoop {
 
     /// Fires every timer due by `now`, each at its own deadline (so timestamps do not depend on
     /// how late the driver called), until `overBudget` says the turn has lasted long enough
-    /// (asked every 64 timers). A device's events wait at its own answer instant until the
+    /// (asked every 64 timers, with the rows then waiting for their commit, which the turn's end
+    /// still has to write). A device's events wait at its own answer instant until the
     /// real answer is in (modelled timing); without `lookahead`, a modelled transfer sent during
     /// the turn stops the whole turn just short of its answer instant instead.
     @discardableResult
-    package mutating func runDue(until now: Int64, overBudget: () -> Bool = { false }) -> Turn {
+    package mutating func runDue(until now: Int64, overBudget: (_ rowsWaiting: Int) -> Bool = { _ in false }) -> Turn {
         var fired = 0
         var caughtUp = true
         var reached = metrics.virtualNow
@@ -505,7 +521,7 @@ package struct FleetLoop {
             reached = max(reached, due.deadline)
             fire(due.key, at: due.deadline)
             fired += 1
-            if fired % 64 == 0, overBudget() {
+            if fired % 64 == 0, overBudget(rowsWaiting) {
                 caughtUp = false
                 break
             }
@@ -602,6 +618,7 @@ package struct FleetLoop {
         let group = fleet.groups[slots[slot].group]
         let restored: PersistedDeviceState
         let pending: Int
+        perform(commitRows(slot), slot: slot, at: time)
         do {
             // Made already at the start; a device the stages or the API add is made here.
             try slots[slot].store.prepare()
@@ -725,6 +742,7 @@ package struct FleetLoop {
     /// up to date first (`recordChanges`), so the counts are kept as devices change, never
     /// counted over every device.
     package mutating func snapshot() -> FleetMetrics {
+        commitWaitingRows()
         recordChanges()
         var copy = metrics
         copy.devicesByState = stateCounts.filter { $0.value > 0 }

@@ -51,6 +51,10 @@ struct RealDriver {
     /// The longest a turn of timers runs before completions and uploads get their turn.
     static let turnNanos: UInt64 = 2_000_000
 
+    /// What committing a waiting row costs, real ns: measured at each turn's end (a moving
+    /// average), so a turn stops early enough for its commits to fit in it. Starts at 10 µs.
+    var commitNanosPerRow: UInt64 = 10_000
+
     init(engine: FleetLoop, transport: HTTPTransport, runtime: FleetRuntime, logger: Logger) {
         self.engine = engine
         self.transport = transport
@@ -128,7 +132,9 @@ struct RealDriver {
             now = min(now, recordHorizon(from: next, realNanos: realNanos))
             if pending != nil { now = min(now, next + Self.lookaheadMillis) }
         }
-        let turn = engine.runDue(until: now) { FleetRuntime.realNanos() >= turnEnds }
+        // The rows the turn leaves waiting are written at its end: their commits count against it.
+        let perRow = commitNanosPerRow
+        let turn = engine.runDue(until: now) { FleetRuntime.realNanos() + UInt64($0) * perRow >= turnEnds }
         // Stalled: every event up to `now` that could fire did; the next waits for an answer.
         stalled = turn.caughtUp && (engine.nextDeadline().map { $0 <= now } ?? true)
         // A loop that cannot keep up at this warp drops the lag rather than racing to catch up,
@@ -140,7 +146,18 @@ struct RealDriver {
         engine.spawnDue(realNanos: realNanos) { FleetRuntime.realNanos() >= spawnEnds }
         if !maxWarp { recordClockIfDue(realNanos: realNanos) }
         samplePaceIfDue(realNanos: realNanos)
+        commitWaitingRows()
         carryOutEffects()
+    }
+
+    /// Commits the rows the turn left waiting, and learns from it what a row's commit costs.
+    mutating func commitWaitingRows() {
+        let waiting = engine.rowsWaiting
+        guard waiting > 0 else { return }
+        let began = FleetRuntime.realNanos()
+        engine.commitWaitingRows()
+        let measured = (FleetRuntime.realNanos() - began) / UInt64(waiting)
+        commitNanosPerRow = (commitNanosPerRow * 7 + measured) / 8
     }
 
     /// Reads the pace once `PaceMeter.readingIntervalNanos` have passed since the last reading:

@@ -154,7 +154,7 @@ struct SimulatedFleet {
                 commands[ranAt.count - 1].run(&engine)
                 carryOutEffects()
             }
-            engine.runDue(until: instant) { rng.next() % 3 == 0 }
+            engine.runDue(until: instant) { _ in rng.next() % 3 == 0 }
             carryOutEffects()
             turn += 1
             if !onWire.isEmpty {

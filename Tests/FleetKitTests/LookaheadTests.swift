@@ -1,4 +1,5 @@
 import BeekonDevice
+import BeekonStore
 import Foundation
 import Testing
 
@@ -142,6 +143,18 @@ struct LookaheadTests {
         #expect(ahead.engine.metrics.batchesByOutcome == held.engine.metrics.batchesByOutcome)
         #expect(ahead.now == end)
         #expect(try ahead.storedFixes().map(\.id) == held.storedFixes().map(\.id))
+        // Running ahead, a device stores many fixes in a turn, and they share a commit; the run's
+        // history still counts each at its own instant.
+        #expect(ahead.engine.metrics.history.rows == held.engine.metrics.history.rows)
+        #expect(ahead.engine.metrics.fixes.ledger == held.engine.metrics.fixes.ledger)
+        let commits = { (fleet: SimulatedFleet) in
+            fleet.engine.slots.reduce(0) { $0 + (($1.store as? DeviceStore)?.rowCommits ?? 0) }
+        }
+        let rows = held.engine.metrics.fixesStored + held.engine.metrics.geofenceEvents
+        #expect(commits(held) == rows)
+        // Each upload reads its store, which commits what waits: with these thresholds of 4 and
+        // 2, about one commit in three is saved.
+        #expect(commits(ahead) < rows * 4 / 5, "\(commits(ahead)) commits for \(rows) rows")
     }
 
     @Test("a command waits until every device stands at the instant the furthest reached, and finds each there")

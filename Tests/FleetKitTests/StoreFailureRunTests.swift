@@ -134,6 +134,39 @@ struct StoreFailureRunTests {
     }
 }
 
+extension StoreFailureRunTests {
+    @Test(
+        """
+        running ahead, rows waiting for a shared commit that fails are written one by one: each \
+        that fails is lost, counted by cause and taken off its device's pending count, and every \
+        admitted fix is accounted for
+        """,
+        arguments: [1, 2] as [UInt64])
+    func sharedCommitFails(order: UInt64) throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        var fleet = try LookaheadTests.fleet(workspace)
+        var rng = SplitMix64(seed: order)
+        let fill: (inout FleetLoop) -> Void = { engine in
+            for slot in engine.slots { try? (slot.store as? DeviceStore)?.limitPagesForTesting(1) }
+        }
+        let commitsBefore = { (engine: FleetLoop) in
+            engine.slots.reduce(0) { $0 + (($1.store as? DeviceStore)?.rowCommits ?? 0) }
+        }
+        _ = fleet.advanceAhead(to: LookaheadTests.start + 20 * 60_000, rng: &rng, commands: [(5, fill)])
+        let full = fleet.engine.snapshot()
+        let lost = full.fixesLostByCause["full", default: 0]
+        #expect(lost > 0)
+        #expect(full.fixes.ledger.lost == lost)
+        #expect(full.fixes.handedToStores == full.fixes.ledger.admitted)
+        #expect(commitsBefore(fleet.engine) < full.fixes.ledger.admitted)
+        for slot in fleet.engine.slots {
+            let store = try #require(slot.store as? DeviceStore)
+            #expect(slot.device?.pendingUploadCount == (try store.pendingCount()), "\(slot.id)")
+        }
+    }
+}
+
 @Suite("Store error log and retry")
 struct StoreErrorLogTests {
     static func error(_ kind: StoreError.Kind) -> StoreError {
