@@ -476,10 +476,15 @@ struct DeviceDetailBody: APIBody {
             "config": APINote(
                 "The SDK config in force; header values, tokens and refresh payload/header values replaced by "
                     + "\"[redacted]\"; null before the device spawns."),
-            "stateHistory": APINote("The last 50 state changes, oldest first.", maxItems: 50),
-            "uploads": APINote("The last 50 uploads, most recent first.", maxItems: 50),
+            "stateHistory": APINote(
+                "The last 50 state changes (fewer in fleets of more than 40,000 devices: 2,000,000 ÷ devices, "
+                    + "at least 10), oldest first.", maxItems: 50),
+            "uploads": APINote(
+                "The last 50 uploads (fewer in fleets of more than 40,000 devices: 2,000,000 ÷ devices, at least "
+                    + "10), most recent first.", maxItems: 50),
             "streams": APINote(
-                "The last 50 values of the device's SDK streams (spec §6), most recent first: `syncStatus` (`idle`, "
+                "The last 50 values of the device's SDK streams (spec §6; fewer in fleets of more than 40,000 "
+                    + "devices, as for `uploads`), most recent first: `syncStatus` (`idle`, "
                     + "`inFlight`, `succeeded` with `count`, `retrying` with `attempt` and `nextAt`, `failed` with "
                     + "`reason` `auth` or `rejected`) and `authChanges` (`seeded` or `refreshed` with `expiresAt`, "
                     + "`deadCredentials`, `breakerOpened` with `until`). Never a token."),
@@ -658,7 +663,7 @@ struct UploadRecordBody: APIBody {
 extension UploadRecordBody {
     init(_ upload: UploadRecord) {
         at = APITime(upload.at)
-        batchId = upload.batchID
+        batchId = upload.batchID.text
         fixes = upload.fixes
         outcome = upload.outcome.description
         latencyMs = roundedMillis(upload.latencyMillis)

@@ -259,7 +259,7 @@ extension FleetLoop {
             noteChange(slot)
             slots[slot].uploads.append(
                 UploadRecord(
-                    at: time, batchID: batchID.text, fixes: transfer.fixes, outcome: label, latencyMillis: latency,
+                    at: time, batchID: batchID, fixes: transfer.fixes, outcome: label, latencyMillis: latency,
                     serverMillis: transfer.serverMillis))
             feed(.uploadFinished(batchID: batchID, outcome), to: slot, at: time)
         case .refresh:

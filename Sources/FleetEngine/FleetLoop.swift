@@ -80,7 +80,7 @@ package struct DeviceSlot {
     var lastPosition: (latitude: Double, longitude: Double)?
     /// The last token refresh's outcome (`200`, `timeout`).
     var lastRefreshOutcome: TransferOutcome?
-    /// The most recent uploads, oldest first.
+    /// The most recent uploads, oldest first (as many as `FleetLoop.recentCapacity`).
     package var uploads = RecentRing<UploadRecord>(capacity: 50)
     /// The most recent state changes, oldest first.
     var stateHistory = RecentRing<StateChange>(capacity: 50)
@@ -152,6 +152,9 @@ package struct FleetLoop {
     /// Devices with rows waiting for their commit (`DeviceSlot.rowsToCommit`), in the order the
     /// first of each came; a device may be listed again after its rows were committed early.
     var slotsWithRowsToCommit: [Int] = []
+    /// How many recent uploads, state changes and stream values each device keeps (see
+    /// `recentCapacity(devices:)`), set from the fleet file's device count at the start.
+    var recentCapacity = 50
     /// How many rows wait for their commit, across the fleet.
     package internal(set) var rowsWaiting = 0
     package var metrics = FleetMetrics()
@@ -342,6 +345,7 @@ package struct FleetLoop {
         reachedMillis = startMillis
         var rng = SplitMix64(seed: seed)
         groupWeights = fleet.groups.map(\.count)
+        recentCapacity = Self.recentCapacity(devices: groupWeights.reduce(0, +))
         // Every group's accounts exist before a device touches them (the admin API's new groups
         // get theirs when added), so the per-fix paths index them directly.
         if !fleet.groups.isEmpty { ensureGroupAccount(fleet.groups.count - 1) }
@@ -456,7 +460,19 @@ package struct FleetLoop {
                 motion: RouteMotion(
                     route: route, timing: timing, loops: group.loops, startFraction: fraction, travelMode: travelMode),
                 setOffAt: spawnAt, faultRNG: SplitMix64(seed: deviceRNG.next())))
+        if recentCapacity != slots[slots.count - 1].uploads.capacity {
+            slots[slots.count - 1].uploads = RecentRing(capacity: recentCapacity)
+            slots[slots.count - 1].stateHistory = RecentRing(capacity: recentCapacity)
+            slots[slots.count - 1].streams = RecentRing(capacity: recentCapacity)
+        }
         noteChange(slots.count - 1)
+    }
+
+    /// How many recent uploads, state changes and stream values each of `devices` devices keeps:
+    /// 50, or in a fleet of more than 40,000, 2,000,000 ÷ `devices` (at least 10), so that what
+    /// they keep stays within a few hundred MB however large the fleet.
+    static func recentCapacity(devices: Int) -> Int {
+        min(50, max(10, 2_000_000 / max(devices, 1)))
     }
 
     /// The run is over: every store is closed, and what the store-error log held back is said.

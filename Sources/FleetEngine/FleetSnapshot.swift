@@ -271,8 +271,8 @@ public struct AuthView: Sendable, Hashable {
 public struct UploadRecord: Sendable, Hashable {
     /// When the answer arrived, virtual Unix ms.
     public var at: Int64
-    /// The batch's id.
-    public var batchID: String
+    /// The batch's id (16 bytes, not its 36 characters: a fleet keeps millions of these).
+    public var batchID: UUIDv7
     /// Fixes in the batch.
     public var fixes: Int
     /// What the device heard: a status, a network failure, or offline.

@@ -92,7 +92,9 @@ struct MaxWarpSwitchTests {
         #expect(fleet.maxWarp)
         fleet.advance(byMillis: 10_000)
         let heard = try #require(
-            fleet.engine.slots.flatMap(\.uploads.elements).first { $0.batchID == SimulatedFleetTests.batchID(first) })
+            fleet.engine.slots.flatMap(\.uploads.elements).first {
+                $0.batchID.text == SimulatedFleetTests.batchID(first)
+            })
         #expect(heard.outcome == .status(200))
         #expect(heard.at == max(sentAt + 100, sentAt + switchAfterSend + 1))
 
@@ -102,7 +104,7 @@ struct MaxWarpSwitchTests {
         // Every upload sent after the switch and heard by the end took 100 virtual ms.
         let later = fleet.sent.filter { $0.sentAt > sentAt + switchAfterSend }
         let laterHeard = later.compactMap { request in
-            records.first { $0.batchID == SimulatedFleetTests.batchID(request) }
+            records.first { $0.batchID.text == SimulatedFleetTests.batchID(request) }
         }
         #expect(laterHeard.count >= 3, "too few uploads after the switch to judge")
         #expect(laterHeard.allSatisfy { $0.latencyMillis == 100 })

@@ -104,7 +104,7 @@ struct SimulatedFleetTests {
         }
         // Heard when sent + 2,250: each record's instant is its request's send plus the latency.
         let sentAt = Dictionary(uniqueKeysWithValues: fleet.sent.map { (Self.batchID($0), $0.sentAt) })
-        #expect(records.allSatisfy { $0.at == sentAt[$0.batchID].map { $0 + 2_250 } })
+        #expect(records.allSatisfy { $0.at == sentAt[$0.batchID.text].map { $0 + 2_250 } })
     }
 
     @Test(
