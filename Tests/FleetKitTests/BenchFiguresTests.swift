@@ -65,7 +65,7 @@ struct BenchFiguresTests {
     static func sample(wall: Double, cpu: Double, virtualSeconds: Int64) -> BenchFleetRun.Sample {
         var metrics = FleetMetrics()
         metrics.virtualNow = 1_000_000 + virtualSeconds * 1000
-        return BenchFleetRun.Sample(wall: wall, cpu: cpu, serverCPU: 0, metrics: metrics)
+        return BenchFleetRun.Sample(wall: wall, cpu: cpu, serverCPU: 0, metrics: .init(metrics))
     }
 
     @Test(
