@@ -4,7 +4,9 @@ extension FleetLoop {
     /// Brings the fleet's accounts up to the device's store ledger: what changed since the last
     /// reading is added to the fleet's and its group's, and a store read for the first time
     /// carries over what it holds. Cheap when nothing changed (a comparison of seven counts).
-    mutating func settleLedger(_ slot: Int, at time: Int64) {
+    /// `recordingHistory` false: the caller put the change in the run's history already (rows
+    /// that shared a commit, each counted at its own instant).
+    mutating func settleLedger(_ slot: Int, at time: Int64, recordingHistory: Bool = true) {
         guard let now = slots[slot].store.ledger else { return }
         let group = slots[slot].group
         if let before = slots[slot].ledger {
@@ -12,8 +14,10 @@ extension FleetLoop {
             let change = now - before
             metrics.fixes.add(change)
             metrics.fixesByGroup[group].add(change)
-            metrics.history.recordLedgerChange(
-                admitted: change.admitted, acknowledged: change.acknowledged, pending: change.pending, at: time)
+            if recordingHistory {
+                metrics.history.recordLedgerChange(
+                    admitted: change.admitted, acknowledged: change.acknowledged, pending: change.pending, at: time)
+            }
         } else {
             metrics.fixes.carry(now)
             metrics.fixesByGroup[group].carry(now)

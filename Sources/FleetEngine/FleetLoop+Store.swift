@@ -198,13 +198,7 @@ extension FleetLoop {
             }
         }
         // The ledger moved by the rows just counted: the totals follow, the history has them.
-        if let now = slots[slot].store.ledger, let before = slots[slot].ledger, now != before {
-            let change = now - before
-            metrics.fixes.add(change)
-            metrics.fixesByGroup[slots[slot].group].add(change)
-            slots[slot].ledger = now
-            noteChange(slot)
-        }
+        settleLedger(slot, at: last, recordingHistory: false)
         return []
     }
 
