@@ -116,13 +116,13 @@ public struct Device: Sendable {
         case .osFix(let fix):
             return fixArrived(fix, now: now)
         case .permissionChanged(let granted):
-            return states(lifecycle.permissionChanged(granted: granted)) + providerUpdate()
+            return Self.states(lifecycle.permissionChanged(granted: granted)) + providerUpdate()
                 + failCurrentLocationRequests()
         case .locationServicesChanged(let on):
-            return states(lifecycle.locationServicesChanged(on: on)) + providerUpdate()
+            return Self.states(lifecycle.locationServicesChanged(on: on)) + providerUpdate()
                 + failCurrentLocationRequests()
         case .osError(let recovery):
-            return states(lifecycle.osErrorChanged(active: true))
+            return Self.states(lifecycle.osErrorChanged(active: true))
                 + [.armTimer(.osErrorRecovery, at: now + max(0, recovery))] + providerUpdate()
         case .appStateChanged(let background):
             return sync.appStateChanged(background: background, now: now)
@@ -199,7 +199,7 @@ public struct Device: Sendable {
         trackingIntent = true
         beginRun()
         return [.persistState([.trackingIntent(true), .sessionID(session)])]
-            + states(lifecycle.start()) + providerUpdate()
+            + Self.states(lifecycle.start()) + providerUpdate()
     }
 
     private mutating func stop(now: Int64) -> [DeviceAction] {
@@ -207,7 +207,7 @@ public struct Device: Sendable {
         sessionID = nil
         trackingIntent = false
         return [.persistState([.trackingIntent(false), .sessionID(nil)])]
-            + states(lifecycle.stop()) + providerUpdate() + [.cancelTimer(.checkIn)]
+            + Self.states(lifecycle.stop()) + providerUpdate() + [.cancelTimer(.checkIn)]
             + sync.sessionStopped(now: now)
     }
 
@@ -250,7 +250,7 @@ public struct Device: Sendable {
         if restored.trackingIntent, let session = restored.sessionID {
             sessionID = session
             beginRun()
-            actions += states(lifecycle.relaunch())
+            actions += Self.states(lifecycle.relaunch())
         }
         return actions + providerUpdate()
     }
@@ -287,7 +287,7 @@ public struct Device: Sendable {
             latitude: osFix.latitude, longitude: osFix.longitude, timestamp: osFix.timestamp)
         let running = lifecycle.isRunning
         if running {
-            actions += states(lifecycle.firstFixArrived())
+            actions += Self.states(lifecycle.firstFixArrived())
         }
         for crossing in crossings {
             let event = GeofenceEvent(
@@ -415,7 +415,7 @@ public struct Device: Sendable {
     private mutating func timerFired(_ timer: DeviceTimer, now: Int64) -> [DeviceAction] {
         switch timer {
         case .osErrorRecovery:
-            return states(lifecycle.osErrorChanged(active: false)) + providerUpdate()
+            return Self.states(lifecycle.osErrorChanged(active: false)) + providerUpdate()
         case .checkIn:
             return checkIn(now: now)
         case .currentLocationTimeout(let requestID):
@@ -436,7 +436,9 @@ public struct Device: Sendable {
 
     // MARK: Helpers
 
-    private func states(_ passed: [TrackingState]) -> [DeviceAction] {
+    // Static: as a method, `states(lifecycle.…())` copied the whole device (its argument mutates
+    // `self` while the call holds it), once per fix while tracking.
+    private static func states(_ passed: [TrackingState]) -> [DeviceAction] {
         passed.map { .emitState($0) }
     }
 

@@ -744,8 +744,13 @@ package struct FleetLoop {
     mutating func handled(_ event: DeviceEvent, by slot: Int, at time: Int64) -> [DeviceAction] {
         guard slots[slot].device != nil else { return [] }
         // Mutated in place: copying a device out and back costs more than handling the event.
+        let actions = slots[slot].device!.handle(event, at: time)
+        // An OS fix the device answers with nothing (gated out, inside a stationary region) changes
+        // nothing the admin shows: its position, counts and states change only through actions.
+        // At a real cadence that is most ticks, so they leave the device table alone.
+        if case .osFix = event, actions.isEmpty { return actions }
         noteChange(slot)
-        return slots[slot].device!.handle(event, at: time)
+        return actions
     }
 
     /// How late timers fired since the last call, real ms; starts a new record.

@@ -29,11 +29,13 @@ public struct DescriptorBudget: Sendable, Equatable {
     /// The fewest stores a run keeps open (fewer devices, that many): below it the pool reopens
     /// a store on nearly every use.
     public static let minimumOpenStores = 64
-    /// The most stores a run keeps open: an idle open store holds about 53 KiB (its WAL index and
-    /// page cache; `bench store`), a closed one almost nothing, and 4096 already keep 10,000
-    /// devices on time at warp 1. (6,218 open, all that 20,000 descriptors allow, measured no
-    /// lower CPU at 10,000 devices and 140 MiB more RSS: docs/benchmarks.md.)
-    public static let maxOpenStores = 4096
+    /// The most stores a run keeps open: an idle open store holds about 54 KiB (its WAL index and
+    /// page cache; `bench store`), a closed one almost nothing, and a reopen costs about 150 µs
+    /// (the file's schema parsed again, its statements compiled again). With reopens the
+    /// largest cost left, 6,218 open (all that 20,000 descriptors allow) instead of 4,096 took
+    /// 13 % less CPU at 10,000 devices for 135 MiB more RSS (docs/benchmarks.md); at most
+    /// 8,192, 430 MiB, on a machine that allows more.
+    public static let maxOpenStores = 8192
     /// Receiver connections beyond the fleet's: connections the client has closed and the
     /// receiver has not yet noticed.
     public static let receiverSlack = 64

@@ -26,13 +26,14 @@ struct DescriptorBudgetTests {
     }
 
     @Test(
-        "the stores left open: the floor, plus one for every three spare descriptors, at most 4096 and the devices",
+        "the stores left open: the floor, plus one for every three spare descriptors, at most 8192 and the devices",
         arguments: [
             // devices, limit → open stores (no admin, no receiver, 256 + 1024 connections)
             (10_000, 1536, 64),  // exactly what is needed: the floor
             (10_000, 1538, 64),
             (10_000, 1539, 65),
-            (10_000, 20_000, 4096),
+            (10_000, 20_000, 6218),
+            (20_000, 40_000, 8192),
             (500, 20_000, 500),
             (10, 20_000, 10),
             (0, 20_000, 1),  // the pool keeps at least one

@@ -106,6 +106,38 @@ struct DeviceChangeTests {
         #expect(minute.devices[1].state != .dead && !minute.devices[2].deleted, "the minute's snapshot kept")
     }
 
+    @Test(
+        """
+        a fix the device answers with nothing (gated out, or a phone standing still) leaves its row \
+        in the device table alone, and the table still reads, field for field, as a fresh reading \
+        after every second of walking and of standing
+        """,
+        arguments: [RelaunchTests.walk, RelaunchTests.stand])
+    func gatedFixesLeaveTheTable(route: String) throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        var loop = try RelaunchTests.loop(workspace, platform: .android, route: route, count: 2)
+        _ = loop.snapshot()
+        var quietSeconds = 0
+        for second in 1...180 {
+            RelaunchTests.advance(&loop, to: RelaunchTests.start + Int64(second) * 1000)
+            // Both phones get an OS fix every second (precision: 1 Hz); a second with no device
+            // noted is one whose fixes were all answered with nothing.
+            if loop.changedSlots.isEmpty { quietSeconds += 1 }
+            let metrics = loop.snapshot()
+            let table = loop.fleetSnapshot(metrics: metrics, paused: false, realNanos: 0).devices
+            for index in loop.slots.indices {
+                let published = String(describing: table[index])
+                var fresh = loop.deviceSnapshot(index)
+                fresh.auth = fresh.auth.seen(at: table.now)
+                #expect(published == String(describing: fresh), "second \(second), device \(index)")
+            }
+        }
+        // Walking at 1.4 m/s, precision's gate passes about one fix in four; standing, none after
+        // the first.
+        #expect(quietSeconds > (route == RelaunchTests.stand ? 150 : 20), "quiet seconds: \(quietSeconds)")
+    }
+
     @Test("devices made since the last publication join the table in order, whichever of them was noted first")
     func newDevicesJoinInOrder() throws {
         let workspace = try FleetRuntimeTests.Workspace()
