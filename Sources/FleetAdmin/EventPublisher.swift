@@ -103,7 +103,7 @@ final class EventPublisher: Sendable {
             // Device changes as the loop recorded them; a gap in the numbers means the log moved on
             // past some, and the event says its list may be stale (`truncated`).
             if let first = snapshot.deviceChanges.first, first.number > lastChange + 1 { missed = true }
-            for change in snapshot.deviceChanges where change.number > lastChange { waiting[change.slot] = change }
+            for change in snapshot.deviceChanges.changes(after: lastChange) { waiting[change.slot] = change }
             lastChange = max(lastChange, snapshot.deviceChanges.last?.number ?? 0)
             if !waiting.isEmpty || missed {
                 bytes += devicesEvent(snapshot, waiting: &waiting, missed: missed)

@@ -208,9 +208,9 @@ extension FleetLoop {
             changeLog.append(DeviceChange(number: changesRecorded, slot: slot, listed: listed))
         }
         changedSlots.removeAll(keepingCapacity: true)
-        // Trimmed by half at a time, so an append costs O(1) amortized.
+        // Trimmed by whole chunks once it holds twice what it keeps.
         let keep = 1024 + 4 * slots.count
-        if changeLog.count > 2 * keep { changeLog.removeFirst(changeLog.count - keep) }
+        if changeLog.count > 2 * keep { changeLog.dropOldest(keeping: keep) }
     }
 
     /// Everything the admin API reads, around the metrics `published` in the same step: the

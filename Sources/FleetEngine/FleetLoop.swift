@@ -183,7 +183,7 @@ package struct FleetLoop {
     /// Listed devices by listed state, as of the last `recordChanges`.
     var stateCounts: [DeviceState: Int] = [:]
     /// Recorded changes of what devices list, oldest first (`recordChanges`).
-    var changeLog: [DeviceChange] = []
+    var changeLog = DeviceChangeLog()
     /// Changes recorded so far: the last one's number.
     var changesRecorded: UInt64 = 0
     /// Admin actions so far (seeds `fraction` selectors that give no seed).

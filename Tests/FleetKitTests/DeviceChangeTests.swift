@@ -171,6 +171,60 @@ struct DeviceChangeTests {
         #expect(view.seen(at: now).breakerOpenUntil == breaker)
     }
 
+    /// A log of the changes numbered `numbers`.
+    static func log(_ numbers: ClosedRange<UInt64>) -> DeviceChangeLog {
+        var log = DeviceChangeLog()
+        for number in numbers {
+            log.append(
+                DeviceChange(
+                    number: number, slot: Int(number % 7),
+                    listed: DeviceChange.Listed(state: .dead, pending: Int(number), lastOutcome: nil)))
+        }
+        return log
+    }
+
+    @Test(
+        "a reader of the change log gets exactly the changes numbered after the last it saw, across chunks",
+        arguments: [
+            // log's numbers, after → first and last number read (nil: none)
+            (1...3000, 0, Optional((UInt64(1), UInt64(3000)))),
+            (1...3000, 1, (2, 3000)),
+            (1...3000, 1023, (1024, 3000)),
+            (1...3000, 1024, (1025, 3000)),
+            (1...3000, 2999, (3000, 3000)),
+            (1...3000, 3000, nil),
+            (1...3000, 9000, nil),
+            (501...3000, 100, (501, 3000)),  // the reader fell behind what the log holds
+            (501...3000, 2048, (2049, 3000)),
+        ] as [(ClosedRange<UInt64>, UInt64, (UInt64, UInt64)?)])
+    func changeLogReadAfter(numbers: ClosedRange<UInt64>, after: UInt64, read: (UInt64, UInt64)?) {
+        let found = Self.log(numbers).changes(after: after).map(\.number)
+        if let read {
+            #expect(found == Array(read.0...read.1))
+        } else {
+            #expect(found.isEmpty)
+        }
+    }
+
+    @Test(
+        """
+        the change log drops whole chunks from the front, never below what it keeps, and a copy \
+        taken before (a published snapshot's) keeps every change it had
+        """)
+    func changeLogDropsAndShares() {
+        var log = Self.log(1...5000)
+        let published = log
+        log.dropOldest(keeping: 2000)
+        #expect(log.count >= 2000 && log.count < 2000 + DeviceChangeLog.chunkSize)
+        #expect(log.first?.number == UInt64(5000 - log.count + 1) && log.last?.number == 5000)
+        #expect(log.map(\.number) == Array(log.first!.number...5000))
+        log.append(
+            DeviceChange(number: 5001, slot: 0, listed: DeviceChange.Listed(state: .dead, pending: 0, lastOutcome: nil))
+        )
+        #expect(published.count == 5000 && published.map(\.number) == Array(1...5000))
+        #expect(log.changes(after: 4999).map(\.number) == [5000, 5001])
+    }
+
     @Test("the log is trimmed by half at a time, and keeps the newest changes")
     func trimmed() throws {
         let workspace = try FleetRuntimeTests.Workspace()
