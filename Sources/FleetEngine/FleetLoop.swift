@@ -81,11 +81,11 @@ package struct DeviceSlot {
     /// The last token refresh's outcome (`200`, `timeout`).
     var lastRefreshOutcome: TransferOutcome?
     /// The most recent uploads, oldest first (as many as `FleetLoop.recentCapacity`).
-    package var uploads = RecentRing<UploadRecord>(capacity: 50)
+    package var uploads: RecentRing<UploadRecord>
     /// The most recent state changes, oldest first.
-    var stateHistory = RecentRing<StateChange>(capacity: 50)
+    var stateHistory: RecentRing<StateChange>
     /// Its SDK's recent `syncStatus` and `authChanges` values, oldest first.
-    var streams = RecentRing<StreamRecord>(capacity: 50)
+    var streams: RecentRing<StreamRecord>
     /// What its last recorded `DeviceChange` said (nil before the first).
     var listedAsRecorded: DeviceChange.Listed?
     /// The state the loop's counts hold it in (`FleetLoop.stateCounts`); nil while deleted or
@@ -459,12 +459,9 @@ package struct FleetLoop {
                 provider: OSProvider(profile: group.provider, seed: deviceRNG.next()),
                 motion: RouteMotion(
                     route: route, timing: timing, loops: group.loops, startFraction: fraction, travelMode: travelMode),
-                setOffAt: spawnAt, faultRNG: SplitMix64(seed: deviceRNG.next())))
-        if recentCapacity != slots[slots.count - 1].uploads.capacity {
-            slots[slots.count - 1].uploads = RecentRing(capacity: recentCapacity)
-            slots[slots.count - 1].stateHistory = RecentRing(capacity: recentCapacity)
-            slots[slots.count - 1].streams = RecentRing(capacity: recentCapacity)
-        }
+                setOffAt: spawnAt, faultRNG: SplitMix64(seed: deviceRNG.next()),
+                uploads: RecentRing(capacity: recentCapacity), stateHistory: RecentRing(capacity: recentCapacity),
+                streams: RecentRing(capacity: recentCapacity)))
         noteChange(slots.count - 1)
     }
 

@@ -2,7 +2,7 @@
 package struct RecentRing<Element: Sendable>: Sendable {
     /// Oldest first.
     private(set) var elements: [Element] = []
-    package let capacity: Int
+    let capacity: Int
     /// Values appended so far, dropped ones included: the number the next value gets.
     private(set) var appended = 0
 

@@ -131,9 +131,7 @@ struct BenchFleetRun {
                 virtualNow = metrics.virtualNow
                 realSeconds = metrics.realSeconds
                 historyStart = metrics.history.start
-                answered = metrics.batchesByOutcome.filter {
-                    if case .status(200..<300) = $0.key { true } else { false }
-                }.values.reduce(0, +)
+                answered = metrics.batchesByOutcome.filter(\.key.isSuccess).values.reduce(0, +)
                 acknowledged = metrics.fixes.ledger.acknowledged
                 fixesStored = metrics.fixesStored
             }
