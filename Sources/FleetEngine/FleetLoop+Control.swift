@@ -56,8 +56,12 @@ extension FleetLoop {
         for offset in 0..<count {
             let index = fleet.groups[groupIndex].count
             fleet.groups[groupIndex].count += 1
-            // A stream of its own per slot, so admin spawns never shift the file's devices.
-            var rng = SplitMix64(seed: seed).derived(0xAD_5EED &+ UInt64(slots.count))
+            // A stream of its own per place, so admin spawns never shift the file's devices.
+            var rng = laterDeviceRNG(salt: 0xAD_5EED, group: groupIndex, index: index)
+            guard options.shard.owns(index) else {
+                countElsewhere(group: groupIndex, rng: rng)
+                continue
+            }
             addSlot(group: groupIndex, index: index, spawnAt: now, rng: &rng)
             meetLastingActions(slots.count - 1, at: now)
             spawnQueue.append((slots.count - 1, realNow + gap * UInt64(offset)))

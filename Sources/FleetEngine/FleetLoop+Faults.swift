@@ -9,13 +9,7 @@ extension FleetLoop {
         case .ids(let ids):
             let wanted = Set(ids)
             return slots.indices.filter { !slots[$0].removed && wanted.contains(slots[$0].id) }
-        case .fraction(let fraction, let given):
-            // One pass over the draws, rather than `picks` redrawing from the start per device.
-            var draws = fractionDraws(seed: given, faultIndex: faultIndex)
-            return slots.indices.filter { _ in Double.random(in: 0..<1, using: &draws) < fraction }.filter {
-                !slots[$0].removed
-            }
-        case .all, .group, .state:
+        case .all, .group, .fraction, .state:
             return slots.indices.filter { picks(selector, faultIndex: faultIndex, slot: $0) }
         }
     }

@@ -74,7 +74,8 @@ extension FleetLoop {
         let running = slots.count { !$0.removed && !$0.standingBy }
         let standing = slots.count { !$0.removed && $0.standingBy }
         let most = Int(SpawnRequest.countRange.upper)
-        guard devices - running - standing <= most else {
+        // A shard counts against about its part of the fleet.
+        guard options.shard.share(of: devices) - running - standing <= most else {
             // A count the API takes, refused for where the fleet stands now: a conflict, as a busy loop is.
             throw FleetControlError(
                 .conflict,
@@ -99,6 +100,9 @@ extension FleetLoop {
     mutating func setDevices(_ group: Int, to target: Int, at time: Int64, queued: Bool = false) {
         while groupTargets.count <= group { groupTargets.append(nil) }
         groupTargets[group] = target
+        let fleetTarget = target
+        // This shard's part: its places among the group's first `target`.
+        let target = options.shard.share(of: fleetTarget)
         var running: [Int] = []
         var standing: [Int] = []
         var stoppable: [Int] = []
@@ -126,13 +130,21 @@ extension FleetLoop {
             noteChange(slot)
             wanted -= 1
         }
-        guard wanted > 0 else { return }
-        for _ in 0..<wanted {
+        // New places up to the target at least (every shard passes over the same ones), and on
+        // until this shard has the devices it wants: with devices deleted, past the target.
+        guard wanted > 0 || fleet.groups[group].count < fleetTarget else { return }
+        while wanted > 0 || fleet.groups[group].count < fleetTarget {
             let index = fleet.groups[group].count
             fleet.groups[group].count += 1
-            // A stream of its own per slot, drawn where the stages put it: the same every run.
-            var rng = SplitMix64(seed: seed).derived(0x57A6E &+ UInt64(slots.count))
-            addSlot(group: group, index: index, spawnAt: time, rng: &rng)
+            // A stream of its own per place, drawn where the stages put it: the same every run.
+            let rng = laterDeviceRNG(salt: 0x57A6E, group: group, index: index)
+            guard options.shard.owns(index), wanted > 0 else {
+                countElsewhere(group: group, rng: rng)
+                continue
+            }
+            wanted -= 1
+            var deviceRNG = rng
+            addSlot(group: group, index: index, spawnAt: time, rng: &deviceRNG)
             let slot = slots.count - 1
             meetLastingActions(slot, at: time)
             if queued {

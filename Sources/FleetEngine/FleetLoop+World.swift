@@ -115,17 +115,17 @@ extension FleetLoop {
         case .ids(let ids):
             return ids.contains(slots[slot].id)
         case .fraction(let fraction, let given):
-            var draws = fractionDraws(seed: given, faultIndex: faultIndex)
-            var picked = false
-            for _ in 0...slot { picked = Double.random(in: 0..<1, using: &draws) < fraction }
-            return picked
+            var draw = fractionDraws(seed: given, faultIndex: faultIndex)
+                .derived(UInt64(slots[slot].group)).derived(UInt64(slots[slot].indexInGroup))
+            return Double.random(in: 0..<1, using: &draw) < fraction
         case .state(let pattern):
             return slots[slot].listedState.matches(pattern)
         }
     }
 
-    /// The draws of a `fraction` selector: device n (in the order devices were made) is picked
-    /// when the n-th draw is below the fraction, whenever it was made.
+    /// The draws of a `fraction` selector: a device is picked when the draw of its own stream
+    /// (by its group and its place there) is below the fraction, whenever it was made and
+    /// whichever shard runs it.
     func fractionDraws(seed given: UInt64?, faultIndex: Int) -> SplitMix64 {
         given.map { SplitMix64(seed: $0) } ?? SplitMix64(seed: seed).derived(UInt64(faultIndex) &+ 0xFA17)
     }

@@ -324,7 +324,7 @@ package struct FleetLoop {
         var newestStored: Int64?
         if resumesEarlierRun {
             for (groupIndex, group) in fleet.groups.enumerated() {
-                for index in 0..<group.count {
+                for index in 0..<group.count where options.shard.owns(index) {
                     let id = Self.deviceID(group: group.name, index: index)
                     guard let installID = installIDs[id] else { continue }
                     let store = makeStore(installID: installID, group: groupIndex)
@@ -361,6 +361,11 @@ package struct FleetLoop {
             }
             for index in 0..<group.count {
                 var deviceRNG = SplitMix64(seed: rng.next())
+                // Another shard's device still takes its draw and its platform's turn.
+                guard options.shard.owns(index) else {
+                    countElsewhere(group: groupIndex, rng: deviceRNG)
+                    continue
+                }
                 let spread = group.count > 1 ? group.spreadMillis * Int64(index) / Int64(group.count) : 0
                 let spawnAt = startMillis + group.startAfterMillis + spread
                 let store = known[Self.deviceID(group: group.name, index: index)]
@@ -413,16 +418,7 @@ package struct FleetLoop {
     ) {
         let group = fleet.groups[groupIndex]
         let id = Self.deviceID(group: group.name, index: index)
-        let weights = group.platforms.reduce(0) { $0 + $1.weight }
-        var pick = Double.random(in: 0..<max(weights, 1e-9), using: &deviceRNG)
-        var platform = group.platforms[0].platform
-        for entry in group.platforms {
-            if pick < entry.weight {
-                platform = entry.platform
-                break
-            }
-            pick -= entry.weight
-        }
+        let (platform, turn) = takePlatformTurn(group: groupIndex, rng: &deviceRNG)
         let route = routes[group.routes[index % group.routes.count]]!
         let fraction: Double
         switch group.startOffset {
@@ -446,8 +442,6 @@ package struct FleetLoop {
         }
         let installID = installID(for: id, at: spawnAt, rng: &deviceRNG)
         let store = store ?? makeStore(installID: installID, group: groupIndex)
-        let turn = madeByPlatform[groupIndex, default: [:]][platform, default: 0]
-        madeByPlatform[groupIndex, default: [:]][platform] = turn + 1
         slotsByID[id] = slots.count
         slots.append(
             DeviceSlot(
@@ -463,6 +457,39 @@ package struct FleetLoop {
                 uploads: RecentRing(capacity: recentCapacity), stateHistory: RecentRing(capacity: recentCapacity),
                 streams: RecentRing(capacity: recentCapacity)))
         noteChange(slots.count - 1)
+    }
+
+    /// A device's platform (the first draw of its stream `rng`) and its place among the devices
+    /// of that platform its group has made so far, counted.
+    mutating func takePlatformTurn(group groupIndex: Int, rng: inout SplitMix64) -> (Platform, Int) {
+        let group = fleet.groups[groupIndex]
+        let weights = group.platforms.reduce(0) { $0 + $1.weight }
+        var pick = Double.random(in: 0..<max(weights, 1e-9), using: &rng)
+        var platform = group.platforms[0].platform
+        for entry in group.platforms {
+            if pick < entry.weight {
+                platform = entry.platform
+                break
+            }
+            pick -= entry.weight
+        }
+        let turn = madeByPlatform[groupIndex, default: [:]][platform, default: 0]
+        madeByPlatform[groupIndex, default: [:]][platform] = turn + 1
+        return (platform, turn)
+    }
+
+    /// Another shard's device of group `group`, with stream `rng`, is made: it takes its
+    /// platform's turn here too, so the devices this shard makes get the models, OS releases and
+    /// SDK versions they get in the whole fleet.
+    mutating func countElsewhere(group: Int, rng: SplitMix64) {
+        var rng = rng
+        _ = takePlatformTurn(group: group, rng: &rng)
+    }
+
+    /// The stream of the device at `index` in group `group` made after the start (`salt` says by
+    /// what: the stages, an admin spawn): the same in every run and on every shard.
+    func laterDeviceRNG(salt: UInt64, group: Int, index: Int) -> SplitMix64 {
+        SplitMix64(seed: seed).derived(salt).derived(UInt64(group)).derived(UInt64(index))
     }
 
     /// How many recent uploads, state changes and stream values each of `devices` devices keeps:

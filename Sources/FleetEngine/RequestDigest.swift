@@ -35,6 +35,13 @@ public struct RequestDigest: Sendable, Hashable {
         devices[device] = value
     }
 
+    /// Takes in what another part of the fleet sent (another shard's devices): the digest is then
+    /// the one a single loop running both parts prints.
+    public mutating func merge(_ other: RequestDigest) {
+        count += other.count
+        devices.merge(other.devices) { mine, _ in mine }
+    }
+
     /// The digest so far: each device's, in the order of device ids.
     public var value: UInt64 {
         var value = Self.offsetBasis

@@ -37,6 +37,8 @@ public struct RunOptions: Sendable {
     public var thresholds: [Threshold] = []
     /// With no threshold given, the defaults fail the run too (`--strict`).
     public var strictThresholds = false
+    /// The part of the fleet this run's loop runs (the whole fleet unless it is split).
+    public var shard = Shard.whole
     /// Tests: the wall-clock bound on a real request instead of `RealDriver.realTimeoutMillis`'s
     /// (how long a modelled run waits for a hung server before its device hears the timeout).
     package var realTimeoutMillis: Int?

@@ -1,0 +1,151 @@
+import BeekonDevice
+import Foundation
+import Testing
+
+@testable import FleetDescription
+@testable import FleetEngine
+@testable import FleetRuntime
+
+/// A fleet split into shards (`Shard`, `RunOptions.shard`): each loop runs the devices whose
+/// place in their group leaves its index, and together they are the fleet one loop runs, device
+/// for device: the same install ids, requests, answers, faults and end states.
+@Suite("Shards: a fleet split over loops is the same fleet, device for device")
+struct ShardTests {
+    @Test(
+        "a shard runs the places that leave its index, so every group is split evenly",
+        arguments: [
+            // (index, count, a group's size, the places it runs)
+            (0, 1, 5, [0, 1, 2, 3, 4]),
+            (0, 2, 5, [0, 2, 4]),
+            (1, 2, 5, [1, 3]),
+            (2, 3, 7, [2, 5]),
+            (3, 4, 3, []),
+            (0, 4, 1, [0]),
+        ] as [(Int, Int, Int, [Int])])
+    func places(index: Int, count: Int, size: Int, places: [Int]) throws {
+        let shard = try Shard(index: index, count: count)
+        #expect((0..<size).filter(shard.owns) == places)
+        #expect(shard.share(of: size) == places.count)
+        #expect(shard.description == "\(index)/\(count)")
+    }
+
+    @Test("every place of a group belongs to exactly one shard, and the shares add up to the group")
+    func cover() throws {
+        for count in 1...7 {
+            let shards = try Shard.all(count)
+            for size in 0...30 {
+                #expect(shards.map { $0.share(of: size) }.reduce(0, +) == size)
+                #expect(shards.map { $0.share(of: size) }.max()! - shards.map { $0.share(of: size) }.min()! <= 1)
+                for place in 0..<size { #expect(shards.count { $0.owns(place) } == 1) }
+            }
+        }
+    }
+
+    @Test(
+        "a shard out of range is refused, saying what was expected",
+        arguments: [
+            (0, 0, #""0" is out of range; expected a whole number from 1 to 1024 shards"#),
+            (0, 1025, #""1025" is out of range; expected a whole number from 1 to 1024 shards"#),
+            (2, 2, #""2" is out of range; expected a whole number from 0 to 1"#),
+            (-1, 2, #""-1" is out of range; expected a whole number from 0 to 1"#),
+        ] as [(Int, Int, String)])
+    func refused(index: Int, count: Int, value: String) {
+        #expect(throws: NumberProblem.self) { try Shard(index: index, count: count) }
+        do {
+            _ = try Shard(index: index, count: count)
+        } catch {
+            #expect(error.description == value)
+        }
+    }
+
+    /// The fleet of `LookaheadTests` (two groups, both platforms, a random start offset, faults
+    /// on fractions, a kill), shard `shard`, in its own workspace, on a held clock.
+    static func run(
+        _ yaml: String, shard: Shard, until minutes: Int64,
+        commands: [(minute: Int64, run: (inout FleetLoop) -> Void)] = []
+    ) throws -> (fleet: SimulatedFleet, workspace: FleetRuntimeTests.Workspace) {
+        let workspace = try FleetRuntimeTests.Workspace()
+        var options = RunOptions(
+            dataDirectory: workspace.data, ingest: "http://ingest.invalid/ingest", routeFolder: workspace.folder.path,
+            transferTiming: .deterministic)
+        options.shard = shard
+        var fleet = try SimulatedFleet(
+            fleet: try workspace.fleet(yaml), options: options, network: LookaheadTests.network())
+        for command in commands {
+            fleet.advance(to: LookaheadTests.start + command.minute * 60_000)
+            try fleet.command { command.run(&$0) }
+        }
+        fleet.advance(to: LookaheadTests.start + minutes * 60_000)
+        return (fleet, workspace)
+    }
+
+    /// Runs `yaml` whole and in `count` shards, and expects the shards together to be the whole.
+    static func expectSameFleet(
+        _ yaml: String, shards count: Int, minutes: Int64,
+        commands: [(minute: Int64, run: (inout FleetLoop) -> Void)] = []
+    ) throws {
+        let whole = try run(yaml, shard: .whole, until: minutes, commands: commands)
+        defer { whole.workspace.cleanUp() }
+        var parts: [SimulatedFleet] = []
+        for shard in try Shard.all(count) {
+            let part = try run(yaml, shard: shard, until: minutes, commands: commands)
+            part.workspace.cleanUp()
+            let places = part.fleet.engine.slots.map(\.indexInGroup)
+            #expect(places.allSatisfy(shard.owns), "shard \(shard) runs \(places)")
+            parts.append(part.fleet)
+        }
+        #expect(whole.fleet.sent.count > 50, "too few requests to compare: \(whole.fleet.sent.count)")
+        var lived: [String: LookaheadTests.Lived] = [:]
+        var digest = RequestDigest()
+        var installIDs: [String: String] = [:]
+        for part in parts {
+            lived.merge(LookaheadTests.lived(part)) { _, _ in
+                Issue.record("a device ran on two shards")
+                return LookaheadTests.Lived(sent: [], heard: [], state: "")
+            }
+            digest.merge(part.engine.metrics.sent)
+            for slot in part.engine.slots { installIDs[slot.id] = part.engine.installIDs[slot.id] }
+        }
+        LookaheadTests.expectSame(lived, LookaheadTests.lived(whole.fleet))
+        #expect(digest.count == whole.fleet.engine.metrics.sent.count)
+        #expect(digest.text == whole.fleet.engine.metrics.sent.text)
+        #expect(installIDs == whole.fleet.engine.installIDs)
+        let models = { (fleet: SimulatedFleet) in fleet.engine.slots.map { "\($0.id) \($0.model) \($0.osVersion)" } }
+        #expect(Set(parts.flatMap(models)) == Set(models(whole.fleet)))
+        let uploads = parts.map(\.engine.metrics.batchesByOutcome).reduce(into: [:]) { sum, part in
+            sum.merge(part, uniquingKeysWith: +)
+        }
+        #expect(uploads == whole.fleet.engine.metrics.batchesByOutcome)
+    }
+
+    @Test(
+        """
+        the shards of a seeded fleet, together, send the same requests, hear the same answers \
+        and end in the same states as one loop, with faults on fractions and a kill
+        """,
+        arguments: [2, 3])
+    func sameAsOneLoop(shards: Int) throws {
+        try Self.expectSameFleet(LookaheadTests.yaml, shards: shards, minutes: 20)
+    }
+
+    @Test(
+        """
+        stages, admin spawns and admin actions on a fraction make and pick the same devices \
+        however the fleet is split
+        """,
+        arguments: [2, 3])
+    func laterDevices(shards: Int) throws {
+        let yaml = LookaheadTests.yaml.replacingOccurrences(
+            of: "    start: 7m\n",
+            with: "    start: 7m\n    stages:\n      - {for: 4m, devices: 5}\n      - {for: 3m, devices: 2}\n")
+        #expect(yaml != LookaheadTests.yaml)
+        try Self.expectSameFleet(
+            yaml, shards: shards, minutes: 20,
+            commands: [
+                (2, { _ = try? $0.spawn(SpawnRequest(template: .group("walkers"), count: 4)) }),
+                (4, { _ = try? $0.act(.revokePermission, on: .fraction(0.5)) }),
+                (8, { _ = try? $0.act(.grantPermission, on: .fraction(0.7, seed: 9)) }),
+                (13, { try? $0.setFleetDevices(7) }),
+            ])
+    }
+}
