@@ -96,6 +96,22 @@ public struct RunHistory: Sendable {
         rows[index].ageAtAcknowledgement.record(millis)
     }
 
+    /// Adds another part of the fleet's history over the same clock (another shard's): rows of
+    /// the same instants add up, at the wider of the two widths.
+    public mutating func merge(_ other: RunHistory) {
+        var other = other
+        while other.widthMillis < widthMillis { other.halve() }
+        while widthMillis < other.widthMillis { halve() }
+        pendingAtStart += other.pendingAtStart
+        for (offset, row) in other.rows.enumerated() {
+            guard let index = rowIndex(other.start + Int64(offset) * other.widthMillis) else {
+                pendingAtStart += row.pendingChange
+                continue
+            }
+            rows[index].merge(row)
+        }
+    }
+
     /// The fixes pending at each row's end.
     public var backlog: [Int] {
         var pending = pendingAtStart

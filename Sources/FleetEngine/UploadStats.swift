@@ -5,6 +5,12 @@ public struct GroupUploads: Sendable {
 
     public init() {}
 
+    /// Adds the same group's uploads in another part of the fleet.
+    public mutating func merge(_ other: GroupUploads) {
+        for (outcome, tally) in other.byOutcome { byOutcome[outcome, default: UploadStats.Tally()].merge(tally) }
+        latency.merge(other.latency)
+    }
+
     mutating func record(_ outcome: TransferOutcome, latencyMillis: Double, serverMillis: Double?) {
         byOutcome[outcome, default: UploadStats.Tally()].count += 1
         byOutcome[outcome]!.latency.record(latencyMillis)
@@ -80,6 +86,26 @@ public struct UploadStats: Sendable {
         sinceReset = [:]
         seconds = []
         resetAt = (realNanos / 1_000_000_000, virtual)
+    }
+
+    /// Adds another part of the fleet's uploads (another shard's, on the same real clock): its
+    /// tallies, and its recent seconds to those of the same second. The reset is this one's.
+    public mutating func merge(_ other: UploadStats) {
+        for (outcome, tally) in other.overall { overall[outcome, default: Tally()].merge(tally) }
+        for (outcome, tally) in other.sinceReset { sinceReset[outcome, default: Tally()].merge(tally) }
+        for bucket in other.seconds {
+            if let index = seconds.firstIndex(where: { $0.second == bucket.second }) {
+                for (outcome, tally) in bucket.tallies {
+                    seconds[index].tallies[outcome, default: Tally()].merge(tally)
+                }
+            } else {
+                seconds.append(bucket)
+            }
+        }
+        seconds.sort { $0.second < $1.second }
+        if let last = seconds.last?.second {
+            seconds.removeAll { $0.second + UInt64(Self.windowSeconds) < last }
+        }
     }
 
     /// The outcomes of the real seconds `first...last` (as `realNanos / 1e9`).

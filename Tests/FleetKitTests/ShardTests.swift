@@ -116,6 +116,60 @@ struct ShardTests {
             sum.merge(part, uniquingKeysWith: +)
         }
         #expect(uploads == whole.fleet.engine.metrics.batchesByOutcome)
+        var wholeEngine = whole.fleet.engine
+        let partMetrics = parts.map { part in
+            var engine = part.engine
+            return engine.snapshot()
+        }
+        expectSameMetrics(FleetMetrics.merged(partMetrics), wholeEngine.snapshot(), parts: partMetrics)
+    }
+
+    /// The shards' metrics merged are the whole fleet's: every count, history row and
+    /// percentile; the backlog's peak and the drains within their documented bounds.
+    static func expectSameMetrics(_ merged: FleetMetrics, _ whole: FleetMetrics, parts: [FleetMetrics]) {
+        #expect(merged.virtualNow == whole.virtualNow)
+        #expect(merged.devices == whole.devices)
+        #expect(merged.devicesByState == whole.devicesByState)
+        let account = { (account: FixAccount) in
+            "\(account.carriedOver) \(account.handedToStores) \(account.ledger) \(account.unheardAcknowledgements)"
+        }
+        #expect(account(merged.fixes) == account(whole.fixes))
+        #expect(merged.fixesByGroup.map(account) == whole.fixesByGroup.map(account))
+        #expect(merged.fixes.ledger.admitted > 100)
+        // The peak of the backlog: never above the fleet's, never below a shard's.
+        #expect(merged.fixes.maxPending <= whole.fixes.maxPending)
+        #expect(parts.allSatisfy { merged.fixes.maxPending >= $0.fixes.maxPending })
+        #expect(merged.timeline == whole.timeline)
+        #expect(merged.history.rows == whole.history.rows)
+        #expect(merged.history.backlog == whole.history.backlog)
+        #expect(merged.drains.count == whole.drains.count)
+        let rowWidth = merged.history.widthMillis
+        for (mine, theirs) in zip(merged.drains, whole.drains) {
+            let counts: (FaultDrain) -> [Int] = { [$0.fault, $0.pendingBefore, $0.pendingAtEnd] }
+            #expect(counts(mine) == counts(theirs))
+            #expect([mine.startedAt, mine.endedAt] == [theirs.startedAt, theirs.endedAt])
+            // Read from the history's rows: never before the fleet's (here, within a row of it).
+            #expect((mine.drainMillis == nil) == (theirs.drainMillis == nil))
+            if let fleet = theirs.drainMillis, let merged = mine.drainMillis {
+                #expect(merged >= fleet && merged < fleet + rowWidth, "\(merged) for \(fleet)")
+            }
+        }
+        #expect(merged.batchesSent == whole.batchesSent)
+        #expect(merged.refreshesSent == whole.refreshesSent)
+        #expect(merged.refreshesByOutcome == whole.refreshesByOutcome)
+        #expect(merged.batchesByOutcome == whole.batchesByOutcome)
+        #expect(merged.uploadsByGroup.map { $0.latency.count } == whole.uploadsByGroup.map { $0.latency.count })
+        #expect(merged.sent.text == whole.sent.text)
+        #expect(merged.answersAfterTimeout == whole.answersAfterTimeout)
+        let figures = { (histogram: LatencyHistogram) in
+            [Double(histogram.count), histogram.max] + [0.5, 0.9, 0.99].map(histogram.percentile)
+                + LatencyHistogram.exactBoundsMillis.map { Double(histogram.count(atOrBelow: $0)) }
+        }
+        #expect(figures(merged.latency) == figures(whole.latency))
+        #expect(figures(merged.fixes.ageAtAcknowledgement) == figures(whole.fixes.ageAtAcknowledgement))
+        for (outcome, tally) in whole.uploads.overall {
+            #expect(figures(merged.uploads.overall[outcome]?.latency ?? LatencyHistogram()) == figures(tally.latency))
+        }
     }
 
     @Test(
