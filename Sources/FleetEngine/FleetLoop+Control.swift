@@ -122,7 +122,9 @@ extension FleetLoop {
         switch selector {
         case .group(let name) where !fleet.groups.contains(where: { $0.name == name }):
             throw FleetControlError(.badRequest, "no group is named \"\(name)\"", field: "selector.group")
-        case .ids(let ids):
+        // A fleet split into shards checks ids against the whole fleet before the shards take
+        // the command, each acting on its own (`FleetRuntime.apply`).
+        case .ids(let ids) where options.shard == .whole:
             if let unknown = ids.first(where: { id in slotsByID[id].map { slots[$0].removed } ?? true }) {
                 throw FleetControlError(.badRequest, "no device is named \"\(unknown)\"", field: "selector.ids")
             }

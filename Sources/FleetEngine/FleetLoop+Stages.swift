@@ -71,18 +71,9 @@ extension FleetLoop {
     /// `SpawnRequest.countRange`'s most new devices at once is refused (409).
     package mutating func setFleetDevices(_ devices: Int) throws(FleetControlError) {
         let time = metrics.virtualNow
-        let running = slots.count { !$0.removed && !$0.standingBy }
-        let standing = slots.count { !$0.removed && $0.standingBy }
-        let most = Int(SpawnRequest.countRange.upper)
-        // A shard counts against about its part of the fleet.
-        guard options.shard.share(of: devices) - running - standing <= most else {
-            // A count the API takes, refused for where the fleet stands now: a conflict, as a busy loop is.
-            throw FleetControlError(
-                .conflict,
-                "devices \(devices) would make \(devices - running - standing) new devices at once; at most \(most) "
-                    + "a command (\(running + standing + most) now): scale up in steps",
-                field: "devices")
-        }
+        // A fleet split into shards is checked as a whole, before the shards take the command
+        // (`FleetRuntime.updateFleet`), so every shard takes it or none does.
+        if options.shard == .whole { try Self.checkNewDevices(devices, listed: slots.count { !$0.removed }) }
         for group in stagePlans.indices {
             stagePlans[group] = nil
             timers.cancel(.stage(group))
@@ -90,6 +81,20 @@ extension FleetLoop {
         let weights = fleet.groups.indices.map { groupWeights.indices.contains($0) ? groupWeights[$0] : 1 }
         for (group, count) in FleetFile.shares(of: devices, weights: weights, minimum: 0).enumerated() {
             setDevices(group, to: count, at: time, queued: true)
+        }
+    }
+
+    /// Refuses a fleet of `devices` devices where `listed` are listed (running or standing by)
+    /// when it would make more than `SpawnRequest.countRange`'s most new devices at once.
+    package static func checkNewDevices(_ devices: Int, listed: Int) throws(FleetControlError) {
+        let most = Int(SpawnRequest.countRange.upper)
+        guard devices - listed <= most else {
+            // A count the API takes, refused for where the fleet stands now: a conflict, as a busy loop is.
+            throw FleetControlError(
+                .conflict,
+                "devices \(devices) would make \(devices - listed) new devices at once; at most \(most) "
+                    + "a command (\(listed + most) now): scale up in steps",
+                field: "devices")
         }
     }
 

@@ -211,6 +211,8 @@ package struct FleetLoop {
     /// `readyForCommands()`), and no device passes it meanwhile.
     var syncTarget: Int64?
     package var installIDs: [String: String]
+    /// The stores `openEarlierStores` opened, by device id, until `start` gives them to their slots.
+    var earlierStores: [String: any DeviceStorage] = [:]
     /// Store errors for the log, rate-limited.
     var storeLog = StoreErrorLog()
     /// The data folder's `clock.json`, as the previous run on it left it (nil when there is none).
@@ -317,25 +319,38 @@ package struct FleetLoop {
     /// Makes every device of the fleet file and schedules its spawn and the fault timeline, from
     /// the instant `RunStart` picks (`wallNow`, Unix ms, stands for `now`).
     package mutating func start(wallNow: Int64) {
-        // On a folder an earlier run used, its devices' stores are opened first: the newest row
-        // they hold bounds where the clock may start. Each is opened once for the whole start
-        // (the slot takes it over), so this costs one index lookup per non-empty table.
-        var known: [String: any DeviceStorage] = [:]
+        let newestStored = openEarlierStores()
+        start(wallNow: wallNow, newestStored: newestStored)
+    }
+
+    /// On a folder an earlier run used, opens this loop's devices' stores (kept for `start`) and
+    /// answers the newest row they hold, which bounds where the clock may start; nil when there
+    /// is none. Each is opened once for the whole start (the slot takes it over), so this costs
+    /// one index lookup per non-empty table. Loops that share a fleet start from the newest of
+    /// all of theirs.
+    package mutating func openEarlierStores() -> Int64? {
+        guard resumesEarlierRun else { return nil }
         var newestStored: Int64?
-        if resumesEarlierRun {
-            for (groupIndex, group) in fleet.groups.enumerated() {
-                for index in 0..<group.count where options.shard.owns(index) {
-                    let id = Self.deviceID(group: group.name, index: index)
-                    guard let installID = installIDs[id] else { continue }
-                    let store = makeStore(installID: installID, group: groupIndex)
-                    known[id] = store
-                    // A store that fails here fails again below, where the failure is reported.
-                    if let newest = try? store.newestTimestamp() {
-                        newestStored = max(newestStored ?? newest, newest)
-                    }
+        for (groupIndex, group) in fleet.groups.enumerated() {
+            for index in 0..<group.count where options.shard.owns(index) {
+                let id = Self.deviceID(group: group.name, index: index)
+                guard let installID = installIDs[id] else { continue }
+                let store = makeStore(installID: installID, group: groupIndex)
+                earlierStores[id] = store
+                // A store that fails here fails again in `start`, where the failure is reported.
+                if let newest = try? store.newestTimestamp() {
+                    newestStored = max(newestStored ?? newest, newest)
                 }
             }
         }
+        return newestStored
+    }
+
+    /// `start(wallNow:)` once `openEarlierStores` has run, from `newestStored`: the newest row any
+    /// store of the fleet holds.
+    package mutating func start(wallNow: Int64, newestStored: Int64?) {
+        let known = earlierStores
+        earlierStores = [:]
         runStart = RunStart.resolve(
             configured: fleet.clock.start, wallNow: wallNow, earlierRun: resumesEarlierRun, record: previousClock,
             newestStored: newestStored)

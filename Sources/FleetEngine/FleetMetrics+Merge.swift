@@ -7,18 +7,18 @@ import BeekonStore
 extension FleetMetrics {
     /// `parts` as one fleet; an empty list is an empty record.
     ///
-    /// Two figures are read from the history, since the shards' fixes pending rise and fall at
-    /// instants no shard sees together: the backlog's peak (`FixAccount.maxPending`) is the
-    /// highest of the shards' peaks and of the whole fleet's backlog at each history row's end
-    /// (never above the true peak), and a fault's drain ends at the first row's end where the
-    /// whole fleet's backlog was back (never before the true end; rows are 10 s wide in runs under
-    /// a day). Every other figure is the one a single loop would have.
+    /// Two figures are bounds, since the shards' fixes pending rise and fall at instants no shard
+    /// sees together: the backlog's peak (`FixAccount.maxPending`, the fleet's and each group's)
+    /// is the sum of the shards' peaks (never below the true peak, and equal to it when the shards
+    /// peak at one instant, as under a fault on the whole fleet), and a fault's drain ends at the
+    /// first history row's end where the whole fleet's backlog was back (never before the true
+    /// end; rows are 10 s wide in runs under a day). Every other figure is the one a single loop
+    /// would have.
     public static func merged(_ parts: [FleetMetrics]) -> FleetMetrics {
         guard var whole = parts.first else { return FleetMetrics() }
         guard parts.count > 1 else { return whole }
         for part in parts.dropFirst() { whole.add(part) }
         let backlog = whole.history.backlog
-        whole.fixes.maxPending = ([backlog.max() ?? 0] + parts.map(\.fixes.maxPending)).max() ?? 0
         let width = whole.history.widthMillis
         for index in whole.drains.indices {
             let drain = whole.drains[index]
@@ -29,7 +29,7 @@ extension FleetMetrics {
         return whole
     }
 
-    /// Adds another shard's metrics to these (`maxPending` is left to `merged`).
+    /// Adds another shard's metrics to these (the drains' lengths are left to `merged`).
     private mutating func add(_ other: FleetMetrics) {
         // The fleet has reached the instant its slowest part has.
         virtualNow = min(virtualNow, other.virtualNow)
@@ -103,9 +103,9 @@ extension FleetMetrics {
 }
 
 extension FixAccount {
-    /// Adds another part of the fleet's account (`maxPending` stays this one's: see
-    /// `FleetMetrics.merged`).
+    /// Adds another part of the fleet's account (its backlog's peak too: see `FleetMetrics.merged`).
     mutating func merge(_ other: FixAccount) {
+        maxPending += other.maxPending
         carriedOver += other.carriedOver
         handedToStores += other.handedToStores
         ledger += other.ledger

@@ -112,16 +112,27 @@ public struct DeviceTable: RandomAccessCollection, ExpressibleByArrayLiteral, Se
 
     /// Sets slot `index`'s snapshot; `index` is at most `count` (the next slot is appended).
     mutating func set(_ index: Int, _ device: DeviceSnapshot) {
+        setBox(index, Box(device))
+    }
+
+    /// The box holding slot `index`'s snapshot: the same box until the device changes.
+    func box(_ index: Int) -> Box {
+        chunks[index >> Self.chunkShift][index & Self.chunkMask]
+    }
+
+    /// Sets slot `index` to `box`, which another table may hold too (a fleet's table shares its
+    /// shards' boxes: `SnapshotMerger`); `index` is at most `count`.
+    mutating func setBox(_ index: Int, _ box: Box) {
         precondition(index <= count, "device table slot \(index) past its end \(count)")
         if index == count {
             if index & Self.chunkMask == 0 {
                 chunks.append([])
                 chunks[chunks.count - 1].reserveCapacity(1 << Self.chunkShift)
             }
-            chunks[index >> Self.chunkShift].append(Box(device))
+            chunks[index >> Self.chunkShift].append(box)
             count += 1
         } else {
-            chunks[index >> Self.chunkShift][index & Self.chunkMask] = Box(device)
+            chunks[index >> Self.chunkShift][index & Self.chunkMask] = box
         }
     }
 }

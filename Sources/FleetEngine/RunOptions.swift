@@ -39,6 +39,18 @@ public struct RunOptions: Sendable {
     public var strictThresholds = false
     /// The part of the fleet this run's loop runs (the whole fleet unless it is split).
     public var shard = Shard.whole
+    /// How many loops the run's devices are split over, each on a thread of its own with a
+    /// shard of the fleet (`--loops`): 1 to `loopsRange`'s most.
+    public var loops = 1
+    /// `loops`: 1 to 64.
+    public static let loopsRange = NumberRange.integer(1...64, unit: "loops")
+
+    /// How many loops a run of `devices` devices takes on a machine of `cores` cores, when not
+    /// told: one per 10,000 devices (a loop keeps up with 10,000 at warp 1 on a fraction of a
+    /// core, and one loop keeps a small fleet's every figure in one place), at most one per core.
+    public static func defaultLoops(devices: Int, cores: Int) -> Int {
+        max(1, min(cores, (devices + 9_999) / 10_000, Int(loopsRange.upper)))
+    }
     /// Tests: the wall-clock bound on a real request instead of `RealDriver.realTimeoutMillis`'s
     /// (how long a modelled run waits for a hung server before its device hears the timeout).
     package var realTimeoutMillis: Int?

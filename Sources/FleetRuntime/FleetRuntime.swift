@@ -7,23 +7,16 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Runs a fleet: one event loop owns every device, its store, its emulated OS and its timers,
-/// on the thread that calls `run()`; HTTP runs on the transport's own thread and comes back
-/// through an inbox. Virtual time comes from one `FleetClock`.
+/// Runs a fleet: one event loop, or several (`RunOptions.loops`), each owning a shard of the
+/// devices (`Shard`) with their stores, emulated OS and timers, on a thread of its own (the first
+/// on the thread that calls `run()`); HTTP runs on each loop's transport thread and comes back
+/// through the loop's inbox. The loops share one virtual clock: one start, one warp, and every
+/// command reaches each at one real instant. What they publish is merged into the one fleet the
+/// admin API shows (`SnapshotMerger`).
 public final class FleetRuntime: Sendable {
-    /// Work that crosses threads: transfer completions, control commands and a stop request.
-    struct Inbox {
-        /// Real requests that ended: transfer number and result.
-        var completions: [(number: Int, result: HTTPResult)] = []
-        var commands: [Command] = []
-        var stopRequested = false
-        /// The run is over: commands are refused at once.
-        var finished = false
-    }
-
-    /// A control command: runs on the loop's thread between turns and returns its answer, which
+    /// A control command: runs on a loop's thread between turns and returns its answer, which
     /// is delivered after the snapshot that shows its effect is published; `refuse` answers it
-    /// when the fleet is not running.
+    /// when the loop is not running.
     struct Command: Sendable {
         var run: @Sendable (inout RealDriver) -> @Sendable () -> Void
         var refuse: @Sendable () -> Void
@@ -31,82 +24,178 @@ public final class FleetRuntime: Sendable {
 
     public typealias TransferKind = FleetEngine.TransferKind
 
-    let inbox = Mutex(Inbox())
-    let wakeup = DispatchSemaphore(value: 0)
-    private let published = Mutex(FleetMetrics())
-    private let publishedSnapshot = Mutex(FleetSnapshot())
-    private nonisolated(unsafe) var loop: FleetLoop?  // only run()'s thread touches it, and takes it once
+    /// Each loop's inbox, wakeup and published snapshot, by shard.
+    let hosts: [LoopHost]
+    /// The loops' snapshots as one fleet's, the parts' sequences it was merged from, and the last
+    /// merged (unused with one loop, whose snapshot is the fleet's).
+    private let merged: Mutex<(merger: SnapshotMerger, from: [UInt64], snapshot: FleetSnapshot)>
+    private let files: SharedRunFiles
+    private nonisolated(unsafe) var engines: [FleetLoop]?  // only run()'s thread touches them, and takes them once
     private let running = Mutex(false)
-    /// Where the run's driver logs what the engine reports (store errors, refused SDK calls) and
-    /// its own news (the clock file, debug detail). The engine itself never logs.
+    /// Where the run's drivers log what the engine reports (store errors, refused SDK calls) and
+    /// their own news (the clock file, debug detail). The engine itself never logs.
     let logger: Logger
 
     /// The run starts with modelled transfer timing (`--deterministic`, `clock.deterministic`,
     /// max warp), so its digest depends on the requests alone, not on the machine's speed.
     public let startsModelled: Bool
 
-    /// Prepares a run: reads the routes, opens nothing yet.
+    /// Prepares a run: reads the routes, opens nothing yet. With more than one loop
+    /// (`options.loops`), loop i runs shard i of them, with its share of the open stores and
+    /// connections.
     public init(fleet: FleetFile, options: RunOptions, logger: Logger = Logger(label: "beekon-fleet")) throws {
-        let engine = try FleetLoop(fleet: fleet, options: options)
-        startsModelled = engine.transferTiming.isModelled
-        loop = engine
+        do throws(NumberProblem) {
+            _ = try RunOptions.loopsRange.check(Double(options.loops))
+        } catch {
+            throw RunError(description: "loops \(error)")
+        }
+        let routes = try RunFiles.routes(of: fleet, folder: options.routeFolder)
+        let installIDs = RunFiles.readInstallIDs(options.dataDirectory)
+        let previousClock = try RunFiles.readClock(options.dataDirectory)
+        var engines: [FleetLoop] = []
+        for shard in try Shard.all(options.loops) {
+            var part = options
+            if options.loops > 1 {
+                part.shard = shard
+                part.maxOpenStores = max(1, options.maxOpenStores / options.loops)
+                part.maxConnections = options.maxConnections == 0 ? 0 : max(1, options.maxConnections / options.loops)
+            }
+            engines.append(
+                try FleetLoop(
+                    fleet: fleet, options: part, routes: routes, installIDs: installIDs, previousClock: previousClock,
+                    stores: SQLiteShelf(dataDirectory: part.dataDirectory, maxOpen: part.maxOpenStores)))
+        }
+        startsModelled = engines[0].transferTiming.isModelled
+        self.engines = engines
+        hosts = engines.map { _ in LoopHost() }
+        merged = Mutex((SnapshotMerger(shards: engines.count), [], FleetSnapshot()))
+        files = SharedRunFiles(directory: options.dataDirectory, loops: engines.count)
         self.logger = logger
     }
 
+    /// How many loops run the fleet.
+    public var loops: Int { hosts.count }
+
     /// The latest metrics, safe from any thread.
-    public var metrics: FleetMetrics { published.withLock { $0 } }
+    public var metrics: FleetMetrics { snapshot.metrics }
 
     /// The latest snapshot of the fleet (devices, stats, clock), safe from any thread; published
-    /// a few times a second and after every control command.
-    public var snapshot: FleetSnapshot { publishedSnapshot.withLock { $0 } }
+    /// a few times a second and after every control command (with several loops, merged from
+    /// their latest when one of them published since the last read).
+    public var snapshot: FleetSnapshot {
+        guard hosts.count > 1 else { return hosts[0].published.withLock { $0 } }
+        let parts = hosts.map { host in host.published.withLock { $0 } }
+        // Nothing is shown (sequence 0) until every loop has published: a fleet half there is
+        // not the fleet.
+        guard parts.allSatisfy({ $0.sequence > 0 }) else { return FleetSnapshot() }
+        return merged.withLock { merged in
+            let sequences = parts.map(\.sequence)
+            guard sequences != merged.from else { return merged.snapshot }
+            var snapshot = merged.merger.merge(parts)
+            snapshot.sequence = merged.snapshot.sequence &+ 1
+            merged.from = sequences
+            merged.snapshot = snapshot
+            return snapshot
+        }
+    }
 
-    /// Where the run is: `starting` until `run()` has opened the stores and published the first
-    /// snapshot (so a health check never passes before the API has a fleet to show), `running`
-    /// while its loop takes commands, `stopping` once it has been asked to stop or its duration
-    /// is over.
+    /// Where the run is: `starting` until `run()` has opened the stores and every loop published
+    /// its first snapshot (so a health check never passes before the API has a fleet to show),
+    /// `running` while its loops take commands, `stopping` once it has been asked to stop or its
+    /// duration is over.
     public var phase: RunPhase {
-        guard running.withLock({ $0 }), publishedSnapshot.withLock({ $0.sequence }) > 0 else { return .starting }
-        return inbox.withLock { $0.finished || $0.stopRequested } ? .stopping : .running
+        guard running.withLock({ $0 }), hosts.allSatisfy({ $0.published.withLock { $0.sequence } > 0 }) else {
+            return .starting
+        }
+        return hosts.contains { $0.inbox.withLock { $0.finished || $0.stopRequested } } ? .stopping : .running
     }
 
     /// Asks the run to stop at its next step; safe from any thread and from a signal handler's
     /// dispatch source.
     public func stop() {
-        inbox.withLock { $0.stopRequested = true }
-        wakeup.signal()
+        for host in hosts { host.stop() }
     }
 
     /// Runs until `stop()`, the real or virtual duration, whichever comes first, on the calling
-    /// thread, and says which ended it. `progress` is called about every `progressEverySeconds`
-    /// with the metrics.
+    /// thread (and one more thread per loop past the first), and says which ended it. `progress`
+    /// is called about every `progressEverySeconds` with the metrics.
     @discardableResult
     public func run(progressEverySeconds: Double = 5, progress: (FleetMetrics) -> Void = { _ in }) throws -> RunEnd {
         let first = running.withLock { started in
             defer { started = true }
             return !started
         }
-        guard first, let engine = loop.take() else {
+        guard first, let engines = engines.take() else {
             throw RunError(description: "this fleet already ran")
         }
-        let transport = try HTTPTransport(
-            maxConcurrentTransfers: engine.options.maxConnections, caFile: engine.options.caFile,
-            insecure: engine.options.insecure)
-        defer { transport.shutdown() }
-        var driver = RealDriver(engine: engine, transport: transport, runtime: self, logger: logger)
-        driver.start()
-        let started = Self.realNanos()
+        var transports: [HTTPTransport] = []
+        defer { for transport in transports { transport.shutdown() } }
+        for engine in engines {
+            transports.append(
+                try HTTPTransport(
+                    maxConcurrentTransfers: engine.options.maxConnections, caFile: engine.options.caFile,
+                    insecure: engine.options.insecure))
+        }
+        let drivers = engines.indices.map { index in
+            DriverBox(
+                RealDriver(
+                    engine: engines[index], transport: transports[index], host: hosts[index], files: files,
+                    loopIndex: index, logger: logger))
+        }
+        // One start for every loop: the newest row any store holds bounds it, every store is
+        // prepared (the loops side by side), then the clocks start at one real instant.
+        let newestStored = drivers.compactMap { $0.driver.engine.openEarlierStores() }.max()
+        let wallNow = Int64(Date().timeIntervalSince1970 * 1000)
+        DispatchQueue.concurrentPerform(iterations: drivers.count) { index in
+            drivers[index].driver.start(wallNow: wallNow, newestStored: newestStored)
+        }
+        let clockStarts = Self.realNanos()
+        for box in drivers { box.driver.startClock(realNanos: clockStarts) }
+        let others = DispatchGroup()
+        var ends = [RunEnd](repeating: .stopped, count: drivers.count)
+        let otherEnds = Mutex(ends)
+        for index in drivers.indices.dropFirst() {
+            let box = drivers[index]
+            let host = hosts[index]
+            others.enter()
+            let thread = Thread { [self] in
+                let end = turnLoop(&box.driver, host: host, started: clockStarts, progressEverySeconds: nil) { _ in }
+                otherEnds.withLock { $0[index] = end }
+                others.leave()
+            }
+            thread.name = "beekon-loop-\(index)"
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        ends[0] = turnLoop(
+            &drivers[0].driver, host: hosts[0], started: clockStarts, progressEverySeconds: progressEverySeconds,
+            progress: progress)
+        others.wait()
+        ends[1...] = otherEnds.withLock { $0 }[1...]
+        // The reproducible end is named when the loops ended differently (one reached the
+        // virtual end just as another's wall-clock limit came).
+        return ends.first { if case .virtualTimeLimit = $0 { true } else { false } } ?? ends[0]
+    }
+
+    /// Turns one loop until a stop, the run's real or virtual duration, then lets its uploads on
+    /// the wire finish and closes its stores. `progress` is called about every
+    /// `progressEverySeconds` with the fleet's metrics (by the first loop only: nil elsewhere).
+    private func turnLoop(
+        _ driver: inout RealDriver, host: LoopHost, started: UInt64, progressEverySeconds: Double?,
+        progress: (FleetMetrics) -> Void
+    ) -> RunEnd {
         var lastProgress = started
         var lastPublished = started
         var runSeconds = 0.0
-        publish(&driver, runSeconds: 0)
+        publish(&driver, host: host, runSeconds: 0)
         var end = RunEnd.stopped
         while true {
-            let (completions, commandsWaiting, stopRequested) = takeInbox()
+            let (completions, commandsWaiting, stopRequested) = host.takeInbox()
             driver.engine.realNow = Self.realNanos()
             driver.deliver(completions)
             if stopRequested { break }
             // At max warp, commands wait until every device stands at one instant.
-            let commands = commandsWaiting && driver.engine.readyForCommands() ? takeCommands() : []
+            let commands = commandsWaiting && driver.engine.readyForCommands() ? host.takeCommands() : []
             let answers = commands.map { $0.run(&driver) }
             let realNow = Self.realNanos()
             var now = driver.reachable(realNanos: realNow)
@@ -129,7 +218,7 @@ public final class FleetRuntime: Sendable {
             if let ended {
                 end = ended
                 // Commands that just ran are answered, after the snapshot that shows them.
-                if !answers.isEmpty { publish(&driver, runSeconds: runSeconds) }
+                if !answers.isEmpty { publish(&driver, host: host, runSeconds: runSeconds) }
                 for answer in answers { answer() }
                 break
             }
@@ -139,83 +228,62 @@ public final class FleetRuntime: Sendable {
             // rewritten once per publication, not once per event.
             if realNow - lastPublished >= 100_000_000 || !answers.isEmpty {
                 lastPublished = realNow
-                publish(&driver, runSeconds: runSeconds)
+                publish(&driver, host: host, runSeconds: runSeconds)
             }
             for answer in answers { answer() }
-            if Double(realNow - lastProgress) / 1e9 >= progressEverySeconds {
+            if let every = progressEverySeconds, Double(realNow - lastProgress) / 1e9 >= every {
                 lastProgress = realNow
                 progress(metrics)
             }
             if let waitNanos = driver.realWait(), waitNanos > 0 {
-                _ = wakeup.wait(timeout: .now() + .nanoseconds(Int(waitNanos)))
+                _ = host.wakeup.wait(timeout: .now() + .nanoseconds(Int(waitNanos)))
             }
         }
         // Let uploads already on the wire finish (up to 10 s), so rows the server took are
         // acknowledged now rather than sent again by the next run. Nothing new is sent.
         let drainDeadline = Self.realNanos() + 10_000_000_000
-        let refused = inbox.withLock { box in
-            box.finished = true
-            defer { box.commands = [] }
-            return box.commands
-        }
-        for transfer in refused { transfer.refuse() }
+        host.finish()
         driver.engine.draining = true
         repeat {
-            driver.deliver(takeInbox().completions)
+            driver.deliver(host.takeInbox().completions)
             // Answers in but not yet heard (modelled time, injected latency) are heard now.
             driver.engine.deliverHeldAnswers()
             driver.carryOutEffects()
-            if driver.inFlight > 0 { _ = wakeup.wait(timeout: .now() + .milliseconds(50)) }
+            if driver.inFlight > 0 { _ = host.wakeup.wait(timeout: .now() + .milliseconds(50)) }
         } while driver.inFlight > 0 && Self.realNanos() < drainDeadline
         driver.finish()
-        publish(&driver, runSeconds: runSeconds)
+        publish(&driver, host: host, runSeconds: runSeconds)
         return end
     }
 
-    /// Takes the completions that arrived, and says whether commands wait and a stop was asked for.
-    private func takeInbox() -> (
-        completions: [(number: Int, result: HTTPResult)], commandsWaiting: Bool, stopRequested: Bool
-    ) {
-        inbox.withLock { box in
-            let taken = (box.completions, !box.commands.isEmpty, box.stopRequested)
-            box.completions = []
-            return taken
-        }
+    /// Queues a command for every loop (or those in `loops`) and wakes them; a loop that is over
+    /// refuses it at once.
+    func submit(_ command: Command, to loops: [Int]? = nil) {
+        for index in loops ?? Array(hosts.indices) { hosts[index].submit(command) }
     }
 
-    /// Takes the commands that arrived.
-    private func takeCommands() -> [Command] {
-        inbox.withLock { box in
-            defer { box.commands = [] }
-            return box.commands
-        }
-    }
-
-    /// Queues a command for the loop and wakes it; refuses it at once when the run is over.
-    func submit(_ command: Command) {
-        let accepted = inbox.withLock { box in
-            guard !box.finished else { return false }
-            box.commands.append(command)
-            return true
-        }
-        if accepted { wakeup.signal() } else { command.refuse() }
-    }
-
-    /// Publishes the metrics and the snapshot, with the devices that changed since the last
+    /// Publishes the loop's snapshot with its metrics, the devices that changed since the last
     /// publication brought up to date (and only those: see `FleetLoop.recordChanges`).
-    private func publish(_ driver: inout RealDriver, runSeconds: Double) {
+    private func publish(_ driver: inout RealDriver, host: LoopHost, runSeconds: Double) {
         var metrics = driver.engine.snapshot()
         metrics.realSeconds = runSeconds
-        published.withLock { $0 = metrics }
         var snapshot = driver.engine.fleetSnapshot(
             metrics: metrics, paused: driver.clock.isPaused, realNanos: Self.realNanos())
         snapshot.warp = driver.reportedWarp
         snapshot.maxWarp = driver.maxWarp
-        snapshot.sequence = publishedSnapshot.withLock { $0.sequence } &+ 1
-        publishedSnapshot.withLock { $0 = snapshot }
+        host.published.withLock { published in
+            snapshot.sequence = published.sequence &+ 1
+            published = snapshot
+        }
     }
 
     static func realNanos() -> UInt64 {
         DispatchTime.now().uptimeNanoseconds
     }
+}
+
+/// A loop's driver, handed to the thread that turns it (and only that one touches it after).
+private final class DriverBox: @unchecked Sendable {
+    var driver: RealDriver
+    init(_ driver: RealDriver) { self.driver = driver }
 }

@@ -14,7 +14,13 @@ struct RealDriver {
     /// Wall time × warp, with pauses: the virtual instant the engine may reach.
     var clock: FleetClock
     let transport: HTTPTransport
-    unowned let runtime: FleetRuntime
+    /// Its loop's inbox and wakeup, where answers come back.
+    let host: LoopHost
+    /// The data folder's files every loop of the run writes (`devices.json`, `clock.json`).
+    let files: SharedRunFiles
+    /// Its loop's index in the run (its shard's): loop 0 alone prints the run's notices, which
+    /// every loop's engine makes alike.
+    let loopIndex: Int
     /// Where the engine's log effects and the driver's own news go.
     let logger: Logger
     /// Real requests made and not yet answered.
@@ -55,10 +61,15 @@ struct RealDriver {
     /// average), so a turn stops early enough for its commits to fit in it. Starts at 10 µs.
     var commitNanosPerRow: UInt64 = 10_000
 
-    init(engine: FleetLoop, transport: HTTPTransport, runtime: FleetRuntime, logger: Logger) {
+    init(
+        engine: FleetLoop, transport: HTTPTransport, host: LoopHost, files: SharedRunFiles, loopIndex: Int,
+        logger: Logger
+    ) {
         self.engine = engine
         self.transport = transport
-        self.runtime = runtime
+        self.host = host
+        self.files = files
+        self.loopIndex = loopIndex
         self.logger = logger
         clock = FleetClock(startMillis: 0, warp: engine.warp, realNanos: 0)
         maxWarp = engine.startsAtMaxWarp
@@ -67,13 +78,18 @@ struct RealDriver {
 
     var options: RunOptions { engine.options }
 
-    /// Starts the engine from the wall clock's `now`, then the virtual clock (after every store
-    /// is open, so opening them does not make the first timers late).
-    mutating func start() {
+    /// Starts the engine from the wall clock's `now` (Unix ms) and the newest row any store of the
+    /// fleet holds (see `FleetLoop.openEarlierStores`), with every device made and every store
+    /// prepared; `startClock` then starts the virtual clock (after every store is ready, so
+    /// preparing them does not make the first timers late).
+    mutating func start(wallNow: Int64, newestStored: Int64?) {
         engine.realNow = FleetRuntime.realNanos()
-        engine.start(wallNow: Int64(Date().timeIntervalSince1970 * 1000))
+        engine.start(wallNow: wallNow, newestStored: newestStored)
         carryOutEffects()
-        let clockStarts = FleetRuntime.realNanos()
+    }
+
+    /// Starts the virtual clock at real instant `clockStarts`, the same for every loop of the run.
+    mutating func startClock(realNanos clockStarts: UInt64) {
         clock = FleetClock(startMillis: engine.startMillis, warp: engine.warp, realNanos: clockStarts)
         maxSince = (engine.startMillis, clockStarts)
         paceMeter = PaceMeter(
@@ -203,15 +219,12 @@ struct RealDriver {
                 inFlight += 1
                 var http = transfer.http
                 http.timeoutMillis = realTimeoutMillis(transfer.kind)
-                let runtime = runtime
-                transport.submit(http) { result in
-                    runtime.inbox.withLock { $0.completions.append((transfer.number, result)) }
-                    runtime.wakeup.signal()
-                }
+                let host = host
+                transport.submit(http) { result in host.completed(transfer.number, result) }
             case .recordInstallIDs(let map):
                 // Without the map a resumed run would give these devices new install ids, and
                 // their stores' pending fixes would never be sent: said every time it fails.
-                if let problem = RunFiles.writeInstallIDs(map, options.dataDirectory) {
+                if let problem = files.recordInstallIDs(map, loop: loopIndex) {
                     let path = "\(options.dataDirectory)/devices.json"
                     let consequence = "a run resumed on this data folder would not find these devices' stores"
                     logger.error("cannot record the devices' install ids in \(path): \(problem); \(consequence)")
@@ -219,6 +232,7 @@ struct RealDriver {
             case .log(let line):
                 logger.log(level: line.level, "\(line.message)")
             case .notice(let line):
+                guard loopIndex == 0 else { continue }
                 if let sink = options.noticeSink { sink(line) } else { print(line) }
             }
         }
@@ -336,7 +350,7 @@ struct RealDriver {
         clockWrittenAt = realNanos
         clockWrittenWarp = clock.warp
         let path = "\(options.dataDirectory)/\(ClockRecord.fileName)"
-        guard let problem = RunFiles.writeClock(record, options.dataDirectory) else {
+        guard let problem = files.recordClock(record, loop: loopIndex) else {
             clockWriteFailing = false
             logger.trace(
                 "recorded the virtual clock",

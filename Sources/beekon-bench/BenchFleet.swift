@@ -60,6 +60,7 @@ struct BenchFleet: ParsableCommand {
         var report = BenchReport(title: "beekon-bench fleet")
         report.add("devices", "devices", Double(metrics.devices), unit: "")
         report.add("warp", "warp", fleet.warp, unit: "×")
+        report.add("loops", "event loops", Double(fleet.loopCount), unit: "")
         report.add("wall_s", "wall time", wall, unit: "s")
         report.add("cpu_s", "CPU time (preparing stores included)", cpu, unit: "s")
         report.add("rss_mib", "RSS", rss / 1024, unit: "MiB")

@@ -28,6 +28,19 @@ struct BenchFleetOptions: ParsableArguments {
             """,
         transform: FlagNumber.durationText)
     var spread = "60s"
+
+    @Option(
+        help: """
+            Event loops to split the devices over, 1 to 64 (default: as `beekon-fleet run`, one per \
+            10,000 devices, at most one per core).
+            """,
+        transform: FlagNumber.integer(RunOptions.loopsRange))
+    var loops: Int?
+
+    /// The loops the run takes: as given, else as `beekon-fleet run` would.
+    var loopCount: Int {
+        loops ?? RunOptions.defaultLoops(devices: devices, cores: ProcessInfo.processInfo.activeProcessorCount)
+    }
 }
 
 /// Which gate the bench fleet's devices use.
@@ -216,17 +229,17 @@ struct BenchFleetRun {
     func run(ingest: String, in folder: String, serverCPU: () -> Double = { 0 }) throws -> Result {
         let openFiles = FileLimit.raiseToHardLimit()
         let fleet = try fleet(ingest: ingest, in: folder)
-        let runtime = try FleetRuntime(
-            fleet: fleet,
-            options: RunOptions(
-                dataDirectory: folder + "/data", realDurationMillis: Int64(seconds * 1000),
-                routeFolder: folder,
-                maxOpenStores: DescriptorBudget.run(
-                    devices: options.devices, maxConnections: options.maxConnections,
-                    idleConnections: HTTPTransport.defaultMaxIdleConnections, adminConnections: nil,
-                    embeddedReceiver: true  // the 204 server: a socket per connection, as a receiver
-                ).openStores(limit: openFiles),
-                maxConnections: options.maxConnections))
+        var runOptions = RunOptions(
+            dataDirectory: folder + "/data", realDurationMillis: Int64(seconds * 1000),
+            routeFolder: folder,
+            maxOpenStores: DescriptorBudget.run(
+                devices: options.devices, maxConnections: options.maxConnections,
+                idleConnections: HTTPTransport.defaultMaxIdleConnections * options.loopCount, adminConnections: nil,
+                embeddedReceiver: true  // the 204 server: a socket per connection, as a receiver
+            ).openStores(limit: openFiles),
+            maxConnections: options.maxConnections)
+        runOptions.loops = options.loopCount
+        let runtime = try FleetRuntime(fleet: fleet, options: runOptions)
         var samples: [Sample] = []
         let cpuBefore = ProcessTimes.cpuSeconds()
         try runtime.run(progressEverySeconds: 0.25) { metrics in

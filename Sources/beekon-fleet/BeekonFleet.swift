@@ -106,6 +106,14 @@ struct Run: LoggingCommand {
     var maxConnections = 256
 
     @Option(
+        help: """
+            Event loops to split the devices over, each on a thread (a core) of its own with its \
+            share of them, 1 to 64 (default: one per 10,000 devices, at most one per core).
+            """,
+        transform: FlagNumber.integer(RunOptions.loopsRange))
+    var loops: Int?
+
+    @Option(
         name: .customLong("threshold"),
         help: ArgumentHelp(
             "A criterion the run must meet, as k6's thresholds: `upload.latency.p99 < 500ms`, "
@@ -221,8 +229,11 @@ struct Run: LoggingCommand {
             }
         }
         let devices = fleet.groups.reduce(0) { $0 + $1.count }
+        let loops =
+            self.loops ?? RunOptions.defaultLoops(devices: devices, cores: ProcessInfo.processInfo.activeProcessorCount)
         let embedded = fleet.needsIngestURL && ingest == nil
-        let idle = HTTPTransport.defaultMaxIdleConnections
+        // Each loop has a transport of its own, which keeps its own idle connections.
+        let idle = HTTPTransport.defaultMaxIdleConnections * loops
         let budget = DescriptorBudget.run(
             devices: devices, maxConnections: maxConnections, idleConnections: idle,
             adminConnections: admin.lowercased() == "off" ? nil : AdminServer.connectionLimit,
@@ -260,6 +271,7 @@ struct Run: LoggingCommand {
                 insecure: insecure, transferTiming: deterministic ? .deterministic : nil)
             options.thresholds = thresholds
             options.strictThresholds = strict
+            options.loops = loops
             do {
                 runtime = try FleetRuntime(fleet: fleet, options: options, logger: logger)
             } catch {
@@ -282,7 +294,8 @@ struct Run: LoggingCommand {
             source.resume()
             return source
         }
-        print("beekon-fleet: running \"\(fleet.name)\" (\(path)): \(devices) devices, data in \(data)")
+        let split = loops > 1 ? " over \(loops) loops" : ""
+        print("beekon-fleet: running \"\(fleet.name)\" (\(path)): \(devices) devices\(split), data in \(data)")
         if let receiver {
             print(
                 "beekon-fleet: no ingest URL given, so the reference receiver runs in-process: "

@@ -75,7 +75,7 @@ final class AdminHarness: Sendable {
     init(
         devices: Int = 4, warp: Int = 120, duration: String? = nil, token: String? = nil, allowedHosts: [String] = [],
         maxOpenStores: Int? = nil, faults: String = "",
-        fleet: Fleet = .simulated(answersOK), logger: Logger = Logger(label: "beekon-fleet admin")
+        fleet: Fleet = .simulated(answersOK), loops: Int = 1, logger: Logger = Logger(label: "beekon-fleet admin")
     ) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("beekon-admin-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -98,7 +98,7 @@ final class AdminHarness: Sendable {
             realFleet = nil
             control = runtime
         case .real(let started):
-            let real = try RealFleet(folder: folder, devices: devices, warp: warp, duration: duration)
+            let real = try RealFleet(folder: folder, devices: devices, warp: warp, duration: duration, loops: loops)
             simulatedFleet = nil
             realFleet = real
             control = real.runtime
@@ -318,18 +318,18 @@ final class RealFleet: Sendable {
     private let started = Mutex(false)
     private let ended = DispatchSemaphore(value: 0)
 
-    init(folder: String, devices: Int, warp: Int, duration: String?) throws {
+    init(folder: String, devices: Int, warp: Int, duration: String?, loops: Int = 1) throws {
         receiver = try IngestReceiver(
             configuration: IngestReceiverConfiguration(port: 0, databasePath: folder + "/ingest.db", threads: 2))
         let fleet = try FleetFile.parse(
             yaml: AdminHarness.yaml(devices: devices, ingest: receiver.url, warp: warp, duration: duration),
             file: "fleet.yaml",
             routeFolder: folder)
-        runtime = try FleetRuntime(
-            fleet: fleet,
-            options: RunOptions(
-                dataDirectory: folder + "/data", realDurationMillis: 120_000, routeFolder: folder,
-                transferTiming: .deterministic))
+        var options = RunOptions(
+            dataDirectory: folder + "/data", realDurationMillis: 120_000, routeFolder: folder,
+            transferTiming: .deterministic)
+        options.loops = loops
+        runtime = try FleetRuntime(fleet: fleet, options: options)
     }
 
     /// Starts the loop and returns once it has published its first snapshot (its stores are

@@ -54,6 +54,57 @@ struct AdminRealFleetTests {
         #expect(await harness.call("GET", "/healthz").status == 503)
     }
 
+    @Test(
+        """
+        a fleet split over 2 loops is one fleet to the API: its devices listed in order, a spawn's \
+        ids from both loops, an action on ids of both, a delete and a device count routed to \
+        where the devices run, and the counts the receiver's
+        """
+    )
+    func twoLoops() async throws {
+        // Long enough for every call below on a busy machine; stopped once they are made.
+        let harness = try AdminHarness(devices: 4, duration: "60m", fleet: .real(started: true), loops: 2)
+        #expect(harness.real.runtime.loops == 2)
+        let listing = await harness.call("GET", "/api/v1/devices?limit=1000")
+        let listed = listing.object["devices"] as? [[String: Any]]
+        #expect(listed?.compactMap { $0["id"] as? String } == (1...4).map { "walkers-000\($0)" }, "\(listing.text)")
+        let spawned = await harness.call("POST", "/api/v1/devices", body: #"{"group": "walkers", "count": 3}"#)
+        #expect(
+            spawned.object["ids"] as? [String] == ["walkers-0005", "walkers-0006", "walkers-0007"], "\(spawned.text)")
+        let revoked = await harness.call(
+            "POST", "/api/v1/fleet/actions",
+            body: #"{"action": "revokePermission", "selector": {"ids": ["walkers-0002", "walkers-0001"]}}"#)
+        #expect(revoked.status == 202, "\(revoked.text)")
+        #expect(revoked.object["ids"] as? [String] == ["walkers-0001", "walkers-0002"], "\(revoked.text)")
+        for id in ["walkers-0001", "walkers-0002"] {
+            #expect(await harness.device(id)["permission"] as? String == "revoked", "\(id)")
+        }
+        #expect(await harness.device("walkers-0003")["permission"] as? String == "granted")
+        let unknown = await harness.call(
+            "POST", "/api/v1/fleet/actions",
+            body: #"{"action": "sync", "selector": {"ids": ["walkers-0001", "walkers-0099"]}}"#)
+        #expect(unknown.status == 400 && unknown.errorField == "selector.ids", "\(unknown.text)")
+        #expect(await harness.call("DELETE", "/api/v1/devices/walkers-0006").status == 204)
+        #expect(await harness.call("GET", "/api/v1/devices/walkers-0006").status == 404)
+        #expect(await harness.call("DELETE", "/api/v1/devices/walkers-0099").status == 404)
+        let fleet = await harness.call("GET", "/api/v1/fleet").object
+        #expect(fleet["devices"] as? Int == 6, "\(fleet)")
+        let actions = await harness.call(
+            "POST", "/api/v1/fleet/actions", body: #"{"action": "sync", "selector": {"all": true}}"#)
+        #expect((actions.object["ids"] as? [String])?.count == 6, "\(actions.text)")
+        #expect(await harness.call("PATCH", "/api/v1/fleet", body: #"{"devices": 4}"#).status == 200)
+        harness.real.runtime.stop()
+        await harness.real.waitForEnd()
+        let stored = harness.real.receiver.stats()
+        let ended = await harness.call("GET", "/api/v1/fleet").object
+        let fixes = (ended["fixes"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Int }
+        #expect(stored.batchesStored > 5 && stored.duplicateBatches == 0)
+        #expect(fixes["acknowledged"] == stored.fixesStored, "\(fixes) \(stored)")
+        #expect(fixes["unaccounted"] == 0 && fixes["lost"] == 0)
+        let states = await harness.states()
+        #expect(states.count == 6 && states["walkers-0006"] == nil, "\(states)")
+    }
+
     /// Polls `GET /api/v1/fleet` until its `pace` satisfies `done` or `seconds` pass; the last pace.
     static func pace(
         _ harness: AdminHarness, seconds: Double, until done: ([String: Any]) -> Bool

@@ -118,12 +118,13 @@ extension FleetRuntimeTests.Workspace {
     /// and the outcome tallies.
     func runtime(
         _ yaml: String, ingest: String, virtualMinutes: Int64, timing: TransferTiming = .asAnswered,
-        maxWarp: Bool = false
+        maxWarp: Bool = false, loops: Int = 1
     ) async throws -> FleetRuntime {
         var options = RunOptions(
             dataDirectory: data, ingest: ingest, realDurationMillis: 120_000,
             virtualDurationMillis: virtualMinutes * 60_000, routeFolder: folder.path, transferTiming: timing)
         if maxWarp { options.warp = .max }
+        options.loops = loops
         let runtime = try FleetRuntime(fleet: try fleet(yaml), options: options)
         _ = try await offPool { try runtime.run(progressEverySeconds: 3600) }
         return runtime
@@ -134,8 +135,8 @@ extension FleetRuntimeTests.Workspace {
 @Suite("Deterministic runs", .serialized)
 struct DeterministicRunTests {
     /// One run on a fresh folder: its digest and what the server got, by install, in order.
-    static func run(warp: Int, seed: Int = 7, maxWarp: Bool = false) async throws -> (
-        digest: RequestDigest, uploads: [String: [String]]
+    static func run(warp: Int, seed: Int = 7, maxWarp: Bool = false, loops: Int = 1) async throws -> (
+        digest: RequestDigest, uploads: [String: [String]], metrics: FleetMetrics, files: [String: String]
     ) {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
@@ -152,12 +153,41 @@ struct DeterministicRunTests {
             .replacingOccurrences(of: "warp: 3000", with: "warp: \(warp)")
             .replacingOccurrences(of: "seed: 7", with: "seed: \(seed)")
         let runtime = try await workspace.runtime(
-            yaml, ingest: server.url, virtualMinutes: 20, timing: .deterministic, maxWarp: maxWarp)
+            yaml, ingest: server.url, virtualMinutes: 20, timing: .deterministic, maxWarp: maxWarp, loops: loops)
         var uploads: [String: [String]] = [:]
         for upload in server.uploadLog() {
             uploads[upload.installID, default: []].append("\(upload.batchID) \(upload.sentAt) \(upload.locationCount)")
         }
-        return (runtime.metrics.sent, uploads)
+        var files: [String: String] = [:]
+        for name in ["devices.json", ClockRecord.fileName] {
+            files[name] = try String(contentsOfFile: "\(workspace.data)/\(name)", encoding: .utf8)
+        }
+        return (runtime.metrics.sent, uploads, runtime.metrics, files)
+    }
+
+    @Test(
+        """
+        a run split over 2 or 3 loops, each on its own thread with a shard of the devices, sends \
+        the same requests as one loop, counts the same fixes and uploads, and leaves the same \
+        devices.json and clock.json, at warp 3000 and at max warp
+        """
+    )
+    func loopsSendTheSameRequests() async throws {
+        for maxWarp in [false, true] {
+            let one = try await Self.run(warp: 3000, maxWarp: maxWarp)
+            #expect(one.digest.count > 20, "too few requests to compare: \(one.digest.count)")
+            for loops in [2, 3] {
+                let split = try await Self.run(warp: 3000, maxWarp: maxWarp, loops: loops)
+                #expect(split.digest == one.digest, "\(loops) loops, max warp \(maxWarp)")
+                #expect(split.uploads == one.uploads, "\(loops) loops, max warp \(maxWarp)")
+                #expect(split.metrics.fixes.ledger == one.metrics.fixes.ledger)
+                #expect(split.metrics.batchesByOutcome == one.metrics.batchesByOutcome)
+                #expect(split.metrics.devices == one.metrics.devices)
+                #expect(split.metrics.devicesByState == one.metrics.devicesByState)
+                #expect(split.metrics.history.rows == one.metrics.history.rows)
+                #expect(split.files == one.files)
+            }
+        }
     }
 
     @Test(
