@@ -36,6 +36,14 @@ extension FleetFile {
         return plans
     }
 
+    /// The most devices the file has running at once, as far as it says: each group's count, or
+    /// for a group with stages the most they want (what a run is sized by: its loops).
+    public var mostDevices: Int {
+        zip(groups, groupStages).reduce(0) { sum, group in
+            sum + (group.1.map { stages in stages.map(\.devices).max() ?? 0 } ?? group.0.count)
+        }
+    }
+
     /// `total` shared by `weights` (equal shares when they are all 0): each share its exact part
     /// floored, at least `minimum`, and what is left by largest remainder (ties to the first);
     /// what the minimum took beyond its part is given back from the largest.

@@ -14,6 +14,9 @@ public struct RequestDigest: Sendable, Hashable {
     public private(set) var count = 0
     /// Each device's digest so far, by device id.
     private var devices: [String: UInt64] = [:]
+    /// Other parts of the fleet's devices, taken in by `merge` as they are (shared, not copied:
+    /// a merged digest is made several times a second and read at the run's end).
+    private var mergedParts: [[String: UInt64]] = []
 
     private static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
 
@@ -39,13 +42,17 @@ public struct RequestDigest: Sendable, Hashable {
     /// the one a single loop running both parts prints.
     public mutating func merge(_ other: RequestDigest) {
         count += other.count
-        devices.merge(other.devices) { mine, _ in mine }
+        mergedParts.append(other.devices)
+        mergedParts += other.mergedParts
     }
 
-    /// The digest so far: each device's, in the order of device ids.
+    /// The digest so far: each device's, in the order of device ids (a device in two parts, which
+    /// no split of a fleet makes, counts once, as the first part has it).
     public var value: UInt64 {
+        var all = devices
+        for part in mergedParts { all.merge(part) { mine, _ in mine } }
         var value = Self.offsetBasis
-        for (device, digest) in devices.sorted(by: { $0.key < $1.key }) {
+        for (device, digest) in all.sorted(by: { $0.key < $1.key }) {
             Self.fold(device.utf8, into: &value)
             Self.fold((0..<8).map { UInt8(truncatingIfNeeded: digest >> (8 * $0)) }, into: &value)
         }
@@ -58,6 +65,17 @@ public struct RequestDigest: Sendable, Hashable {
         guard let scheme = url.range(of: "://") else { return url[...] }
         let rest = url[scheme.upperBound...]
         return rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
+    }
+
+    /// Two digests are equal when they folded in as many requests and come to the same value,
+    /// however they were put together.
+    public static func == (lhs: RequestDigest, rhs: RequestDigest) -> Bool {
+        lhs.count == rhs.count && lhs.value == rhs.value
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        hasher.combine(value)
     }
 
     /// `0123456789abcdef`: sixteen hex digits.

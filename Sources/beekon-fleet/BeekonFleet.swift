@@ -230,7 +230,8 @@ struct Run: LoggingCommand {
         }
         let devices = fleet.groups.reduce(0) { $0 + $1.count }
         let loops =
-            self.loops ?? RunOptions.defaultLoops(devices: devices, cores: ProcessInfo.processInfo.activeProcessorCount)
+            self.loops
+            ?? RunOptions.defaultLoops(devices: fleet.mostDevices, cores: ProcessInfo.processInfo.activeProcessorCount)
         let embedded = fleet.needsIngestURL && ingest == nil
         // Each loop has a transport of its own, which keeps its own idle connections.
         let idle = HTTPTransport.defaultMaxIdleConnections * loops

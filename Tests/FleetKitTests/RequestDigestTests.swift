@@ -74,3 +74,30 @@ struct RequestDigestTests {
         }
     }
 }
+
+extension RequestDigestTests {
+    @Test("the digests of a fleet's parts, merged in any order or nesting, are the whole fleet's digest")
+    func mergedParts() {
+        let requests: [(device: String, url: String, body: String)] = [
+            ("a", "http://h:1/ingest", "{1}"), ("b", "http://h:1/ingest", "{2}"), ("c", "http://h:1/ingest", "{3}"),
+            ("a", "http://h:1/ingest", "{4}"), ("d", "http://h:1/ingest", "{5}"),
+        ]
+        let whole = Self.digest(requests)
+        let part = { (devices: Set<String>) in Self.digest(requests.filter { devices.contains($0.device) }) }
+        var flat = part(["a"])
+        flat.merge(part(["b", "d"]))
+        flat.merge(part(["c"]))
+        var nested = part(["c"])
+        var inner = part(["d"])
+        inner.merge(part(["a", "b"]))
+        nested.merge(inner)
+        for merged in [flat, nested] {
+            #expect(merged == whole)
+            #expect(merged.text == whole.text && merged.count == 5)
+            #expect(merged.hashValue == whole.hashValue)
+        }
+        var short = part(["a"])
+        short.merge(part(["b"]))
+        #expect(short != whole)
+    }
+}

@@ -58,6 +58,17 @@ struct ShardTests {
         }
     }
 
+    @Test(
+        "a run takes one loop per 10,000 devices, at most one per core (and 64)",
+        arguments: [
+            // (devices, cores, loops)
+            (1, 2, 1), (100, 8, 1), (10_000, 2, 1), (10_001, 2, 2), (100_000, 2, 2), (100_000, 16, 10),
+            (1_000_000, 128, 64), (0, 4, 1), (50_000, 1, 1),
+        ] as [(Int, Int, Int)])
+    func defaultLoops(devices: Int, cores: Int, loops: Int) {
+        #expect(RunOptions.defaultLoops(devices: devices, cores: cores) == loops)
+    }
+
     /// The fleet of `LookaheadTests` (two groups, both platforms, a random start offset, faults
     /// on fractions, a kill), shard `shard`, in its own workspace, on a held clock.
     static func run(

@@ -54,6 +54,22 @@ struct StageTests {
         return counts
     }
 
+    @Test(
+        """
+        the most devices a file runs at once: each group's count, \
+        or the most its stages (or its share of the fleet's) want
+        """,
+        arguments: [
+            ("", "", 4),
+            ("stages:\n  - {for: 10m, devices: 40}\n  - {for: 5m, devices: 8}", "", 40),
+            ("", "    stages:\n      - {for: 1m, devices: 7}\n      - {for: 1m, devices: 2}", 10),
+        ] as [(String, String, Int)])
+    func mostDevices(stages: String, riders: String, most: Int) throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        #expect(try workspace.fleet(Self.yaml(stages: stages, groupStages: riders)).mostDevices == most)
+    }
+
     @Test("a stage's line is followed exactly: its count at each instant, and when it next changes")
     func plan() {
         let plan = StagePlan(
