@@ -20,9 +20,11 @@ struct FleetCrashTests {
     @Test(
         """
         SIGKILL of the fleet process loses no admitted fix: each store's ledger adds up as the kill left \
-        it, and the resumed run carries its pending fixes over, delivers them, and accounts for every one
-        """)
-    func sigkillLosesNothing() throws {
+        it, and the resumed run carries its pending fixes over, delivers them, and accounts for every one, \
+        with the devices over one loop or several, and resumed over another count
+        """,
+        arguments: [(1, 1), (2, 3)])
+    func sigkillLosesNothing(killedLoops: Int, resumedLoops: Int) throws {
         #expect(
             FileManager.default.isExecutableFile(atPath: Self.executable),
             "beekon-fleet was not built next to the tests")
@@ -39,7 +41,10 @@ struct FleetCrashTests {
             .write(toFile: fleetPath, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["run", fleetPath, "--data", workspace.data, "--ingest", server.url, "--admin", "off"]
+        process.arguments = [
+            "run", fleetPath, "--data", workspace.data, "--ingest", server.url, "--admin", "off",
+            "--loops", "\(killedLoops)",
+        ]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         // Kill it mid-run, once it has sent a few uploads (which the server refused).
@@ -78,7 +83,7 @@ struct FleetCrashTests {
             Self.executable,
             [
                 "run", fleetPath, "--data", workspace.data, "--ingest", healthy.url, "--admin", "off", "--warp", "max",
-                "--for", "30m", "--report", report, "--threshold", "fixes.lost == 0",
+                "--for", "30m", "--report", report, "--threshold", "fixes.lost == 0", "--loops", "\(resumedLoops)",
             ])
         #expect(resumed.status == 0, "\(resumed.output)\(resumed.errors)")
         let json = try #require(
