@@ -62,8 +62,8 @@ struct AdminRealFleetTests {
         """
     )
     func twoLoops() async throws {
-        // Long enough for every call below on a busy machine; stopped once they are made.
-        let harness = try AdminHarness(devices: 4, duration: "60m", fleet: .real(started: true), loops: 2)
+        // Long enough for every call below on a busy machine (10 s real); it ends by itself.
+        let harness = try AdminHarness(devices: 4, duration: "20m", fleet: .real(started: true), loops: 2)
         #expect(harness.real.runtime.loops == 2)
         let listing = await harness.call("GET", "/api/v1/devices?limit=1000")
         let listed = listing.object["devices"] as? [[String: Any]]
@@ -93,13 +93,17 @@ struct AdminRealFleetTests {
             "POST", "/api/v1/fleet/actions", body: #"{"action": "sync", "selector": {"all": true}}"#)
         #expect((actions.object["ids"] as? [String])?.count == 6, "\(actions.text)")
         #expect(await harness.call("PATCH", "/api/v1/fleet", body: #"{"devices": 4}"#).status == 200)
-        harness.real.runtime.stop()
         await harness.real.waitForEnd()
         let stored = harness.real.receiver.stats()
         let ended = await harness.call("GET", "/api/v1/fleet").object
         let fixes = (ended["fixes"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Int }
         #expect(stored.batchesStored > 5 && stored.duplicateBatches == 0)
-        #expect(fixes["acknowledged"] == stored.fixesStored, "\(fixes) \(stored)")
+        // The receiver has every fix the fleet counts acknowledged, and may have some it counts
+        // pending: an upload the deleted device had on the wire is stored, but no one hears it.
+        let acknowledged = try #require(fixes["acknowledged"])
+        let pending = try #require(fixes["pending"])
+        #expect(
+            acknowledged <= stored.fixesStored && stored.fixesStored <= acknowledged + pending, "\(fixes) \(stored)")
         #expect(fixes["unaccounted"] == 0 && fixes["lost"] == 0)
         let states = await harness.states()
         #expect(states.count == 6 && states["walkers-0006"] == nil, "\(states)")
@@ -137,7 +141,6 @@ struct AdminRealFleetTests {
         #expect(metrics.contains("\nbeekon_fleet_behind 1\n"), "\(metrics)")
         #expect(metrics.contains("\nbeekon_fleet_achieved_warp "))
         #expect(metrics.contains("# TYPE beekon_fleet_timer_lateness_p99_seconds gauge\n"))
-        harness.real.runtime.stop()
         await harness.real.waitForEnd()
         let report = await harness.call("GET", "/api/v1/report").object["pace"] as? [String: Any] ?? [:]
         #expect((report["behind_seconds"] as? Double ?? 0) >= 1, "\(report)")
