@@ -141,6 +141,8 @@ struct AdminRealFleetTests {
         #expect(metrics.contains("\nbeekon_fleet_behind 1\n"), "\(metrics)")
         #expect(metrics.contains("\nbeekon_fleet_achieved_warp "))
         #expect(metrics.contains("# TYPE beekon_fleet_timer_lateness_p99_seconds gauge\n"))
+        // Seen behind: the run is stopped (it has no duration of its own).
+        harness.real.runtime.stop()
         await harness.real.waitForEnd()
         let report = await harness.call("GET", "/api/v1/report").object["pace"] as? [String: Any] ?? [:]
         #expect((report["behind_seconds"] as? Double ?? 0) >= 1, "\(report)")
