@@ -108,8 +108,8 @@ struct FixesBody: APIBody {
         "maxPending": APINote("The most fixes pending at once this run: the backlog's peak."),
         "ageAtAcknowledgementMs": APINote("Virtual ms from a fix's timestamp to its batch's acknowledgement."),
         "unheardAcknowledgements": APINote(
-            "Batches answered 2xx whose answer the device never heard (its timeout, network loss or process "
-                + "death came first): the SDK sends their fixes again, so the server sees them twice."),
+            "Batches answered 2xx whose answer the device never heard (its timeout, network loss, process "
+                + "death or deletion came first): the SDK sends their fixes again, so the server sees them twice."),
     ]
 }
 

@@ -22,8 +22,9 @@ public struct FixAccount: Sendable, Hashable {
     /// How old a fix was when its batch was acknowledged, virtual ms from its timestamp.
     public var ageAtAcknowledgement = LatencyHistogram()
     /// Batches the server answered 2xx whose answer the device never heard (its timeout, its
-    /// network's loss or its process's death came first): the SDK keeps their fixes and sends
-    /// them again, so these are duplicates the fleet caused on purpose, as a phone would.
+    /// network's loss, its process's death or its deletion through the admin API came first): the
+    /// SDK keeps their fixes and sends them again (a deleted device's, when a later run resumes
+    /// it), so these are duplicates the fleet caused on purpose, as a phone would.
     public var unheardAcknowledgements = Resent()
 
     /// Batches and the fixes in them.

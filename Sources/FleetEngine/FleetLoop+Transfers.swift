@@ -246,7 +246,7 @@ extension FleetLoop {
             if !transfer.realEnded {
                 unheardOnWire[number] = (slot, transfer.fixes)
             } else if let status = transfer.answeredStatus,
-                label != .status(status) || transfer.life != slots[slot].life
+                label != .status(status) || transfer.life != slots[slot].life || slots[slot].removed
             {
                 countUnheardAcknowledgement(status: status, fixes: transfer.fixes, slot: slot)
             }
@@ -270,8 +270,9 @@ extension FleetLoop {
         }
     }
 
-    /// An upload answered `status` that its device never heard (its timeout, its network's loss or
-    /// its process's death came first): a 2xx means its fixes will be sent again.
+    /// An upload answered `status` that its device never heard (its timeout, its network's loss,
+    /// its process's death or its deletion through the admin API came first): a 2xx means its
+    /// fixes will be sent again (a deleted device's, by a later run that resumes it).
     private mutating func countUnheardAcknowledgement(status: Int, fixes: Int, slot: Int) {
         guard (200..<300).contains(status) else { return }
         let group = slots[slot].group

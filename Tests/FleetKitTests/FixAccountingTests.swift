@@ -116,6 +116,29 @@ struct FixAccountingTests {
         #expect(metrics.fixesByGroup[0].unheardAcknowledgements == metrics.fixes.unheardAcknowledgements)
     }
 
+    @Test(
+        """
+        a device deleted through the admin API while its upload is out never hears the 2xx: \
+        counted as an unheard acknowledgement, its fixes pending in its store
+        """
+    )
+    func unheardAfterDeletion() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        var fleet = try Self.fleet(workspace) { _ in .respond(status: 200, afterMillis: 20_000) }
+        fleet.advance(byMillis: 2 * 60_000)
+        let deleted = fleet.engine.slots[0].id
+        while fleet.engine.slots[0].transfersOut.isEmpty { fleet.advance(byMillis: 1_000) }
+        let out = try #require(fleet.engine.transfers[fleet.engine.slots[0].transfersOut[0]])
+        _ = try fleet.command { (engine) throws(FleetControlError) in try engine.delete(deleted) }
+        fleet.advance(byMillis: 3 * 60_000)
+        let metrics = fleet.engine.snapshot()
+        Self.expectBalanced(metrics)
+        #expect(metrics.fixes.unheardAcknowledgements == FixAccount.Resent(batches: 1, fixes: out.fixes))
+        #expect(metrics.fixesByGroup[0].unheardAcknowledgements == metrics.fixes.unheardAcknowledgements)
+        #expect(Array(metrics.batchesByOutcome.keys) == [.status(200)])
+    }
+
     @Test("after a network outage the drain is timed from the fault's end until the backlog is back where it was")
     func drainAfterOutage() throws {
         let workspace = try FleetRuntimeTests.Workspace()
