@@ -70,7 +70,8 @@ extension FleetLoop {
         // Due order, not request order: a spawn without a rate does not wait behind the rest
         // of an earlier paced one (the sort is stable, so one instant keeps request order).
         spawnQueue.sort { $0.realNanos < $1.realNanos }
-        effects.append(.recordInstallIDs(installIDs))
+        // (Another shard records the ids of the devices it made.)
+        if !ids.isEmpty { effects.append(.recordInstallIDs(installIDs)) }
         return ids
     }
 

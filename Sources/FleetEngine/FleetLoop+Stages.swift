@@ -137,7 +137,7 @@ extension FleetLoop {
         }
         // New places up to the target at least (every shard passes over the same ones), and on
         // until this shard has the devices it wants: with devices deleted, past the target.
-        guard wanted > 0 || fleet.groups[group].count < fleetTarget else { return }
+        var made = false
         while wanted > 0 || fleet.groups[group].count < fleetTarget {
             let index = fleet.groups[group].count
             fleet.groups[group].count += 1
@@ -148,6 +148,7 @@ extension FleetLoop {
                 continue
             }
             wanted -= 1
+            made = true
             var deviceRNG = rng
             addSlot(group: group, index: index, spawnAt: time, rng: &deviceRNG)
             let slot = slots.count - 1
@@ -158,7 +159,7 @@ extension FleetLoop {
                 spawn(slot, at: time)
             }
         }
-        effects.append(.recordInstallIDs(installIDs))
+        if made { effects.append(.recordInstallIDs(installIDs)) }
     }
 
     /// The devices the stages or the API want now, over every group that has a target; nil when

@@ -211,8 +211,6 @@ package struct FleetLoop {
     /// `readyForCommands()`), and no device passes it meanwhile.
     var syncTarget: Int64?
     package var installIDs: [String: String]
-    /// The stores `openEarlierStores` opened, by device id, until `start` gives them to their slots.
-    var earlierStores: [String: any DeviceStorage] = [:]
     /// Store errors for the log, rate-limited.
     var storeLog = StoreErrorLog()
     /// The data folder's `clock.json`, as the previous run on it left it (nil when there is none).
@@ -319,38 +317,45 @@ package struct FleetLoop {
     /// Makes every device of the fleet file and schedules its spawn and the fault timeline, from
     /// the instant `RunStart` picks (`wallNow`, Unix ms, stands for `now`).
     package mutating func start(wallNow: Int64) {
-        let newestStored = openEarlierStores()
-        start(wallNow: wallNow, newestStored: newestStored)
+        start(wallNow: wallNow, earlier: openEarlierStores())
     }
 
-    /// On a folder an earlier run used, opens this loop's devices' stores (kept for `start`) and
-    /// answers the newest row they hold, which bounds where the clock may start; nil when there
-    /// is none. Each is opened once for the whole start (the slot takes it over), so this costs
-    /// one index lookup per non-empty table. Loops that share a fleet start from the newest of
-    /// all of theirs.
-    package mutating func openEarlierStores() -> Int64? {
-        guard resumesEarlierRun else { return nil }
-        var newestStored: Int64?
+    /// The stores of an earlier run on the data folder that a loop opened before its start, by
+    /// device id (`openEarlierStores`), and the newest row they hold.
+    package struct EarlierStores {
+        var stores: [String: any DeviceStorage] = [:]
+        package var newest: Int64?
+
+        package init() {}
+    }
+
+    /// On a folder an earlier run used, opens this loop's devices' stores (for `start`) with the
+    /// newest row they hold, which bounds where the clock may start. Each is opened once for the
+    /// whole start (the slot takes it over), so this costs one index lookup per non-empty table.
+    /// Loops that share a fleet start from the newest of all of theirs.
+    package func openEarlierStores() -> EarlierStores {
+        var earlier = EarlierStores()
+        guard resumesEarlierRun else { return earlier }
         for (groupIndex, group) in fleet.groups.enumerated() {
             for index in 0..<group.count where options.shard.owns(index) {
                 let id = Self.deviceID(group: group.name, index: index)
                 guard let installID = installIDs[id] else { continue }
                 let store = makeStore(installID: installID, group: groupIndex)
-                earlierStores[id] = store
+                earlier.stores[id] = store
                 // A store that fails here fails again in `start`, where the failure is reported.
                 if let newest = try? store.newestTimestamp() {
-                    newestStored = max(newestStored ?? newest, newest)
+                    earlier.newest = max(earlier.newest ?? newest, newest)
                 }
             }
         }
-        return newestStored
+        return earlier
     }
 
-    /// `start(wallNow:)` once `openEarlierStores` has run, from `newestStored`: the newest row any
-    /// store of the fleet holds.
-    package mutating func start(wallNow: Int64, newestStored: Int64?) {
-        let known = earlierStores
-        earlierStores = [:]
+    /// `start(wallNow:)` with this loop's `earlier` stores, the clock bounded by `earlier.newest`:
+    /// the newest row any store of the fleet holds.
+    package mutating func start(wallNow: Int64, earlier: EarlierStores) {
+        let known = earlier.stores
+        let newestStored = earlier.newest
         runStart = RunStart.resolve(
             configured: fleet.clock.start, wallNow: wallNow, earlierRun: resumesEarlierRun, record: previousClock,
             newestStored: newestStored)
@@ -417,6 +422,15 @@ package struct FleetLoop {
     /// The id of device `index` (from 0) of group `group`: `walkers-0001`.
     static func deviceID(group: String, index: Int) -> String {
         "\(group)-\(String(format: "%04d", index + 1))"
+    }
+
+    /// A device's place in its group, read back from its id (`walkers-0012` is place 11);
+    /// `Int.max` for an id that names no place.
+    package static func place(of id: String) -> Int {
+        guard let dash = id.lastIndex(of: "-"), let number = Int(id[id.index(after: dash)...]), number > 0 else {
+            return .max
+        }
+        return number - 1
     }
 
     /// The store of the device with `installID` in group `group` (opened on first use).

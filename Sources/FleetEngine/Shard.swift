@@ -37,7 +37,12 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether this shard runs the device at `place` in its group (from 0).
     public func owns(_ place: Int) -> Bool {
-        place % count == index
+        Self.index(owning: place, of: count) == index
+    }
+
+    /// The index of the shard of `count` that runs the device at `place` (from 0).
+    public static func index(owning place: Int, of count: Int) -> Int {
+        place % count
     }
 
     /// How many of a group's first `devices` places this shard runs.

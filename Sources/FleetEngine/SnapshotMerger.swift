@@ -70,7 +70,7 @@ package struct SnapshotMerger {
         for (shard, part) in parts.enumerated() where part.devices.count > tableIndex[shard].count {
             for slot in tableIndex[shard].count..<part.devices.count {
                 let device = part.devices.box(slot).device
-                new.append((shard, slot, groupIndex[device.group] ?? .max, Self.place(of: device.id)))
+                new.append((shard, slot, groupIndex[device.group] ?? .max, FleetLoop.place(of: device.id)))
             }
         }
         new.sort { ($0.group, $0.place, $0.shard, $0.slot) < ($1.group, $1.place, $1.shard, $1.slot) }
@@ -81,13 +81,6 @@ package struct SnapshotMerger {
             tableIndex[device.shard].append(index)
             indexByID[box.device.id] = index
         }
-    }
-
-    /// A device's place in its group, from its id (`walkers-0012` is place 11); `Int.max` for an
-    /// id that names no place.
-    package static func place(of id: String) -> Int {
-        guard let dash = id.lastIndex(of: "-"), let number = Int(id[id.index(after: dash)...]) else { return .max }
-        return number - 1
     }
 
     /// The shards' device changes since the last merge, at the devices' places in the fleet,

@@ -17,7 +17,7 @@ extension FleetRuntime: FleetControl {
     public func spawn(_ request: SpawnRequest, reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void)
     {
         let inPlaceOrder: @Sendable ([[String]]) -> [String] = { answers in
-            answers.flatMap { $0 }.sorted { SnapshotMerger.place(of: $0) < SnapshotMerger.place(of: $1) }
+            answers.flatMap { $0 }.sorted { FleetLoop.place(of: $0) < FleetLoop.place(of: $1) }
         }
         command(reply, combine: inPlaceOrder) { driver throws(FleetControlError) in
             try driver.engine.spawn(request, newRoutes: RunFiles.routes(for: request, missingFrom: driver.engine))
@@ -105,8 +105,8 @@ extension FleetRuntime: FleetControl {
     /// The loop that runs device `id`: its shard's, by its place in its group (loop 0 for an id
     /// that names no place, which answers that there is no such device).
     private func loop(of id: String) -> Int {
-        let place = SnapshotMerger.place(of: id)
-        return place == .max || place < 0 ? 0 : place % loops
+        let place = FleetLoop.place(of: id)
+        return place == .max ? 0 : Shard.index(owning: place, of: loops)
     }
 
     /// Runs `body` on every loop (or those in `to`) between turns, and answers once each has

@@ -84,11 +84,13 @@ public final class FleetRuntime: Sendable {
     /// their latest when one of them published since the last read).
     public var snapshot: FleetSnapshot {
         guard hosts.count > 1 else { return hosts[0].published.withLock { $0 } }
-        let parts = hosts.map { host in host.published.withLock { $0 } }
-        // Nothing is shown (sequence 0) until every loop has published: a fleet half there is
-        // not the fleet.
-        guard parts.allSatisfy({ $0.sequence > 0 }) else { return FleetSnapshot() }
+        // The parts are read under the merger's lock, so two readers never merge an older set
+        // after a newer one.
         return merged.withLock { merged in
+            let parts = hosts.map { host in host.published.withLock { $0 } }
+            // Nothing is shown (sequence 0) until every loop has published: a fleet half there is
+            // not the fleet.
+            guard parts.allSatisfy({ $0.sequence > 0 }) else { return FleetSnapshot() }
             let sequences = parts.map(\.sequence)
             guard sequences != merged.from else { return merged.snapshot }
             var snapshot = merged.merger.merge(parts)
@@ -144,10 +146,12 @@ public final class FleetRuntime: Sendable {
         }
         // One start for every loop: the newest row any store holds bounds it, every store is
         // prepared (the loops side by side), then the clocks start at one real instant.
-        let newestStored = drivers.compactMap { $0.driver.engine.openEarlierStores() }.max()
+        for box in drivers { box.earlier = box.driver.engine.openEarlierStores() }
+        let newestStored = drivers.compactMap(\.earlier.newest).max()
+        for box in drivers { box.earlier.newest = newestStored }
         let wallNow = Int64(Date().timeIntervalSince1970 * 1000)
         DispatchQueue.concurrentPerform(iterations: drivers.count) { index in
-            drivers[index].driver.start(wallNow: wallNow, newestStored: newestStored)
+            drivers[index].driver.start(wallNow: wallNow, earlier: drivers[index].earlier)
         }
         let clockStarts = Self.realNanos()
         for box in drivers { box.driver.startClock(realNanos: clockStarts) }
@@ -256,12 +260,6 @@ public final class FleetRuntime: Sendable {
         return end
     }
 
-    /// Queues a command for every loop (or those in `loops`) and wakes them; a loop that is over
-    /// refuses it at once.
-    func submit(_ command: Command, to loops: [Int]? = nil) {
-        for index in loops ?? Array(hosts.indices) { hosts[index].submit(command) }
-    }
-
     /// Publishes the loop's snapshot with its metrics, the devices that changed since the last
     /// publication brought up to date (and only those: see `FleetLoop.recordChanges`).
     private func publish(_ driver: inout RealDriver, host: LoopHost, runSeconds: Double) {
@@ -283,7 +281,9 @@ public final class FleetRuntime: Sendable {
 }
 
 /// A loop's driver, handed to the thread that turns it (and only that one touches it after).
-private final class DriverBox: @unchecked Sendable {
+private final class DriverBox: @unchecked Sendable {  // one thread at a time: made on run()'s, then its loop's alone
     var driver: RealDriver
+    /// Its engine's stores from an earlier run, opened before the start.
+    var earlier = FleetLoop.EarlierStores()
     init(_ driver: RealDriver) { self.driver = driver }
 }

@@ -78,7 +78,8 @@ final class LoopHost: Sendable {
 /// everything any loop stamped.
 final class SharedRunFiles: Sendable {
     private struct State {
-        var installIDs: [[String: String]]
+        /// Each loop's install ids, once it has said them (every loop does at its start).
+        var installIDs: [[String: String]?]
         var clocks: [ClockRecord?]
     }
 
@@ -88,16 +89,20 @@ final class SharedRunFiles: Sendable {
     init(directory: String, loops: Int) {
         self.directory = directory
         state = Mutex(
-            State(installIDs: Array(repeating: [:], count: loops), clocks: Array(repeating: nil, count: loops)))
+            State(installIDs: Array(repeating: nil, count: loops), clocks: Array(repeating: nil, count: loops)))
     }
 
-    /// Loop `loop`'s install ids; writes every loop's. Answers the problem when the write fails.
+    /// Loop `loop`'s install ids; writes every loop's once every loop has said its own (so the
+    /// start, where each loop says them, writes the file once, before any clock starts). Answers
+    /// the problem when the write fails.
     func recordInstallIDs(_ map: [String: String], loop: Int) -> String? {
         state.withLock { state in
             state.installIDs[loop] = map
             guard state.installIDs.count > 1 else { return RunFiles.writeInstallIDs(map, directory) }
+            let said = state.installIDs.compactMap { $0 }
+            guard said.count == state.installIDs.count else { return nil }
             var all: [String: String] = [:]
-            for ids in state.installIDs { all.merge(ids) { first, _ in first } }
+            for ids in said { all.merge(ids) { first, _ in first } }
             return RunFiles.writeInstallIDs(all, directory)
         }
     }

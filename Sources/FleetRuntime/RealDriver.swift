@@ -78,13 +78,13 @@ struct RealDriver {
 
     var options: RunOptions { engine.options }
 
-    /// Starts the engine from the wall clock's `now` (Unix ms) and the newest row any store of the
-    /// fleet holds (see `FleetLoop.openEarlierStores`), with every device made and every store
-    /// prepared; `startClock` then starts the virtual clock (after every store is ready, so
-    /// preparing them does not make the first timers late).
-    mutating func start(wallNow: Int64, newestStored: Int64?) {
+    /// Starts the engine from the wall clock's `now` (Unix ms) and its `earlier` stores, bounded
+    /// by the newest row any store of the fleet holds (see `FleetLoop.openEarlierStores`), with
+    /// every device made and every store prepared; `startClock` then starts the virtual clock
+    /// (after every store is ready, so preparing them does not make the first timers late).
+    mutating func start(wallNow: Int64, earlier: FleetLoop.EarlierStores) {
         engine.realNow = FleetRuntime.realNanos()
-        engine.start(wallNow: wallNow, newestStored: newestStored)
+        engine.start(wallNow: wallNow, earlier: earlier)
         carryOutEffects()
     }
 
