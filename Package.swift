@@ -92,7 +92,8 @@ let package = Package(
         .target(
             name: "FleetAdmin",
             dependencies: [
-                "MicroHTTP", "FleetDescription", "FleetEngine", "FleetRuntime", "BeekonDevice", "JSON", "HTTPMessage",
+                "MicroHTTP", "FleetDescription", "FleetEngine", "FleetRuntime", "BeekonDevice", "BeekonNet", "JSON",
+                "HTTPMessage",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
             ]),

@@ -1,5 +1,5 @@
 /// The SDK's five tracking states (seed 01).
-public enum TrackingState: Sendable, Hashable, CustomStringConvertible {
+public enum TrackingState: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Configured, not started.
     case idle
     /// `start()` was called; the platform is bringing up its location pipeline.

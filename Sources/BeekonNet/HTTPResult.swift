@@ -25,7 +25,7 @@ public enum HTTPResult: Sendable {
 }
 
 /// The kinds of network failure the SDK tells apart, from libcurl's result codes.
-public enum NetworkFailure: String, Sendable, Hashable, CaseIterable {
+public enum NetworkFailure: String, Sendable, Hashable, CaseIterable, Codable {
     /// The host name did not resolve.
     case dns
     /// Nothing accepted the connection.

@@ -211,7 +211,7 @@ final class AdminRouter: Sendable {
 
     /// `GET /api/v1/report`: the run's report as `run --report` writes it at the end, live.
     private func report(_ call: AdminRoute.Call) -> Disposition {
-        json(200, RunReportBody(runtime.snapshot))
+        json(200, RunReportBody(runtime.snapshot, shard: runtime.shard))
     }
 
     /// `DELETE /api/v1/stats`: the statistics start over; answers them as they are then.

@@ -306,6 +306,21 @@ package struct RunReportBody: APIBody {
         ]
     }
 
+    /// The part of the fleet a run of `run --shard` ran.
+    struct ShardBody: APIBody {
+        var index: Int
+        var count: Int
+
+        static let example = ShardBody(index: 0, count: 1)
+        static let summary: String? = "Shard `index` of `count` (`run --shard INDEX/COUNT`)."
+        static let notes = [
+            "index": APINote("From 0.", minimum: 0, maximum: Double(Shard.countRange.upper - 1)),
+            "count": APINote(
+                "How many shards the fleet was split into.", minimum: Shard.countRange.lower,
+                maximum: Shard.countRange.upper),
+        ]
+    }
+
     enum EndedBy: String, APIEnum {
         case stopped
         case thresholdAbort = "threshold_abort"
@@ -337,6 +352,8 @@ package struct RunReportBody: APIBody {
     var thresholdsCount: Bool
     var groups: APIMap<Group>
     var pace: Pace
+    var shard: ShardBody?
+    package var mergeState: String?
 
     enum CodingKeys: String, CodingKey {
         case name, seed
@@ -356,7 +373,8 @@ package struct RunReportBody: APIBody {
         case latencyMs = "latency_ms"
         case duplicates, faults, drains, thresholds
         case thresholdsCount = "thresholds_count"
-        case groups, pace
+        case groups, pace, shard
+        case mergeState = "merge_state"
     }
 
     /// The threshold that aborted the run.
@@ -377,10 +395,12 @@ package struct RunReportBody: APIBody {
     }
 
     /// The report of the run `snapshot` shows: live (no end, exit code or digest yet), or at its
-    /// end with them.
+    /// end with them. `devicesByGroup` counts the devices of each group by state when the
+    /// snapshot has no device table (a merged report's); `shard` is the part of the fleet it ran.
     package init(
         _ snapshot: FleetSnapshot, end: RunEnd? = nil, abortedBy: ThresholdAbortRecord? = nil, exitCode: Int? = nil,
-        digest: String? = nil, receiver: ReceiverDuplicates? = nil
+        digest: String? = nil, receiver: ReceiverDuplicates? = nil, shard: Shard = .whole,
+        devicesByGroup: [String: [DeviceState: Int]]? = nil
     ) {
         let metrics = snapshot.metrics
         name = snapshot.name
@@ -417,9 +437,12 @@ package struct RunReportBody: APIBody {
         }
         thresholdsCount = snapshot.thresholds.counted
         pace = Pace(metrics.pace)
-        var statesByGroup: [String: [DeviceState: Int]] = [:]
-        for device in snapshot.devices where !device.deleted {
-            statesByGroup[device.group, default: [:]][device.state, default: 0] += 1
+        self.shard = shard == .whole ? nil : ShardBody(index: shard.index, count: shard.count)
+        var statesByGroup: [String: [DeviceState: Int]] = devicesByGroup ?? [:]
+        if devicesByGroup == nil {
+            for device in snapshot.devices where !device.deleted {
+                statesByGroup[device.group, default: [:]][device.state, default: 0] += 1
+            }
         }
         groups = APIMap(
             snapshot.groups.enumerated().map { index, group in
@@ -452,5 +475,10 @@ package struct RunReportBody: APIBody {
             "Whether a failed threshold fails the run: true when thresholds were given (or with `--strict`); false "
                 + "for the defaults, which are only reported."),
         "groups": APINote("The same per group of the fleet file (and groups the API added), by name."),
+        "shard": APINote("The part of the fleet this run ran (`run --shard`); null for the whole fleet."),
+        "merge_state": APINote(
+            "What `beekon-fleet report merge` reads to merge the reports of a fleet's shards exactly (its "
+                + "metrics with their histograms and history, its thresholds): gzipped JSON in base64, in a form "
+                + "of this build's (`format`). Written by `run --report`; null in the live report."),
     ]
 }

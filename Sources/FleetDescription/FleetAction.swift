@@ -38,7 +38,7 @@ public enum FleetAction: Sendable, Hashable {
     case gpsJump(meters: Double, bearing: Double?, forMillis: Int64?)
 
     /// An action's name, as fleet files and the API write it.
-    public enum Name: String, Sendable, Hashable, CaseIterable {
+    public enum Name: String, Sendable, Hashable, CaseIterable, Codable {
         case revokePermission, grantPermission, locationServicesOff, locationServicesOn, osError
         case background, foreground, kill, reboot, networkOffline, networkOnline, latency, timeouts
         case start, stop, sync, configure, setExtras, addGeofences, removeGeofences

@@ -275,3 +275,30 @@ extension String {
         return String(text)
     }
 }
+
+/// As a shard's report carries it for `report merge`: its expression, read again (so a file
+/// cannot carry a threshold `read` would refuse), and its abort settings.
+extension Threshold: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case expression, abortOnFail, delayAbortEvalMillis
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(expression, forKey: .expression)
+        try container.encode(abortOnFail, forKey: .abortOnFail)
+        try container.encode(delayAbortEvalMillis, forKey: .delayAbortEvalMillis)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        do {
+            self = try Self.read(try container.decode(String.self, forKey: .expression))
+        } catch let problem as ThresholdProblem {
+            throw DecodingError.dataCorruptedError(
+                forKey: .expression, in: container, debugDescription: problem.description)
+        }
+        abortOnFail = try container.decode(Bool.self, forKey: .abortOnFail)
+        delayAbortEvalMillis = try container.decode(Int64.self, forKey: .delayAbortEvalMillis)
+    }
+}

@@ -3,7 +3,7 @@ import BeekonDevice
 /// A device's state as the fleet lists it: the SDK's own tracking state, or what the fleet knows
 /// and the SDK cannot say. Text only at the edge (`description`: `tracking`,
 /// `paused(permissionRevoked)`, `dead`, `storeError`).
-public enum DeviceState: Sendable, Hashable, Comparable, CustomStringConvertible {
+public enum DeviceState: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     /// The SDK's state (a device not yet spawned is `idle`).
     case sdk(TrackingState)
     /// The app's process is gone: killed, or the phone is down.

@@ -8,7 +8,7 @@ import FleetDescription
 /// (`unaccounted` is the difference, 0 unless something miscounted). The counts come from the
 /// stores' own files, so a run resumed after SIGKILL starts from what was committed: its
 /// carried-over fixes are the pending ones the killed run left.
-public struct FixAccount: Sendable, Hashable {
+public struct FixAccount: Sendable, Hashable, Codable {
     /// Fixes pending in the stores when the run first opened them (an earlier run's).
     public var carriedOver = 0
     /// Fixes the devices asked their stores to keep this run, as the fleet counted them: the
@@ -28,9 +28,14 @@ public struct FixAccount: Sendable, Hashable {
     public var unheardAcknowledgements = Resent()
 
     /// Batches and the fixes in them.
-    public struct Resent: Sendable, Hashable {
+    public struct Resent: Sendable, Hashable, Codable {
         public var batches = 0
         public var fixes = 0
+
+        public init(batches: Int = 0, fixes: Int = 0) {
+            self.batches = batches
+            self.fixes = fixes
+        }
     }
 
     /// Nothing yet.
@@ -57,7 +62,7 @@ public struct FixAccount: Sendable, Hashable {
 
 /// How long the backlog took to drain after a fault of the timeline ended: until as few fixes
 /// were pending as when the fault began.
-public struct FaultDrain: Sendable, Hashable {
+public struct FaultDrain: Sendable, Hashable, Codable {
     /// The fault's place in the fleet file's timeline, and its action's name.
     public var fault: Int
     public var action: FleetAction.Name
@@ -86,7 +91,7 @@ public struct FaultDrain: Sendable, Hashable {
 
 /// A fault of the fleet file's timeline as it ran: when it began, how many devices it took, and
 /// when it ended (nil while on, or for an action with no end, such as `kill` without `for`).
-public struct TimelineFault: Sendable, Hashable {
+public struct TimelineFault: Sendable, Hashable, Codable {
     /// Its place in the fleet file's `faults:`.
     public var fault: Int
     public var action: FleetAction.Name

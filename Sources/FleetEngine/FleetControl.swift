@@ -11,6 +11,8 @@ public protocol FleetControl: AnyObject, Sendable {
     var snapshot: FleetSnapshot { get }
     /// Where the run is (`GET /healthz`).
     var phase: RunPhase { get }
+    /// The part of the fleet this process runs (`run --shard`).
+    var shard: Shard { get }
     /// Adds devices from a group's template or an inline group; answers their ids.
     func spawn(_ request: SpawnRequest, reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void)
     /// Stops a device and forgets it for listing and selection; its store stays on disk.

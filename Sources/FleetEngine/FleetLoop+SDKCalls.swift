@@ -36,7 +36,7 @@ public struct CurrentLocationRecord: Sendable, Hashable {
 }
 
 /// How the fleet's `getCurrentLocation` calls were answered.
-public struct CurrentLocationCounts: Sendable, Hashable {
+public struct CurrentLocationCounts: Sendable, Hashable, Codable {
     /// With the next OS fix.
     public var fix = 0
     /// No fix within the timeout (the SDK's null).

@@ -1,5 +1,5 @@
 /// What a run has done so far, for the progress line, the summary and (later) the admin API.
-public struct FleetMetrics: Sendable {
+public struct FleetMetrics: Sendable, Codable {
     /// Virtual time, Unix ms.
     public var virtualNow: Int64 = 0
     /// Real seconds the fleet has run, from the clock's start (store preparation and the final

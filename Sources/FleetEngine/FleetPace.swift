@@ -2,7 +2,7 @@ import Foundation
 
 /// How the run keeps up with its warp: measured over its last real seconds (`PaceMeter`), with
 /// what the whole run has been through so far.
-public struct FleetPace: Sendable, Hashable {
+public struct FleetPace: Sendable, Hashable, Codable {
     /// The warp set (virtual seconds per real second); nil at max warp, which sets none.
     public var warp: Double?
     /// Virtual time stands still: nothing is measured and nothing is behind.

@@ -82,3 +82,57 @@ public struct LatencyHistogram: Sendable, Hashable {
         hasher.combine(sum)
     }
 }
+
+/// As a shard's report carries it for `report merge`: the HdrHistogram's buckets that hold
+/// records (not its whole counts array, mostly zeros), the exact counts at the bounds and the sum,
+/// so the decoded histogram merges and answers exactly as this one.
+extension LatencyHistogram: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case buckets, minMicros, maxMicros, withinBounds, sum
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        // [a value in the bucket, µs; its count]: HdrHistogram's bucket holds every value equivalent to it.
+        try container.encode(recorded.recordedValues().map { [$0.value, $0.count] }, forKey: .buckets)
+        try container.encode(recorded.min, forKey: .minMicros)
+        try container.encode(recorded.maxRecorded, forKey: .maxMicros)
+        try container.encode(withinBounds, forKey: .withinBounds)
+        try container.encode(sum, forKey: .sum)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let buckets = try container.decode([[UInt64]].self, forKey: .buckets)
+        let minMicros = try container.decode(UInt64.self, forKey: .minMicros)
+        let maxMicros = try container.decode(UInt64.self, forKey: .maxMicros)
+        for bucket in buckets {
+            guard bucket.count == 2, bucket[1] > 0 else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .buckets, in: container, debugDescription: "a bucket is [value µs, count > 0]")
+            }
+            // The smallest and the largest record are recorded as themselves, so the lowest
+            // percentile and `max` read them to the microsecond; the rest of a bucket at any value in it.
+            var count = bucket[1]
+            if recorded.valuesAreEquivalent(bucket[0], minMicros) {
+                recorded.record(minMicros)
+                count -= 1
+            }
+            let value = recorded.valuesAreEquivalent(bucket[0], maxMicros) ? maxMicros : bucket[0]
+            guard count == 0 || recorded.record(value, count: count) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .buckets, in: container, debugDescription: "\(value) µs cannot be recorded")
+            }
+        }
+        withinBounds = try container.decode([Int].self, forKey: .withinBounds)
+        guard withinBounds.count == Self.exactBoundsMillis.count + 1, withinBounds.allSatisfy({ $0 >= 0 }),
+            withinBounds.reduce(0, +) == count
+        else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .withinBounds, in: container,
+                debugDescription: "\(Self.exactBoundsMillis.count + 1) counts ≥ 0 that add up to the buckets' \(count)")
+        }
+        sum = try container.decode(Double.self, forKey: .sum)
+    }
+}

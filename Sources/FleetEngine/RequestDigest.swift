@@ -9,7 +9,7 @@ import BeekonNet
 /// `--warp max` (`FleetLoop.lookahead`): how their requests interleave depends on when real
 /// answers came, what each device sends does not. Not a cryptographic hash: it compares runs, it
 /// does not sign them.
-public struct RequestDigest: Sendable, Hashable {
+public struct RequestDigest: Sendable, Hashable, Codable {
     /// Requests folded in.
     public private(set) var count = 0
     /// Each device's digest so far, by device id.

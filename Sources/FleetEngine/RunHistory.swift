@@ -4,9 +4,9 @@
 ///
 /// At most `maxRows` rows are kept: past them, neighbouring rows are merged and the row width
 /// doubles (10 s, 20 s, 40 s, …), so a year-long run keeps a few MB, not gigabytes.
-public struct RunHistory: Sendable {
+public struct RunHistory: Sendable, Codable {
     /// One row: what happened in `[start, start + width)`.
-    public struct Row: Sendable, Hashable {
+    public struct Row: Sendable, Hashable, Codable {
         /// Uploads heard, by outcome.
         public var outcomes: [TransferOutcome: Int] = [:]
         /// Their latency, virtual ms.
@@ -125,7 +125,7 @@ public struct RunHistory: Sendable {
 /// Durations counted in fixed, roughly logarithmic bounds from 1 ms to 30 days: a percentile is
 /// the bound its rank falls under (within a step of about a factor 2), in 40 integers, so a
 /// history row costs bytes, not an HdrHistogram's kilobytes.
-public struct CoarseHistogram: Sendable, Hashable {
+public struct CoarseHistogram: Sendable, Hashable, Codable {
     /// The upper bounds, ms: 1, 2.5, 5, 10, … 30 days; the last slot holds what is past them.
     public static let boundsMillis: [Double] = {
         var bounds: [Double] = []

@@ -39,6 +39,11 @@ public struct RunOptions: Sendable {
     public var strictThresholds = false
     /// The part of the fleet this run's loop runs (the whole fleet unless it is split).
     public var shard = Shard.whole
+    /// `run --start-at`: the wall-clock instant (Unix ms) the run's clock starts at, so shards
+    /// started at different moments begin together; a fleet file without `clock.start` starts its
+    /// virtual clock at this instant too, the same on every shard. Nil starts once the stores are
+    /// ready.
+    public var startAt: Int64?
     /// How many loops the run's devices are split over, each on a thread of its own with a
     /// shard of the fleet (`--loops`): 1 to `loopsRange`'s most.
     public var loops = 1
@@ -119,7 +124,7 @@ public enum RunPhase: String, Sendable, CaseIterable {
 }
 
 /// What ended a run, as `FleetRuntime.run` returns it and `run`'s summary line says it.
-public enum RunEnd: Sendable, Hashable {
+public enum RunEnd: Sendable, Hashable, Codable {
     /// `stop()` was called (Ctrl-C, SIGTERM, a test).
     case stopped
     /// The wall-clock limit (`--duration`) of this many ms was reached.

@@ -50,6 +50,43 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
         devices > index ? (devices - index + count - 1) / count : 0
     }
 
+    /// This shard split again over `loops` loops of one process: loop j runs the shard's devices
+    /// whose place, divided by `count`, leaves j when divided by `loops` (shard `index + count × j`
+    /// of `count × loops`, beyond `countRange` when it must be).
+    public func split(_ loops: Int) -> [Shard] {
+        (0..<max(1, loops)).map { Shard(checkedIndex: index + count * $0, count: count * max(1, loops)) }
+    }
+
+    /// Which of `split(loops)` runs the device at `place` (one of this shard's).
+    public func loop(owning place: Int, of loops: Int) -> Int {
+        (place / count) % max(1, loops)
+    }
+
     /// `2/4`: the index from 0, then the count.
     public var description: String { "\(index)/\(count)" }
+}
+
+extension Shard: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case index, count
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(index, forKey: .index)
+        try container.encode(count, forKey: .count)
+    }
+
+    /// Refuses what `init(index:count:)` refuses.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let index = try container.decode(Int.self, forKey: .index)
+        let count = try container.decode(Int.self, forKey: .count)
+        do throws(NumberProblem) {
+            try self.init(index: index, count: count)
+        } catch {
+            throw DecodingError.dataCorruptedError(
+                forKey: .index, in: container, debugDescription: "shard \(index)/\(count): \(error)")
+        }
+    }
 }

@@ -100,7 +100,7 @@ public struct ThresholdResult: Sendable, Hashable {
 
 /// The thresholds a run is checked against: the command line's and the fleet file's, or, with
 /// none given, the defaults, which fail the run only when it is strict.
-public struct ThresholdSet: Sendable, Hashable {
+public struct ThresholdSet: Sendable, Hashable, Codable {
     public var thresholds: [Threshold]
     /// Whether one that fails fails the run (exit 99).
     public var counted: Bool

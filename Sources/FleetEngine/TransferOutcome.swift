@@ -2,7 +2,7 @@ import BeekonNet
 
 /// What a device heard at the end of an upload or a token refresh, as the fleet counts it. Text
 /// only at the edge (`description`: `200`, `timeout`, `offline`), where it labels counts.
-public enum TransferOutcome: Sendable, Hashable, Comparable, CustomStringConvertible {
+public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     /// The server answered with this status.
     case status(Int)
     /// No answer: the transport failed (`timeout`: the SDK's own timeout ran out first).

@@ -1,5 +1,5 @@
 /// One group's uploads over the run: outcomes with their latency, and the latency of them all.
-public struct GroupUploads: Sendable {
+public struct GroupUploads: Sendable, Codable {
     public var byOutcome: [TransferOutcome: UploadStats.Tally] = [:]
     public var latency = LatencyHistogram()
 
@@ -24,7 +24,7 @@ public struct GroupUploads: Sendable {
 /// second that rotate), so the admin API can say both what happened and what is happening.
 public struct UploadStats: Sendable {
     /// How often one outcome happened, and how long those uploads took.
-    public struct Tally: Sendable {
+    public struct Tally: Sendable, Codable {
         /// How many uploads ended so.
         public var count = 0
         /// Their latency as the devices lived it: virtual ms from send to outcome.
@@ -117,5 +117,25 @@ public struct UploadStats: Sendable {
             }
         }
         return merged
+    }
+}
+
+/// As a shard's report carries it for `report merge`: the whole run's tallies only (the recent
+/// seconds and the reset belong to the live view of one process).
+extension UploadStats: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case overall
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(overall, forKey: .overall)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        overall = try decoder.container(keyedBy: CodingKeys.self).decode(
+            [TransferOutcome: Tally].self, forKey: .overall)
+        sinceReset = overall
     }
 }

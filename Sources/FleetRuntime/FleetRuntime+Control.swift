@@ -106,7 +106,7 @@ extension FleetRuntime: FleetControl {
     /// that names no place, which answers that there is no such device).
     private func loop(of id: String) -> Int {
         let place = FleetLoop.place(of: id)
-        return place == .max ? 0 : Shard.index(owning: place, of: loops)
+        return place == .max ? 0 : shard.loop(owning: place, of: loops)
     }
 
     /// Runs `body` on every loop (or those in `to`) between turns, and answers once each has

@@ -36,6 +36,10 @@ public final class FleetRuntime: Sendable {
     /// their own news (the clock file, debug detail). The engine itself never logs.
     let logger: Logger
 
+    /// The part of the fleet this process runs (`run --shard`): the whole fleet unless split
+    /// over processes; its loops split it again.
+    public let shard: Shard
+
     /// The run starts with modelled transfer timing (`--deterministic`, `clock.deterministic`,
     /// max warp), so its digest depends on the requests alone, not on the machine's speed.
     public let startsModelled: Bool
@@ -53,10 +57,10 @@ public final class FleetRuntime: Sendable {
         let installIDs = RunFiles.readInstallIDs(options.dataDirectory)
         let previousClock = try RunFiles.readClock(options.dataDirectory)
         var engines: [FleetLoop] = []
-        for shard in try Shard.all(options.loops) {
+        for shard in options.shard.split(options.loops) {
             var part = options
+            part.shard = shard
             if options.loops > 1 {
-                part.shard = shard
                 part.maxOpenStores = max(1, options.maxOpenStores / options.loops)
                 part.maxConnections = options.maxConnections == 0 ? 0 : max(1, options.maxConnections / options.loops)
             }
@@ -65,6 +69,7 @@ public final class FleetRuntime: Sendable {
                     fleet: fleet, options: part, routes: routes, installIDs: installIDs, previousClock: previousClock,
                     stores: SQLiteShelf(dataDirectory: part.dataDirectory, maxOpen: part.maxOpenStores)))
         }
+        shard = options.shard
         startsModelled = engines[0].transferTiming.isModelled
         self.engines = engines
         hosts = engines.map { _ in LoopHost() }
@@ -149,10 +154,14 @@ public final class FleetRuntime: Sendable {
         for box in drivers { box.earlier = box.driver.engine.openEarlierStores() }
         let newestStored = drivers.compactMap(\.earlier.newest).max()
         for box in drivers { box.earlier.newest = newestStored }
-        let wallNow = Int64(Date().timeIntervalSince1970 * 1000)
+        // With a start barrier (`--start-at`) the run starts as if the wall clock were there, so
+        // every shard of a `clock.start: now` fleet has one virtual start.
+        let startAt = drivers[0].driver.engine.options.startAt
+        let wallNow = startAt ?? Self.wallMillis()
         DispatchQueue.concurrentPerform(iterations: drivers.count) { index in
             drivers[index].driver.start(wallNow: wallNow, earlier: drivers[index].earlier)
         }
+        if let startAt { holdUntil(startAt) }
         let clockStarts = Self.realNanos()
         for box in drivers { box.driver.startClock(realNanos: clockStarts) }
         let others = DispatchGroup()
@@ -273,6 +282,30 @@ public final class FleetRuntime: Sendable {
             snapshot.sequence = published.sequence &+ 1
             published = snapshot
         }
+    }
+
+    /// Waits until the wall clock reaches `startAt` (Unix ms), or the run is asked to stop; says
+    /// so when it is already past by more than a second (the run then starts behind the shards
+    /// that were on time, by that much real time).
+    private func holdUntil(_ startAt: Int64) {
+        let late = Self.wallMillis() - startAt
+        if late > 1000 {
+            let text =
+                "the start barrier (--start-at \(Timestamp.text(unixMillis: startAt))) had passed "
+                + "\(FleetDuration.text(millis: late)) before the stores were ready: this run starts now, behind "
+                + "shards that started on time"
+            logger.warning("\(text)")
+            return
+        }
+        while !hosts.contains(where: { $0.inbox.withLock { $0.stopRequested } }) {
+            let left = startAt - Self.wallMillis()
+            guard left > 0 else { return }
+            usleep(useconds_t(min(left, 100) * 1000))
+        }
+    }
+
+    static func wallMillis() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 
     static func realNanos() -> UInt64 {

@@ -273,6 +273,9 @@ public final class SimulatedRuntime: FleetControl {
 
     public var phase: RunPhase { state.withLock { $0.finished } ? .stopping : .running }
 
+    /// Its engine's part of the fleet.
+    public var shard: Shard { fleet.withLock { $0.engine.options.shard } }
+
     /// Virtual now, Unix ms.
     public var now: Int64 { fleet.withLock { $0.now } }
 

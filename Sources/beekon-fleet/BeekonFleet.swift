@@ -22,7 +22,9 @@ struct BeekonFleet: ParsableCommand {
             Beekon SDK does.
             """,
         version: BuildInfo.version,
-        subcommands: [Run.self, Receive.self, Validate.self, Actions.self, OpenAPI.self, ReportSchema.self]
+        subcommands: [
+            Run.self, Receive.self, Validate.self, Report.self, Actions.self, OpenAPI.self, ReportSchema.self,
+        ]
     )
 
     /// Sets up logging once, at the chosen command's level, before the command runs.
@@ -114,6 +116,29 @@ struct Run: LoggingCommand {
     var loops: Int?
 
     @Option(
+        help: ArgumentHelp(
+            """
+            Run only shard INDEX of COUNT of the fleet (from 0; COUNT 1 to 1024): the devices whose place \
+            in their group leaves INDEX when divided by COUNT, exactly as they would run in one process. \
+            Its stores live in DATA/shard-INDEX-of-COUNT; merge the shards' reports with `report merge`.
+            """,
+            valueName: "index/count"),
+        transform: ShardFlag.read)
+    var shard: Shard?
+
+    @Option(
+        name: .customLong("start-at"),
+        help: ArgumentHelp(
+            """
+            Hold the run, once its stores are ready, until this wall-clock instant (RFC 3339, such as \
+            2026-11-27T12:00:00Z; at most 7 days ahead), so shards started at different moments begin \
+            together; a fleet file without `clock.start` starts its virtual clock there too.
+            """,
+            valueName: "instant"),
+        transform: ShardFlag.readStartAt)
+    var startAt: Int64?
+
+    @Option(
         name: .customLong("threshold"),
         help: ArgumentHelp(
             "A criterion the run must meet, as k6's thresholds: `upload.latency.p99 < 500ms`, "
@@ -138,25 +163,7 @@ struct Run: LoggingCommand {
             """)
     var strict = false
 
-    @Option(
-        help: ArgumentHelp(
-            "Write the run's report here at its end (JSON; its schema: `beekon-fleet report-schema`).",
-            valueName: "file"))
-    var report: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "Write the run as one self-contained HTML page at its end (opens offline): the verdict, where the "
-                + "fixes went, uploads, and charts over the run with the faults shaded.",
-            valueName: "file"))
-    var html: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "Write the run as CSV at its end, as Locust's --csv: PREFIX_stats.csv, PREFIX_fixes.csv, "
-                + "PREFIX_stats_history.csv (a row per 10 virtual seconds).",
-            valueName: "prefix"))
-    var csv: String?
+    @OptionGroup var outputs: ReportOutputs
 
     @Option(help: "A CA bundle for an HTTPS ingest server.")
     var caFile: String?
@@ -208,18 +215,7 @@ struct Run: LoggingCommand {
             case .failure(let problem): throw CommandFailure(problem.description, exitCode: .usage)
             }
         }
-        if let report { try Self.checkWritable(report, for: "--report") }
-        if let csv {
-            for (suffix, _) in RunCSV.files(FleetSnapshot()) { try Self.checkWritable(csv + suffix, for: "--csv") }
-        }
-        var chartsScript = ""
-        if let html {
-            try Self.checkWritable(html, for: "--html")
-            switch RunHTML.chartsScript() {
-            case .success(let script): chartsScript = script
-            case .failure(let missing): throw CommandFailure("--html: \(missing)", exitCode: .usage)
-            }
-        }
+        let chartsScript = try outputs.check()
         for threshold in thresholds {
             if let group = threshold.group, !fleet.groups.contains(where: { $0.name == group }) {
                 throw CommandFailure(
@@ -228,10 +224,17 @@ struct Run: LoggingCommand {
                     exitCode: .usage)
             }
         }
-        let devices = fleet.groups.reduce(0) { $0 + $1.count }
+        let shard = self.shard ?? .whole
+        let fleetDevices = fleet.groups.reduce(0) { $0 + $1.count }
+        // This process's share of the fleet: what its stores, connections and loops are sized by.
+        let devices = fleet.groups.reduce(0) { $0 + shard.share(of: $1.count) }
         let loops =
             self.loops
-            ?? RunOptions.defaultLoops(devices: fleet.mostDevices, cores: ProcessInfo.processInfo.activeProcessorCount)
+            ?? RunOptions.defaultLoops(
+                devices: max(1, fleet.mostDevices / shard.count), cores: ProcessInfo.processInfo.activeProcessorCount)
+        // A shard's files (stores, devices.json, clock.json) live apart from the other shards',
+        // so shards sharing one volume (compose's replicas) never touch each other's.
+        let data = shard == .whole ? self.data : "\(self.data)/shard-\(shard.index)-of-\(shard.count)"
         let embedded = fleet.needsIngestURL && ingest == nil
         // Each loop has a transport of its own, which keeps its own idle connections.
         let idle = HTTPTransport.defaultMaxIdleConnections * loops
@@ -273,6 +276,8 @@ struct Run: LoggingCommand {
             options.thresholds = thresholds
             options.strictThresholds = strict
             options.loops = loops
+            options.shard = shard
+            options.startAt = startAt
             do {
                 runtime = try FleetRuntime(fleet: fleet, options: options, logger: logger)
             } catch {
@@ -296,7 +301,12 @@ struct Run: LoggingCommand {
             return source
         }
         let split = loops > 1 ? " over \(loops) loops" : ""
-        print("beekon-fleet: running \"\(fleet.name)\" (\(path)): \(devices) devices\(split), data in \(data)")
+        let part =
+            shard == .whole ? "\(devices) devices" : "shard \(shard): \(devices) of the fleet's \(fleetDevices) devices"
+        print("beekon-fleet: running \"\(fleet.name)\" (\(path)): \(part)\(split), data in \(data)")
+        if let startAt {
+            print("beekon-fleet: the clock starts at \(Timestamp.text(unixMillis: startAt)) (--start-at)")
+        }
         if let receiver {
             print(
                 "beekon-fleet: no ingest URL given, so the reference receiver runs in-process: "
@@ -329,10 +339,10 @@ struct Run: LoggingCommand {
             snapshot, end: end, abortedBy: abortedBy.map { .init(expression: $0.result.threshold.expression) },
             exitCode: passed ? 0 : Int(RunExit.thresholdFailed),
             digest: sent.text,
-            receiver: stats.map { .init(batches: $0.duplicateBatches, fixes: $0.duplicateFixes) })
+            receiver: stats.map { .init(batches: $0.duplicateBatches, fixes: $0.duplicateFixes) }, shard: shard)
         for line in RunSummary.lines(runReport) { print("beekon-fleet: " + line) }
         // The verdict next, so the run's last lines stay its digest, its end and the receiver's.
-        verdict(snapshot.thresholds, results, metrics: snapshot.metrics)
+        Self.verdict(snapshot.thresholds, results, metrics: snapshot.metrics)
         if let abortedBy {
             print(
                 "beekon-fleet: aborted at \(Timestamp.text(unixMillis: abortedBy.at)): "
@@ -354,11 +364,21 @@ struct Run: LoggingCommand {
                 "beekon-fleet: the receiver stored \(stats.fixesStored) fixes in \(stats.batchesStored) batches; "
                     + "duplicates seen: \(stats.duplicateBatches) batches, \(stats.duplicateFixes) fixes")
         }
-        var files: [(path: String, text: String)] = []
-        if let report { files.append((report, runReport.fileText)) }
-        if let csv { files += RunCSV.files(snapshot).map { (csv + $0.suffix, $0.text) } }
-        if let html { files.append((html, RunHTML.page(runReport, snapshot: snapshot, chartsScript: chartsScript))) }
-        for (path, text) in files {
+        // The report carries what `report merge` needs to merge it with the other shards'.
+        var stored = runReport
+        if let report = outputs.report {
+            do throws(RunRecordProblem) {
+                stored.mergeState = try RunRecord(
+                    snapshot, shard: shard, end: end, abortedBy: abortedBy?.result.threshold.expression,
+                    receiverDuplicates: stats.map { .init(batches: $0.duplicateBatches, fixes: $0.duplicateFixes) }
+                ).mergeStateText()
+            } catch {
+                logger.error("--report \(report): \(error); written without it")
+            }
+        }
+        for (path, text) in outputs.files(
+            report: stored, page: runReport, snapshot: snapshot, chartsScript: chartsScript)
+        {
             do {
                 try replaceFile(path, with: text)
                 print("beekon-fleet: written: \(path)")
@@ -393,7 +413,7 @@ struct Run: LoggingCommand {
     /// The thresholds checked against the run, printed ✓/✗ with their values, and whether the
     /// run passed: given ones (flags, then the fleet file's) always count; with none given, the
     /// defaults are checked and count only with `--strict`.
-    private func verdict(_ set: ThresholdSet, _ results: [ThresholdResult], metrics: FleetMetrics) {
+    static func verdict(_ set: ThresholdSet, _ results: [ThresholdResult], metrics: FleetMetrics) {
         print(
             set.areDefaults
                 ? "beekon-fleet: thresholds (the defaults: none was given; "

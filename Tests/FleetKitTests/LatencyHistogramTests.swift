@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import FleetEngine
@@ -79,5 +80,49 @@ struct LatencyHistogramTests {
         #expect(fast.percentile(0.95) == 30_000 && fast.max == 30_000)
         #expect(fast.percentile(0) == 0)
         #expect(fast.sum == 90 * 80 + 10 * 30_000)
+    }
+}
+
+@Suite("Latency histogram in a shard's report")
+struct LatencyHistogramCodingTests {
+    @Test(
+        """
+        a histogram read back from its JSON is the same histogram: equal, with the same count, max, sum, \
+        percentiles and counts at the bounds, and it merges as the original does
+        """,
+        arguments: [
+            [], [0], [0.001], [42], [30_000, 30_000.5], [0, 0.4, 12, 99.9, 100, 2_250, 30_000, 86_400_000],
+            (1...500).map { Double($0) * 7.3 }, [1e12, 3, 1e12],
+        ] as [[Double]])
+    func roundTrip(records: [Double]) throws {
+        var histogram = LatencyHistogram()
+        for millis in records { histogram.record(millis) }
+        let read = try JSONDecoder().decode(LatencyHistogram.self, from: JSONEncoder().encode(histogram))
+        let figures = { (histogram: LatencyHistogram) in
+            [Double(histogram.count), histogram.max, histogram.sum] + [0, 0.5, 0.9, 0.99, 1].map(histogram.percentile)
+                + LatencyHistogram.exactBoundsMillis.map { Double(histogram.count(atOrBelow: $0)) }
+        }
+        #expect(read == histogram)
+        #expect(figures(read) == figures(histogram))
+        var other = LatencyHistogram()
+        for millis in [5.0, 250, 31_000] { other.record(millis) }
+        var mergedRead = read
+        mergedRead.merge(other)
+        var merged = histogram
+        merged.merge(other)
+        #expect(figures(mergedRead) == figures(merged))
+    }
+
+    @Test(
+        "a histogram whose JSON does not add up is refused",
+        arguments: [
+            #"{"buckets":[[1000,2]],"maxMicros":1000,"withinBounds":[1,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"sum":2}"#,
+            #"{"buckets":[[1000,0]],"maxMicros":1000,"withinBounds":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"sum":0}"#,
+            #"{"buckets":[[1000]],"maxMicros":1000,"withinBounds":[1,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"sum":1}"#,
+            #"{"buckets":[[1000,1]],"maxMicros":1000,"withinBounds":[1],"sum":1}"#,
+            #"{"buckets":[[1000,1]],"maxMicros":1000,"withinBounds":[2,-1,0,0,0,0,0,0,0,0,0,0,0,0,0],"sum":1}"#,
+        ])
+    func refused(json: String) {
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(LatencyHistogram.self, from: Data(json.utf8)) }
     }
 }

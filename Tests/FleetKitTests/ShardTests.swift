@@ -134,6 +134,11 @@ struct ShardTests {
         }
         let wholeMetrics = wholeEngine.snapshot()
         expectSameMetrics(FleetMetrics.merged(partMetrics), wholeMetrics, parts: partMetrics)
+        // The same through the JSON a shard's report carries for `report merge` (`RunRecord`).
+        let carried = try partMetrics.map {
+            try JSONDecoder().decode(FleetMetrics.self, from: JSONEncoder().encode($0))
+        }
+        expectSameMetrics(FleetMetrics.merged(carried), wholeMetrics, parts: carried)
         // The snapshots the admin API reads.
         let published = { (engine: inout FleetLoop, metrics: FleetMetrics) in
             engine.recordChanges()

@@ -87,6 +87,7 @@ RULES = [
     Rule("swift run -c release beekon-fleet validate fleets/demo.yaml", "run"),
     Rule("swift run -c release beekon-fleet run --warp max --for 1h --admin off --data /tmp/beekon-report "
          "--report /tmp/beekon-report.json --threshold 'fixes.lost == 0'", "run", seconds=300),
+    Rule("# Two shards of the demo fleet, started together and judged as one.", "run", seconds=600),
     Rule("apt-get install libsqlite3-dev zlib1g-dev libcurl4-openssl-dev libmicrohttpd-dev pkg-config", "run",
          root_only=True, seconds=600),
     Rule("swift run -c release beekon-bench store ", "run", seconds=900),

@@ -1,0 +1,54 @@
+import BeekonDevice
+import FleetDescription
+import FleetEngine
+import Foundation
+
+/// Reads `run --shard INDEX/COUNT` and `run --start-at INSTANT`; a bad value stops the command
+/// with exit code 64, as a bad number does (`FlagNumber`).
+public enum ShardFlag {
+    /// Why a value is refused, as ArgumentParser prints it after the flag and the value.
+    public struct Problem: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    /// `2/4`: shard 2 (from 0) of 4.
+    public static let read: @Sendable (String) throws -> Shard = { text in
+        let expected = "INDEX/COUNT, such as 0/4: shard INDEX (from 0) of COUNT (1 to \(Int(Shard.countRange.upper)))"
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
+            throw Problem(description: "\"\(text)\" is not a shard; expected \(expected)")
+        }
+        do throws(NumberProblem) {
+            return try Shard(index: index, count: count)
+        } catch {
+            throw Problem(
+                description: count >= 1 && count <= Int(Shard.countRange.upper)
+                    ? "shard index \(index) is out of range; expected 0 to \(count - 1) (from 0, below the count)"
+                    : "\(count) shards is out of range; expected \(expected)")
+        }
+    }
+
+    /// How far ahead a start barrier may be.
+    public static let startAtMostAheadMillis: Int64 = 7 * 86_400_000
+
+    /// An RFC 3339 instant with its zone, at most `startAtMostAheadMillis` ahead of now; Unix ms.
+    public static let readStartAt: @Sendable (String) throws -> Int64 = { text in
+        try startAt(text, wallNow: Int64(Date().timeIntervalSince1970 * 1000))
+    }
+
+    /// `readStartAt` with the wall clock at `wallNow` (Unix ms).
+    public static func startAt(_ text: String, wallNow: Int64) throws -> Int64 {
+        guard let millis = Timestamp.unixMillis(parsingISO8601: text), Timestamp.inputRange.contains(Double(millis))
+        else {
+            throw Problem(
+                description: "\"\(text)\" is not an instant; expected RFC 3339 with its zone, such as "
+                    + "2026-11-27T12:00:00Z or 2026-11-27T13:00:00+01:00")
+        }
+        guard millis - wallNow <= startAtMostAheadMillis else {
+            throw Problem(
+                description: "\(text) is \(FleetDuration.text(millis: millis - wallNow)) ahead; expected an instant "
+                    + "at most 7 days from now (\(Timestamp.text(unixMillis: wallNow)))")
+        }
+        return millis
+    }
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import FleetAdmin
+import FleetCommandLine
+import FleetEngine
+
+/// The files a run (or `report merge`) writes at its end: the JSON report, CSV and one HTML page.
+struct ReportOutputs: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Write the run's report here at its end (JSON; its schema: `beekon-fleet report-schema`).",
+            valueName: "file"))
+    var report: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Write the run as one self-contained HTML page at its end (opens offline): the verdict, where the "
+                + "fixes went, uploads, and charts over the run with the faults shaded.",
+            valueName: "file"))
+    var html: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Write the run as CSV at its end, as Locust's --csv: PREFIX_stats.csv, PREFIX_fixes.csv, "
+                + "PREFIX_stats_history.csv (a row per 10 virtual seconds).",
+            valueName: "prefix"))
+    var csv: String?
+
+    /// Refuses, before anything runs, a file that could not be written; answers the HTML page's
+    /// charts script ("" without `--html`).
+    func check() throws -> String {
+        if let report { try Run.checkWritable(report, for: "--report") }
+        if let csv {
+            for (suffix, _) in RunCSV.files(FleetSnapshot()) { try Run.checkWritable(csv + suffix, for: "--csv") }
+        }
+        guard let html else { return "" }
+        try Run.checkWritable(html, for: "--html")
+        switch RunHTML.chartsScript() {
+        case .success(let script): return script
+        case .failure(let missing): throw CommandFailure("--html: \(missing)", exitCode: .usage)
+        }
+    }
+
+    /// The files asked for and their contents: `report` as the JSON file holds it (with its merge
+    /// state), `page` for the HTML page.
+    func files(
+        report stored: RunReportBody, page: RunReportBody, snapshot: FleetSnapshot, chartsScript: String
+    ) -> [(path: String, text: String)] {
+        var files: [(path: String, text: String)] = []
+        if let report { files.append((report, stored.fileText)) }
+        if let csv { files += RunCSV.files(snapshot).map { (csv + $0.suffix, $0.text) } }
+        if let html { files.append((html, RunHTML.page(page, snapshot: snapshot, chartsScript: chartsScript))) }
+        return files
+    }
+}

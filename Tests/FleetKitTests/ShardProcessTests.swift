@@ -1,0 +1,178 @@
+import Foundation
+import IngestReceiver
+import Synchronization
+import Testing
+
+/// `run --shard I/N` in N processes of the real binary against one receiver, and `report merge`
+/// of their reports, against one process running the whole fleet.
+@Suite("Shard processes", .serialized)
+struct ShardProcessTests {
+    /// 12 devices, faults on fractions of the fleet (the same devices whichever process runs
+    /// them), and a threshold that fails (the modelled answer takes 100 ms) beside one that passes.
+    static let fleetYAML = FleetRuntimeTests.yaml(
+        devices: 12,
+        faults: """
+            faults:
+              - {at: 5m, for: 3m, select: {fraction: 0.25}, action: networkOffline}
+              - {at: 10m, for: 2m, select: {fraction: 0.5}, action: revokePermission}
+              - {at: 14m, select: {fraction: 0.3}, action: kill}
+            thresholds:
+              - fixes.lost == 0
+              - upload.latency.p99 < 1ms
+            """)
+
+    /// Runs the fleet (or one shard of it) to 30 virtual minutes at max warp.
+    static func run(
+        _ workspace: FleetRuntimeTests.Workspace, ingest: String, data: String, report: String, extra: [String] = []
+    ) throws -> ChildRun.Result {
+        try ChildRun.run(
+            FleetCrashTests.executable,
+            [
+                "run", workspace.folder.appendingPathComponent("fleet.yaml").path, "--data", data, "--ingest", ingest,
+                "--admin", "off", "--warp", "max", "--for", "30m", "--report", report,
+            ] + extra)
+    }
+
+    /// What a receiver was sent, each upload once: who sent which batch, when, with how many fixes.
+    static func uploads(_ receiver: IngestReceiver) -> [String] {
+        receiver.uploadLog().map { "\($0.installID) \($0.sessionID) \($0.batchID) \($0.sentAt) \($0.locationCount)" }
+            .sorted()
+    }
+
+    static func json(_ path: String) throws -> [String: Any] {
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+    }
+
+    /// The report without what depends on the wall clock or on how the fleet was split: real
+    /// seconds and rates per real second, the pace, the shard, the merge state, the backlog's
+    /// peak (a bound when merged), and a drain's backlog and length (read when the fault fires
+    /// and after, while devices at max warp may have run past it: they differ between two runs
+    /// of one process too).
+    static func comparable(_ value: Any, key: String = "") -> Any {
+        let wallClock: Set<String> = [
+            "real_seconds", "per_second", "pace", "shard", "merge_state", "max_pending", "drain_ms", "pending_before",
+            "pending_at_end",
+        ]
+        if let object = value as? [String: Any] {
+            var kept: [String: Any] = [:]
+            for (key, member) in object where !wallClock.contains(key) { kept[key] = comparable(member, key: key) }
+            return kept
+        }
+        if let array = value as? [Any] { return array.map { comparable($0) } }
+        return value
+    }
+
+    @Test(
+        """
+        four shard processes started together (--start-at) send exactly the batches one process sends, \
+        and their merged report is the single run's report, with the same verdict and exit code
+        """
+    )
+    func fourShardsAreOneFleet() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        try Self.fleetYAML.write(
+            to: workspace.folder.appendingPathComponent("fleet.yaml"), atomically: true, encoding: .utf8)
+        let folder = workspace.folder.path
+
+        let single = try workspace.receiver()
+        defer { single.stop() }
+        let whole = try Self.run(workspace, ingest: single.url, data: folder + "/whole", report: folder + "/whole.json")
+        #expect(whole.status == 99, "the failing threshold fails the run: \(whole.output)\(whole.errors)")
+        single.stop()
+
+        let shared = try IngestReceiver(
+            configuration: IngestReceiverConfiguration(
+                port: 0, databasePath: folder + "/shared.db", threads: 2, keepsUploadLog: true))
+        defer { shared.stop() }
+        let startText = ISO8601DateFormatter().string(from: Date().addingTimeInterval(4))
+        let startAt = try #require(ISO8601DateFormatter().date(from: startText))
+        let shards = 4
+        let results = Mutex<[Int: ChildRun.Result]>([:])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: shards) { index in
+            do {
+                let result = try Self.run(
+                    workspace, ingest: shared.url, data: folder + "/shards", report: folder + "/shard-\(index).json",
+                    extra: ["--shard", "\(index)/\(shards)", "--start-at", startText])
+                results.withLock { $0[index] = result }
+            } catch {
+                failures.withLock { $0.append("shard \(index): \(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        for (index, result) in results.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            #expect(result.status == 99, "shard \(index): \(result.output)\(result.errors)")
+            #expect(result.output.contains("shard \(index)/\(shards): 3 of the fleet's 12 devices"), "\(result.output)")
+            #expect(result.output.contains("data in \(folder)/shards/shard-\(index)-of-\(shards)"))
+            #expect(result.output.contains("the clock starts at"))
+        }
+        #expect(Date() >= startAt, "the shards held until --start-at")
+        shared.stop()
+
+        // Exactly the batches one process sent: the same ids, senders, sessions, times and sizes.
+        let sent = Self.uploads(single)
+        #expect(sent.count > 30, "too few uploads to compare: \(sent.count)")
+        #expect(Self.uploads(shared) == sent)
+        #expect(Set(try shared.receivedFixes().map(\.id)) == Set(try single.receivedFixes().map(\.id)))
+
+        // One verdict: the merged report is the single run's, failing as it did.
+        let merge = try ChildRun.run(
+            FleetCrashTests.executable,
+            ["report", "merge"] + (0..<shards).reversed().map { "\(folder)/shard-\($0).json" } + [
+                "--report", folder + "/merged.json", "--html", folder + "/merged.html", "--csv", folder + "/merged",
+            ])
+        #expect(merge.status == 99, "\(merge.output)\(merge.errors)")
+        #expect(merge.output.contains("failed: 1 of 2 thresholds not met (exit 99)"), "\(merge.output)")
+        let wholeReport = try Self.json(folder + "/whole.json")
+        let merged = try Self.json(folder + "/merged.json")
+        #expect(merged["digest"] as? String == wholeReport["digest"] as? String)
+        #expect(merge.output.contains("digest \(wholeReport["digest"] as? String ?? "-")"))
+        let text = { (report: [String: Any]) in
+            String(
+                decoding: try JSONSerialization.data(withJSONObject: Self.comparable(report), options: [.sortedKeys]),
+                as: UTF8.self)
+        }
+        #expect(try text(merged) == text(wholeReport))
+        let peak = { (report: [String: Any]) in (report["fixes"] as? [String: Any])?["max_pending"] as? Int ?? -1 }
+        #expect(peak(merged) >= peak(wholeReport))
+        #expect(merged["shard"] is NSNull)
+        for file in ["merged.html", "merged_stats.csv", "merged_fixes.csv", "merged_stats_history.csv"] {
+            #expect(FileManager.default.fileExists(atPath: "\(folder)/\(file)"), "\(file)")
+        }
+
+        // Not every shard, or not a shard's report: refused, naming what is wrong.
+        let partial = try ChildRun.run(
+            FleetCrashTests.executable, ["report", "merge"] + (0..<3).map { "\(folder)/shard-\($0).json" })
+        #expect(partial.status == 64)
+        #expect(partial.errors.contains("shard 3/4 of the run \(folder)/shard-0.json is part of is missing"))
+        let live = folder + "/live.json"
+        try #"{"name": "test", "exit_code": null}"#.write(toFile: live, atomically: true, encoding: .utf8)
+        let unmergeable = try ChildRun.run(FleetCrashTests.executable, ["report", "merge", live])
+        #expect(unmergeable.status == 64)
+        #expect(unmergeable.errors.contains("\(live): has no merge_state"), "\(unmergeable.errors)")
+        let twice = try ChildRun.run(
+            FleetCrashTests.executable,
+            ["report", "merge", "\(folder)/shard-1.json", "\(folder)/shard-1.json", "\(folder)/shard-2.json"])
+        #expect(twice.status == 64)
+        #expect(twice.errors.contains("are both shard 1/4"), "\(twice.errors)")
+    }
+
+    @Test(
+        "--shard and --start-at refuse what they cannot take, naming the value and what was expected",
+        arguments: [
+            (["--shard", "4/4"], "shard index 4 is out of range; expected 0 to 3"),
+            (["--shard", "0/0"], "0 shards is out of range"),
+            (["--shard", "1"], #""1" is not a shard; expected INDEX/COUNT"#),
+            (["--shard", "x/4"], #""x/4" is not a shard"#),
+            (["--start-at", "tomorrow"], #""tomorrow" is not an instant; expected RFC 3339"#),
+            (["--start-at", "2026-11-27T12:00:00"], "is not an instant"),
+            (["--start-at", "2099-01-01T00:00:00Z"], "expected an instant at most 7 days from now"),
+        ] as [([String], String)])
+    func refused(arguments: [String], problem: String) throws {
+        let result = try ChildRun.run(FleetCrashTests.executable, ["run", "--admin", "off"] + arguments)
+        #expect(result.status == 64, "\(result.output)\(result.errors)")
+        #expect(result.errors.contains(problem), "\(result.errors)")
+    }
+}
