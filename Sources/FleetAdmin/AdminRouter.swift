@@ -103,7 +103,7 @@ final class AdminRouter: Sendable {
         ok(
             OutgoingReply(
                 status: 200, headerFields: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: PrometheusText.body(runtime.snapshot)))
+                body: PrometheusText.body(runtime.snapshot, shard: runtime.shard)))
     }
 
     private func fleet(_ call: AdminRoute.Call) -> Disposition {

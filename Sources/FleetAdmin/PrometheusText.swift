@@ -5,12 +5,41 @@ package enum PrometheusText {
     /// The histograms' `le` bounds, seconds: where `LatencyHistogram` counts exactly.
     static let latencyBounds: [Double] = LatencyHistogram.exactBoundsMillis.map { $0 / 1000 }
 
-    /// The body `GET /metrics` answers (`package`: `beekon-bench metrics` times it).
-    package static func body(_ snapshot: FleetSnapshot) -> [UInt8] {
-        Array(render(snapshot).utf8)
+    /// The body `GET /metrics` answers (`package`: `beekon-bench metrics` times it). A shard of a
+    /// fleet split over processes (`run --shard`) labels every sample with its `shard`, so
+    /// Prometheus scraping them all adds them up (`sum without (shard)`) or tells them apart.
+    package static func body(_ snapshot: FleetSnapshot, shard: Shard = .whole) -> [UInt8] {
+        Array(render(snapshot, shard: shard).utf8)
     }
 
-    static func render(_ snapshot: FleetSnapshot) -> String {
+    static func render(_ snapshot: FleetSnapshot, shard: Shard = .whole) -> String {
+        let text = samples(snapshot)
+        guard shard != .whole else { return text }
+        let label = "shard=\"\(shard.index)\""
+        var labelled =
+            "# HELP beekon_fleet_shard_info The shard of the fleet this process runs (run --shard).\n"
+            + "# TYPE beekon_fleet_shard_info gauge\n"
+            + "beekon_fleet_shard_info{\(label),shards=\"\(shard.count)\"} 1\n"
+        labelled.reserveCapacity(text.utf8.count * 5 / 4)
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("#") || line.isEmpty {
+                labelled += line
+            } else if let open = line.firstIndex(of: "{") {
+                labelled += line[...open] + label + "," + line[line.index(after: open)...]
+            } else if let space = line.firstIndex(of: " ") {
+                labelled += line[..<space] + "{" + label + "}" + line[space...]
+            } else {
+                labelled += line
+            }
+            labelled += "\n"
+        }
+        // The split leaves one empty line after the text's last newline.
+        labelled.removeLast()
+        return labelled
+    }
+
+    /// The families and their samples, unlabelled by shard.
+    private static func samples(_ snapshot: FleetSnapshot) -> String {
         let metrics = snapshot.metrics
         var text = ""
         func family(_ name: String, _ type: String, _ help: String) {
@@ -67,14 +96,14 @@ package enum PrometheusText {
         }
         histogram(
             "beekon_fleet_upload_latency_seconds",
-            "Upload latency as the devices lived it: virtual time from send to the outcome heard (injected "
-                + "latency and timeouts included).",
-            metrics.latency, to: &text)
+            "Upload latency as the devices lived it, per group: virtual time from send to the outcome heard "
+                + "(injected latency and timeouts included).",
+            groups.map { ($0.label + ",", $0.uploads.latency) }, to: &text)
         histogram(
             "beekon_fleet_upload_server_latency_seconds",
             "How long the server took to answer uploads and token refreshes, wall-clock time, in time for "
                 + "the device or not.",
-            metrics.serverLatency, to: &text)
+            [("", metrics.serverLatency)], to: &text)
         family(
             "beekon_fleet_answers_after_timeout_total", "counter",
             "Server answers that came after the device's timeout had ended the transfer.")
@@ -149,15 +178,21 @@ package enum PrometheusText {
         return text
     }
 
-    /// A histogram family of latencies kept in ms, with `latencyBounds` as its buckets.
-    static func histogram(_ name: String, _ help: String, _ latency: LatencyHistogram, to text: inout String) {
+    /// A histogram family of latencies kept in ms, with `latencyBounds` as its buckets: one
+    /// histogram per entry of `series`, whose labels (each followed by a comma, or "") it names.
+    static func histogram(
+        _ name: String, _ help: String, _ series: [(labels: String, latency: LatencyHistogram)], to text: inout String
+    ) {
         text += "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
-        for bound in latencyBounds {
-            text += "\(name)_bucket{le=\"\(bound)\"} \(latency.count(atOrBelow: bound * 1000))\n"
+        for (labels, latency) in series {
+            for bound in latencyBounds {
+                text += "\(name)_bucket{\(labels)le=\"\(bound)\"} \(latency.count(atOrBelow: bound * 1000))\n"
+            }
+            text += "\(name)_bucket{\(labels)le=\"+Inf\"} \(latency.count)\n"
+            let set = labels.isEmpty ? "" : "{\(labels.dropLast())}"
+            text += "\(name)_sum\(set) \(latency.sum / 1000)\n"
+            text += "\(name)_count\(set) \(latency.count)\n"
         }
-        text += "\(name)_bucket{le=\"+Inf\"} \(latency.count)\n"
-        text += "\(name)_sum \(latency.sum / 1000)\n"
-        text += "\(name)_count \(latency.count)\n"
     }
 
     /// One sample per entry of `counts`, labelled `label`, in label order.

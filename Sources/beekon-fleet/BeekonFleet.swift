@@ -165,6 +165,14 @@ struct Run: LoggingCommand {
 
     @OptionGroup var outputs: ReportOutputs
 
+    @Flag(
+        help: """
+            Once the run is over (its summary printed, its files written), keep the admin API up with \
+            its last figures until Ctrl-C or SIGTERM, as k6's --linger: Prometheus scrapes the final \
+            counts, and GET /api/v1/report answers the finished run.
+            """)
+    var linger = false
+
     @Option(help: "A CA bundle for an HTTPS ingest server.")
     var caFile: String?
 
@@ -214,6 +222,10 @@ struct Run: LoggingCommand {
             case .success(let scaled): fleet = scaled
             case .failure(let problem): throw CommandFailure(problem.description, exitCode: .usage)
             }
+        }
+        if linger, admin.lowercased() == "off" {
+            throw CommandFailure(
+                "--linger keeps the admin API up after the run; it needs --admin, not off", exitCode: .usage)
         }
         let chartsScript = try outputs.check()
         for threshold in thresholds {
@@ -376,6 +388,7 @@ struct Run: LoggingCommand {
                 logger.error("--report \(report): \(error); written without it")
             }
         }
+        var written = true
         for (path, text) in outputs.files(
             report: stored, page: runReport, snapshot: snapshot, chartsScript: chartsScript)
         {
@@ -385,10 +398,16 @@ struct Run: LoggingCommand {
             } catch {
                 // The run's verdict stands; a file missing is said, and exits 1 if it passed.
                 logger.error("\(error)")
-                if passed { throw ExitCode.failure }
+                written = false
             }
         }
+        if linger, let adminServer {
+            let interrupts = Interrupts()
+            print("beekon-fleet: the run is over; the admin API stays up at \(adminServer.url) (--linger) until Ctrl-C")
+            interrupts.wait()
+        }
         if !passed { throw ExitCode(RunExit.thresholdFailed) }
+        if !written { throw ExitCode.failure }
     }
 
     /// Refuses, before anything runs, a file path whose folder does not exist or cannot be written.

@@ -166,21 +166,14 @@ struct Receive: LoggingCommand {
         }
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
-        let done = DispatchSemaphore(value: 0)
-        let interrupts = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { done.signal() }
-            source.resume()
-            return source
-        }
+        let interrupts = Interrupts()
         var banner = "beekon-fleet receive: listening on \(receiver.url)\n"
         banner += "beekon-fleet receive: stats at \(receiver.statsURL)\n"
         if let tokenURL = receiver.tokenURL { banner += "beekon-fleet receive: token endpoint at \(tokenURL)\n" }
         banner += "beekon-fleet receive: database \(configuration.databasePath)\n"
         // Written unbuffered, so a parent process reading a pipe sees the port at once.
         FileHandle.standardOutput.write(Data(banner.utf8))
-        done.wait()
-        for interrupt in interrupts { interrupt.cancel() }
+        interrupts.wait()
         receiver.stop()
         let stats = receiver.stats()
         print(

@@ -824,10 +824,14 @@ struct AdminServerTests {
             ("beekon_fleet_fixes_admitted_total{group=\"walkers\"}", Double(fixes["admitted"] ?? -1)),
             ("beekon_fleet_fixes_acknowledged_total{group=\"walkers\"}", Double(fixes["acknowledged"] ?? -1)),
             ("beekon_fleet_pending_fixes{group=\"walkers\"}", Double(fixes["pending"] ?? -1)),
-            ("\(latency)_count", Double(total)), ("\(latency)_bucket{le=\"+Inf\"}", Double(total)),
+            ("\(latency)_count{group=\"walkers\"}", Double(total)),
+            ("\(latency)_bucket{group=\"walkers\",le=\"+Inf\"}", Double(total)),
             // The 5 ms and 80 ms answers by 0.1 s, the 250 ms ones by 1 s.
-            ("\(latency)_bucket{le=\"0.1\"}", Double(expected["refused", default: 0] + expected["200", default: 0])),
-            ("\(latency)_bucket{le=\"1.0\"}", Double(total - expected["timeout", default: 0])),
+            (
+                "\(latency)_bucket{group=\"walkers\",le=\"0.1\"}",
+                Double(expected["refused", default: 0] + expected["200", default: 0])
+            ),
+            ("\(latency)_bucket{group=\"walkers\",le=\"1.0\"}", Double(total - expected["timeout", default: 0])),
         ]
         samples += [
             ("beekon_fleet_answers_after_timeout_total", 0), ("beekon_fleet_answers_after_offline_total", 0),
@@ -837,7 +841,7 @@ struct AdminServerTests {
             #expect(Self.sample(metrics.text, name) == value, "\(name)")
         }
         // Prometheus's `le` is inclusive: a timeout heard at exactly the SDK's 30 s is within le="30".
-        let within30s = Self.sample(metrics.text, "\(latency)_bucket{le=\"30.0\"}")
+        let within30s = Self.sample(metrics.text, "\(latency)_bucket{group=\"walkers\",le=\"30.0\"}")
         #expect(within30s == Double(total))
     }
 

@@ -160,7 +160,7 @@ struct ShardProcessTests {
     }
 
     @Test(
-        "--shard and --start-at refuse what they cannot take, naming the value and what was expected",
+        "--shard, --start-at and --linger refuse what they cannot take, naming the value and what was expected",
         arguments: [
             (["--shard", "4/4"], "shard index 4 is out of range; expected 0 to 3"),
             (["--shard", "0/0"], "0 shards is out of range"),
@@ -169,6 +169,7 @@ struct ShardProcessTests {
             (["--start-at", "tomorrow"], #""tomorrow" is not an instant; expected RFC 3339"#),
             (["--start-at", "2026-11-27T12:00:00"], "is not an instant"),
             (["--start-at", "2099-01-01T00:00:00Z"], "expected an instant at most 7 days from now"),
+            (["--linger"], "--linger keeps the admin API up after the run; it needs --admin, not off"),
         ] as [([String], String)])
     func refused(arguments: [String], problem: String) throws {
         let result = try ChildRun.run(FleetCrashTests.executable, ["run", "--admin", "off"] + arguments)
