@@ -11,15 +11,30 @@ public enum ShardFlag {
         public var description: String
     }
 
-    /// `2/4`: shard 2 (from 0) of 4.
-    public static let read: @Sendable (String) throws -> Shard = { text in
-        let expected = "INDEX/COUNT, such as 0/4: shard INDEX (from 0) of COUNT (1 to \(Int(Shard.countRange.upper)))"
+    /// Which shard a run is: one given, or one to claim among the replicas sharing its data folder.
+    public enum Choice: Sendable, Hashable {
+        case given(Shard)
+        /// `auto/N`: the first index of N no running process holds (`ShardClaim`).
+        case claimed(count: Int)
+    }
+
+    /// `2/4`: shard 2 (from 0) of 4; `auto/4`: a free one of 4.
+    public static let read: @Sendable (String) throws -> Choice = { text in
+        let expected =
+            "INDEX/COUNT, such as 0/4: shard INDEX (from 0) of COUNT (1 to \(Int(Shard.countRange.upper))), "
+            + "or auto/COUNT"
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 2, parts[0] == "auto", let count = Int(parts[1]) {
+            guard count >= 1, count <= Int(Shard.countRange.upper) else {
+                throw Problem(description: "\(count) shards is out of range; expected \(expected)")
+            }
+            return .claimed(count: count)
+        }
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
             throw Problem(description: "\"\(text)\" is not a shard; expected \(expected)")
         }
         do throws(NumberProblem) {
-            return try Shard(index: index, count: count)
+            return .given(try Shard(index: index, count: count))
         } catch {
             throw Problem(
                 description: count >= 1 && count <= Int(Shard.countRange.upper)

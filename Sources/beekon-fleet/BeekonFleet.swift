@@ -120,11 +120,13 @@ struct Run: LoggingCommand {
             """
             Run only shard INDEX of COUNT of the fleet (from 0; COUNT 1 to 1024): the devices whose place \
             in their group leaves INDEX when divided by COUNT, exactly as they would run in one process. \
-            Its stores live in DATA/shard-INDEX-of-COUNT; merge the shards' reports with `report merge`.
+            Its stores live in DATA/shard-INDEX-of-COUNT; merge the shards' reports with `report merge`. \
+            `auto/COUNT` takes the first index no other process sharing DATA holds (replicas that know no \
+            index) and, without --start-at, starts once all COUNT are held.
             """,
             valueName: "index/count"),
         transform: ShardFlag.read)
-    var shard: Shard?
+    var shard: ShardFlag.Choice?
 
     @Option(
         name: .customLong("start-at"),
@@ -227,6 +229,26 @@ struct Run: LoggingCommand {
             throw CommandFailure(
                 "--linger keeps the admin API up after the run; it needs --admin, not off", exitCode: .usage)
         }
+        // The shard: given, or claimed among the replicas sharing the data folder, which then
+        // start together once all of them are there (unless told when).
+        var shard = Shard.whole
+        var startAt = self.startAt
+        var claim: ShardClaim?
+        switch self.shard {
+        case nil: break
+        case .given(let given)?: shard = given
+        case .claimed(let count)?:
+            let held = try ShardClaim.claim(count: count, dataDirectory: data)
+            claim = held
+            shard = held.shard
+            print("beekon-fleet: holds shard \(shard) of the processes sharing \(data) (--shard auto/\(count))")
+            if startAt == nil {
+                print("beekon-fleet: waiting until all \(count) shards are held, to start together")
+                startAt = try held.commonStart(marginMillis: 10_000)
+            }
+        }
+        defer { withExtendedLifetime(claim) {} }
+        let outputs = self.outputs.forShard(shard)
         let chartsScript = try outputs.check()
         for threshold in thresholds {
             if let group = threshold.group, !fleet.groups.contains(where: { $0.name == group }) {
@@ -236,7 +258,6 @@ struct Run: LoggingCommand {
                     exitCode: .usage)
             }
         }
-        let shard = self.shard ?? .whole
         let fleetDevices = fleet.groups.reduce(0) { $0 + $1.count }
         // This process's share of the fleet: what its stores, connections and loops are sized by.
         let devices = fleet.groups.reduce(0) { $0 + shard.share(of: $1.count) }

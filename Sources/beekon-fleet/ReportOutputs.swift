@@ -7,7 +7,8 @@ import FleetEngine
 struct ReportOutputs: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Write the run's report here at its end (JSON; its schema: `beekon-fleet report-schema`).",
+            "Write the run's report here at its end (JSON; its schema: `beekon-fleet report-schema`); "
+                + "`{shard}` in the path is the shard's index (`run --shard`).",
             valueName: "file"))
     var report: String?
 
@@ -24,6 +25,17 @@ struct ReportOutputs: ParsableArguments {
                 + "PREFIX_stats_history.csv (a row per 10 virtual seconds).",
             valueName: "prefix"))
     var csv: String?
+
+    /// The files with `{shard}` in their paths replaced by the shard's index (`run --shard`), so
+    /// shards that share a folder write files of their own.
+    func forShard(_ shard: Shard) -> ReportOutputs {
+        var outputs = self
+        let index = "\(shard.index)"
+        outputs.report = report?.replacingOccurrences(of: "{shard}", with: index)
+        outputs.html = html?.replacingOccurrences(of: "{shard}", with: index)
+        outputs.csv = csv?.replacingOccurrences(of: "{shard}", with: index)
+        return outputs
+    }
 
     /// Refuses, before anything runs, a file that could not be written; answers the HTML page's
     /// charts script ("" without `--html`).

@@ -39,6 +39,30 @@ struct ShardProcessTests {
             .sorted()
     }
 
+    /// Runs `body` for 0..<`count` at once, each on a thread of its own (concurrentPerform runs no
+    /// more at once than there are cores, and shards wait for one another); the results by index,
+    /// and the errors of those that threw.
+    static func together(
+        _ count: Int, _ body: @escaping @Sendable (Int) throws -> ChildRun.Result
+    ) -> (results: [Int: ChildRun.Result], failures: [String]) {
+        let outcome = Mutex<(results: [Int: ChildRun.Result], failures: [String])>(([:], []))
+        let done = DispatchGroup()
+        for index in 0..<count {
+            done.enter()
+            Thread {
+                do {
+                    let result = try body(index)
+                    outcome.withLock { $0.results[index] = result }
+                } catch {
+                    outcome.withLock { $0.failures.append("\(index): \(error)") }
+                }
+                done.leave()
+            }.start()
+        }
+        done.wait()
+        return outcome.withLock { $0 }
+    }
+
     static func json(_ path: String) throws -> [String: Any] {
         try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
@@ -89,21 +113,16 @@ struct ShardProcessTests {
         let startText = ISO8601DateFormatter().string(from: Date().addingTimeInterval(4))
         let startAt = try #require(ISO8601DateFormatter().date(from: startText))
         let shards = 4
-        let results = Mutex<[Int: ChildRun.Result]>([:])
-        let failures = Mutex<[String]>([])
-        DispatchQueue.concurrentPerform(iterations: shards) { index in
-            do {
-                let result = try Self.run(
-                    workspace, ingest: shared.url, data: folder + "/shards", report: folder + "/shard-\(index).json",
-                    extra: ["--shard", "\(index)/\(shards)", "--start-at", startText])
-                results.withLock { $0[index] = result }
-            } catch {
-                failures.withLock { $0.append("shard \(index): \(error)") }
-            }
+        let (results, failures) = Self.together(shards) { index in
+            try Self.run(
+                workspace, ingest: shared.url, data: folder + "/shards", report: folder + "/shard-\(index).json",
+                extra: ["--shard", "\(index)/\(shards)", "--start-at", startText])
         }
-        #expect(failures.withLock { $0 }.isEmpty)
-        for (index, result) in results.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+        #expect(failures.isEmpty)
+        #expect(results.count == shards)
+        for (index, result) in results.sorted(by: { $0.key < $1.key }) {
             #expect(result.status == 99, "shard \(index): \(result.output)\(result.errors)")
+            #expect(!result.errors.contains("had passed"), "shard \(index) started late: \(result.errors)")
             #expect(result.output.contains("shard \(index)/\(shards): 3 of the fleet's 12 devices"), "\(result.output)")
             #expect(result.output.contains("data in \(folder)/shards/shard-\(index)-of-\(shards)"))
             #expect(result.output.contains("the clock starts at"))
@@ -142,6 +161,25 @@ struct ShardProcessTests {
             #expect(FileManager.default.fileExists(atPath: "\(folder)/\(file)"), "\(file)")
         }
 
+        // Replicas that know no index (`auto/3`, sharing one data folder) each hold another, start
+        // together once all three are there, and are the same fleet.
+        let replicas = try workspace.receiver()
+        defer { replicas.stop() }
+        let held = Self.together(3) { _ in
+            try Self.run(
+                workspace, ingest: replicas.url, data: folder + "/replicas", report: folder + "/auto-{shard}.json",
+                extra: ["--shard", "auto/3"])
+        }.results.map(\.value)
+        #expect(held.count == 3)
+        #expect(held.allSatisfy { $0.status == 99 }, "\(held.map { $0.output + $0.errors })")
+        #expect(
+            Set(held.compactMap { result in (0..<3).first { result.output.contains("holds shard \($0)/3") } })
+                == [0, 1, 2], "\(held.map(\.output))")
+        let autoMerge = try ChildRun.run(
+            FleetCrashTests.executable, ["report", "merge"] + (0..<3).map { "\(folder)/auto-\($0).json" })
+        #expect(autoMerge.status == 99, "\(autoMerge.output)\(autoMerge.errors)")
+        #expect(autoMerge.output.contains("digest \(wholeReport["digest"] as? String ?? "-")"), "\(autoMerge.output)")
+
         // Not every shard, or not a shard's report: refused, naming what is wrong.
         let partial = try ChildRun.run(
             FleetCrashTests.executable, ["report", "merge"] + (0..<3).map { "\(folder)/shard-\($0).json" })
@@ -166,6 +204,7 @@ struct ShardProcessTests {
             (["--shard", "0/0"], "0 shards is out of range"),
             (["--shard", "1"], #""1" is not a shard; expected INDEX/COUNT"#),
             (["--shard", "x/4"], #""x/4" is not a shard"#),
+            (["--shard", "auto/0"], "0 shards is out of range"),
             (["--start-at", "tomorrow"], #""tomorrow" is not an instant; expected RFC 3339"#),
             (["--start-at", "2026-11-27T12:00:00"], "is not an instant"),
             (["--start-at", "2099-01-01T00:00:00Z"], "expected an instant at most 7 days from now"),
