@@ -6,7 +6,10 @@
 #      Dockerfile's own build command in place of its `build` stage (`--build-context`);
 #   3. the project's docker-compose.yml brought up by podman-compose, with tests/compose/override.yml
 #      on top (only the limits this VM cannot grant), and tests/compose/test_compose.py run against
-#      it: health, uploads landing, the admin with the documented token, `restart fleet`, `down -v`.
+#      it: health, uploads landing, the admin with the documented token, `restart fleet`, `down -v`;
+#   4. docker-compose.shards.yml the same way with BEEKON_SHARDS=2 (tests/compose/test_compose_shards.py):
+#      each replica holds another shard, they start together, `stop` writes both reports, and
+#      `report merge` of them accounts for what the receiver stored.
 #   tests/compose/run.sh [path/to/beekon-fleet]   (a release build with the Swift runtime linked
 #                                                   in; default: builds it)
 # Needs (Debian): podman runc podman-compose debootstrap golang-github-containernetworking-plugin-dnsname
@@ -25,6 +28,7 @@ done
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/beekon-compose.XXXXXX")
 export COMPOSE_TEST_PROJECT=beekon-compose-test
+export COMPOSE_SHARDS_TEST_PROJECT=beekon-compose-shards-test
 # crun refuses this VM's hybrid cgroups, and Podman's default ulimits exceed its hard limits.
 export CONTAINERS_CONF="$WORK/containers.conf"
 cat >"$CONTAINERS_CONF" <<'EOF'
@@ -45,8 +49,17 @@ cleanup() {
         podman-compose -p "$COMPOSE_TEST_PROJECT" -f docker-compose.yml -f tests/compose/override.yml down -v \
             >/dev/null 2>&1 || true
     fi
+    if podman ps -a --format '{{.Names}}' | grep -q "^${COMPOSE_SHARDS_TEST_PROJECT}_"; then
+        [ "$status" -ne 0 ] && for name in ingest_1 fleet_1 fleet_2; do
+            echo "--- last lines of ${name}'s log (shards) ---" >&2
+            podman logs --tail 30 "${COMPOSE_SHARDS_TEST_PROJECT}_${name}" >&2 2>&1 || true
+        done
+        BEEKON_SHARDS=2 podman-compose -p "$COMPOSE_SHARDS_TEST_PROJECT" -f docker-compose.shards.yml \
+            -f tests/compose/override.yml down -v >/dev/null 2>&1 || true
+    fi
     # podman-compose 1.0.3 leaves the project's network behind (docker compose removes it).
     podman network rm -f "${COMPOSE_TEST_PROJECT}_default" >/dev/null 2>&1 || true
+    podman network rm -f "${COMPOSE_SHARDS_TEST_PROJECT}_default" >/dev/null 2>&1 || true
     rm -rf "$WORK"
     echo "compose: $([ "$status" -eq 0 ] && echo passed || echo FAILED) in $((SECONDS - started)) s"
     exit "$status"
@@ -94,4 +107,4 @@ podman build --quiet --pull=never --build-context build="$WORK/build" -t "$image
 
 # 3. The stack, and the checks.
 say "images ready after $((SECONDS - started)) s"
-python3 -m pytest -v -p no:cacheprovider tests/compose/test_compose.py
+python3 -m pytest -v -p no:cacheprovider tests/compose/test_compose.py tests/compose/test_compose_shards.py
