@@ -10,7 +10,7 @@ extension RelaunchCause: APIEnum {}
 extension RunPhase: APIEnum, Encodable {}
 extension SyncView.Phase: APIEnum, Encodable {}
 extension AuthView.State: APIEnum, Encodable {}
-extension FleetAction.Name: Encodable, APIDescribed {
+extension FleetAction.Name: APIDescribed {
     /// Listed once, as `ActionName` (`ActionSchemas`).
     static var apiSchema: APISchema { APISchema(.reference("ActionName")) }
 }

@@ -9,6 +9,8 @@ extension FleetLoop {
     mutating func settleLedger(_ slot: Int, at time: Int64, recordingHistory: Bool = true) {
         guard let now = slots[slot].store.ledger else { return }
         let group = slots[slot].group
+        let pendingChange: Int
+        let carried = slots[slot].ledger == nil
         if let before = slots[slot].ledger {
             guard now != before else { return }
             let change = now - before
@@ -18,14 +20,55 @@ extension FleetLoop {
                 metrics.history.recordLedgerChange(
                     admitted: change.admitted, acknowledged: change.acknowledged, pending: change.pending, at: time)
             }
+            pendingChange = change.pending
         } else {
             metrics.fixes.carry(now)
             metrics.fixesByGroup[group].carry(now)
             metrics.history.recordLedgerChange(admitted: 0, acknowledged: 0, pending: now.pending, at: time)
+            pendingChange = now.pending
         }
         slots[slot].ledger = now
         noteChange(slot)
-        if openDrains > 0 { checkDrains(at: time) }
+        // (Rows committed together were each noted at their own instant by the caller.)
+        if recordingHistory || carried { notePendingChange(pendingChange, at: time) }
+    }
+
+    /// The backlog changed by `change` at virtual instant `time` (for the drains).
+    mutating func notePendingChange(_ change: Int, at time: Int64) {
+        guard measuresDrains, change != 0 else { return }
+        if time < settledBefore {
+            // Before the settled instant (a store first read late): counted at once.
+            settledPending += change
+        } else {
+            unsettledPending.append((time, change))
+        }
+    }
+
+    /// Counts the backlog's changes before `instant` in `settledPending`, in the order of their
+    /// instants, ending each drain at the first instant the backlog is back to where it was.
+    /// Called once every device has reached `instant` (no change before it is still to come).
+    mutating func settleBacklog(before instant: Int64) {
+        guard measuresDrains, instant > settledBefore else { return }
+        // Fixes admitted before the instant and waiting for their commit count before it too.
+        commitWaitingRows()
+        settledBefore = instant
+        guard !unsettledPending.isEmpty else { return }
+        var due: [(at: Int64, change: Int)] = []
+        unsettledPending.removeAll { entry in
+            guard entry.at < instant else { return false }
+            due.append(entry)
+            return true
+        }
+        due.sort { $0.at < $1.at }
+        var index = 0
+        while index < due.count {
+            let at = due[index].at
+            while index < due.count, due[index].at == at {
+                settledPending += due[index].change
+                index += 1
+            }
+            if openDrains > 0 { checkDrains(at: at) }
+        }
     }
 
     /// Makes room for a group's accounts of fixes and uploads: at the start for the fleet file's
@@ -41,13 +84,16 @@ extension FleetLoop {
 
     /// A fault of the timeline with an end began: the backlog then is what its drain returns to.
     mutating func noteFaultBegan(_ index: Int, at time: Int64) {
-        faultsUnderway[index] = (time, metrics.fixes.ledger.pending)
+        settleBacklog(before: time)
+        faultsUnderway[index] = (time, settledPending)
     }
 
-    /// A fault of the timeline ended: its drain is timed from here.
+    /// A fault of the timeline ended: its drain is timed from here. The backlogs are as of the
+    /// instants themselves (`settleBacklog`), whatever devices ahead of them had done.
     mutating func noteFaultEnded(_ index: Int, at time: Int64) {
         guard let began = faultsUnderway.removeValue(forKey: index) else { return }
-        let pending = metrics.fixes.ledger.pending
+        settleBacklog(before: time)
+        let pending = settledPending
         metrics.drains.append(
             FaultDrain(
                 fault: index, action: fleet.faults[index].action.name, startedAt: began.at, endedAt: time,
@@ -58,7 +104,7 @@ extension FleetLoop {
 
     /// Ends the drains whose backlog is back to where it was before their fault.
     private mutating func checkDrains(at time: Int64) {
-        let pending = metrics.fixes.ledger.pending
+        let pending = settledPending
         for index in metrics.drains.indices where metrics.drains[index].drainMillis == nil {
             if pending <= metrics.drains[index].pendingBefore {
                 metrics.drains[index].drainMillis = time - metrics.drains[index].endedAt

@@ -193,6 +193,7 @@ extension FleetLoop {
             switch row {
             case .fix:
                 metrics.history.recordLedgerChange(admitted: 1, acknowledged: 0, pending: 1, at: at)
+                notePendingChange(1, at: at)
             case .event:
                 metrics.geofenceEvents += 1
             }

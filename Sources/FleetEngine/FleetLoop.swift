@@ -226,6 +226,16 @@ package struct FleetLoop {
     var endedEarly: [Int: Int64] = [:]
     /// Drains in `metrics.drains` still under way.
     var openDrains = 0
+    /// Whether the timeline has a fault with an end, whose drain is measured.
+    var measuresDrains = false
+    /// The fleet's backlog as of an instant, for the drains: changes to the fixes pending, each
+    /// at the virtual instant it happened, not yet counted in `settledPending` (devices running
+    /// ahead at max warp change it before the fleet's clock gets there, in an order that depends
+    /// on when real answers came; counting by instant makes a drain the same in every run).
+    var unsettledPending: [(at: Int64, change: Int)] = []
+    /// The fixes pending, counting every change before `settledBefore`.
+    var settledPending = 0
+    var settledBefore = Int64.min
     /// Each group's stages on the virtual clock (nil: none, or ended by a `devices` command).
     var stagePlans: [StagePlan?] = []
     /// The device count each group was last brought to (nil: never).
@@ -244,6 +254,7 @@ package struct FleetLoop {
         previousClock: ClockRecord?, stores: any StoreShelf
     ) throws(RunError) {
         self.fleet = fleet
+        measuresDrains = fleet.faults.contains { $0.forMillis != nil && $0.action.undoing != nil }
         self.options = options
         seed = options.seed ?? fleet.seed
         if let warp = options.warp?.rate {
@@ -532,6 +543,7 @@ package struct FleetLoop {
     package mutating func finish() {
         commitWaitingRows()
         stores.closeAll()
+        settleBacklog(before: .max)
         for line in storeLog.flush() { effects.append(.log(FleetLogLine(.error, line))) }
     }
 
@@ -601,12 +613,14 @@ package struct FleetLoop {
             // event still to fire (one waiting for an answer, or past the turn's end).
             let frontier = min(now, (timers.nextDeadline() ?? .max) - 1)
             metrics.virtualNow = max(metrics.virtualNow, frontier)
+            settleBacklog(before: metrics.virtualNow)
             return Turn(reached: metrics.virtualNow, caughtUp: caughtUp)
         }
         now = min(now, answerLimit)
         // Device time never runs backwards: completions handled before the remaining timers
         // are stamped with the last deadline reached, not with a `now` the loop has not caught up to.
         metrics.virtualNow = caughtUp ? max(reached, now) : reached
+        settleBacklog(before: metrics.virtualNow)
         return Turn(reached: reached, caughtUp: caughtUp)
     }
 

@@ -185,6 +185,10 @@ struct DeterministicRunTests {
                 #expect(split.metrics.devices == one.metrics.devices)
                 #expect(split.metrics.devicesByState == one.metrics.devicesByState)
                 #expect(split.metrics.history.rows == one.metrics.history.rows)
+                // The backlog before and at the end of each fault, as of its instants.
+                let backlogs = { (drains: [FaultDrain]) in drains.map { [$0.fault, $0.pendingBefore, $0.pendingAtEnd] }
+                }
+                #expect(backlogs(split.metrics.drains) == backlogs(one.metrics.drains), "\(loops) loops")
                 #expect(split.files == one.files)
             }
         }
@@ -208,6 +212,10 @@ struct DeterministicRunTests {
         let fastest = try await Self.run(warp: 3000, maxWarp: true)
         #expect(first.uploads == fastest.uploads)
         #expect(first.digest == fastest.digest)
+        // The drains too: the backlog is read as of each fault's instants, not when the loop got
+        // there (at max warp, devices run ahead of the fleet's clock).
+        #expect(first.metrics.drains.count == 3)
+        for run in [second, slower, fastest] { #expect(run.metrics.drains == first.metrics.drains) }
         let otherSeed = try await Self.run(warp: 3000, seed: 8)
         #expect(otherSeed.digest != first.digest, "the digest does not depend on what was sent")
     }
