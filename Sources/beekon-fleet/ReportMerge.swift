@@ -36,13 +36,14 @@ struct Merge: ParsableCommand {
         let chartsScript = try outputs.check()
         var records: [(name: String, record: RunRecord)] = []
         for file in files {
-            let text: Data
-            do {
-                text = try Data(contentsOf: URL(fileURLWithPath: file))
-            } catch {
-                let reason = (error as NSError).userInfo[NSUnderlyingErrorKey].map { "\($0)" }
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file, isDirectory: &isFolder) else {
+                throw CommandFailure("\(file): no such file", exitCode: .usage)
+            }
+            guard !isFolder.boolValue, let text = FileManager.default.contents(atPath: file) else {
                 throw CommandFailure(
-                    "\(file): cannot be read (\(reason ?? error.localizedDescription))", exitCode: .usage)
+                    "\(file): cannot be read (\(isFolder.boolValue ? "a folder" : "no permission")); expected a "
+                        + "shard's report (run --report)", exitCode: .usage)
             }
             do throws(RunRecordProblem) {
                 records.append((file, try RunRecord.read(report: text, file: file)))

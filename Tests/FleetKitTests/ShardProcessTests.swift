@@ -187,6 +187,9 @@ struct ShardProcessTests {
         let unmergeable = try ChildRun.run(FleetCrashTests.executable, ["report", "merge", live])
         #expect(unmergeable.status == 64)
         #expect(unmergeable.errors.contains("\(live): has no merge_state"), "\(unmergeable.errors)")
+        let missing = try ChildRun.run(FleetCrashTests.executable, ["report", "merge", folder + "/none.json"])
+        #expect(
+            missing.status == 64 && missing.errors.contains("\(folder)/none.json: no such file"), "\(missing.errors)")
         let twice = try ChildRun.run(
             FleetCrashTests.executable,
             ["report", "merge", "\(folder)/shard-1.json", "\(folder)/shard-1.json", "\(folder)/shard-2.json"])
