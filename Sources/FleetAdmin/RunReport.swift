@@ -168,7 +168,7 @@ package struct RunReportBody: APIBody {
             case duplicates
         }
 
-        init(_ figures: RunFigures, devicesByState: [DeviceState: Int], receiver: ReceiverDuplicates?) {
+        init(_ figures: RunFigures, devicesByState: [DeviceState: Int], receiver: FixAccount.Resent?) {
             devices = devicesByState.values.reduce(0, +)
             self.devicesByState = APIMap(sorting: devicesByState)
             fixes = Fixes(figures.fixes)
@@ -383,23 +383,12 @@ package struct RunReportBody: APIBody {
         package init(expression: String) { self.expression = expression }
     }
 
-    /// Duplicates the in-process receiver saw.
-    package struct ReceiverDuplicates: Sendable {
-        var batches: Int
-        var fixes: Int
-
-        package init(batches: Int, fixes: Int) {
-            self.batches = batches
-            self.fixes = fixes
-        }
-    }
-
     /// The report of the run `snapshot` shows: live (no end, exit code or digest yet), or at its
     /// end with them. `devicesByGroup` counts the devices of each group by state when the
     /// snapshot has no device table (a merged report's); `shard` is the part of the fleet it ran.
     package init(
         _ snapshot: FleetSnapshot, end: RunEnd? = nil, abortedBy: ThresholdAbortRecord? = nil, exitCode: Int? = nil,
-        digest: String? = nil, receiver: ReceiverDuplicates? = nil, shard: Shard = .whole,
+        digest: String? = nil, receiver: FixAccount.Resent? = nil, shard: Shard = .whole,
         devicesByGroup: [String: [DeviceState: Int]]? = nil
     ) {
         let metrics = snapshot.metrics
@@ -438,12 +427,7 @@ package struct RunReportBody: APIBody {
         thresholdsCount = snapshot.thresholds.counted
         pace = Pace(metrics.pace)
         self.shard = shard == .whole ? nil : ShardBody(index: shard.index, count: shard.count)
-        var statesByGroup: [String: [DeviceState: Int]] = devicesByGroup ?? [:]
-        if devicesByGroup == nil {
-            for device in snapshot.devices where !device.deleted {
-                statesByGroup[device.group, default: [:]][device.state, default: 0] += 1
-            }
-        }
+        let statesByGroup = devicesByGroup ?? snapshot.devicesByGroup
         groups = APIMap(
             snapshot.groups.enumerated().map { index, group in
                 (

@@ -1,5 +1,6 @@
 import BeekonDevice
 import FleetEngine
+import FleetRuntime
 import Foundation
 
 #if canImport(Glibc)
@@ -58,7 +59,7 @@ public final class ShardClaim {
                     close(descriptor)
                     continue
                 }
-                let stamp = Array("\(Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))\n".utf8)
+                let stamp = Array("\(FleetRuntime.wallMillis())\n".utf8)
                 guard ftruncate(descriptor, 0) == 0, pwrite(descriptor, stamp, stamp.count, 0) == stamp.count else {
                     let reason = String(cString: strerror(errno))
                     close(descriptor)

@@ -1,7 +1,7 @@
 import BeekonDevice
 import FleetDescription
 import FleetEngine
-import Foundation
+import FleetRuntime
 
 /// Reads `run --shard INDEX/COUNT` and `run --start-at INSTANT`; a bad value stops the command
 /// with exit code 64, as a bad number does (`FlagNumber`).
@@ -48,7 +48,7 @@ public enum ShardFlag {
 
     /// An RFC 3339 instant with its zone, at most `startAtMostAheadMillis` ahead of now; Unix ms.
     public static let readStartAt: @Sendable (String) throws -> Int64 = { text in
-        try startAt(text, wallNow: Int64(Date().timeIntervalSince1970 * 1000))
+        try startAt(text, wallNow: FleetRuntime.wallMillis())
     }
 
     /// `readStartAt` with the wall clock at `wallNow` (Unix ms).

@@ -41,6 +41,7 @@ extension FleetLoop {
             settledPending += change
         } else {
             unsettledPending.append((time, change))
+            earliestUnsettled = min(earliestUnsettled, time)
         }
     }
 
@@ -52,13 +53,18 @@ extension FleetLoop {
         // Fixes admitted before the instant and waiting for their commit count before it too.
         commitWaitingRows()
         settledBefore = instant
-        guard !unsettledPending.isEmpty else { return }
+        guard earliestUnsettled < instant else { return }
         var due: [(at: Int64, change: Int)] = []
+        var earliest = Int64.max
         unsettledPending.removeAll { entry in
-            guard entry.at < instant else { return false }
+            guard entry.at < instant else {
+                earliest = min(earliest, entry.at)
+                return false
+            }
             due.append(entry)
             return true
         }
+        earliestUnsettled = earliest
         due.sort { $0.at < $1.at }
         var index = 0
         while index < due.count {

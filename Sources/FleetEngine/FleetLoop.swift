@@ -233,6 +233,9 @@ package struct FleetLoop {
     /// ahead at max warp change it before the fleet's clock gets there, in an order that depends
     /// on when real answers came; counting by instant makes a drain the same in every run).
     var unsettledPending: [(at: Int64, change: Int)] = []
+    /// The earliest instant in `unsettledPending` (`.max` when empty), so a turn with nothing
+    /// due to settle does not look through the changes devices ahead made.
+    var earliestUnsettled = Int64.max
     /// The fixes pending, counting every change before `settledBefore`.
     var settledPending = 0
     var settledBefore = Int64.min

@@ -64,6 +64,15 @@ public struct FleetSnapshot: Sendable {
 
     /// The devices listed: not deleted.
     public var listed: [DeviceSnapshot] { devices.filter { !$0.deleted } }
+
+    /// The listed devices by state, per group (the metrics count them for the fleet only).
+    public var devicesByGroup: [String: [DeviceState: Int]] {
+        var counts: [String: [DeviceState: Int]] = [:]
+        for device in devices where !device.deleted {
+            counts[device.group, default: [:]][device.state, default: 0] += 1
+        }
+        return counts
+    }
 }
 
 /// Every device slot's `DeviceSnapshot`, by slot: what the loop keeps from one publication to

@@ -43,11 +43,7 @@ public struct RunRecord: Sendable, Codable {
         groups = snapshot.groups
         thresholds = snapshot.thresholds
         metrics = snapshot.metrics
-        var devicesByGroup: [String: [DeviceState: Int]] = [:]
-        for device in snapshot.devices where !device.deleted {
-            devicesByGroup[device.group, default: [:]][device.state, default: 0] += 1
-        }
-        self.devicesByGroup = devicesByGroup
+        devicesByGroup = snapshot.devicesByGroup
         self.end = end
         self.abortedBy = abortedBy
     }

@@ -304,7 +304,8 @@ public final class FleetRuntime: Sendable {
         }
     }
 
-    static func wallMillis() -> Int64 {
+    /// The wall clock, Unix ms: what a driver reads where the engine is given "now".
+    public static func wallMillis() -> Int64 {
         Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 

@@ -368,11 +368,12 @@ struct Run: LoggingCommand {
         let abortedBy = abort.cancel()
         let passed = abortedBy == nil && (!snapshot.thresholds.counted || results.allSatisfy(\.passed))
         let stats = receiver?.stats()
+        let receiverDuplicates = stats.map { FixAccount.Resent(batches: $0.duplicateBatches, fixes: $0.duplicateFixes) }
         let runReport = RunReportBody(
             snapshot, end: end, abortedBy: abortedBy.map { .init(expression: $0.result.threshold.expression) },
             exitCode: passed ? 0 : Int(RunExit.thresholdFailed),
             digest: sent.text,
-            receiver: stats.map { .init(batches: $0.duplicateBatches, fixes: $0.duplicateFixes) }, shard: shard)
+            receiver: receiverDuplicates, shard: shard)
         for line in RunSummary.lines(runReport) { print("beekon-fleet: " + line) }
         // The verdict next, so the run's last lines stay its digest, its end and the receiver's.
         Self.verdict(snapshot.thresholds, results, metrics: snapshot.metrics)
@@ -403,32 +404,22 @@ struct Run: LoggingCommand {
             do throws(RunRecordProblem) {
                 stored.mergeState = try RunRecord(
                     snapshot, shard: shard, end: end, abortedBy: abortedBy?.result.threshold.expression,
-                    receiverDuplicates: stats.map { .init(batches: $0.duplicateBatches, fixes: $0.duplicateFixes) }
+                    receiverDuplicates: receiverDuplicates
                 ).mergeStateText()
             } catch {
                 logger.error("--report \(report): \(error); written without it")
             }
         }
-        var written = true
-        for (path, text) in outputs.files(
-            report: stored, page: runReport, snapshot: snapshot, chartsScript: chartsScript)
-        {
-            do {
-                try replaceFile(path, with: text)
-                print("beekon-fleet: written: \(path)")
-            } catch {
-                // The run's verdict stands; a file missing is said, and exits 1 if it passed.
-                logger.error("\(error)")
-                written = false
-            }
-        }
+        // The run's verdict stands; a file missing is said, and exits 1 if it passed.
+        let failed = outputs.write(report: stored, page: runReport, snapshot: snapshot, chartsScript: chartsScript)
+        for (_, error) in failed { logger.error("\(error)") }
         if linger, let adminServer {
             let interrupts = Interrupts()
             print("beekon-fleet: the run is over; the admin API stays up at \(adminServer.url) (--linger) until Ctrl-C")
             interrupts.wait()
         }
         if !passed { throw ExitCode(RunExit.thresholdFailed) }
-        if !written { throw ExitCode.failure }
+        if !failed.isEmpty { throw ExitCode.failure }
     }
 
     /// Refuses, before anything runs, a file path whose folder does not exist or cannot be written.

@@ -63,7 +63,7 @@ struct Merge: ParsableCommand {
         let merged = RunReportBody(
             snapshot, end: whole.end, abortedBy: whole.abortedBy.map { .init(expression: $0) },
             exitCode: passed ? 0 : Int(RunExit.thresholdFailed), digest: whole.metrics.sent.text,
-            receiver: whole.receiverDuplicates.map { .init(batches: $0.batches, fixes: $0.fixes) },
+            receiver: whole.receiverDuplicates,
             devicesByGroup: whole.devicesByGroup)
         print("beekon-fleet: merged \(records.count) shard report\(records.count == 1 ? "" : "s") of \"\(whole.name)\"")
         for line in RunSummary.lines(merged) { print("beekon-fleet: " + line) }
@@ -82,14 +82,10 @@ struct Merge: ParsableCommand {
                 throw CommandFailure("--report \(report): \(error)")
             }
         }
-        for (path, text) in outputs.files(report: stored, page: merged, snapshot: snapshot, chartsScript: chartsScript)
-        {
-            do {
-                try replaceFile(path, with: text)
-                print("beekon-fleet: written: \(path)")
-            } catch {
-                throw CommandFailure("\(path): \(error)")
-            }
+        if let (path, error) = outputs.write(
+            report: stored, page: merged, snapshot: snapshot, chartsScript: chartsScript
+        ).first {
+            throw CommandFailure("\(path): \(error)")
         }
         if !passed { throw ExitCode(RunExit.thresholdFailed) }
     }

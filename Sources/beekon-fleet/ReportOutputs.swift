@@ -54,7 +54,7 @@ struct ReportOutputs: ParsableArguments {
 
     /// The files asked for and their contents: `report` as the JSON file holds it (with its merge
     /// state), `page` for the HTML page.
-    func files(
+    private func files(
         report stored: RunReportBody, page: RunReportBody, snapshot: FleetSnapshot, chartsScript: String
     ) -> [(path: String, text: String)] {
         var files: [(path: String, text: String)] = []
@@ -62,5 +62,22 @@ struct ReportOutputs: ParsableArguments {
         if let csv { files += RunCSV.files(snapshot).map { (csv + $0.suffix, $0.text) } }
         if let html { files.append((html, RunHTML.page(page, snapshot: snapshot, chartsScript: chartsScript))) }
         return files
+    }
+
+    /// Writes the files asked for (`files`), each replacing the old one whole, and says each
+    /// written; answers the ones that could not be, with why.
+    func write(
+        report stored: RunReportBody, page: RunReportBody, snapshot: FleetSnapshot, chartsScript: String
+    ) -> [(path: String, error: any Error)] {
+        var failed: [(path: String, error: any Error)] = []
+        for (path, text) in files(report: stored, page: page, snapshot: snapshot, chartsScript: chartsScript) {
+            do {
+                try replaceFile(path, with: text)
+                print("beekon-fleet: written: \(path)")
+            } catch {
+                failed.append((path, error))
+            }
+        }
+        return failed
     }
 }
