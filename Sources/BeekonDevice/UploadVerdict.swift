@@ -89,8 +89,17 @@ public enum RetrySchedule {
         return max(0, instant - now)
     }
 
+    /// A `Retry-After` given as an HTTP-date, which is on the server's clock, as the delay it
+    /// means there: delta-seconds from `serverNow` (the answer's `Date`, else the wall clock when
+    /// it came), which the device then counts on its own clock. Nil when the value is not an
+    /// HTTP-date (delta-seconds mean the same on every clock; an unreadable value stays so).
+    public static func retryAfterDelay(_ value: String, serverNow: Int64) -> String? {
+        guard let instant = httpDateMillis(value.trimmingSpaces) else { return nil }
+        return String((max(0, instant - serverNow) + 999) / 1000)
+    }
+
     /// Unix milliseconds for an IMF-fixdate such as `Sun, 06 Nov 1994 08:49:37 GMT`.
-    static func httpDateMillis(_ text: String) -> Int64? {
+    public static func httpDateMillis(_ text: String) -> Int64? {
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[5] == "GMT", let day = Int64(parts[1]),
             let monthIndex = months.firstIndex(of: String(parts[2])), let year = Int64(parts[3])

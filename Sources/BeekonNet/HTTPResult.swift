@@ -41,4 +41,7 @@ public enum NetworkFailure: String, Sendable, Hashable, CaseIterable, Codable {
     case reset
     /// Anything else, including cancellation by `HTTPTransport.shutdown()`.
     case other
+    /// Cancelled by `HTTPTransport.cancel(id:)`: the caller gave up on it (closed on the wire, or
+    /// never started).
+    case cancelled
 }

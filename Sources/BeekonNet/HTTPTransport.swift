@@ -4,9 +4,11 @@ import Foundation
 /// An HTTP/1.1 client for the whole fleet: one libcurl multi handle driven by one thread of its
 /// own, with one connection per emulated device and a cap on transfers in flight.
 ///
-/// Requests with different `connectionKey`s never share a connection; one key's requests run
-/// one at a time and reuse that key's connection. Redirects are never followed. Results arrive
-/// through completion closures called on the transport thread.
+/// Requests with different `connectionKey`s never share a connection; a key's requests reuse its
+/// connection, and one that comes while it is busy gets a connection of its own, as a phone's
+/// HTTP stack opens another: no request waits for another. A request can be cancelled by the id
+/// it was submitted with (`cancel(id:)`): its connection is closed. Redirects are never followed.
+/// Results arrive through completion closures called on the transport thread.
 public final class HTTPTransport: Sendable {
     /// The most transfers in flight at once (0 = unlimited); the rest wait in FIFO order.
     public let maxConcurrentTransfers: Int
@@ -71,11 +73,22 @@ public final class HTTPTransport: Sendable {
     ///
     /// After `shutdown()`, `completion` is called at once, on the caller's thread, with
     /// `.failed(.other, "cancelled")`.
-    public func submit(_ request: OutboundRequest, completion: @escaping @Sendable (HTTPResult) -> Void) {
-        guard inbox.submit(HTTPPendingRequest(request: request, completion: completion)) else {
+    ///
+    /// `id`, when given, names it for `cancel(id:)`; ids in flight at once must differ.
+    public func submit(
+        _ request: OutboundRequest, id: Int? = nil, completion: @escaping @Sendable (HTTPResult) -> Void
+    ) {
+        guard inbox.submit(HTTPPendingRequest(request: request, id: id, completion: completion)) else {
             completion(.failed(kind: .other, message: "cancelled", latencyMillis: 0))
             return
         }
+    }
+
+    /// Cancels the request submitted with `id`: one waiting never starts, one running is taken off
+    /// the wire and its connection closed. Its completion is called with `.failed(.cancelled)`,
+    /// unless it had already ended (then with its result, as usual). No effect on an unknown id.
+    public func cancel(id: Int) {
+        inbox.cancel(id)
     }
 
     /// Cancels every queued and running transfer (each completes with

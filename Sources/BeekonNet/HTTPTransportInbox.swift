@@ -4,6 +4,8 @@ import Synchronization
 /// A submitted request and the closure that receives its result.
 struct HTTPPendingRequest: Sendable {
     let request: OutboundRequest
+    /// The caller's name for it, for `HTTPTransport.cancel(id:)`.
+    var id: Int?
     let completion: @Sendable (HTTPResult) -> Void
 }
 
@@ -12,6 +14,7 @@ struct HTTPPendingRequest: Sendable {
 final class HTTPTransportInbox: Sendable {
     private struct State {
         var submitted: [HTTPPendingRequest] = []
+        var cancelled: [Int] = []
         var stopping = false
         var loopThread: pthread_t?
     }
@@ -39,6 +42,15 @@ final class HTTPTransportInbox: Sendable {
         return accepted
     }
 
+    /// Asks the thread to cancel the request submitted with `id`; returns at once.
+    func cancel(_ id: Int) {
+        let wake = state.withLock { state in
+            state.cancelled.append(id)
+            return state.submitted.isEmpty && state.cancelled.count == 1
+        }
+        if wake { multi.wakeup() }
+    }
+
     /// Asks the thread to cancel everything and exit; returns at once.
     func stop() {
         state.withLock { $0.stopping = true }
@@ -63,11 +75,14 @@ final class HTTPTransportInbox: Sendable {
         state.withLock { $0.loopThread = pthread_self() }
     }
 
-    /// Everything submitted since the last call, and whether to stop.
-    func take() -> (submitted: [HTTPPendingRequest], stopping: Bool) {
+    /// Everything submitted and cancelled since the last call, and whether to stop.
+    func take() -> (submitted: [HTTPPendingRequest], cancelled: [Int], stopping: Bool) {
         state.withLock { state in
-            defer { state.submitted = [] }
-            return (state.submitted, state.stopping)
+            defer {
+                state.submitted = []
+                state.cancelled = []
+            }
+            return (state.submitted, state.cancelled, state.stopping)
         }
     }
 

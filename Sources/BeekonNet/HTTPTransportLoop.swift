@@ -12,7 +12,10 @@ final class HTTPTransportLoop {
     private var waiting: [HTTPPendingRequest] = []
     private var waitingHead = 0
     private var active: [UnsafeMutableRawPointer: (easy: CurlEasy, pending: HTTPPendingRequest)] = [:]
-    // Every device's easy handle, busy or idle, by connection key.
+    // Active transfers by the id they were submitted with.
+    private var activeIDs: [Int: UnsafeMutableRawPointer] = [:]
+    // Every device's easy handle, busy or idle, by connection key (a request that came while its
+    // key's was busy runs on one of its own, not kept here).
     private var pool: [String: CurlEasy] = [:]
     // Idle handles oldest first. An entry is stale when the key's stamp in `idleStamps` differs
     // (the handle was reused or evicted since); stale entries are skipped lazily.
@@ -38,10 +41,11 @@ final class HTTPTransportLoop {
     func run() {
         inbox.loopStarted()
         while true {
-            let (submitted, stopping) = inbox.take()
+            let (submitted, cancelled, stopping) = inbox.take()
             waiting += submitted
             if stopping { break }
-            var results = startWaiting()
+            var results = cancel(cancelled)
+            results += startWaiting()
             do {
                 try multi.perform()
             } catch {
@@ -66,23 +70,35 @@ final class HTTPTransportLoop {
 
     private typealias Delivery = (completion: @Sendable (HTTPResult) -> Void, result: HTTPResult)
 
-    /// Starts waiting requests in FIFO order while there is room, skipping (without reordering)
-    /// requests whose device already has a transfer in flight.
-    private func startWaiting() -> [Delivery] {
-        var failures: [Delivery] = []
-        var index = waitingHead
-        while index < waiting.count, maxConcurrentTransfers == 0 || active.count < maxConcurrentTransfers {
-            let pending = waiting[index]
-            let key = pending.request.connectionKey
-            if let easy = pool[key], active[easy.handle] != nil {
-                index += 1
-                continue
-            }
-            if index == waitingHead {
-                waitingHead += 1
-            } else {
+    /// Takes the requests submitted with `ids` off the wire (their connections closed: a transfer
+    /// removed before its end leaves its connection unusable, and the handle that held it goes)
+    /// or out of the queue. An id no longer here has ended already.
+    private func cancel(_ ids: [Int]) -> [Delivery] {
+        var deliveries: [Delivery] = []
+        let cancelled = HTTPResult.failed(kind: .cancelled, message: "cancelled", latencyMillis: 0)
+        for id in ids {
+            if let handle = activeIDs.removeValue(forKey: id), let (easy, pending) = active.removeValue(forKey: handle)
+            {
+                multi.remove(easy)
+                if pool[easy.connectionKey] === easy {
+                    pool[easy.connectionKey] = nil
+                    idleStamps[easy.connectionKey] = nil
+                }
+                deliveries.append((pending.completion, cancelled))
+            } else if let index = waiting[waitingHead...].firstIndex(where: { $0.id == id }) {
+                deliveries.append((waiting[index].completion, cancelled))
                 waiting.remove(at: index)
             }
+        }
+        return deliveries
+    }
+
+    /// Starts waiting requests in FIFO order while there is room.
+    private func startWaiting() -> [Delivery] {
+        var failures: [Delivery] = []
+        while waitingHead < waiting.count, maxConcurrentTransfers == 0 || active.count < maxConcurrentTransfers {
+            let pending = waiting[waitingHead]
+            waitingHead += 1
             let ready: HTTPPendingRequest
             do throws(GzipError) {
                 ready = try gzipped(pending)
@@ -121,15 +137,18 @@ final class HTTPTransportLoop {
         var request = pending.request
         request.body = try gzip.compress(request.body)
         request.gzipBody = false
-        return HTTPPendingRequest(request: request, completion: pending.completion)
+        return HTTPPendingRequest(request: request, id: pending.id, completion: pending.completion)
     }
 
     private func start(_ pending: HTTPPendingRequest) throws(CurlError) {
         let key = pending.request.connectionKey
         let easy: CurlEasy
-        if let existing = pool[key] {
+        if let existing = pool[key], active[existing.handle] == nil {
             easy = existing
             idleStamps[key] = nil
+        } else if pool[key] != nil {
+            // The key's connection is busy: this request goes on one of its own.
+            easy = try CurlEasy(connectionKey: key, options: options)
         } else {
             easy = try CurlEasy(connectionKey: key, options: options)
             pool[key] = easy
@@ -138,19 +157,29 @@ final class HTTPTransportLoop {
             try easy.prepare(pending.request)
             try multi.add(easy)
         } catch {
-            markIdle(easy)
+            ended(easy)
             throw error
         }
         active[easy.handle] = (easy, pending)
+        if let id = pending.id { activeIDs[id] = easy.handle }
+    }
+
+    /// A transfer of `easy` ended: the key's own handle waits for its next request; one made
+    /// because the key's was busy takes its place if it has gone, else goes with its connection.
+    private func ended(_ easy: CurlEasy) {
+        if pool[easy.connectionKey] == nil { pool[easy.connectionKey] = easy }
+        guard pool[easy.connectionKey] === easy else { return }
+        markIdle(easy)
     }
 
     private func collectFinished() -> [Delivery] {
         var deliveries: [Delivery] = []
         for (handle, code) in multi.finishedTransfers() {
             guard let (easy, pending) = active.removeValue(forKey: handle) else { continue }
+            if let id = pending.id { activeIDs[id] = nil }
             multi.remove(easy)
             deliveries.append((pending.completion, easy.result(of: code)))
-            markIdle(easy)
+            ended(easy)
         }
         return deliveries
     }
@@ -179,10 +208,11 @@ final class HTTPTransportLoop {
     private func failActive(message: String) -> [Delivery] {
         let failed = active.values.map { entry -> Delivery in
             multi.remove(entry.easy)
-            markIdle(entry.easy)
+            ended(entry.easy)
             return (entry.pending.completion, .failed(kind: .other, message: message, latencyMillis: 0))
         }
         active = [:]
+        activeIDs = [:]
         return failed
     }
 
@@ -194,6 +224,7 @@ final class HTTPTransportLoop {
             deliveries.append((entry.pending.completion, cancelled))
         }
         active = [:]
+        activeIDs = [:]
         for pending in waiting[waitingHead...] {
             deliveries.append((pending.completion, cancelled))
         }

@@ -17,7 +17,7 @@ public struct OutboundRequest: Sendable {
     public var timeoutMillis: Int
     /// The emulated device this request comes from. Requests with the same key may reuse one
     /// connection; requests with different keys never share one, because each device is its own
-    /// phone. At most one request per key is in flight; later ones wait their turn.
+    /// phone. A request whose key's connection is busy goes on a connection of its own.
     public var connectionKey: String
 
     /// A request of `head` with `body`.

@@ -118,7 +118,7 @@ struct FleetFileReader {
         let seed = top["seed"].flatMap { integer($0, "seed", FleetFile.seedRange) }.map { UInt64($0) } ?? 1
         var clock = FleetFile.ClockSpec()
         if let clockNode = top["clock"], let clockMap = mapping(clockNode, "clock") {
-            checkKeys(clockMap, ["start", "warp", "deterministic"], in: "clock")
+            checkKeys(clockMap, ["start", "warp", "deterministic", "timing"], in: "clock")
             if let startNode = clockMap["start"], let text = string(startNode, "clock.start"), text != "now" {
                 clock.start = instant(startNode, text, "clock.start")
             }
@@ -131,6 +131,18 @@ struct FleetFileReader {
             }
             if let node = clockMap["deterministic"], let deterministic = bool(node, "clock.deterministic") {
                 clock.deterministic = deterministic
+            }
+            if let node = clockMap["timing"], let text = string(node, "clock.timing") {
+                if let choice = TimingChoice(rawValue: text) {
+                    if clockMap["deterministic"] != nil, clock.deterministic != (choice == .modelled) {
+                        report(
+                            node, "`clock.timing: \(text)` contradicts `clock.deterministic`",
+                            expected: "one of them (`deterministic: true` is `timing: modelled`)")
+                    }
+                    clock.timing = choice
+                } else {
+                    report(node, "\"\(text)\" is not a timing", expected: "one of " + TimingChoice.words)
+                }
             }
         }
         let durationMillis = top["duration"].flatMap { duration($0, "duration", FleetDuration.readRunLength) }

@@ -49,15 +49,20 @@ public struct FleetFile: Sendable, Hashable {
         public var start: Int64?
         /// A rate of the wall clock, or `max`.
         public var warp: Warp
-        /// Modelled transfer timing (`run --deterministic`): every answer takes 100 virtual ms,
-        /// whatever the server's real time. `warp: max` implies it.
-        public var deterministic: Bool
+        /// How long an answer takes on the virtual clock (`clock.timing`, `run --timing`).
+        public var timing: TimingChoice
 
-        /// A clock spec; defaults start now, in real time, answers taking their real time.
+        /// `clock.deterministic: true`, the same as `timing: modelled`.
+        public var deterministic: Bool {
+            get { timing == .modelled }
+            set { timing = newValue ? .modelled : .auto }
+        }
+
+        /// A clock spec; defaults start now, in real time, with the timing chosen by the warp.
         public init(start: Int64? = nil, warp: Warp = .rate(1), deterministic: Bool = false) {
             self.start = start
             self.warp = warp
-            self.deterministic = deterministic
+            self.timing = deterministic ? .modelled : .auto
         }
     }
 }
@@ -259,4 +264,21 @@ public struct PlatformValues<Value: Sendable & Hashable>: Sendable, Hashable {
         let choices = self[platform].isEmpty ? defaults : self[platform]
         return choices[index % choices.count]
     }
+}
+
+/// How long an upload or token refresh takes on the virtual clock, as chosen (`run --timing`,
+/// `clock.timing`); the engine resolves it into its `TransferTiming`.
+public enum TimingChoice: String, Sendable, Hashable, CaseIterable {
+    /// `as-answered` at warp 1, where real time is virtual time; `modelled` at every other warp
+    /// (and whenever the warp leaves 1), so the same server gets the same verdict at any warp.
+    case auto
+    /// Every answer takes 100 virtual ms (plus injected latency), whatever the server's real time;
+    /// virtual time waits for each real answer (`run --deterministic`).
+    case modelled
+    /// An answer takes its real time × the warp: what a phone would live through if the server
+    /// were that much slower (at warp 60, a 500 ms answer is the SDK's 30 s timeout).
+    case asAnswered = "as-answered"
+
+    /// The words a reader takes, for messages.
+    public static let words = allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ")
 }

@@ -11,14 +11,22 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         /// `upload.latency.p50` … `.max`: virtual ms from an upload's send to the outcome its
         /// device heard (`fraction` 1 for the maximum).
         case latency(fraction: Double, name: String)
-        /// `upload.errors.rate` / `.count`: uploads not answered 2xx (statuses and network
-        /// failures alike).
+        /// `server.latency.p50` … `.max`: real ms the server took to answer an upload, every answer
+        /// it gave, heard in time or not: the server's own speed, the same at every warp.
+        case serverLatency(fraction: Double, name: String)
+        /// `upload.errors.rate` / `.count`: uploads not answered 2xx (statuses, network failures
+        /// and injected faults alike), of the uploads the fleet put on the wire: what the fleet's
+        /// own timing or limits caused (`fleet.not_sent`, `upload.warp-timeout`) is not the server's.
         case errors(Share)
         /// `upload.status.503.rate` / `.count`: uploads answered this status.
         case status(Int, Share)
-        /// `upload.timeout.rate` / `.count` (and `refused`, `reset`, `dns`, `tls`,
-        /// `too-many-open-files`, `other`, `offline`): uploads that ended so.
+        /// `upload.timeout.rate` / `.count` (the server's: no answer within the SDK's timeout in
+        /// real time; and `refused`, `reset`, `dns`, `tls`, `other`, `offline`, `injected-timeout`,
+        /// `warp-timeout`, `not-sent-connection-cap`, `not-sent-descriptors`): uploads that ended so.
         case failure(String, Share)
+        /// `fleet.not_sent.rate` / `.count`: uploads the fleet could not put on the wire before
+        /// their device gave up (its connection cap, its descriptors): the fleet's health.
+        case notSent(Share)
         /// `upload.count`: uploads whose outcome was heard.
         case uploads
         /// `fixes.admitted`, `.acknowledged`, `.rejected`, `.pending` (at the end), `.expired`,
@@ -47,7 +55,8 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
 
         /// The network outcomes an upload can end in, by the label the devices heard.
         public static let failureLabels = [
-            "timeout", "refused", "reset", "dns", "tls", "too-many-open-files", "other", "offline",
+            "dns", "refused", "timeout", "tls", "reset", "other", "offline", "injected-timeout", "warp-timeout",
+            "not-sent-connection-cap", "not-sent-descriptors",
         ]
         static let percentiles: [(String, Double)] = [
             ("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99), ("max", 1),
@@ -56,6 +65,8 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         public var description: String {
             switch self {
             case .latency(_, let name): "upload.latency.\(name)"
+            case .serverLatency(_, let name): "server.latency.\(name)"
+            case .notSent(let share): "fleet.not_sent.\(share.rawValue)"
             case .errors(let share): "upload.errors.\(share.rawValue)"
             case .status(let code, let share): "upload.status.\(code).\(share.rawValue)"
             case .failure(let label, let share): "upload.\(label).\(share.rawValue)"
@@ -73,8 +84,8 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         /// percentage), or a count or rate per second.
         var unit: Unit {
             switch self {
-            case .latency, .fixAge, .drainMax: .millis
-            case .errors(.rate), .status(_, .rate), .failure(_, .rate): .share
+            case .latency, .serverLatency, .fixAge, .drainMax: .millis
+            case .errors(.rate), .status(_, .rate), .failure(_, .rate), .notSent(.rate): .share
             default: .plain
             }
         }
@@ -83,8 +94,9 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
 
         /// Every metric name, for messages.
         static let vocabulary =
-            "upload.latency.p50|p90|p95|p99|max, upload.errors.rate|count, upload.status.NNN.rate|count, "
-            + "upload.timeout|refused|reset|dns|tls|too-many-open-files|other|offline.rate|count, upload.count, "
+            "upload.latency.p50|p90|p95|p99|max, server.latency.p50|p90|p95|p99|max, upload.errors.rate|count, "
+            + "upload.status.NNN.rate|count, upload." + failureLabels.joined(separator: "|") + ".rate|count, "
+            + "upload.count, fleet.not_sent.rate|count, "
             + "fixes.admitted|acknowledged|rejected|pending|expired|deleted|lost|unaccounted, "
             + "fixes.acknowledged.per_second, fixes.age.p50|p90|p95|p99|max, backlog.max, duplicates.batches|fixes, "
             + "drain.max; any of them for one group as METRIC{group: NAME}"
@@ -102,6 +114,10 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
                 return percentiles.first { $0.0 == parts[2] }.map { .fixAge(fraction: $0.1, name: $0.0) }
             case 3 where parts[0] == "upload" && parts[1] == "latency":
                 return percentiles.first { $0.0 == parts[2] }.map { .latency(fraction: $0.1, name: $0.0) }
+            case 3 where parts[0] == "server" && parts[1] == "latency":
+                return percentiles.first { $0.0 == parts[2] }.map { .serverLatency(fraction: $0.1, name: $0.0) }
+            case 3 where parts[0] == "fleet" && parts[1] == "not_sent":
+                return Share(rawValue: parts[2]).map { .notSent($0) }
             case 3 where parts[0] == "upload" && parts[1] == "errors":
                 return Share(rawValue: parts[2]).map { .errors($0) }
             case 3 where parts[0] == "upload" && failureLabels.contains(parts[1]):

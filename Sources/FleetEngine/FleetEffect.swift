@@ -6,6 +6,9 @@ import Logging
 package enum FleetEffect {
     /// Make this request (by transfer number); its result comes back to `transferFinished`.
     case send(OutgoingTransfer)
+    /// Take this request (by transfer number) off the wire, or never put it there: its device
+    /// gave up on it. Its end, if the transport reports one, is not heard.
+    case cancel(Int)
     /// Remember the install ids (`devices.json`): they name every device's store, so a run on
     /// the same data folder finds the same devices.
     case recordInstallIDs([String: String])

@@ -36,6 +36,9 @@ struct TransferInFlight {
     /// fault, latency past the deadline, no real answer).
     var answerAt: Int64?
 
+    /// The driver holds it behind the fleet's connection cap: not on the wire yet.
+    var heldBack = false
+
     /// Modelled timing: the answer instant while its real answer is not in yet (what the clock,
     /// or the device with lookahead, must not reach before it is); nil otherwise.
     var awaitedAnswerAt: Int64? { held == nil ? answerAt : nil }
@@ -80,14 +83,18 @@ extension FleetLoop {
     /// is counted and dropped: the device has moved on, as a phone would.
     package mutating func transferFinished(number: Int, result: HTTPResult) {
         if case .response(_, _, let millis) = result {
-            metrics.serverLatency.record(millis)
+            recordServerAnswer(number, millis: millis)
             noteSlowAnswer(serverMillis: millis)
         }
         guard var transfer = transfers[number] else {
             if let unheard = unheardOnWire.removeValue(forKey: number), case .response(let response, _, _) = result {
                 countUnheardAcknowledgement(status: response.status.code, fixes: unheard.fixes, slot: unheard.slot)
             }
-            if offlineOnWire.remove(number) != nil {
+            if cancelledOnWire.remove(number) != nil {
+                // Closed because its device gave up: an answer that beat the close came too late.
+                if case .failed(.cancelled, _, _) = result { return }
+                metrics.answersAfterTimeout += 1
+            } else if offlineOnWire.removeValue(forKey: number) != nil {
                 metrics.answersAfterOffline += 1
             } else {
                 metrics.answersAfterTimeout += 1
@@ -100,13 +107,13 @@ extension FleetLoop {
         let label: TransferOutcome
         switch result {
         case .response(let response, let body, let millis):
-            outcome = .response(response, body: body)
+            outcome = .response(onDeviceClock(response), body: body)
             label = .status(response.status.code)
             transfer.serverMillis = millis
             transfer.answeredStatus = response.status.code
         case .failed(let failure, _, let millis):
             outcome = .failed(Self.networkErrorKind(failure))
-            label = .failed(failure)
+            label = TransferOutcome(failure)
             // No answer came: a wall-clock timeout is not the SDK's, so it waits for its own.
             if failure == .timeout {
                 transfer.answerAt = nil
@@ -171,6 +178,29 @@ extension FleetLoop {
         }
     }
 
+    /// The answer as the device reads it: a `Retry-After` HTTP-date is on the server's clock, so
+    /// it becomes the delay it means there (from the answer's `Date`, else the wall clock when it
+    /// came), which the device counts on the virtual clock. A real server's date in November
+    /// would otherwise be months away for a fleet whose virtual clock is in June.
+    private func onDeviceClock(_ response: HTTPResponse) -> HTTPResponse {
+        guard let value = response.headerFields[.retryAfter] else { return response }
+        let serverNow = response.headerFields[.date].flatMap(RetrySchedule.httpDateMillis) ?? wallMillis
+        guard let serverNow, let delay = RetrySchedule.retryAfterDelay(value, serverNow: serverNow) else {
+            return response
+        }
+        var onDevice = response
+        onDevice.headerFields[.retryAfter] = delay
+        return onDevice
+    }
+
+    /// The clock's warp is now `newWarp` (set through the control API): with the timing chosen by
+    /// the warp, transfers take modelled time from now on unless it is 1. Never back: a run that
+    /// turned modelled stays reproducible.
+    package mutating func setWarp(_ newWarp: Double) {
+        warp = newWarp
+        if timingFollowsWarp, newWarp != 1 { useModelledTiming() }
+    }
+
     /// Modelled timing: the earliest answer instant whose real answer is not in yet; virtual time
     /// must not reach it before the answer does.
     package func answerHold() -> Int64? {
@@ -219,16 +249,93 @@ extension FleetLoop {
             if transfers[number]?.realEnded == true {
                 metrics.answersAfterOffline += 1
             } else {
-                offlineOnWire.insert(number)
+                let upload = if case .upload = transfers[number]?.kind { true } else { false }
+                offlineOnWire[number] = (slot, upload)
             }
             finishTransfer(number, outcome: .failed(.offline), label: .offline, at: time)
         }
     }
 
-    /// The SDK's timeout: the device hears `timeout`, whatever the server does later.
+    /// The SDK's timeout: the device hears `timeout`, whatever the server does later. The fleet
+    /// counts whose timeout it was (`timeoutCause`). A request its device gave up on for want of
+    /// an answer is closed on the wire, as a phone's HTTP client cancels it, so none of the
+    /// device's later requests waits behind it; one the fleet never put there never goes. One an
+    /// injected fault timed out is left to end (the server sees what the device sent, whatever
+    /// the warp), as for `offline`.
     mutating func transferTimedOut(_ number: Int, at time: Int64) {
+        guard let transfer = transfers[number] else { return }
+        let label = timeoutCause(transfer)
+        switch label {
+        case .notSent:
+            effects.append(.cancel(number))
+        case .failed(.timeout), .warpTimeout:
+            if label == .warpTimeout {
+                // No answer within the timeout ÷ the warp: at least that slow (`slowServerWarning`).
+                metrics.slowAnswers += 1
+                metrics.slowestAnswerMillis = max(metrics.slowestAnswerMillis, Double(time - transfer.sentAt) / warp)
+            }
+            if !transfer.realEnded {
+                cancelledOnWire.insert(number)
+                metrics.cancelledOnWire += 1
+                effects.append(.cancel(number))
+            }
+        default:
+            break
+        }
+        finishTransfer(number, outcome: .failed(.timeout), label: label, at: time)
+    }
+
+    /// Whose timeout a transfer's is, as its device reaches its deadline: the fleet's (never put
+    /// on the wire; or timed as answered above warp 1, where the deadline came after the SDK's
+    /// timeout divided by the warp in real time), an injected fault's, or the server's (no answer
+    /// within the SDK's timeout in real time).
+    func timeoutCause(_ transfer: TransferInFlight) -> TransferOutcome {
+        if transfer.heldBack { return .notSent(.connectionCap) }
+        // A `timeouts` fault took it; or the server answered, and injected latency put the answer
+        // past the deadline.
+        if transfer.hangs || transfer.answeredStatus != nil || transfer.held != nil { return .injectedTimeout }
+        // Modelled: its request ended with no answer within the SDK's timeout in real time.
+        if transfer.realEnded { return .failed(.timeout) }
+        switch transferTiming {
+        case .modelled:
+            // The clock waits for a modelled answer, so only injected latency puts the deadline
+            // first while the request is still out.
+            return .injectedTimeout
+        case .asAnswered:
+            return warp > 1 ? .warpTimeout : .failed(.timeout)
+        }
+    }
+
+    /// The driver holds transfer `number` behind the fleet's connection cap (`--max-connections`).
+    package mutating func holdBack(_ number: Int) {
         guard transfers[number] != nil else { return }
-        finishTransfer(number, outcome: .failed(.timeout), label: .failed(.timeout), at: time)
+        transfers[number]!.heldBack = true
+        metrics.heldBack += 1
+    }
+
+    /// The driver put transfer `number`, held back by the cap, on the wire after `waitedMillis`
+    /// real ms.
+    package mutating func putOnWire(_ number: Int, waitedMillis: Double) {
+        metrics.connectionWait.record(waitedMillis)
+        transfers[number]?.heldBack = false
+    }
+
+    /// The server's real time for an upload it answered, for the fleet and the device's group,
+    /// whether or not the device heard the answer.
+    private mutating func recordServerAnswer(_ number: Int, millis: Double) {
+        let slot: Int
+        if let transfer = transfers[number] {
+            guard case .upload = transfer.kind else { return }
+            slot = transfer.slot
+        } else if let unheard = unheardOnWire[number] {
+            slot = unheard.slot
+        } else if let offline = offlineOnWire[number], offline.upload {
+            slot = offline.slot
+        } else {
+            return
+        }
+        metrics.serverLatency.record(millis)
+        metrics.uploadsByGroup[slots[slot].group].serverLatency.record(millis)
     }
 
     /// Records what the device hears (the outcome it sees, its virtual latency, and the server's
@@ -244,7 +351,9 @@ extension FleetLoop {
         switch transfer.kind {
         case .upload(let batchID):
             if !transfer.realEnded {
-                unheardOnWire[number] = (slot, transfer.fixes)
+                // Its end may still come (a cancelled one's too, if its answer beat the close);
+                // one never put on the wire has none.
+                if !transfer.heldBack { unheardOnWire[number] = (slot, transfer.fixes) }
             } else if let status = transfer.answeredStatus,
                 label != .status(status) || transfer.life != slots[slot].life || slots[slot].removed
             {
@@ -302,7 +411,7 @@ extension FleetLoop {
         case .refused, .tooManyOpenFiles: .refused
         case .timeout: .timeout
         case .tls: .tls
-        case .reset, .other: .reset
+        case .reset, .other, .cancelled: .reset
         }
     }
 }

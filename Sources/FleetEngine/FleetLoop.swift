@@ -140,9 +140,12 @@ package struct FleetLoop {
     /// The run starts at max warp (`--warp max`, `clock.warp: max`): virtual time jumps to the
     /// next event once the due work is done, until a warp is set.
     package let startsAtMaxWarp: Bool
-    /// How long a transfer takes on the virtual clock: the run's option, else the fleet file's;
-    /// modelled from the moment max warp begins (`useModelledTiming`).
+    /// How long a transfer takes on the virtual clock: the run's option, else the fleet file's,
+    /// else chosen by the warp (`TimingChoice.auto`); modelled from the moment max warp begins,
+    /// or, when chosen by the warp, from the moment it leaves 1 (`useModelledTiming`).
     package internal(set) var transferTiming: TransferTiming
+    /// The timing follows the warp (`TimingChoice.auto`): modelled once the warp is not 1.
+    package let timingFollowsWarp: Bool
     package var startMillis: Int64 = 0
     var timers = TimerQueue<LoopTimer, Void>()
     package var slots: [DeviceSlot] = []
@@ -195,7 +198,14 @@ package struct FleetLoop {
     /// Uploads and refreshes the devices have sent and not yet heard the end of, by number.
     var transfers: [Int: TransferInFlight] = [:]
     /// Transfers the device heard end as `offline` whose real request is still out (`networkLost`).
-    var offlineOnWire: Set<Int> = []
+    var offlineOnWire: [Int: (slot: Int, upload: Bool)] = [:]
+    /// The wall clock (Unix ms) as the driver read it when it handed over the answers being
+    /// heard: a server's HTTP-dates are on its clock, not the fleet's (nil: the simulated
+    /// driver's servers date on the virtual clock).
+    package var wallMillis: Int64?
+    /// Transfers whose device gave up on them and that were cancelled on the wire (`.cancel`):
+    /// the transport's report of their end is dropped.
+    var cancelledOnWire: Set<Int> = []
     var nextTransfer = 0
     /// The last virtual ms this turn may reach: just before the answer instant of a modelled
     /// transfer sent during it (without `lookahead`).
@@ -276,12 +286,21 @@ package struct FleetLoop {
         }
         let setting = options.warp ?? fleet.clock.warp
         startsAtMaxWarp = setting == .max
-        transferTiming =
-            options.transferTiming ?? (fleet.clock.deterministic || startsAtMaxWarp ? .deterministic : .asAnswered)
+        let choice = options.timing ?? fleet.clock.timing
+        timingFollowsWarp = options.transferTiming == nil && choice == .auto
+        switch options.transferTiming {
+        case let timing?: transferTiming = timing
+        case nil:
+            switch choice {
+            case .modelled: transferTiming = .deterministic
+            case .asAnswered: transferTiming = .asAnswered
+            case .auto: transferTiming = setting == .rate(1) ? .asAnswered : .deterministic
+            }
+        }
         if startsAtMaxWarp, case .asAnswered = transferTiming {
             throw RunError(
                 description:
-                    "max warp needs modelled transfer timing (`--deterministic`): "
+                    "max warp needs modelled transfer timing (`--timing modelled`): "
                     + "at an unbounded warp every real answer would be a timeout"
             )
         }

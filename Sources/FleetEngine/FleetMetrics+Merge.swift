@@ -61,6 +61,9 @@ extension FleetMetrics {
         slowestAnswerMillis = max(slowestAnswerMillis, other.slowestAnswerMillis)
         answersAfterTimeout += other.answersAfterTimeout
         answersAfterOffline += other.answersAfterOffline
+        heldBack += other.heldBack
+        connectionWait.merge(other.connectionWait)
+        cancelledOnWire += other.cancelledOnWire
         // One clock: each part held or dropped the same time, or its own share of it.
         clockHeldMillis = max(clockHeldMillis, other.clockHeldMillis)
         clockLagDroppedMillis = max(clockLagDroppedMillis, other.clockLagDroppedMillis)
@@ -125,6 +128,8 @@ extension FleetPace {
         timerLatenessMaxMillis = max(timerLatenessMaxMillis, other.timerLatenessMaxMillis)
         behind = behind || other.behind
         behindSeconds = max(behindSeconds, other.behindSeconds)
+        waitingForAnswers = (waitingForAnswers || other.waitingForAnswers) && !behind
+        answerWaitSeconds = max(answerWaitSeconds, other.answerWaitSeconds)
         if let theirs = other.minAchievedWarp { minAchievedWarp = min(minAchievedWarp ?? theirs, theirs) }
     }
 }

@@ -53,8 +53,9 @@ public struct FleetMetrics: Sendable, Codable {
     /// Upload latency as the device lived it: virtual ms from send to the outcome it heard
     /// (injected latency and timeouts included).
     public var latency = LatencyHistogram()
-    /// How long the server took to answer, wall ms: every answer it gave to an upload or token
-    /// refresh, in time for the device or not.
+    /// How long the server took to answer an upload, real ms (libcurl's time for the request, from
+    /// the connection to the last byte, not its wait for a connection): every answer it gave, in
+    /// time for the device or not. The server's own speed, the same at every warp.
     public var serverLatency = LatencyHistogram()
     /// Answers that took more than half the SDK's timeout once the warp is applied: a sign the
     /// warp, not the server, decides what the devices hear (see `slowestAnswerMillis`).
@@ -67,6 +68,13 @@ public struct FleetMetrics: Sendable, Codable {
     /// heard because its network went down first and it heard `offline`: one per such transfer,
     /// whether the end came after that instant or before it, held for a later one.
     public var answersAfterOffline = 0
+    /// Requests the fleet's own connection cap (`--max-connections`) held back before they went on
+    /// the wire, and how long they waited there, real ms: the fleet's queueing, not the server's.
+    public var heldBack = 0
+    public var connectionWait = LatencyHistogram()
+    /// Requests on the wire closed when their device gave up on them (its timeout, for want of an
+    /// answer), as a phone's HTTP client cancels a request it no longer waits for.
+    public var cancelledOnWire = 0
     /// Virtual ms the clock stood still waiting for real answers (modelled transfer timing).
     public var clockHeldMillis: Int64 = 0
     /// Every request the devices sent, as one digest: two runs whose devices each sent the same

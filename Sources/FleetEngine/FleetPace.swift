@@ -26,6 +26,11 @@ public struct FleetPace: Sendable, Hashable, Codable {
     /// The lowest achieved warp measured at a warp set, over the whole run; nil before the first
     /// such measurement (or at max warp throughout).
     public var minAchievedWarp: Double?
+    /// Below the warp set because modelled answers wait for the server's real ones (the clock
+    /// held most of what it fell short by): the fleet yields to the server, which is not behind.
+    public var waitingForAnswers = false
+    /// Real seconds the run yielded so, over the whole run. 0…the run's real seconds.
+    public var answerWaitSeconds = 0.0
 
     /// No measurement yet.
     public init(warp: Double? = nil) {
@@ -37,6 +42,10 @@ public struct FleetPace: Sendable, Hashable, Codable {
     public var progressText: String? {
         guard !paused else { return nil }
         guard let warp else { return achievedWarp.map { "warp max: \(Self.rate($0))×" } ?? "warp max" }
+        if waitingForAnswers {
+            let achieved = achievedWarp.map { "\(Self.rate($0))× of " } ?? ""
+            return "waiting for the server's answers: \(achieved)\(Self.rate(warp))×"
+        }
         guard behind else { return nil }
         let achieved = achievedWarp.map { "\(Self.rate($0))× of " } ?? ""
         return
@@ -68,11 +77,18 @@ public struct PaceMeter: Sendable {
         public var realNanos: UInt64
         public var virtualMillis: Int64
         public var lateness: LatencyHistogram
+        /// Virtual ms the clock has been held for real answers so far in the run
+        /// (`FleetMetrics.clockHeldMillis`).
+        public var heldMillis: Int64
 
-        public init(realNanos: UInt64, virtualMillis: Int64, lateness: LatencyHistogram = LatencyHistogram()) {
+        public init(
+            realNanos: UInt64, virtualMillis: Int64, lateness: LatencyHistogram = LatencyHistogram(),
+            heldMillis: Int64 = 0
+        ) {
             self.realNanos = realNanos
             self.virtualMillis = virtualMillis
             self.lateness = lateness
+            self.heldMillis = heldMillis
         }
     }
 
@@ -108,10 +124,12 @@ public struct PaceMeter: Sendable {
     public private(set) var pace: FleetPace
 
     /// A meter whose window starts at `realNanos`, `virtualMillis`, at the warp set (nil: max warp).
-    public init(realNanos: UInt64, virtualMillis: Int64, warp: Double?, paused: Bool = false) {
+    public init(
+        realNanos: UInt64, virtualMillis: Int64, warp: Double?, paused: Bool = false, heldMillis: Int64 = 0
+    ) {
         self.warp = warp
         self.paused = paused
-        readings = [Reading(realNanos: realNanos, virtualMillis: virtualMillis)]
+        readings = [Reading(realNanos: realNanos, virtualMillis: virtualMillis, heldMillis: heldMillis)]
         pace = FleetPace(warp: warp)
         pace.paused = paused
     }
@@ -119,16 +137,19 @@ public struct PaceMeter: Sendable {
     /// Starts a new window at `realNanos`, `virtualMillis` for a new setting (a warp set, max
     /// warp with nil, a pause or a resume); the run's totals stay. The current window's lateness
     /// and achieved warp are forgotten: they belonged to the old setting.
-    public mutating func restart(realNanos: UInt64, virtualMillis: Int64, warp: Double?, paused: Bool) {
+    public mutating func restart(
+        realNanos: UInt64, virtualMillis: Int64, warp: Double?, paused: Bool, heldMillis: Int64 = 0
+    ) {
         self.warp = warp
         self.paused = paused
-        readings = [Reading(realNanos: realNanos, virtualMillis: virtualMillis)]
+        readings = [Reading(realNanos: realNanos, virtualMillis: virtualMillis, heldMillis: heldMillis)]
         pace.warp = warp
         pace.paused = paused
         pace.achievedWarp = nil
         pace.timerLatenessP99Millis = 0
         pace.timerLatenessMaxMillis = 0
         pace.behind = false
+        pace.waitingForAnswers = false
     }
 
     /// Takes a reading (its real instant at or after the previous one's; an earlier one is
@@ -149,7 +170,19 @@ public struct PaceMeter: Sendable {
         pace.timerLatenessMaxMillis = lateness.count > 0 ? lateness.max : 0
         pace.behind = Self.isBehind(
             warp: warp, paused: paused, achievedWarp: pace.achievedWarp, latenessP99Millis: pace.timerLatenessP99Millis)
-        if pace.behind { pace.behindSeconds += Double(reading.realNanos - previous.realNanos) / 1e9 }
+        // Short of the warp mostly because the clock waited for real answers: the server's pace,
+        // not the fleet's. Late timers are the fleet's whatever the clock waited for.
+        pace.waitingForAnswers = false
+        if pace.behind, let warp, pace.timerLatenessP99Millis <= Self.latenessBoundMillis {
+            let shortfall = warp * Double(span) / 1e6 - Double(reading.virtualMillis - base.virtualMillis)
+            if Double(reading.heldMillis - base.heldMillis) * 2 >= shortfall {
+                pace.behind = false
+                pace.waitingForAnswers = true
+            }
+        }
+        let interval = Double(reading.realNanos - previous.realNanos) / 1e9
+        if pace.behind { pace.behindSeconds += interval }
+        if pace.waitingForAnswers { pace.answerWaitSeconds += interval }
         if warp != nil, let achieved = pace.achievedWarp {
             pace.minAchievedWarp = min(pace.minAchievedWarp ?? achieved, achieved)
         }

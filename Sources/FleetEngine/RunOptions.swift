@@ -30,9 +30,12 @@ public struct RunOptions: Sendable {
     public var caFile: String?
     /// Skip TLS verification (test servers only).
     public var insecure: Bool
-    /// How long a transfer takes on the virtual clock (`run --deterministic`: `.deterministic`);
-    /// nil takes the fleet file's (`clock.deterministic`, implied by `warp: max`).
+    /// Exactly how long a transfer takes on the virtual clock (tests: a modelled latency of their
+    /// own); nil takes `timing`.
     public var transferTiming: TransferTiming?
+    /// The timing chosen (`run --timing`, `--deterministic`: `modelled`); nil takes the fleet
+    /// file's (`clock.timing`, `clock.deterministic`), whose default is `auto`.
+    public var timing: TimingChoice?
     /// Thresholds from the command line (`--threshold`), checked with the fleet file's.
     public var thresholds: [Threshold] = []
     /// With no threshold given, the defaults fail the run too (`--strict`).

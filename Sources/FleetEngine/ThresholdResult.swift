@@ -31,10 +31,13 @@ public struct ThresholdResult: Sendable, Hashable {
     public static func value(of metric: Threshold.Metric, in figures: RunFigures) -> Double? {
         let outcomes = figures.uploads
         let uploads = outcomes.values.reduce(0) { $0 + $1.count }
-        func share(_ count: Int, _ kind: Threshold.Metric.Share) -> Double? {
+        // The server's shares count the uploads the server could be judged on: not those the
+        // fleet's own timing or limits decided.
+        let serverUploads = outcomes.filter { !$0.key.isFleetSide }.values.reduce(0) { $0 + $1.count }
+        func share(_ count: Int, _ kind: Threshold.Metric.Share, of total: Int) -> Double? {
             switch kind {
             case .count: Double(count)
-            case .rate: uploads == 0 ? nil : Double(count) / Double(uploads)
+            case .rate: total == 0 ? nil : Double(count) / Double(total)
             }
         }
         let fixes = figures.fixes.ledger
@@ -42,14 +45,24 @@ public struct ThresholdResult: Sendable, Hashable {
         case .latency(let fraction, _):
             guard uploads > 0 else { return nil }
             return fraction >= 1 ? figures.latency.max : figures.latency.percentile(fraction)
+        case .serverLatency(let fraction, _):
+            let server = figures.serverLatency
+            guard server.count > 0 else { return nil }
+            return fraction >= 1 ? server.max : server.percentile(fraction)
         case .errors(let kind):
-            let failed = outcomes.filter { !$0.key.isSuccess }.values.reduce(0) { $0 + $1.count }
-            return share(failed, kind)
+            let failed = outcomes.filter { !$0.key.isSuccess && !$0.key.isFleetSide }.values.reduce(0) { $0 + $1.count }
+            return share(failed, kind, of: serverUploads)
         case .status(let code, let kind):
-            return share(outcomes[.status(code)]?.count ?? 0, kind)
+            return share(outcomes[.status(code)]?.count ?? 0, kind, of: serverUploads)
         case .failure(let label, let kind):
-            let count = outcomes.first { $0.key.isNetwork && $0.key.description == label }?.value.count ?? 0
-            return share(count, kind)
+            guard let outcome = outcomes.keys.first(where: { $0.isNetwork && $0.description == label }) else {
+                return share(
+                    0, kind, of: label.hasPrefix("not-sent") || label == "warp-timeout" ? uploads : serverUploads)
+            }
+            return share(outcomes[outcome]!.count, kind, of: outcome.isFleetSide ? uploads : serverUploads)
+        case .notSent(let kind):
+            let notSent = outcomes.filter { if case .notSent = $0.key { true } else { false } }
+            return share(notSent.values.reduce(0) { $0 + $1.count }, kind, of: uploads)
         case .uploads:
             return Double(uploads)
         case .fixes(let count):
@@ -90,8 +103,9 @@ public struct ThresholdResult: Sendable, Hashable {
     public var valueText: String {
         guard let value else { return "no data" }
         switch threshold.metric {
-        case .latency, .fixAge, .drainMax: return "\((value * 10).rounded() / 10)ms"
-        case .errors(.rate), .status(_, .rate), .failure(_, .rate): return "\((value * 10_000).rounded() / 10_000)"
+        case .latency, .serverLatency, .fixAge, .drainMax: return "\((value * 10).rounded() / 10)ms"
+        case .errors(.rate), .status(_, .rate), .failure(_, .rate), .notSent(.rate):
+            return "\((value * 10_000).rounded() / 10_000)"
         case .acknowledgedPerSecond: return "\((value * 10).rounded() / 10)/s"
         default: return String(Int64(value))
         }
@@ -125,6 +139,8 @@ public struct RunFigures: Sendable {
     public var uploads: [TransferOutcome: UploadStats.Tally]
     /// Every upload's latency.
     public var latency: LatencyHistogram
+    /// The server's real time for every upload it answered.
+    public var serverLatency: LatencyHistogram
     public var fixes: FixAccount
     public var realSeconds: Double
     /// The fleet's drains (a group has no drains of its own: faults act across groups).
@@ -135,6 +151,7 @@ public struct RunFigures: Sendable {
     public init(_ metrics: FleetMetrics) {
         uploads = metrics.uploads.overall
         latency = metrics.latency
+        serverLatency = metrics.serverLatency
         fixes = metrics.fixes
         realSeconds = metrics.realSeconds
         drains = metrics.drains
@@ -146,6 +163,7 @@ public struct RunFigures: Sendable {
         let uploads = metrics.uploadsByGroup.indices.contains(group) ? metrics.uploadsByGroup[group] : GroupUploads()
         self.uploads = uploads.byOutcome
         latency = uploads.latency
+        serverLatency = uploads.serverLatency
         fixes = metrics.fixesByGroup.indices.contains(group) ? metrics.fixesByGroup[group] : FixAccount()
         realSeconds = metrics.realSeconds
         drains = metrics.drains

@@ -2,33 +2,81 @@ import BeekonNet
 
 /// What a device heard at the end of an upload or a token refresh, as the fleet counts it. Text
 /// only at the edge (`description`: `200`, `timeout`, `offline`), where it labels counts.
+///
+/// Whose fault an outcome is decides which verdict it feeds: statuses and network failures
+/// (`timeout`: the server did not answer within the SDK's timeout in real time) are the server's;
+/// `injected-timeout` and `offline` are faults the run injected; `warp-timeout` and `not-sent-…`
+/// are the fleet's own (its timing, its limits), never the server's (`isFleetSide`).
 public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     /// The server answered with this status.
     case status(Int)
-    /// No answer: the transport failed (`timeout`: the SDK's own timeout ran out first).
+    /// No answer: the transport failed (`timeout`: the server did not answer within the SDK's
+    /// timeout, counted in real seconds whatever the warp).
     case failed(NetworkFailure)
     /// The device's network went down while the transfer was out.
     case offline
+    /// The device heard its timeout because of an injected fault (a `timeouts` fault took the
+    /// transfer, or `latency` put its answer past the SDK's timeout), whatever the server did.
+    case injectedTimeout
+    /// The device heard its timeout only because answers take their real time × the warp
+    /// (`--timing as-answered` above warp 1): the server had not answered within the SDK's
+    /// timeout divided by the warp, which says nothing of the server.
+    case warpTimeout
+    /// The fleet could not put the request on the wire before its device gave up on it.
+    case notSent(NotSentCause)
+
+    /// Why the fleet did not put a request on the wire.
+    public enum NotSentCause: String, Sendable, Hashable, Codable, CaseIterable {
+        /// It waited behind the fleet's own connection cap (`--max-connections`) until its device
+        /// heard its timeout.
+        case connectionCap = "connection-cap"
+        /// No socket could be made: the process or the system was out of file descriptors.
+        case descriptors
+    }
 
     public var description: String {
         switch self {
         case .status(let status): String(status)
         case .failed(let failure): failure.rawValue
         case .offline: "offline"
+        case .injectedTimeout: "injected-timeout"
+        case .warpTimeout: "warp-timeout"
+        case .notSent(let cause): "not-sent-\(cause.rawValue)"
         }
     }
 
-    /// No answer reached the device (a network failure or offline), rather than a status.
+    /// The fleet's label for a transport's failure: a socket the process could not make was never
+    /// on the wire.
+    public init(_ failure: NetworkFailure) {
+        self = failure == .tooManyOpenFiles ? .notSent(.descriptors) : .failed(failure)
+    }
+
     /// A 2xx answer: the upload was acknowledged.
     public var isSuccess: Bool {
         if case .status(let code) = self { return (200..<300).contains(code) }
         return false
     }
 
+    /// No answer reached the device (a network failure, a fault, the fleet's own), rather than a
+    /// status.
     public var isNetwork: Bool {
         if case .status = self { return false }
         return true
     }
+
+    /// The fleet's own doing (its timing or its limits), never the server's: left out of the
+    /// server's verdict (`upload.errors`) and counted by `fleet.*` metrics.
+    public var isFleetSide: Bool {
+        switch self {
+        case .warpTimeout, .notSent: true
+        default: false
+        }
+    }
+
+    /// Every label a network outcome can have, as thresholds name them (`upload.LABEL.rate`).
+    public static let networkLabels: [String] =
+        NetworkFailure.allCases.filter { $0 != .tooManyOpenFiles && $0 != .cancelled }.map(\.rawValue)
+        + ["offline", "injected-timeout", "warp-timeout"] + NotSentCause.allCases.map { "not-sent-\($0.rawValue)" }
 
     /// By their text, as every report lists them.
     public static func < (lhs: TransferOutcome, rhs: TransferOutcome) -> Bool { lhs.description < rhs.description }

@@ -2,6 +2,8 @@
 public struct GroupUploads: Sendable, Codable {
     public var byOutcome: [TransferOutcome: UploadStats.Tally] = [:]
     public var latency = LatencyHistogram()
+    /// The server's real time for every upload of the group it answered, heard in time or not.
+    public var serverLatency = LatencyHistogram()
 
     public init() {}
 
@@ -9,6 +11,7 @@ public struct GroupUploads: Sendable, Codable {
     public mutating func merge(_ other: GroupUploads) {
         for (outcome, tally) in other.byOutcome { byOutcome[outcome, default: UploadStats.Tally()].merge(tally) }
         latency.merge(other.latency)
+        serverLatency.merge(other.serverLatency)
     }
 
     mutating func record(_ outcome: TransferOutcome, latencyMillis: Double, serverMillis: Double?) {

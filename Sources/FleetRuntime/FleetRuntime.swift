@@ -139,8 +139,10 @@ public final class FleetRuntime: Sendable {
         defer { for transport in transports { transport.shutdown() } }
         for engine in engines {
             transports.append(
+                // The connection cap is the driver's (`RealDriver.held`), so the engine knows what
+                // never went on the wire.
                 try HTTPTransport(
-                    maxConcurrentTransfers: engine.options.maxConnections, caFile: engine.options.caFile,
+                    maxConcurrentTransfers: 0, caFile: engine.options.caFile,
                     insecure: engine.options.insecure))
         }
         let drivers = engines.indices.map { index in

@@ -25,6 +25,13 @@ struct RealDriver {
     let logger: Logger
     /// Real requests made and not yet answered.
     var inFlight = 0
+    /// Requests the fleet's connection cap (`--max-connections`, this loop's share) holds back,
+    /// oldest first, with the real instant each was held: they go on the wire as answers free
+    /// room. `heldHead` skips those gone.
+    var held: [(transfer: OutgoingTransfer, since: UInt64)] = []
+    var heldHead = 0
+    /// Held requests whose device gave up on them: never sent.
+    var heldCancelled: Set<Int> = []
     /// When `clock.json` was last written (real ns) and at what warp.
     var clockWrittenAt: UInt64 = 0
     var clockWrittenWarp = 0.0
@@ -93,7 +100,8 @@ struct RealDriver {
         clock = FleetClock(startMillis: engine.startMillis, warp: engine.warp, realNanos: clockStarts)
         maxSince = (engine.startMillis, clockStarts)
         paceMeter = PaceMeter(
-            realNanos: clockStarts, virtualMillis: engine.startMillis, warp: maxWarp ? nil : clock.warp)
+            realNanos: clockStarts, virtualMillis: engine.startMillis, warp: maxWarp ? nil : clock.warp,
+            heldMillis: engine.metrics.clockHeldMillis)
         engine.metrics.pace = paceMeter.pace
         recordClock(stopped: false, realNanos: clockStarts)
         logger.debug(
@@ -183,7 +191,7 @@ struct RealDriver {
         paceMeter.record(
             PaceMeter.Reading(
                 realNanos: realNanos, virtualMillis: engine.metrics.virtualNow,
-                lateness: engine.takeRecentTimerLateness()))
+                lateness: engine.takeRecentTimerLateness(), heldMillis: engine.metrics.clockHeldMillis))
         engine.metrics.pace = paceMeter.pace
     }
 
@@ -195,12 +203,14 @@ struct RealDriver {
         guard warp != current.warp || clock.isPaused != current.paused else { return }
         _ = engine.takeRecentTimerLateness()
         paceMeter.restart(
-            realNanos: realNanos, virtualMillis: engine.metrics.virtualNow, warp: warp, paused: clock.isPaused)
+            realNanos: realNanos, virtualMillis: engine.metrics.virtualNow, warp: warp, paused: clock.isPaused,
+            heldMillis: engine.metrics.clockHeldMillis)
         engine.metrics.pace = paceMeter.pace
     }
 
     /// Hands real answers to the engine.
     mutating func deliver(_ completions: [(number: Int, result: HTTPResult)]) {
+        engine.wallMillis = FleetRuntime.wallMillis()
         for completion in completions {
             logger.trace(
                 "transfer finished",
@@ -208,7 +218,36 @@ struct RealDriver {
             engine.transferFinished(number: completion.number, result: completion.result)
         }
         inFlight -= completions.count
+        releaseHeld()
         carryOutEffects()
+    }
+
+    /// Puts held requests on the wire while the connection cap has room, oldest first.
+    mutating func releaseHeld() {
+        let cap = options.maxConnections
+        while heldHead < held.count, cap == 0 || inFlight < cap {
+            let (transfer, since) = held[heldHead]
+            heldHead += 1
+            guard heldCancelled.remove(transfer.number) == nil else { continue }
+            engine.putOnWire(transfer.number, waitedMillis: Double(FleetRuntime.realNanos() &- since) / 1e6)
+            submit(transfer)
+        }
+        if heldHead == held.count {
+            held.removeAll(keepingCapacity: true)
+            heldHead = 0
+        } else if heldHead > 1024, heldHead * 2 > held.count {
+            held.removeFirst(heldHead)
+            heldHead = 0
+        }
+    }
+
+    /// Hands a request to the transport, named by its transfer number so it can be cancelled.
+    mutating func submit(_ transfer: OutgoingTransfer) {
+        inFlight += 1
+        var http = transfer.http
+        http.timeoutMillis = realTimeoutMillis(transfer.kind)
+        let host = host
+        transport.submit(http, id: transfer.number) { result in host.completed(transfer.number, result) }
     }
 
     /// Carries out what the engine asked for, in order.
@@ -216,11 +255,20 @@ struct RealDriver {
         for effect in engine.takeEffects() {
             switch effect {
             case .send(let transfer):
-                inFlight += 1
-                var http = transfer.http
-                http.timeoutMillis = realTimeoutMillis(transfer.kind)
-                let host = host
-                transport.submit(http) { result in host.completed(transfer.number, result) }
+                // The fleet's own cap: beyond it a request waits here, where the engine knows it
+                // is not on the wire (a device that gives up on it hears it was never sent).
+                if options.maxConnections > 0, inFlight >= options.maxConnections || heldHead < held.count {
+                    engine.holdBack(transfer.number)
+                    held.append((transfer, FleetRuntime.realNanos()))
+                } else {
+                    submit(transfer)
+                }
+            case .cancel(let number):
+                if held[heldHead...].contains(where: { $0.transfer.number == number }) {
+                    heldCancelled.insert(number)
+                } else {
+                    transport.cancel(id: number)
+                }
             case .recordInstallIDs(let map):
                 // Without the map a resumed run would give these devices new install ids, and
                 // their stores' pending fixes would never be sent: said every time it fails.
@@ -246,12 +294,15 @@ struct RealDriver {
         }
     }
 
-    /// The wall-clock bound on a real request: the SDK's timeout in real time at a warp of at
-    /// most 1, plus 5 s, so the virtual timeout always comes first while the clock runs. A
-    /// request whose real timeout fires first (the clock paused or slowed meanwhile) still
-    /// ends, for the device, at its virtual deadline.
+    /// The wall-clock bound on a real request. Modelled: the SDK's timeout in real seconds, so a
+    /// server that does not answer within it is the server's timeout at any warp. As answered:
+    /// the SDK's timeout in real time at a warp of at most 1, plus 5 s, so the device's virtual
+    /// timeout (which cancels the request) comes first while the clock runs; a request whose real
+    /// timeout fires first (the clock paused or slowed meanwhile) still ends, for the device, at
+    /// its virtual deadline.
     func realTimeoutMillis(_ kind: FleetRuntime.TransferKind) -> Int {
         if let bound = options.realTimeoutMillis { return bound }
+        if engine.transferTiming.isModelled { return Int(FleetLoop.timeoutMillis(kind)) }
         return Int((Double(FleetLoop.timeoutMillis(kind)) / min(clock.warp, 1)).rounded(.up)) + 5_000
     }
 
@@ -280,7 +331,7 @@ struct RealDriver {
             let wasPaused = clock.isPaused
             clock = FleetClock(startMillis: reached, warp: warp, realNanos: realNanos)
             if paused ?? wasPaused { clock.setPaused(true, realNanos: realNanos) }
-            engine.warp = clock.warp
+            engine.setWarp(clock.warp)
             recordClock(stopped: false, realNanos: realNanos)
             return
         default:
@@ -297,7 +348,7 @@ struct RealDriver {
         if let paused {
             engine.metrics.clockLagDroppedMillis += clock.setPaused(paused, realNanos: realNanos, reached: reached)
         }
-        engine.warp = clock.warp
+        engine.setWarp(clock.warp)
     }
 
     /// How long to sleep: until the next due timer, a completion, or a stop; at most 100 ms so

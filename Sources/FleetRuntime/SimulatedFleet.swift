@@ -90,7 +90,7 @@ struct SimulatedFleet {
         case .rate(let rate):
             maxWarp = false
             clock.setWarp(rate, realNanos: clock.realNanos(reaching: now))
-            engine.warp = clock.warp
+            engine.setWarp(clock.warp)
         case .max:
             maxWarp = true
             engine.useModelledTiming()
@@ -236,6 +236,12 @@ struct SimulatedFleet {
                 if case .modelled = engine.transferTiming { at = now } else { at = now + max(0, after) }
                 let place = arriving.firstIndex { $0.at > at } ?? arriving.endIndex
                 arriving.insert((at, transfer.number, result), at: place)
+            case .cancel(let number):
+                // Closed on the wire: its end, come or to come, is the cancellation (at once).
+                let cancelled = HTTPResult.failed(kind: .cancelled, message: "cancelled", latencyMillis: 0)
+                arriving.removeAll { $0.number == number }
+                onWire.removeAll { $0.number == number }
+                arriving.insert((now, number, cancelled), at: arriving.firstIndex { $0.at > now } ?? arriving.endIndex)
             case .recordInstallIDs(let map):
                 RunFiles.writeInstallIDs(map, engine.options.dataDirectory)
             case .log(let line):

@@ -150,9 +150,10 @@ private final class ReceiverCore: Sendable {
     }
 
     func stats() -> IngestStats {
-        let (stats, ages) = state.withLock { ($0.recorder.stats, $0.recorder.ages) }
+        let (stats, ages, answers) = state.withLock { ($0.recorder.stats, $0.recorder.ages, $0.recorder.answers) }
         var copy = stats
         copy.fixAge = IngestStats.Percentiles(ages)  // Sorted outside the lock.
+        copy.answerMicros = IngestStats.Percentiles(answers)
         return copy
     }
 
@@ -228,6 +229,7 @@ private final class ReceiverCore: Sendable {
 
     private func ingest(_ request: IncomingRequest) -> Disposition {
         let now = Self.wallMillis()
+        let arrived = DispatchTime.now().uptimeNanoseconds
         if configuration.auth.requireToken {
             let refusal = state.withLock {
                 $0.tokens.check(authorization: request.head.headerFields[.authorization], now: now)
@@ -267,9 +269,9 @@ private final class ReceiverCore: Sendable {
         ) { [self] pending in
             let job = IngestWriter.Job(batch: batch, receivedAt: now, bytes: bytes) { [self] result in
                 reservation.release()
-                finish(pending, plan, batch, result, receivedAt: now)
+                finish(pending, plan, batch, result, receivedAt: now, arrived: arrived)
             }
-            if !writer.submit(job) { finish(pending, plan, batch, nil, receivedAt: now) }
+            if !writer.submit(job) { finish(pending, plan, batch, nil, receivedAt: now, arrived: arrived) }
         }
     }
 
@@ -282,7 +284,7 @@ private final class ReceiverCore: Sendable {
     /// stored alone — after the commit, with the script's latency, hang or close.
     private func finish(
         _ pending: PendingReply, _ plan: AnswerPlanner.UploadPlan, _ batch: IngestBatch,
-        _ result: Result<IngestDatabase.Outcome, SQLiteError>?, receivedAt: Int64
+        _ result: Result<IngestDatabase.Outcome, SQLiteError>?, receivedAt: Int64, arrived: UInt64
     ) {
         let latency = configuration.script.latencyMillis
         let disposition: Disposition
@@ -307,15 +309,15 @@ private final class ReceiverCore: Sendable {
                 delayed.replies[delayed.next] = (pending, reply)
                 return delayed.next
             }
-            guard let number else { return pending.send(reply) }
+            guard let number else { return send(reply, pending, arrived: arrived) }
             // A Dispatch timer, not the cooperative pool: it only hands the answer to the daemon.
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) { [self] in
                 if let (pending, reply) = delayed.withLock({ $0.replies.removeValue(forKey: number) }) {
-                    pending.send(reply)
+                    send(reply, pending, arrived: arrived)
                 }
             }
         case .reply(let reply, _):
-            pending.send(reply)
+            send(reply, pending, arrived: arrived)
         case .hang(let millis):
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(millis)) { pending.close() }
         case .close:
@@ -323,6 +325,13 @@ private final class ReceiverCore: Sendable {
         case .later, .stream:
             break  // `answer` never returns these.
         }
+    }
+
+    /// Hands a stored upload's answer to the daemon, timing it from the upload's arrival.
+    private func send(_ reply: OutgoingReply, _ pending: PendingReply, arrived: UInt64) {
+        let micros = Int64((DispatchTime.now().uptimeNanoseconds &- arrived) / 1000)
+        state.withLock { $0.recorder.answered(afterMicros: micros) }
+        pending.send(reply)
     }
 
     /// The answer the script gives an upload, with `stored` its outcome when it was stored.

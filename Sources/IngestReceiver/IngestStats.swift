@@ -32,6 +32,10 @@ public struct IngestStats: Sendable, Hashable {
     public var lastSeenByDevice: [String: Int64] = [:]
     /// Fix age at arrival (arrival wall time minus the fix timestamp), over the most recent fixes.
     public var fixAge = Percentiles()
+    /// The receiver's own answer time for a stored upload, µs: from its whole body's arrival to
+    /// its answer handed to the daemon (commit and scripted latency included), over the most
+    /// recent uploads. What a client measures adds the network and its own queueing.
+    public var answerMicros = Percentiles()
 
     /// Distinct devices stored.
     public var devices: Int { lastSeenByDevice.count }
@@ -113,15 +117,17 @@ public struct IngestStats: Sendable, Hashable {
             json.timestamp(unixMillis: millis)
         }
         json.endObject()
-        json.key("fix_age_ms")
-        json.beginObject()
-        for (key, value) in [
-            ("count", Int64(fixAge.count)), ("p50", fixAge.p50), ("p95", fixAge.p95), ("p99", fixAge.p99),
-        ] {
-            json.key(key)
-            json.integer(value)
+        for (name, figures) in [("fix_age_ms", fixAge), ("answer_us", answerMicros)] {
+            json.key(name)
+            json.beginObject()
+            for (key, value) in [
+                ("count", Int64(figures.count)), ("p50", figures.p50), ("p95", figures.p95), ("p99", figures.p99),
+            ] {
+                json.key(key)
+                json.integer(value)
+            }
+            json.endObject()
         }
-        json.endObject()
         json.endObject()
         return json.bytes
     }
@@ -181,6 +187,18 @@ struct StatsRecorder {
     /// Fix ages, ms, in a ring of `ageCapacity`.
     private(set) var ages: [Int64] = []
     private var nextAge = 0
+    /// Answer times, µs, in a ring of `ageCapacity`.
+    private(set) var answers: [Int64] = []
+    private var nextAnswer = 0
+
+    mutating func answered(afterMicros micros: Int64) {
+        if answers.count < Self.ageCapacity {
+            answers.append(micros)
+        } else {
+            answers[nextAnswer] = micros
+            nextAnswer = (nextAnswer + 1) % Self.ageCapacity
+        }
+    }
 
     mutating func answered(_ status: Int) {
         stats.requestsByStatus[status, default: 0] += 1

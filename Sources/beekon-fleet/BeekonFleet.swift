@@ -64,7 +64,7 @@ struct Run: LoggingCommand {
         help: ArgumentHelp(
             """
             Virtual seconds per real second, 0.01 to 10000 (overrides the fleet file), or `max`: the \
-            clock jumps to the next event as soon as the due work is done (implies --deterministic).
+            clock jumps to the next event as soon as the due work is done (needs modelled timing).
             """,
             valueName: "warp"),
         transform: FlagNumber.warp)
@@ -181,13 +181,20 @@ struct Run: LoggingCommand {
     @Flag(help: "Skip TLS certificate checks (test servers only).")
     var insecure = false
 
-    @Flag(
-        help: """
-            Every upload and token refresh takes 100 virtual ms (plus injected latency), whatever \
-            the server's real time: virtual time waits for each real answer, so the machine's and \
-            the server's speed do not change what devices hear. Without it, an answer takes its \
-            real time × the warp (at warp 60, 500 ms is the SDK's 30 s timeout).
-            """)
+    @Option(
+        help: ArgumentHelp(
+            """
+            How long an answer takes on the virtual clock (overrides the fleet file's clock.timing). \
+            `modelled`: every upload and token refresh takes 100 virtual ms (plus injected latency) \
+            and virtual time waits for each real answer, so what devices hear does not depend on the \
+            machine's or the server's speed. `as-answered`: an answer takes its real time × the warp \
+            (at warp 60, 500 ms is the SDK's 30 s timeout). `auto` (the default): as-answered at warp 1, \
+            modelled at any other warp. The server is judged on its real time either way (server.latency).
+            """,
+            valueName: "auto|modelled|as-answered"))
+    var timing: TimingChoice?
+
+    @Flag(help: "The same as --timing modelled.")
     var deterministic = false
 
     @Option(help: "The admin API and page: HOST:PORT (port 0 picks one), or `off`; other than loopback needs a token.")
@@ -206,6 +213,12 @@ struct Run: LoggingCommand {
     var adminAllowedHost: [String] = []
 
     @OptionGroup var logging: LogLevelOptions
+
+    func validate() throws {
+        if deterministic, let timing, timing != .modelled {
+            throw ValidationError("--deterministic is --timing modelled; it contradicts --timing \(timing.rawValue)")
+        }
+    }
 
     func run() throws {
         StandardOutput.flushEachLine()
@@ -304,8 +317,9 @@ struct Run: LoggingCommand {
                 virtualDurationMillis: virtualDuration,
                 routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path,
                 maxOpenStores: budget.openStores(limit: openFiles), maxConnections: maxConnections, caFile: caFile,
-                // Modelled when asked for here; otherwise as the fleet file says (max warp implies it).
-                insecure: insecure, transferTiming: deterministic ? .deterministic : nil)
+                insecure: insecure)
+            // As asked for here; otherwise as the fleet file says (`auto` unless it says).
+            options.timing = deterministic ? .modelled : timing
             options.thresholds = thresholds
             options.strictThresholds = strict
             options.loops = loops
@@ -468,6 +482,8 @@ struct Run: LoggingCommand {
         print("beekon-fleet: failed: \(failed) of \(results.count) thresholds not met (exit 99)")
     }
 }
+
+extension TimingChoice: ExpressibleByArgument {}
 
 /// The compact line `run` prints every few seconds.
 enum ProgressLine {

@@ -258,9 +258,9 @@ struct HTTPTransportTests {
         #expect(ports[3] != ports[0])
     }
 
-    @Test("one device's requests run one at a time, in order")
-    func oneAtATimePerDevice() async throws {
-        let server = try LoopbackServer(answer: .init(delayMillis: 100))
+    @Test("a device's request while its connection is busy goes on a connection of its own: none waits for another")
+    func busyDeviceOpensAnother() async throws {
+        let server = try LoopbackServer(answer: .init(delayMillis: 300))
         let transport = try HTTPTransport()
         defer { transport.shutdown() }
         await withTaskGroup(of: Void.self) { group in
@@ -273,26 +273,60 @@ struct HTTPTransportTests {
                 }
             }
         }
-        #expect(server.maxInFlight == 1)
-        #expect(Set(server.received.map(\.clientPort)).count == 1)
+        #expect(server.maxInFlight == 4)
+        #expect(Set(server.received.map(\.clientPort)).count == 4)
+        // Idle again, the device's next request reuses one of them: its own connection is kept.
+        _ = await Self.send(
+            transport, OutboundRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "same"))
+        #expect(Set(server.received.map(\.clientPort)).count == 4)
     }
 
-    @Test("a device waiting for its own connection does not hold up other devices behind it")
-    func busyDeviceDoesNotBlockOthers() async throws {
-        let server = try LoopbackServer(answer: .init(delayMillis: 300))
-        let transport = try HTTPTransport(maxConcurrentTransfers: 2)
+    @Test("a request cancelled on the wire ends as cancelled, without its answer, and its connection is closed")
+    func cancelRunning() async throws {
+        // An answer a minute away: the cancel comes first however loaded the machine is.
+        let server = try LoopbackServer(answer: .init(delayMillis: 60_000))
+        defer { server.stop() }
+        let transport = try HTTPTransport()
         defer { transport.shutdown() }
-        let order = Mutex<[String]>([])
-        for (name, key) in [("a1", "a"), ("a2", "a"), ("b1", "b")] {
-            transport.submit(
-                OutboundRequest(url: Self.url(server, "/\(name)"), timeoutMillis: 5000, connectionKey: key)
-            ) { _ in order.withLock { $0.append(name) } }
+        let result = Mutex<HTTPResult?>(nil)
+        transport.submit(OutboundRequest(url: Self.url(server), timeoutMillis: 90_000, connectionKey: "a"), id: 7) {
+            outcome in result.withLock { $0 = outcome }
         }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while order.withLock({ $0.count }) < 3, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
+        while server.received.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        transport.cancel(id: 7)
+        while result.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+        guard case .failed(.cancelled, _, _)? = result.withLock({ $0 }) else {
+            Issue.record("cancelled request ended \(String(describing: result.withLock { $0 }))")
+            return
         }
-        #expect(order.withLock { $0 } == ["a1", "b1", "a2"] || order.withLock { $0 } == ["b1", "a1", "a2"])
+        server.answer = .init()
+        _ = await Self.send(transport, OutboundRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "a"))
+        let ports = server.received.map(\.clientPort)
+        #expect(ports.count == 2 && ports[0] != ports[1], "the cancelled connection was reused")
+        transport.cancel(id: 7)  // Ended already: no effect.
+    }
+
+    @Test("a request cancelled while it waits for room never reaches the server")
+    func cancelWaiting() async throws {
+        let server = try LoopbackServer(answer: .init(delayMillis: 500))
+        let transport = try HTTPTransport(maxConcurrentTransfers: 1)
+        defer { transport.shutdown() }
+        let first = Task {
+            await Self.send(transport, OutboundRequest(url: Self.url(server, "/first"), connectionKey: "a"))
+        }
+        while server.received.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        let second = Mutex<HTTPResult?>(nil)
+        transport.submit(OutboundRequest(url: Self.url(server, "/second"), connectionKey: "b"), id: 2) { outcome in
+            second.withLock { $0 = outcome }
+        }
+        transport.cancel(id: 2)
+        #expect(await first.value.status == 200)
+        while second.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+        if case .failed(.cancelled, _, _)? = second.withLock({ $0 }) {
+        } else {
+            Issue.record("the waiting request ended \(String(describing: second.withLock { $0 }))")
+        }
+        #expect(server.received.map(\.path) == ["/first"])
     }
 
     @Test("a malformed URL fails as other without touching the network")
@@ -412,6 +446,6 @@ struct HTTPTransportTests {
         #expect(CurlError.peerFailedVerification.networkFailure(osErrno: 0) == .tls)
         #expect(
             NetworkFailure.allCases.map(\.rawValue)
-                == ["dns", "refused", "too-many-open-files", "timeout", "tls", "reset", "other"])
+                == ["dns", "refused", "too-many-open-files", "timeout", "tls", "reset", "other", "cancelled"])
     }
 }

@@ -90,6 +90,8 @@ final class AdminHarness: Sendable {
                     + faults,
                 file: "fleet.yaml", routeFolder: folder)
             var options = RunOptions(dataDirectory: folder + "/data", routeFolder: folder)
+            // The simulated network's latencies are what these tests state: timed as answered.
+            if file.clock.timing == .auto, file.clock.warp != .max { options.timing = .asAnswered }
             if let maxOpenStores { options.maxOpenStores = maxOpenStores }
             let runtime = try SimulatedRuntime(
                 fleet: file, options: options, network: network

@@ -373,7 +373,8 @@ struct AdminServerTests {
             (SimulatedAnswer.respond(status: 200, afterMillis: 80), "200", 80, 0.667),
             (.respond(status: 503, afterMillis: 250), "503", 250, 2.083),
             (.fail(.reset, afterMillis: 700), "reset", 700, 5.833),
-            (.hang, "timeout", 30_000, nil),
+            // As answered at the harness's warp, a hang is the warp's timeout, not the server's.
+            (.hang, "warp-timeout", 30_000, nil),
         ] as [(SimulatedAnswer, String, Int64, Double?)])
     func uploads(answer: SimulatedAnswer, outcome: String, latency: Int64, serverMillis: Double?) async throws {
         let harness = try AdminHarness(fleet: .simulated { _ in answer })
@@ -771,7 +772,7 @@ struct AdminServerTests {
         "walkers-0001": (.respond(status: 200, afterMillis: 80), "200", 80, false),
         "walkers-0002": (.respond(status: 503, afterMillis: 250), "503", 250, false),
         "walkers-0003": (.fail(.refused, afterMillis: 5), "refused", 5, true),
-        "walkers-0004": (.hang, "timeout", 30_000, true),
+        "walkers-0004": (.hang, "warp-timeout", 30_000, true),
     ]
 
     @Test("GET /api/v1/stats and /metrics count each outcome exactly as the network answered it, with its latency")
@@ -831,7 +832,7 @@ struct AdminServerTests {
                 "\(latency)_bucket{group=\"walkers\",le=\"0.1\"}",
                 Double(expected["refused", default: 0] + expected["200", default: 0])
             ),
-            ("\(latency)_bucket{group=\"walkers\",le=\"1.0\"}", Double(total - expected["timeout", default: 0])),
+            ("\(latency)_bucket{group=\"walkers\",le=\"1.0\"}", Double(total - expected["warp-timeout", default: 0])),
         ]
         samples += [
             ("beekon_fleet_answers_after_timeout_total", 0), ("beekon_fleet_answers_after_offline_total", 0),

@@ -77,7 +77,8 @@ struct FixAccountingTests {
     }
 
     enum Unheard: String, CaseIterable {
-        /// The 2xx comes 40 s after the send: the device gave up at 30 s.
+        /// A `timeouts` fault takes the first upload of each device: it hears its timeout at 30 s,
+        /// while the server's 2xx comes (the fault leaves the request on the wire).
         case afterTimeout
         /// The app is killed while its upload is out; the 2xx reaches a process that is gone.
         case afterProcessDeath
@@ -89,15 +90,16 @@ struct FixAccountingTests {
     func unheardAcknowledgement(_ unheard: Unheard) throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
-        var answered: Set<String> = []
         let faults: String
         let network: (SimulatedRequest) -> SimulatedAnswer
         switch unheard {
         case .afterTimeout:
-            faults = ""
-            network = { request in
-                answered.insert(request.device).inserted ? .respond(status: 200, afterMillis: 40_000) : .ok
-            }
+            faults = """
+                faults:
+                  - {at: 0s, for: 1m, select: all, action: timeouts, params: {fraction: 1}}
+                """
+            // One upload each in the fault's minute: the next goes after the timeout and backoff.
+            network = { _ in .respond(status: 200, afterMillis: 100) }
         case .afterProcessDeath:
             faults = """
                 faults:
@@ -137,6 +139,31 @@ struct FixAccountingTests {
         #expect(metrics.fixes.unheardAcknowledgements == FixAccount.Resent(batches: 1, fixes: out.fixes))
         #expect(metrics.fixesByGroup[0].unheardAcknowledgements == metrics.fixes.unheardAcknowledgements)
         #expect(Array(metrics.batchesByOutcome.keys) == [.status(200)])
+    }
+
+    @Test(
+        """
+        a 2xx that would come after the device's timeout never comes: the request is closed on the \
+        wire when the device gives up (counted, not an unheard acknowledgement), and exactly its \
+        fixes go again
+        """
+    )
+    func cancelledAtTimeout() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        var answered: Set<String> = []
+        var fleet = try Self.fleet(workspace) { request in
+            answered.insert(request.device).inserted ? .respond(status: 200, afterMillis: 40_000) : .ok
+        }
+        fleet.advance(byMillis: 6 * 60_000)
+        let metrics = fleet.engine.snapshot()
+        Self.expectBalanced(metrics)
+        let sent = try Self.sentFixIDs(fleet)
+        #expect(metrics.cancelledOnWire == 3, "one per device")
+        #expect(metrics.fixes.unheardAcknowledgements == FixAccount.Resent())
+        #expect(metrics.answersAfterTimeout == 0)
+        #expect(sent.count - Set(sent).count > 0, "the cancelled batches went again")
+        #expect(metrics.batchesByOutcome[.failed(.timeout)] == nil && metrics.batchesByOutcome[.warpTimeout] == 3)
     }
 
     @Test("after a network outage the drain is timed from the fault's end until the backlog is back where it was")

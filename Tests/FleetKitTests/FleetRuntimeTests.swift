@@ -203,7 +203,7 @@ struct FleetRuntimeTests {
                 "\(slot.id) sent other fixes under the same batch_id")
             let heard = slot.uploads.elements.prefix(3).map { ($0.at - Self.start, $0.outcome) }
             #expect(heard.map(\.0) == [90 * second, 240 * second, 482 * second])
-            #expect(heard.map(\.1) == [.failed(.timeout), .failed(.timeout), .status(200)])
+            #expect(heard.map(\.1) == [.injectedTimeout, .injectedTimeout, .status(200)])
             // And the next batch leaves at once: the drain goes on.
             #expect(uploads[3].request.sentAt == Self.start + 482 * second && uploads[3].batchID != uploads[0].batchID)
         }

@@ -18,15 +18,21 @@ struct MaxWarpSwitchTests {
 
     @Test(
         """
-        the run's warp and timing: the options over the fleet file, max warp implies modelled \
-        timing, and at max warp the rate kept (the clock record's slack) is the file's, else 1
+        the run's warp and timing: the options over the fleet file; by default as answered at warp 1 \
+        and modelled at any other (max warp included), and at max warp the rate kept (the clock \
+        record's slack) is the file's, else 1
         """,
         arguments: [
-            ("{warp: 60}", nil, nil, false, false, 60),
+            ("{warp: 60}", nil, nil, false, true, 60),
+            ("{warp: 1}", nil, nil, false, false, 1),
+            ("{warp: 0.5}", nil, nil, false, true, 0.5),
+            ("{warp: 60, timing: as-answered}", nil, nil, false, false, 60),
+            ("{warp: 1, timing: modelled}", nil, nil, false, true, 1),
+            ("{warp: 60, timing: auto}", Warp.rate(1), nil, false, false, 1),
             ("{warp: 60, deterministic: true}", nil, nil, false, true, 60),
             ("{warp: max}", nil, nil, true, true, 1),
             ("{warp: MAX, deterministic: false}", nil, nil, true, true, 1),
-            ("{warp: max}", Warp.rate(30), nil, false, false, 30),
+            ("{warp: max}", Warp.rate(30), nil, false, true, 30),
             ("{warp: max}", .rate(30), TransferTiming.asAnswered, false, false, 30),
             ("{warp: 60}", .max, nil, true, true, 60),
             ("{warp: 60, deterministic: true}", nil, .asAnswered, false, false, 60),

@@ -7,10 +7,10 @@ import Testing
 /// on stdout (its progress and summary) is the same at every level.
 @Suite("Run log level")
 struct RunLogLevelTests {
-    /// Runs `beekon-fleet run` with `flags` for 7 real seconds, with `BEEKON_LOG_LEVEL` set to
-    /// `variable` (unset when nil), against a receiver that answers 20 ms late: 60 virtual s at
-    /// the fleet's warp 3000, so the first progress line, at 5 s, comes with the slow-server
-    /// warning. Returns what it printed and how many uploads the receiver was sent.
+    /// Runs `beekon-fleet run --timing as-answered` with `flags` for 7 real seconds, with
+    /// `BEEKON_LOG_LEVEL` set to `variable` (unset when nil), against a receiver that answers 20 ms
+    /// late: 60 virtual s at the fleet's warp 3000, so the first progress line, at 5 s, comes with
+    /// the slow-server warning. Returns what it printed and how many uploads the receiver was sent.
     static func run(flags: [String], variable: String?) async throws -> (RunStartTests.Outcome, uploads: Int) {
         try await offPool {
             let workspace = try FleetRuntimeTests.Workspace()
@@ -21,8 +21,11 @@ struct RunLogLevelTests {
             try FleetRuntimeTests.yaml(devices: 5, sync: "{syncThreshold: 1, intervalSeconds: 60}")
                 .write(toFile: fleet, atomically: true, encoding: .utf8)
             let outcome = try Self.command(
-                ["run", fleet, "--data", workspace.data, "--ingest", server.url, "--admin", "off", "--duration", "7s"]
-                    + flags,
+                [
+                    "run", fleet, "--data", workspace.data, "--ingest", server.url, "--admin", "off", "--duration",
+                    "7s",
+                    "--timing", "as-answered",
+                ] + flags,
                 variable: variable)
             return (outcome, server.uploadLog().count)
         }

@@ -56,7 +56,8 @@ struct SimulatedFleetTests {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
         var answered: Set<String> = []
-        var fleet = try Self.fleet(workspace) { request in
+        // At warp 1 a hang is the server's timeout: no answer within 30 s of real time.
+        var fleet = try Self.fleet(workspace, warp: 1) { request in
             // Each device's first upload hangs; every later one is answered at once.
             answered.insert(request.device).inserted ? .hang : .ok
         }
@@ -113,20 +114,25 @@ struct SimulatedFleetTests {
         each network failure by its label, at the instant it came
         """,
         arguments: [
-            (SimulatedAnswer.respond(status: 200, afterMillis: 40), "200", 40),
-            (.respond(status: 400, afterMillis: 40), "400", 40),
-            (.respond(status: 503, afterMillis: 1_000), "503", 1_000),
-            (.fail(.refused), "refused", 0),
-            (.fail(.reset, afterMillis: 700), "reset", 700),
-            (.fail(.dns, afterMillis: 5), "dns", 5),
-            (.fail(.tls, afterMillis: 90), "tls", 90),
-            (.respond(status: 200, afterMillis: 30_000), "timeout", 30_000),
-            (.hang, "timeout", 30_000),
-        ] as [(SimulatedAnswer, String, Int64)])
-    func outcomesAsHeard(answer: SimulatedAnswer, label: String, latency: Int64) throws {
+            (SimulatedAnswer.respond(status: 200, afterMillis: 40), 60, "200", 40),
+            (.respond(status: 400, afterMillis: 40), 60, "400", 40),
+            (.respond(status: 503, afterMillis: 1_000), 60, "503", 1_000),
+            (.fail(.refused), 60, "refused", 0),
+            (.fail(.reset, afterMillis: 700), 60, "reset", 700),
+            (.fail(.dns, afterMillis: 5), 60, "dns", 5),
+            (.fail(.tls, afterMillis: 90), 60, "tls", 90),
+            (.fail(.tooManyOpenFiles), 60, "not-sent-descriptors", 0),
+            // At warp 1 no answer within 30 s is the server's timeout; as answered at warp 60, only
+            // the warp's: 30 virtual s is half a real second there.
+            (.respond(status: 200, afterMillis: 30_000), 1, "timeout", 30_000),
+            (.hang, 1, "timeout", 30_000),
+            (.respond(status: 200, afterMillis: 30_000), 60, "warp-timeout", 30_000),
+            (.hang, 60, "warp-timeout", 30_000),
+        ] as [(SimulatedAnswer, Int, String, Int64)])
+    func outcomesAsHeard(answer: SimulatedAnswer, warp: Int, label: String, latency: Int64) throws {
         let workspace = try FleetRuntimeTests.Workspace()
         defer { workspace.cleanUp() }
-        var fleet = try Self.fleet(workspace) { _ in answer }
+        var fleet = try Self.fleet(workspace, warp: warp) { _ in answer }
         fleet.advance(byMillis: 60_000)
         let first = try #require(fleet.sent.first)
         let device = try #require(fleet.engine.slots.first { $0.id == first.device })
@@ -156,7 +162,7 @@ struct SimulatedFleetTests {
         let records = fleet.engine.slots.flatMap(\.uploads.elements)
         #expect(records.count >= 3)
         #expect(
-            records.allSatisfy { $0.outcome == .failed(.timeout) && $0.latencyMillis == 30_000 && $0.serverMillis == 2 }
+            records.allSatisfy { $0.outcome == .injectedTimeout && $0.latencyMillis == 30_000 && $0.serverMillis == 2 }
         )
         #expect(
             fleet.engine.metrics.uploads.overall[.status(200)] == nil,

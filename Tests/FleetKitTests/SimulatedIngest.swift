@@ -1,4 +1,5 @@
 import BeekonDevice
+import FleetDescription
 import Foundation
 
 @testable import FleetEngine
@@ -118,16 +119,23 @@ final class SimulatedIngest {
 
 extension FleetRuntimeTests.Workspace {
     /// The fleet in `yaml` on the simulated driver, in this workspace's data folder (or
-    /// `dataDirectory`), uploading to `ingest`.
+    /// `dataDirectory`), uploading to `ingest`. Its answers take their simulated latency (timed as
+    /// answered) unless the file chooses a timing: these tests state what a latency does.
     func simulated(
         _ yaml: String, ingest: SimulatedIngest, dataDirectory: String? = nil, virtualMinutes: Int64? = nil
     ) throws -> SimulatedFleet {
-        try SimulatedFleet(
-            fleet: try fleet(yaml),
-            options: RunOptions(
-                dataDirectory: dataDirectory ?? data, ingest: "http://ingest.invalid/ingest",
-                virtualDurationMillis: virtualMinutes.map { $0 * 60_000 }, routeFolder: folder.path),
-            network: ingest.network)
+        let fleet = try fleet(yaml)
+        var options = RunOptions(
+            dataDirectory: dataDirectory ?? data, ingest: "http://ingest.invalid/ingest",
+            virtualDurationMillis: virtualMinutes.map { $0 * 60_000 }, routeFolder: folder.path)
+        options.timing = Self.asAnsweredUnlessChosen(fleet)
+        return try SimulatedFleet(fleet: fleet, options: options, network: ingest.network)
+    }
+
+    /// `as-answered` for a fleet file that leaves the timing to the warp (`auto`); nil (the file's)
+    /// otherwise.
+    static func asAnsweredUnlessChosen(_ fleet: FleetFile) -> TimingChoice? {
+        fleet.clock.timing == .auto && fleet.clock.warp != .max ? .asAnswered : nil
     }
 
     /// The fleet in `yaml` on the simulated driver, in this workspace's data folder, its transfers
@@ -136,12 +144,12 @@ extension FleetRuntimeTests.Workspace {
         _ yaml: String, timing: TransferTiming? = nil,
         network: @escaping (SimulatedRequest) -> SimulatedAnswer = { _ in .ok }
     ) throws -> SimulatedFleet {
-        try SimulatedFleet(
-            fleet: try fleet(yaml),
-            options: RunOptions(
-                dataDirectory: data, ingest: "http://ingest.invalid/ingest", routeFolder: folder.path,
-                transferTiming: timing),
-            network: network)
+        let fleet = try fleet(yaml)
+        var options = RunOptions(
+            dataDirectory: data, ingest: "http://ingest.invalid/ingest", routeFolder: folder.path,
+            transferTiming: timing)
+        options.timing = Self.asAnsweredUnlessChosen(fleet)
+        return try SimulatedFleet(fleet: fleet, options: options, network: network)
     }
 }
 

@@ -22,7 +22,7 @@ struct ThresholdTests {
             ("upload.status.503.rate <= 2%", "upload.status.503.rate", "<=", 0.02),
             ("upload.status.429.count == 0", "upload.status.429.count", "==", 0),
             ("upload.timeout.count < 10", "upload.timeout.count", "<", 10),
-            ("upload.too-many-open-files.rate == 0", "upload.too-many-open-files.rate", "==", 0),
+            ("upload.not-sent-descriptors.rate == 0", "upload.not-sent-descriptors.rate", "==", 0),
             ("upload.count >= 100", "upload.count", ">=", 100),
             ("fixes.lost == 0", "fixes.lost", "==", 0),
             ("fixes.pending < 5000", "fixes.pending", "<", 5000),
