@@ -3,8 +3,8 @@ import FleetDescription
 import FleetEngine
 import FleetRuntime
 
-/// Reads `run --shard INDEX/COUNT` and `run --start-at INSTANT`; a bad value stops the command
-/// with exit code 64, as a bad number does (`FlagNumber`).
+/// Reads `run --shard INDEX/COUNT`, `run --start-at INSTANT` and `run --clock-start INSTANT`; a
+/// bad value stops the command with exit code 64, as a bad number does (`FlagNumber`).
 public enum ShardFlag {
     /// Why a value is refused, as ArgumentParser prints it after the flag and the value.
     public struct Problem: Error, CustomStringConvertible, Sendable {
@@ -51,14 +51,27 @@ public enum ShardFlag {
         try startAt(text, wallNow: FleetRuntime.wallMillis())
     }
 
+    /// An RFC 3339 instant with its zone from 1970 to 9999, the years the fleet file's
+    /// `clock.start` takes (`Timestamp.inputRange`); Unix ms.
+    public static func instant(_ text: String) throws(Problem) -> Int64 {
+        let expected =
+            "RFC 3339 with its zone, from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, such as "
+            + "2026-11-27T12:00:00Z or 2026-11-27T13:00:00+01:00"
+        guard let millis = Timestamp.unixMillis(parsingISO8601: text) else {
+            throw Problem(description: "\"\(text)\" is not an instant; expected \(expected)")
+        }
+        guard Timestamp.inputRange.contains(Double(millis)) else {
+            throw Problem(description: "\"\(text)\" is out of range; expected \(expected)")
+        }
+        return millis
+    }
+
+    /// `--clock-start`: where a fresh run's virtual clock starts (`instant`), Unix ms.
+    public static let readClockStart: @Sendable (String) throws -> Int64 = { text in try instant(text) }
+
     /// `readStartAt` with the wall clock at `wallNow` (Unix ms).
     public static func startAt(_ text: String, wallNow: Int64) throws -> Int64 {
-        guard let millis = Timestamp.unixMillis(parsingISO8601: text), Timestamp.inputRange.contains(Double(millis))
-        else {
-            throw Problem(
-                description: "\"\(text)\" is not an instant; expected RFC 3339 with its zone, such as "
-                    + "2026-11-27T12:00:00Z or 2026-11-27T13:00:00+01:00")
-        }
+        let millis = try instant(text)
         guard millis - wallNow <= startAtMostAheadMillis else {
             throw Problem(
                 description: "\(text) is \(FleetDuration.text(millis: millis - wallNow)) ahead; expected an instant "

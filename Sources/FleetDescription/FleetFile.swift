@@ -26,6 +26,15 @@ public struct FleetFile: Sendable, Hashable {
     public var needsIngestURL: Bool {
         ingest == nil && groups.contains { $0.config.sync?.url.isEmpty == true }
     }
+    /// Where a group with `config` uploads: its sync block's URL; where that is empty, `given`
+    /// (`--ingest`) or else the file's `ingest`; where it repeats the file's `ingest`, `given`
+    /// over it. Nil for a group that does not upload; empty when no URL is known.
+    public func ingestURL(of config: BeekonConfig, given: String?) -> String? {
+        guard let url = config.sync?.url else { return nil }
+        if url.isEmpty { return given ?? ingest ?? "" }
+        if let given, ingest != nil, url == ingest { return given }
+        return url
+    }
     /// The device groups, in file order.
     public var groups: [DeviceGroup]
     /// The fault timeline, in file order.

@@ -284,6 +284,9 @@ package struct FleetLoop {
                 throw RunError(description: "virtual duration \(error)")
             }
         }
+        if let start = options.clockStart, !Timestamp.inputRange.contains(Double(start)) {
+            throw RunError(description: "clock start \(start) ms is out of range; expected \(Timestamp.inputRange)")
+        }
         let setting = options.warp ?? fleet.clock.warp
         startsAtMaxWarp = setting == .max
         let choice = options.timing ?? fleet.clock.timing
@@ -390,7 +393,8 @@ package struct FleetLoop {
         let known = earlier.stores
         let newestStored = earlier.newest
         runStart = RunStart.resolve(
-            configured: fleet.clock.start, wallNow: wallNow, earlierRun: resumesEarlierRun, record: previousClock,
+            configured: options.clockStart ?? fleet.clock.start, wallNow: wallNow, earlierRun: resumesEarlierRun,
+            record: previousClock,
             newestStored: newestStored)
         startMillis = runStart.millis
         metrics.virtualNow = startMillis
@@ -769,13 +773,7 @@ package struct FleetLoop {
     /// The group's config with the run's ingest filled in where the file left the URL open.
     func resolvedConfig(_ config: BeekonConfig) -> BeekonConfig {
         var resolved = config
-        if let sync = resolved.sync, sync.url.isEmpty {
-            resolved.sync?.url = options.ingest ?? fleet.ingest ?? ""
-        } else if let ingest = options.ingest, resolved.sync != nil, fleet.ingest != nil,
-            resolved.sync?.url == fleet.ingest
-        {
-            resolved.sync?.url = ingest
-        }
+        if let url = fleet.ingestURL(of: config, given: options.ingest) { resolved.sync?.url = url }
         return resolved
     }
 

@@ -47,6 +47,10 @@ public struct RunOptions: Sendable {
     /// virtual clock at this instant too, the same on every shard. Nil starts once the stores are
     /// ready.
     public var startAt: Int64?
+    /// `run --clock-start`: the virtual instant (Unix ms) a run on a fresh data folder starts
+    /// at, over the fleet file's `clock.start`, so a `clock.start: now` fleet replays exactly. A
+    /// resumed run continues its folder's clock instead, as it does over `clock.start`.
+    public var clockStart: Int64?
     /// How many loops the run's devices are split over, each on a thread of its own with a
     /// shard of the fleet (`--loops`): 1 to `loopsRange`'s most.
     public var loops = 1

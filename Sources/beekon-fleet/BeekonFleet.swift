@@ -46,7 +46,9 @@ struct Run: LoggingCommand {
             shipped routes). Without an ingest URL (--ingest, or `ingest:` in the fleet file), \
             starts the reference ingest receiver in-process on 127.0.0.1 and says where. Device \
             stores live under --data, so a second run on the same folder resumes the same \
-            devices (install ids, sessions, tokens, pending fixes). Ctrl-C stops cleanly. \
+            devices (install ids, sessions, tokens, pending fixes), as long as it is a run of the same \
+            fleet (name and groups) uploading to the same ingest: otherwise it is refused, and --resume \
+            goes on anyway or --fresh discards the earlier run. Ctrl-C stops cleanly. \
             --for (or `duration:` in the fleet file) ends the run after that much virtual time; \
             --duration after that much wall-clock time; given both, the first reached ends it.
             """)
@@ -141,6 +143,33 @@ struct Run: LoggingCommand {
     var startAt: Int64?
 
     @Option(
+        name: .customLong("clock-start"),
+        help: ArgumentHelp(
+            """
+            Start the virtual clock at this instant (RFC 3339, such as 2026-06-01T08:00:00Z; 1970 to \
+            9999), over the fleet file's `clock.start`, so a run replays exactly (the run's last lines \
+            say how). Only on a fresh data folder: one holding an earlier run resumes its clock, so it \
+            is refused there (--fresh starts anew).
+            """,
+            valueName: "instant"),
+        transform: ShardFlag.readClockStart)
+    var clockStart: Int64?
+
+    @Flag(
+        help: """
+            Resume the data folder's earlier run even when it was of another fleet or uploaded to \
+            another ingest: its devices' pending fixes go to this run's.
+            """)
+    var resume = false
+
+    @Flag(
+        help: """
+            Discard the data folder's earlier run (its devices, stores, pending fixes, clock, and the \
+            in-process receiver's database) and start anew.
+            """)
+    var fresh = false
+
+    @Option(
         name: .customLong("threshold"),
         help: ArgumentHelp(
             "A criterion the run must meet, as k6's thresholds: `upload.latency.p99 < 500ms`, "
@@ -217,6 +246,10 @@ struct Run: LoggingCommand {
     func validate() throws {
         if deterministic, let timing, timing != .modelled {
             throw ValidationError("--deterministic is --timing modelled; it contradicts --timing \(timing.rawValue)")
+        }
+        if resume && fresh {
+            throw ValidationError(
+                "--resume goes on with the data folder's earlier run and --fresh discards it; give one of them")
         }
     }
 
@@ -298,6 +331,12 @@ struct Run: LoggingCommand {
                 "limit": "\(openFiles)", "needed": "\(budget.needed)",
                 "openStores": "\(budget.openStores(limit: openFiles))",
             ])
+        // The data folder's earlier run: resumed when it is this run's, else refused (or, as told,
+        // resumed anyway or discarded), before anything is created.
+        let identity = RunIdentity(fleet: fleet, ingest: ingest, inProcessReceiver: embedded)
+        let earlier = try EarlierRunCheck.decide(
+            data: data, identity: identity, fleet: fleet, clockStart: clockStart, resume: resume, fresh: fresh)
+        for line in earlier.lines { print("beekon-fleet: " + line) }
         // Then what creates files (the receiver's database) and binds ports; a start that fails
         // here removes what it created, and nothing that was there before.
         let footprint = StartFootprint(dataDirectory: data)
@@ -325,10 +364,16 @@ struct Run: LoggingCommand {
             options.loops = loops
             options.shard = shard
             options.startAt = startAt
+            options.clockStart = clockStart
             do {
                 runtime = try FleetRuntime(fleet: fleet, options: options, logger: logger)
             } catch {
                 throw CommandFailure("\(error)")
+            }
+            do {
+                try DataFolder.record(identity, in: data)
+            } catch {
+                throw CommandFailure("cannot write \(data)/\(RunIdentity.fileName): \(error.localizedDescription)")
             }
             adminServer = try RunAdmin.start(
                 admin, token: adminToken, allowedHosts: adminAllowedHost, runtime: runtime, logger: logger)
@@ -398,14 +443,13 @@ struct Run: LoggingCommand {
                     + "and has abortOnFail (exit 99)"
             )
         }
-        print(
-            "beekon-fleet: sent \(sent.count) requests, digest \(sent.text)"
-                + (!runtime.startsModelled
-                    ? ""
-                    : fleet.clock.start == nil
-                        ? " (the run started at the wall clock's now: "
-                            + "give the fleet file a clock.start to reproduce it)"
-                        : " (the same fleet file, seed and answers give the same digest)"))
+        print("beekon-fleet: sent \(sent.count) requests, digest \(sent.text)")
+        let replay = ReplayLine.Run(
+            fleetPath: path, seed: seed ?? fleet.seed, virtualStart: snapshot.startedAt, warp: warp ?? fleet.clock.warp,
+            modelled: runtime.startsModelled, virtualDurationMillis: virtualDuration, devices: self.devices,
+            ingest: ingest, shard: shard, reachedItsEnd: { if case .virtualTimeLimit = end { true } else { false } }(),
+            resumed: earlier.resumes ? data : nil)
+        print("beekon-fleet: " + ReplayLine.text(replay))
         print("beekon-fleet: done. \(ProgressLine.ending(end)) " + ProgressLine.text(runtime.metrics))
         if let stats {
             print(

@@ -74,8 +74,8 @@ struct FleetCrashTests {
         }
         #expect(sent.isSubset(of: stored), "\(sent.subtracting(stored).count) fixes were lost")
 
-        // Resumed against a healthy server: what the killed run left pending is carried over and
-        // delivered, and the run accounts for every fix.
+        // Resumed against a healthy server (another ingest URL: so `--resume`): what the killed run
+        // left pending is carried over and delivered, and the run accounts for every fix.
         let healthy = try workspace.receiver()
         defer { healthy.stop() }
         let report = workspace.folder.appendingPathComponent("run.json").path
@@ -84,6 +84,7 @@ struct FleetCrashTests {
             [
                 "run", fleetPath, "--data", workspace.data, "--ingest", healthy.url, "--admin", "off", "--warp", "max",
                 "--for", "30m", "--report", report, "--threshold", "fixes.lost == 0", "--loops", "\(resumedLoops)",
+                "--resume",
             ])
         #expect(resumed.status == 0, "\(resumed.output)\(resumed.errors)")
         let json = try #require(

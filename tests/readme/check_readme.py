@@ -77,7 +77,8 @@ RULES = [
     Rule("swift test", "covered", ".ci/run runs it word for word"),
     Rule("swift run -c release beekon-fleet run", "serve", ready=answers("http://127.0.0.1:8080/healthz"),
          says="beekon-fleet: done.", seconds=120),
-    Rule("swift run -c release beekon-fleet run fleets/demo.yaml --ingest http://127.0.0.1:9000/ingest", "serve",
+    Rule("swift run -c release beekon-fleet run fleets/demo.yaml --ingest http://127.0.0.1:9000/ingest "
+         "--data .beekon-own-server", "serve",
          ready=stored_batches("http://127.0.0.1:9000/stats"), says="beekon-fleet: done.", needs=["receiver:9000"],
          seconds=180),
     Rule("swift run -c release beekon-fleet receive --listen 127.0.0.1:8081 --mix 503:10", "serve",
