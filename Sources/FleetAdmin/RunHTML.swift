@@ -58,8 +58,9 @@ package enum RunHTML {
                     + "\"p99\":\(optional(row.ageAtAcknowledgement.percentile(0.99).map { $0 / 1000 }))}}")
         }
         let bands = metrics.timeline.map { fault in
-            "{\"from\":\(fault.startedAt),\"to\":\(fault.endsAt.map(String.init) ?? "null"),"
-                + "\"label\":\(json("\(fault.action.rawValue) (\(fault.applied)\(fault.source == .api ? ", API" : ""))"))}"
+            let from = fault.source == .api ? ", API" : ""
+            return "{\"from\":\(fault.startedAt),\"to\":\(fault.endsAt.map(String.init) ?? "null"),"
+                + "\"label\":\(json("\(fault.action.rawValue) (\(fault.applied)\(from))"))}"
         }
         let data =
             "{\"uploads\":[\(uploads.joined(separator: ","))],\"latency\":[\(latency.joined(separator: ","))],"

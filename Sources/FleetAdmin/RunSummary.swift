@@ -30,7 +30,8 @@ package enum RunSummary {
         for fault in report.faults {
             let until = fault.endsAt.map { " until \(Timestamp.text(unixMillis: $0.unixMillis))" } ?? ""
             lines.append(
-                "  fault \(String(repeating: ".", count: 13)) \(fault.fault) (\(Self.named(fault.action, fault.source))) at "
+                "  fault \(String(repeating: ".", count: 13)) \(fault.fault) "
+                    + "(\(Self.named(fault.action, fault.source))) at "
                     + "\(Timestamp.text(unixMillis: fault.startedAt.unixMillis))\(until), "
                     + "on \(count(fault.applied)) devices"
             )
