@@ -162,6 +162,27 @@ struct FaultSourceTests {
     }
 
     @Test(
+        "shards that each took an API fault merge it as one, its devices and backlogs added up, as a timeline fault's")
+    func shardsMergeOneFault() {
+        var parts = [FleetMetrics(), FleetMetrics()]
+        for (part, applied) in [(0, 2), (1, 1)] {
+            parts[part].timeline = [
+                TimelineFault(
+                    fault: 3, source: .api, action: .networkOffline, startedAt: 10, endsAt: 20, applied: applied)
+            ]
+            parts[part].drains = [
+                FaultDrain(
+                    fault: 3, source: .api, action: .networkOffline, startedAt: 10, endedAt: 20,
+                    pendingBefore: applied, pendingAtEnd: 10 * applied, drainMillis: nil)
+            ]
+        }
+        let whole = FleetMetrics.merged(parts)
+        #expect(whole.timeline.map { [$0.fault, $0.applied] } == [[3, 3]])
+        #expect(whole.drains.map { [$0.fault, $0.pendingBefore, $0.pendingAtEnd] } == [[3, 3, 30]])
+        #expect(whole.timeline.first?.source == .api && whole.drains.first?.source == .api)
+    }
+
+    @Test(
         "a selector covers another when every device the other picks is one it picks, whatever the devices are",
         arguments: [
             (FaultSelector.all, FaultSelector.fraction(0.2, seed: nil), true),
