@@ -92,8 +92,9 @@ $("#fault-form").addEventListener("submit", async e => {
     showError(err, `Applying ${faSel.value}`);
   }
 });
-// The fleet file's timeline: what is done, on (with the virtual time left) and to come; an active
-// fault with an opposite can be ended now (DELETE /api/v1/faults/{fault}).
+// The faults: the fleet file's timeline (done, on with the virtual time left, to come), then those
+// applied through the API or this page (an action that begins a fault: source "api"); an active
+// fault with an opposite can be ended now (DELETE /api/v1/faults/{fault}), whichever its source.
 let timelineShown = 0;
 export async function loadTimeline() {
   let body;
@@ -105,18 +106,21 @@ function renderTimeline(faults) {
   const rows = faults.map(f => {
     let state = f.phase;
     if (f.phase === "active" && f.endsAt && now != null) state += ` · ${ms((Date.parse(f.endsAt) - now) / 1000)} s left`;
-    if (f.endedEarlyAt) state += " · ended early";
+    if (f.endedEarlyAt) state += f.source === "api" ? " · ended" : " · ended early";
     const end = f.endable
       ? el("button", { type: "button", class: "small", text: "End now", "data-fault": f.fault })
       : "";
     const tr = el("tr", { "data-fault": f.fault, "data-phase": f.phase },
-      el("td", { class: "num", text: f.fault }), el("td", { text: longTime(f.startsAt) }),
+      el("td", { class: "num", text: f.fault }),
+      el("td", { text: f.source === "api" ? "API" : `file, line ${f.line}` }), el("td", { text: longTime(f.startsAt) }),
       el("td", {}, el("strong", { text: f.action })), el("td", { text: f.selector }),
       el("td", {}, el("span", { class: `badge phase-${f.phase}`, text: state })),
       el("td", { class: "num", text: f.applied == null ? "–" : num(f.applied) }), el("td", {}, end));
     return tr;
   });
-  if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: 7, class: "muted", text: "The fleet file has no faults." })));
+  if (!rows.length) {
+    rows.push(el("tr", {}, el("td", { colspan: 8, class: "muted", text: "No faults: the fleet file has none, and none was applied." })));
+  }
   $("#fault-timeline tbody").replaceChildren(...rows);
   timelineShown = Date.now();
 }

@@ -11,12 +11,12 @@ const chartStates = new TimeChart($("#chart-states"), { unit: "devices", summary
 const chartPending = new TimeChart($("#chart-pending"), { unit: "fixes", summary: $("#sum-pending"), integer: true });
 function withZeros(chart, values) { const o = {}; for (const k of chart.keys) o[k] = 0; return Object.assign(o, values); }
 function drawCharts() { for (const c of [chartUploads, chartLatency, chartStates, chartPending]) c.draw(); }
-// The fleet file's faults as bands on the charts: from when the page first saw one on until it
-// saw it off (the charts' time is the page's clock).
+// The faults on (the fleet file's and the API's) as bands on the charts: from when the page first
+// saw one on until it saw it off (the charts' time is the page's clock).
 const bands = [];
 let openBands = new Map();
 function followFaults(active, t) {
-  const now = new Map((active || []).map(a => [a.fault, a.action]));
+  const now = new Map((active || []).map(a => [a.fault, a.source === "api" ? `${a.action} (API)` : a.action]));
   for (const [fault, band] of openBands) if (!now.has(fault)) { band.to = t; openBands.delete(fault); }
   for (const [fault, action] of now) {
     if (!openBands.has(fault)) { const band = { from: t, to: null, label: action }; bands.push(band); openBands.set(fault, band); }

@@ -124,9 +124,16 @@ struct FleetSummaryBody: APIBody {
 
     struct ActiveFault: APIBody {
         var fault: Int
+        var source: ActionSource
         var action: String
 
-        static let example = ActiveFault(fault: 0, action: "")
+        static let example = ActiveFault(fault: 0, source: .timeline, action: "")
+        static let notes = [
+            "fault": APINote(
+                "Its number: its place in the fleet file's `faults:` (from 0), or, for one the API began, after "
+                    + "them (`DELETE /api/v1/faults/{fault}` ends either)."),
+            "source": APINote("Where it came from: the fleet file's `timeline`, or the `api` (REST or the page)."),
+        ]
     }
 
     /// How the fleet's `getCurrentLocation` calls were answered this run.
@@ -234,7 +241,7 @@ struct FleetSummaryBody: APIBody {
         devices = metrics.devices
         targetDevices = snapshot.targetDevices
         activeFaults = snapshot.timeline.filter { $0.phase == .active }.map {
-            ActiveFault(fault: $0.fault, action: $0.action.rawValue)
+            ActiveFault(fault: $0.fault, source: $0.source, action: $0.action.rawValue)
         }
         byState = APIMap(sorting: metrics.devicesByState)
         self.byPlatform = APIMap(sorting: byPlatform)
@@ -257,7 +264,7 @@ struct FleetSummaryBody: APIBody {
     static let component: String? = "FleetSummary"
     static let notes = [
         "activeFaults": APINote(
-            "The fleet file's faults on now, by their place in `faults:` (see `GET /api/v1/faults`)."),
+            "The faults on now, the fleet file's and those the API began, by number (see `GET /api/v1/faults`)."),
         "targetDevices": APINote(
             "The running devices the fleet file's `stages:` or `PATCH /api/v1/fleet`'s `devices` want now; null when "
                 + "neither set one. `devices` counts every listed device, stopped ones standing by included."),
@@ -992,11 +999,13 @@ struct UploadsEventBody: APIBody {
 }
 
 extension TimelineFaultView.Phase: APIEnum, Encodable {}
+extension ActionSource: APIEnum {}
 
-/// One fault of the fleet file's timeline, as the run stands.
+/// One fault as the run stands: the fleet file's timeline, or one the API began.
 struct TimelineFaultBody: APIBody {
     var fault: Int
-    var line: Int
+    var source: ActionSource
+    var line: Int?
     var action: String
     var selector: String
     var startsAt: APITime
@@ -1008,6 +1017,7 @@ struct TimelineFaultBody: APIBody {
 
     init(_ view: TimelineFaultView) {
         fault = view.fault
+        source = view.source
         line = view.line
         action = view.action.rawValue
         selector = view.selector
@@ -1021,16 +1031,22 @@ struct TimelineFaultBody: APIBody {
 
     static let example = TimelineFaultBody(
         TimelineFaultView(
-            fault: 0, line: 1, action: .networkOffline, selector: "all", startsAt: 0, endsAt: nil, phase: .upcoming,
-            applied: nil, endable: false, endedEarlyAt: nil))
+            fault: 0, source: .timeline, line: 1, action: .networkOffline, selector: "all", startsAt: 0, endsAt: nil,
+            phase: .upcoming, applied: nil, endable: false, endedEarlyAt: nil))
     static let notes = [
-        "fault": APINote("Its place in the fleet file's `faults:`, from 0: `DELETE /api/v1/faults/{fault}` ends it."),
-        "line": APINote("Its line in the fleet file."),
+        "fault": APINote(
+            "Its number: its place in the fleet file's `faults:` (from 0), or, for one the API began, after them; "
+                + "`DELETE /api/v1/faults/{fault}` ends it."),
+        "source": APINote(
+            "Where it came from: the fleet file's `timeline`, or the `api` (an action that begins a fault, applied "
+                + "through REST or the page; its opposite action through the API, or `DELETE`, ends it)."),
+        "line": APINote("Its line in the fleet file; null for the API's."),
         "selector": APINote("Which devices, as the fleet file writes it."),
-        "endsAt": APINote("When its `for` ends it (or when it was ended early); null without one."),
+        "endsAt": APINote("When its `for` ends it, or when the API ended it; null without either."),
         "applied": APINote("Devices it was applied to; null until it starts."),
         "endable": APINote("Whether `DELETE /api/v1/faults/{fault}` can end it now: on, with an opposite action."),
-        "endedEarlyAt": APINote("When the API ended it early; null otherwise."),
+        "endedEarlyAt": APINote(
+            "When the API ended it (`DELETE /api/v1/faults/{fault}`, or its opposite action); null otherwise."),
     ]
 }
 
@@ -1044,5 +1060,6 @@ struct FaultsBody: APIBody {
 
     static let example = FaultsBody(FleetSnapshot())
     static let component: String? = "Faults"
-    static let summary: String? = "The fleet file's fault timeline: upcoming, active (with its end) and done."
+    static let summary: String? =
+        "The faults: the fleet file's timeline (upcoming, active with its end, done), then those the API began."
 }

@@ -184,16 +184,17 @@ final class AdminRouter: Sendable {
         json(200, StatsBody(runtime.snapshot))
     }
 
-    /// `GET /api/v1/faults`: the fleet file's fault timeline as the run stands.
+    /// `GET /api/v1/faults`: the fleet file's fault timeline and the API's faults as the run stands.
     private func faults(_ call: AdminRoute.Call) -> Disposition {
         json(200, FaultsBody(runtime.snapshot))
     }
 
-    /// `{fault}`: a place in the fleet file's `faults:`, from 0.
-    static let faultIndexRange = NumberRange.integer(0...100_000, unit: "")
+    /// `{fault}`: a fault's number: a place in the fleet file's `faults:`, from 0, or after them
+    /// for one the API began (numbered by the admin action that began it).
+    static let faultIndexRange = NumberRange.integer(0...2_000_000_000, unit: "")
 
-    /// `DELETE /api/v1/faults/{fault}`: ends an active timeline fault now, as its `for` would;
-    /// answers the timeline then.
+    /// `DELETE /api/v1/faults/{fault}`: ends an active fault now, the timeline's or the API's, as
+    /// a `for` would; answers the faults then.
     private func endFault(_ call: AdminRoute.Call) throws(APIError) -> Disposition {
         let text = call.parameters["fault"] ?? ""
         let index: Int

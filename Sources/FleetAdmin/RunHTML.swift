@@ -58,8 +58,9 @@ package enum RunHTML {
                     + "\"p99\":\(optional(row.ageAtAcknowledgement.percentile(0.99).map { $0 / 1000 }))}}")
         }
         let bands = metrics.timeline.map { fault in
-            "{\"from\":\(fault.startedAt),\"to\":\(fault.endsAt.map(String.init) ?? "null"),"
-                + "\"label\":\(json("\(fault.action.rawValue) (\(fault.applied))"))}"
+            let from = fault.source == .api ? ", API" : ""
+            return "{\"from\":\(fault.startedAt),\"to\":\(fault.endsAt.map(String.init) ?? "null"),"
+                + "\"label\":\(json("\(fault.action.rawValue) (\(fault.applied)\(from))"))}"
         }
         let data =
             "{\"uploads\":[\(uploads.joined(separator: ","))],\"latency\":[\(latency.joined(separator: ","))],"
@@ -100,7 +101,8 @@ package enum RunHTML {
         ] {
             body += "<figure><figcaption>\(title)</figcaption><canvas id=\"\(id)\"></canvas></figure>\n"
         }
-        body += "<p class=\"muted\">Rows of \(number(width)) virtual s; faults of the timeline shaded.</p>\n"
+        body +=
+            "<p class=\"muted\">Rows of \(number(width)) virtual s; faults shaded (the timeline's and the API's).</p>\n"
 
         let script = chartsScript + "\n" + drawScript
         return """

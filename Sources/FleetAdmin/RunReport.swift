@@ -190,6 +190,7 @@ package struct RunReportBody: APIBody {
 
     struct Drain: APIBody {
         var fault: Int
+        var source: ActionSource
         var action: String
         var startedAt: APITime
         var endedAt: APITime
@@ -198,7 +199,7 @@ package struct RunReportBody: APIBody {
         var drainMs: Int64?
 
         enum CodingKeys: String, CodingKey {
-            case fault, action
+            case fault, source, action
             case startedAt = "started_at"
             case endedAt = "ended_at"
             case pendingBefore = "pending_before"
@@ -208,6 +209,7 @@ package struct RunReportBody: APIBody {
 
         init(_ drain: FaultDrain) {
             fault = drain.fault
+            source = drain.source
             action = drain.action.rawValue
             startedAt = APITime(drain.startedAt)
             endedAt = APITime(drain.endedAt)
@@ -218,26 +220,28 @@ package struct RunReportBody: APIBody {
 
         static let example = Drain(
             FaultDrain(
-                fault: 0, action: .networkOffline, startedAt: 0, endedAt: 0, pendingBefore: 0, pendingAtEnd: 0,
-                drainMillis: nil))
+                fault: 0, source: .timeline, action: .networkOffline, startedAt: 0, endedAt: 0, pendingBefore: 0,
+                pendingAtEnd: 0, drainMillis: nil))
         static let notes = [
-            "fault": APINote("Its place in the fleet file's `faults:` (from 0)."),
+            "fault": APINote("The fault's number, as `faults` gives it."),
+            "source": APINote("Where the fault came from: the fleet file's `timeline`, or the `api`."),
             "drain_ms": APINote(
                 "Virtual ms from the fault's end until as few fixes were pending as when it began; null while "
                     + "still draining."),
         ]
     }
 
-    /// A fault of the timeline as it ran.
+    /// A fault as it ran, the fleet file's or the API's.
     struct FaultRun: APIBody {
         var fault: Int
+        var source: ActionSource
         var action: String
         var startedAt: APITime
         var endsAt: APITime?
         var applied: Int
 
         enum CodingKeys: String, CodingKey {
-            case fault, action
+            case fault, source, action
             case startedAt = "started_at"
             case endsAt = "ends_at"
             case applied
@@ -245,6 +249,7 @@ package struct RunReportBody: APIBody {
 
         init(_ fault: TimelineFault) {
             self.fault = fault.fault
+            source = fault.source
             action = fault.action.rawValue
             startedAt = APITime(fault.startedAt)
             endsAt = APITime(optional: fault.endsAt)
@@ -252,9 +257,14 @@ package struct RunReportBody: APIBody {
         }
 
         static let example = FaultRun(
-            TimelineFault(fault: 0, action: .networkOffline, startedAt: 0, endsAt: nil, applied: 0))
+            TimelineFault(fault: 0, source: .timeline, action: .networkOffline, startedAt: 0, endsAt: nil, applied: 0))
         static let notes = [
-            "ends_at": APINote("When its `for` was to end it; null without one."),
+            "fault": APINote(
+                "Its number: its place in the fleet file's `faults:` (from 0), or, for one the API began, after them."),
+            "source": APINote("Where it came from: the fleet file's `timeline`, or the `api` (REST or the page)."),
+            "ends_at": APINote(
+                "When its `for` ended it, or the API did (its opposite action, or `DELETE /api/v1/faults/{fault}`); "
+                    + "null without either."),
             "applied": APINote("Devices it was applied to."),
         ]
     }
@@ -453,8 +463,12 @@ package struct RunReportBody: APIBody {
         "aborted_by": APINote("The threshold with `abortOnFail` that stopped the run; null when none did."),
         "digest": APINote("The digest of every request the devices sent (see `run`'s output)."),
         "lost_by_cause": APINote("This run's lost fixes by the store error's cause."),
-        "faults": APINote("The fleet file's faults as they ran, in the order they began."),
-        "drains": APINote("How long the backlog took to drain after each fault of the timeline that ended."),
+        "faults": APINote(
+            "The faults as they ran, in the order they began: the fleet file's, and those the API began (REST or "
+                + "the page), listed and timed alike."),
+        "drains": APINote(
+            "How long the backlog took to drain after each fault that ended (the timeline's or the API's), in the "
+                + "order they ended."),
         "thresholds_count": APINote(
             "Whether a failed threshold fails the run: true when thresholds were given (or with `--strict`); false "
                 + "for the defaults, which are only reported."),

@@ -30,7 +30,8 @@ package enum RunSummary {
         for fault in report.faults {
             let until = fault.endsAt.map { " until \(Timestamp.text(unixMillis: $0.unixMillis))" } ?? ""
             lines.append(
-                "  fault \(String(repeating: ".", count: 13)) \(fault.fault) (\(fault.action)) at "
+                "  fault \(String(repeating: ".", count: 13)) \(fault.fault) "
+                    + "(\(Self.named(fault.action, fault.source))) at "
                     + "\(Timestamp.text(unixMillis: fault.startedAt.unixMillis))\(until), "
                     + "on \(count(fault.applied)) devices"
             )
@@ -38,7 +39,8 @@ package enum RunSummary {
         for drain in report.drains {
             let took = drain.drainMs.map { "drained in \(duration(Double($0)))" } ?? "still draining"
             lines.append(
-                "  drain \(String(repeating: ".", count: 13)) fault \(drain.fault) (\(drain.action)) ended "
+                "  drain \(String(repeating: ".", count: 13)) fault \(drain.fault) "
+                    + "(\(Self.named(drain.action, drain.source))) ended "
                     + "\(Timestamp.text(unixMillis: drain.endedAt.unixMillis)): \(took) "
                     + "(\(count(drain.pendingAtEnd)) pending at its end, \(count(drain.pendingBefore)) before it)")
         }
@@ -136,4 +138,9 @@ package enum RunSummary {
     }
 
     private static func count(_ value: Int) -> String { StoreErrorLog.grouped(value) }
+
+    /// A fault's action, and where it came from when the API began it.
+    private static func named(_ action: String, _ source: ActionSource) -> String {
+        source == .api ? "\(action), from the API" : action
+    }
 }

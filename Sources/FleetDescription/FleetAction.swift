@@ -457,4 +457,14 @@ extension FleetAction {
     /// The action that ends this one when a timeline fault's `for` runs out; nil for those
     /// that end by themselves (`osError` recovers, `kill` and `reboot` relaunch, `gpsJump` lapses).
     public var undoing: FleetAction? { name.details.ending.undoing }
+
+    /// Whether applying it begins a fault, which the timeline and the admin API list, time and
+    /// drain alike: it lasts (a `for` ends it, see `ActionDescription.Ending`) and is not itself
+    /// the opposite that ends one (`latency` 0, `timeouts` 0). Recoveries (`networkOnline`,
+    /// `grantPermission`, …) and controls (`sync`, `configure`, …) do not.
+    public var beginsFault: Bool { name.details.lasts && undoing != self }
+
+    /// A fault its opposite action ends (`networkOffline`, `latency` 500, …): on until its `for`
+    /// or the API ends it, and the backlog's drain measured from that end.
+    public var endsByOpposite: Bool { beginsFault && undoing != nil }
 }

@@ -182,8 +182,16 @@ public struct FaultEntry: Sendable, Hashable {
     public var selector: FaultSelector
     /// What happens to them, with its parameters.
     public var action: FleetAction
-    /// The line in the fleet file, for reports.
+    /// The line in the fleet file, for reports (0 for a fault the admin API began).
     public var line: Int
+
+    package init(atMillis: Int64, forMillis: Int64?, selector: FaultSelector, action: FleetAction, line: Int) {
+        self.atMillis = atMillis
+        self.forMillis = forMillis
+        self.selector = selector
+        self.action = action
+        self.line = line
+    }
 }
 
 /// Which devices a fault or an admin action applies to.

@@ -60,11 +60,12 @@ public struct FixAccount: Sendable, Hashable, Codable {
     }
 }
 
-/// How long the backlog took to drain after a fault of the timeline ended: until as few fixes
-/// were pending as when the fault began.
+/// How long the backlog took to drain after a fault ended (the timeline's or the API's, measured
+/// alike): until as few fixes were pending as when the fault began.
 public struct FaultDrain: Sendable, Hashable, Codable {
-    /// The fault's place in the fleet file's timeline, and its action's name.
+    /// The fault's number (see `TimelineFault.fault`), where it came from, and its action's name.
     public var fault: Int
+    public var source: ActionSource
     public var action: FleetAction.Name
     /// When the fault began and ended, virtual Unix ms.
     public var startedAt: Int64
@@ -76,10 +77,11 @@ public struct FaultDrain: Sendable, Hashable, Codable {
     public var drainMillis: Int64?
 
     package init(
-        fault: Int, action: FleetAction.Name, startedAt: Int64, endedAt: Int64, pendingBefore: Int, pendingAtEnd: Int,
-        drainMillis: Int64?
+        fault: Int, source: ActionSource, action: FleetAction.Name, startedAt: Int64, endedAt: Int64,
+        pendingBefore: Int, pendingAtEnd: Int, drainMillis: Int64?
     ) {
         self.fault = fault
+        self.source = source
         self.action = action
         self.startedAt = startedAt
         self.endedAt = endedAt
@@ -89,21 +91,27 @@ public struct FaultDrain: Sendable, Hashable, Codable {
     }
 }
 
-/// A fault of the fleet file's timeline as it ran: when it began, how many devices it took, and
-/// when it ended (nil while on, or for an action with no end, such as `kill` without `for`).
+/// A fault as it ran, from the fleet file's timeline or the admin API: when it began, how many
+/// devices it took, and when it ended (nil while on without a known end, or for an action with
+/// no end, such as `kill` without `for`).
 public struct TimelineFault: Sendable, Hashable, Codable {
-    /// Its place in the fleet file's `faults:`.
+    /// Its number: its place in the fleet file's `faults:` for the timeline's; after them, by the
+    /// admin action that began it, for the API's (the same on every shard, which all take it).
     public var fault: Int
+    public var source: ActionSource
     public var action: FleetAction.Name
     public var startedAt: Int64
-    /// When its `for` is over (it is undone, recovers or relaunches), known from its start; nil
-    /// without one.
+    /// When it ends: its `for` (it is undone, recovers or relaunches), known from its start, or
+    /// the instant the API ended it (`DELETE /api/v1/faults/{fault}`, or its opposite action).
     public var endsAt: Int64?
     /// Devices it was applied to.
     public var applied: Int
 
-    package init(fault: Int, action: FleetAction.Name, startedAt: Int64, endsAt: Int64?, applied: Int) {
+    package init(
+        fault: Int, source: ActionSource, action: FleetAction.Name, startedAt: Int64, endsAt: Int64?, applied: Int
+    ) {
         self.fault = fault
+        self.source = source
         self.action = action
         self.startedAt = startedAt
         self.endsAt = endsAt

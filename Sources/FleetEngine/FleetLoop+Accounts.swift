@@ -35,7 +35,16 @@ extension FleetLoop {
 
     /// The backlog changed by `change` at virtual instant `time` (for the drains).
     mutating func notePendingChange(_ change: Int, at time: Int64) {
-        guard measuresDrains, change != 0 else { return }
+        guard change != 0 else { return }
+        guard measuresDrains else {
+            // Only what changed at the latest instant, for a drain the API may begin there.
+            if time > latestPendingChange.at {
+                latestPendingChange = (time, change)
+            } else if time == latestPendingChange.at {
+                latestPendingChange.change += change
+            }
+            return
+        }
         if time < settledBefore {
             // Before the settled instant (a store first read late): counted at once.
             settledPending += change
@@ -88,24 +97,46 @@ extension FleetLoop {
         }
     }
 
-    /// A fault of the timeline with an end began: the backlog then is what its drain returns to.
-    mutating func noteFaultBegan(_ index: Int, at time: Int64) {
-        settleBacklog(before: time)
-        faultsUnderway[index] = (time, settledPending)
+    /// Starts measuring drains for a fault the API begins, when the timeline had none: at a
+    /// command's instant, which every device stands at (`readyForCommands`), the fleet's pending
+    /// fixes once the waiting rows are in are the backlog up to it, and none after it is noted.
+    mutating func measureDrains(at time: Int64) {
+        guard !measuresDrains else { return }
+        commitWaitingRows()
+        measuresDrains = true
+        // As a barrier of the timeline reads it: the backlog before the instant, its changes at
+        // the instant counted once settled.
+        let atInstant = latestPendingChange.at == time ? latestPendingChange.change : 0
+        settledPending = metrics.fixes.ledger.pending - atInstant
+        settledBefore = time
+        if atInstant != 0 {
+            unsettledPending = [(time, atInstant)]
+            earliestUnsettled = time
+        }
     }
 
-    /// A fault of the timeline ended: its drain is timed from here. The backlogs are as of the
-    /// instants themselves (`settleBacklog`), whatever devices ahead of them had done.
-    mutating func noteFaultEnded(_ index: Int, at time: Int64) {
-        guard let began = faultsUnderway.removeValue(forKey: index) else { return }
+    /// A fault its opposite ends began (the timeline's or the API's): the backlog then is what
+    /// its drain returns to.
+    mutating func noteFaultBegan(_ number: Int, at time: Int64) {
+        settleBacklog(before: time)
+        faultsUnderway[number] = (time, settledPending)
+    }
+
+    /// Such a fault ended (its `for`, or the API): its drain is timed from here, and the run's
+    /// timeline says when it ended. The backlogs are as of the instants themselves
+    /// (`settleBacklog`), whatever devices ahead of them had done.
+    mutating func noteFaultEnded(_ number: Int, at time: Int64) {
+        guard let began = faultsUnderway.removeValue(forKey: number), case (let fault, let source)? = faultEntry(number)
+        else { return }
         settleBacklog(before: time)
         let pending = settledPending
         metrics.drains.append(
             FaultDrain(
-                fault: index, action: fleet.faults[index].action.name, startedAt: began.at, endedAt: time,
+                fault: number, source: source, action: fault.action.name, startedAt: began.at, endedAt: time,
                 pendingBefore: began.pending, pendingAtEnd: pending,
                 drainMillis: pending <= began.pending ? 0 : nil))
         if pending > began.pending { openDrains += 1 }
+        if let ran = metrics.timeline.lastIndex(where: { $0.fault == number }) { metrics.timeline[ran].endsAt = time }
     }
 
     /// Ends the drains whose backlog is back to where it was before their fault.

@@ -133,15 +133,26 @@ extension FleetLoop {
             break
         }
         adminActions += 1
-        let picked = selected(selector, faultIndex: fleet.faults.count + Int(adminActions))
+        // Its number, after the timeline's: the fault it may begin, and its fraction's draws.
+        let number = fleet.faults.count + Int(adminActions)
+        let picked = selected(selector, faultIndex: number)
         let time = metrics.virtualNow
         for slot in picked {
             apply(action, forMillis: nil, to: slot, at: time)
         }
-        logAction(ActionRecord(action: action.name, applied: picked.count, at: time, source: .admin))
+        logAction(ActionRecord(action: action.name, applied: picked.count, at: time, source: .api))
         noteLasting(
             action, relaunchDelay: Self.relaunchDelay(forMillis: nil, action: action), on: selector,
             timelineFault: nil, at: time)
+        // A fault begun here is one as the timeline's are; an opposite ends those it covers.
+        if action.beginsFault {
+            let fault = FaultEntry(
+                atMillis: time - startMillis, forMillis: nil, selector: selector, action: action, line: 0)
+            apiFaults[number] = fault
+            faultBegan(number, fault, source: .api, applied: picked.count, at: time)
+        } else {
+            endFaults(undoneBy: action, on: selector, at: time)
+        }
         return picked.map { slots[$0].id }
     }
 

@@ -21,27 +21,59 @@ extension FleetLoop {
             apply(fault.action, forMillis: fault.forMillis, to: slot, at: time)
         }
         logAction(ActionRecord(action: fault.action.name, applied: picked.count, at: time, source: .timeline))
-        metrics.timeline.append(
-            TimelineFault(
-                fault: index, action: fault.action.name, startedAt: time,
-                endsAt: fault.forMillis.map { time + $0 }, applied: picked.count))
         noteLasting(
             fault.action, relaunchDelay: Self.relaunchDelay(forMillis: fault.forMillis, action: fault.action),
             on: fault.selector, timelineFault: index, at: time)
-        if let length = fault.forMillis, fault.action.undoing != nil {
-            timers.schedule((), key: .faultEnd(index), at: time + length)
-            noteFaultBegan(index, at: time)
-        }
+        faultBegan(index, fault, source: .timeline, applied: picked.count, at: time)
     }
 
-    mutating func endFault(_ index: Int, at time: Int64) {
-        let fault = fleet.faults[index]
-        guard let opposite = fault.action.undoing else { return }
-        for slot in selected(fault.selector, faultIndex: index) {
+    /// A fault began, from the timeline or the API: it joins the run's timeline and, when its
+    /// opposite ends it, it is underway (until its `for` or the API ends it) and its drain is
+    /// measured from its start. One path for both sources, so they are listed and drained alike.
+    mutating func faultBegan(_ number: Int, _ fault: FaultEntry, source: ActionSource, applied: Int, at time: Int64) {
+        metrics.timeline.append(
+            TimelineFault(
+                fault: number, source: source, action: fault.action.name, startedAt: time,
+                endsAt: fault.forMillis.map { time + $0 }, applied: applied))
+        guard fault.action.endsByOpposite else { return }
+        if let length = fault.forMillis {
+            timers.schedule((), key: .faultEnd(number), at: time + length)
+        }
+        measureDrains(at: time)
+        noteFaultBegan(number, at: time)
+    }
+
+    /// Fault `number` (see `TimelineFault.fault`) as a timeline entry writes it, and its source.
+    func faultEntry(_ number: Int) -> (entry: FaultEntry, source: ActionSource)? {
+        if fleet.faults.indices.contains(number) { return (fleet.faults[number], .timeline) }
+        return apiFaults[number].map { ($0, .api) }
+    }
+
+    /// A fault's `for` is over, or the API ends it: its opposite runs on the devices it picks.
+    mutating func endFault(_ number: Int, at time: Int64) {
+        guard case (let fault, let source)? = faultEntry(number), let opposite = fault.action.undoing else { return }
+        for slot in selected(fault.selector, faultIndex: number) {
             apply(opposite, forMillis: nil, to: slot, at: time)
         }
-        noteLasting(opposite, relaunchDelay: nil, on: fault.selector, timelineFault: index, at: time)
-        noteFaultEnded(index, at: time)
+        // (The API's fractions are not replayed on later devices: see `act`.)
+        noteLasting(
+            opposite, relaunchDelay: nil, on: fault.selector, timelineFault: source == .timeline ? number : nil,
+            at: time)
+        noteFaultEnded(number, at: time)
+    }
+
+    /// An action applied through the API that undoes faults underway ends each whose devices it
+    /// reached, all of them: those its selector covers (`FaultSelector.covers`, decided on the
+    /// selectors alone, so every shard ends the same faults). Its devices were just given it.
+    mutating func endFaults(undoneBy action: FleetAction, on selector: FaultSelector, at time: Int64) {
+        for number in faultsUnderway.keys.sorted() {
+            guard let fault = faultEntry(number)?.entry, fault.action.undoing == action,
+                selector.covers(fault.selector)
+            else { continue }
+            timers.cancel(.faultEnd(number))
+            endedEarly[number] = time
+            noteFaultEnded(number, at: time)
+        }
     }
 
     /// One action on one device: the world changes (permission, network, process) or an SDK
@@ -109,35 +141,39 @@ extension FleetLoop {
     }
 }
 
-/// A fault of the fleet file's timeline as the run stands: upcoming, on, or over.
+/// A fault as the run stands, the fleet file's (upcoming, on, or over) or one the API began.
 public struct TimelineFaultView: Sendable, Hashable {
     public enum Phase: String, Sendable, Hashable, CaseIterable {
         case upcoming, active, done
     }
 
-    /// Its place in the fleet file's `faults:` (from 0), and its line there.
+    /// Its number (see `TimelineFault.fault`), where it came from, and its line in the fleet file
+    /// (nil for the API's).
     public var fault: Int
-    public var line: Int
+    public var source: ActionSource
+    public var line: Int?
     public var action: FleetAction.Name
     /// Which devices, as the fleet file says (`all`, `group: walkers`, `fraction: 0.2`, …).
     public var selector: String
-    /// When it starts, and when its `for` ends it (nil without one), virtual Unix ms.
+    /// When it starts, and when it ends (its `for`, or the API's end; nil without either),
+    /// virtual Unix ms.
     public var startsAt: Int64
     public var endsAt: Int64?
     public var phase: Phase
     /// Devices it was applied to (nil until it starts).
     public var applied: Int?
-    /// Whether it can be ended now (`DELETE /api/v1/faults/{fault}`): on, with an opposite action
-    /// its `for` would run.
+    /// Whether it can be ended now (`DELETE /api/v1/faults/{fault}`): on, with an opposite action.
     public var endable: Bool
-    /// When it was ended early through the API, virtual Unix ms.
+    /// When the API ended it (`DELETE /api/v1/faults/{fault}`, or its opposite action), virtual
+    /// Unix ms.
     public var endedEarlyAt: Int64?
 
     package init(
-        fault: Int, line: Int, action: FleetAction.Name, selector: String, startsAt: Int64, endsAt: Int64?,
-        phase: Phase, applied: Int?, endable: Bool, endedEarlyAt: Int64?
+        fault: Int, source: ActionSource, line: Int?, action: FleetAction.Name, selector: String, startsAt: Int64,
+        endsAt: Int64?, phase: Phase, applied: Int?, endable: Bool, endedEarlyAt: Int64?
     ) {
         self.fault = fault
+        self.source = source
         self.line = line
         self.action = action
         self.selector = selector
@@ -163,48 +199,68 @@ extension FaultSelector {
     }
 }
 
+extension FaultSelector {
+    /// Whether every device `other` picks is one this picks too, decided on the selectors alone:
+    /// `all` covers any; a group its group; ids a subset of theirs; a seeded fraction the same
+    /// seed's smaller ones (a device is picked when its draw is below the fraction). A `state`
+    /// picks by what devices are when it runs, and a fraction without a seed draws anew for each
+    /// action, so neither covers another selector.
+    func covers(_ other: FaultSelector) -> Bool {
+        switch (self, other) {
+        case (.all, _): true
+        case (.group(let mine), .group(let theirs)): mine == theirs
+        case (.ids(let mine), .ids(let theirs)): Set(theirs).isSubset(of: mine)
+        case (.fraction(let mine, let seed?), .fraction(let theirs, let theirSeed?)):
+            seed == theirSeed && theirs <= mine
+        default: false
+        }
+    }
+}
+
 extension FleetLoop {
-    /// The fleet file's timeline at the clock's instant.
+    /// The fleet file's timeline, then the faults the API began, at the clock's instant.
     package var timelineView: [TimelineFaultView] {
         let now = metrics.virtualNow
-        return fleet.faults.enumerated().map { index, fault in
+        let numbers = Array(fleet.faults.indices) + apiFaults.keys.sorted()
+        return numbers.compactMap { number in
+            guard case (let fault, let source)? = faultEntry(number) else { return nil }
             let startsAt = startMillis + fault.atMillis
-            let ran = metrics.timeline.last { $0.fault == index }
-            let endsAt = endedEarly[index] ?? fault.forMillis.map { startsAt + $0 }
-            let phase: TimelineFaultView.Phase =
-                ran == nil ? .upcoming : (endsAt.map { now < $0 } ?? false) ? .active : .done
+            let ran = metrics.timeline.last { $0.fault == number }
+            let endsAt = endedEarly[number] ?? fault.forMillis.map { startsAt + $0 }
+            // On until its end; one its opposite ends, until then, whether or not it has a `for`.
+            let on = faultsUnderway[number] != nil || endsAt.map { now < $0 } ?? false
+            let phase: TimelineFaultView.Phase = ran == nil ? .upcoming : on ? .active : .done
             return TimelineFaultView(
-                fault: index, line: fault.line, action: fault.action.name, selector: fault.selector.text,
-                startsAt: startsAt, endsAt: endsAt, phase: phase, applied: ran?.applied,
-                endable: phase == .active && fault.action.undoing != nil && faultsUnderway[index] != nil,
-                endedEarlyAt: endedEarly[index])
+                fault: number, source: source, line: source == .timeline ? fault.line : nil, action: fault.action.name,
+                selector: fault.selector.text, startsAt: startsAt, endsAt: endsAt, phase: phase, applied: ran?.applied,
+                endable: faultsUnderway[number] != nil, endedEarlyAt: endedEarly[number])
         }
     }
 
-    /// `DELETE /api/v1/faults/{fault}`: ends a timeline fault now, as its `for` would (its opposite
-    /// action on the same devices), as toxiproxy removes a toxic.
-    package mutating func endFaultEarly(_ index: Int) throws(FleetControlError) {
-        guard fleet.faults.indices.contains(index) else {
+    /// `DELETE /api/v1/faults/{fault}`: ends a fault now, the timeline's or the API's, as a `for`
+    /// would (its opposite action on the same devices), as toxiproxy removes a toxic.
+    package mutating func endFaultEarly(_ number: Int) throws(FleetControlError) {
+        guard let fault = faultEntry(number)?.entry else {
             throw FleetControlError(
-                .notFound, "the fleet file has no fault \(index) (it has \(fleet.faults.count), from 0)", field: "fault"
-            )
+                .notFound,
+                "no fault \(number): the fleet file has \(fleet.faults.count) (from 0), and the API's are numbered "
+                    + "after them (see GET /api/v1/faults)",
+                field: "fault")
         }
-        guard let view = timelineView.first(where: { $0.fault == index }), view.endable else {
+        guard faultsUnderway[number] != nil, let opposite = fault.action.undoing else {
             throw FleetControlError(
                 .conflict,
-                "fault \(index) (\(fleet.faults[index].action.name.rawValue)) is not on, or has no end to bring "
-                    + "forward (only an action with an opposite and a `for` can be ended)",
+                "fault \(number) (\(fault.action.name.rawValue)) is not on, or has no end to bring forward (only a "
+                    + "fault with an opposite action can be ended)",
                 field: "fault")
         }
         let time = metrics.virtualNow
-        timers.cancel(.faultEnd(index))
-        endedEarly[index] = time
-        endFault(index, at: time)
-        if let opposite = fleet.faults[index].action.undoing {
-            logAction(
-                ActionRecord(
-                    action: opposite.name, applied: selected(fleet.faults[index].selector, faultIndex: index).count,
-                    at: time, source: .admin))
-        }
+        timers.cancel(.faultEnd(number))
+        endedEarly[number] = time
+        endFault(number, at: time)
+        logAction(
+            ActionRecord(
+                action: opposite.name, applied: selected(fault.selector, faultIndex: number).count, at: time,
+                source: .api))
     }
 }

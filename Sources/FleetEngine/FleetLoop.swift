@@ -15,7 +15,7 @@ enum LoopTimer: Hashable, Sendable {
     case spawn(Int)
     /// A fault starts (by timeline index).
     case fault(Int)
-    /// A fault's `for` is over (by timeline index).
+    /// A fault's `for` is over (by fault number: see `TimelineFault.fault`).
     case faultEnd(Int)
     /// A dead app's set relaunch instant (see `ProcessOutage`).
     case relaunch(Int)
@@ -229,14 +229,18 @@ package struct FleetLoop {
     var runStart = RunStart(millis: 0, reason: .fresh)
     /// The run is over and its driver drains what is on the wire: devices send nothing new.
     package var draining = false
-    /// Faults of the timeline with an end that are underway: when each began, and the fixes
-    /// pending then (see `FaultDrain`).
+    /// Faults the admin API began, by number (after the fleet file's: see `TimelineFault.fault`),
+    /// as a timeline entry would write them (`atMillis` from the clock's start, `line` 0).
+    var apiFaults: [Int: FaultEntry] = [:]
+    /// Faults with an opposite action that are underway, the timeline's and the API's: when each
+    /// began, and the fixes pending then (see `FaultDrain`).
     var faultsUnderway: [Int: (at: Int64, pending: Int)] = [:]
-    /// Timeline faults ended early through the API, and when.
+    /// Faults the API ended (before their `for`, or without one), and when.
     var endedEarly: [Int: Int64] = [:]
     /// Drains in `metrics.drains` still under way.
     var openDrains = 0
-    /// Whether the timeline has a fault with an end, whose drain is measured.
+    /// Whether drains are measured: from the start when the timeline has a fault with an
+    /// opposite, else from the first such fault the API begins (`measureDrains`).
     var measuresDrains = false
     /// The fleet's backlog as of an instant, for the drains: changes to the fixes pending, each
     /// at the virtual instant it happened, not yet counted in `settledPending` (devices running
@@ -246,6 +250,9 @@ package struct FleetLoop {
     /// The earliest instant in `unsettledPending` (`.max` when empty), so a turn with nothing
     /// due to settle does not look through the changes devices ahead made.
     var earliestUnsettled = Int64.max
+    /// Until drains are measured: the latest instant the backlog changed at, and by how much
+    /// there (see `measureDrains`).
+    var latestPendingChange: (at: Int64, change: Int) = (.min, 0)
     /// The fixes pending, counting every change before `settledBefore`.
     var settledPending = 0
     var settledBefore = Int64.min
@@ -267,7 +274,7 @@ package struct FleetLoop {
         previousClock: ClockRecord?, stores: any StoreShelf
     ) throws(RunError) {
         self.fleet = fleet
-        measuresDrains = fleet.faults.contains { $0.forMillis != nil && $0.action.undoing != nil }
+        measuresDrains = fleet.faults.contains { $0.action.endsByOpposite }
         self.options = options
         seed = options.seed ?? fleet.seed
         if let warp = options.warp?.rate {

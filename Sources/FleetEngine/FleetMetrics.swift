@@ -14,12 +14,12 @@ public struct FleetMetrics: Sendable, Codable {
     /// The same per group, by the group's index in the fleet file (groups the admin API added
     /// after them).
     public var fixesByGroup: [FixAccount] = []
-    /// The fleet file's faults as they began, in order.
+    /// The faults as they began, in order: the fleet file's timeline and the API's.
     public var timeline: [TimelineFault] = []
     /// The run over time, per 10 virtual seconds (see `RunHistory`).
     public var history = RunHistory()
-    /// How long the backlog took to drain after each fault of the timeline that ended, in the
-    /// order they ended.
+    /// How long the backlog took to drain after each fault that ended (the timeline's or the
+    /// API's), in the order they ended.
     public var drains: [FaultDrain] = []
     /// Fixes admitted and stored (admitted less lost).
     public var fixesStored: Int { fixes.ledger.admitted - fixes.ledger.lost }

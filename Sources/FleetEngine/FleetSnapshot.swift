@@ -401,16 +401,16 @@ public struct StreamRecord: Sendable, Hashable {
     }
 }
 
+/// Where an action, or the fault it began, came from.
+public enum ActionSource: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The fleet file's fault timeline.
+    case timeline
+    /// The admin API (REST, or the page through it).
+    case api
+}
+
 /// A fault or admin action that ran.
 public struct ActionRecord: Sendable, Hashable {
-    /// Where it came from.
-    public enum Source: String, Sendable, Hashable {
-        /// The fleet file's fault timeline.
-        case timeline
-        /// The admin API.
-        case admin
-    }
-
     /// Which action.
     public var action: FleetAction.Name
     /// How many devices it applied to.
@@ -418,7 +418,7 @@ public struct ActionRecord: Sendable, Hashable {
     /// Virtual Unix ms.
     public var at: Int64
     /// Where it came from.
-    public var source: Source
+    public var source: ActionSource
     /// Counts actions over the run (set when logged), so a reader can tell new ones.
     public var number: UInt64 = 0
 }

@@ -6,8 +6,9 @@ import FleetDescription
 /// metrics (histograms and history rows included, so percentiles are the whole fleet's, not an
 /// average of the shards').
 public struct RunRecord: Sendable, Codable {
-    /// The form of the record this build writes; `report merge` reads only this one.
-    public static let currentFormat = 1
+    /// The form of the record this build writes; `report merge` reads only this one (2: faults
+    /// and drains carry their source).
+    public static let currentFormat = 2
 
     public var format = RunRecord.currentFormat
     /// The part of the fleet the run ran; `Shard.whole` for a run of the whole fleet.

@@ -145,6 +145,52 @@ struct AdminServerTests {
         #expect(bad.status == 400 && (bad.object["error"] as? [String: Any])?["field"] as? String == "fault")
     }
 
+    @Test(
+        """
+        a fault applied through POST /api/v1/fleet/actions is listed as the timeline's are, with source \
+        api: in activeFaults, GET /api/v1/faults and the report; its opposite ends it and its drain is reported
+        """)
+    func apiFaultIsListedAndDrained() async throws {
+        let harness = try AdminHarness()
+        harness.simulated.advance(byMillis: 2 * 60_000)
+        let applied = await harness.call(
+            "POST", "/api/v1/fleet/actions",
+            body: #"{"action": "networkOffline", "selector": {"fraction": 0.5, "seed": 7}}"#)
+        #expect(applied.status == 202, "\(applied.text)")
+        let active = try #require(await harness.call("GET", "/api/v1/fleet").object["activeFaults"] as? [[String: Any]])
+        #expect(active.count == 1)
+        #expect(active.first?["source"] as? String == "api" && active.first?["action"] as? String == "networkOffline")
+        let number = try #require(active.first?["fault"] as? Int)
+        let listed = try #require(await harness.call("GET", "/api/v1/faults").object["faults"] as? [[String: Any]])
+        #expect(listed.count == 1)
+        #expect(listed.first?["source"] as? String == "api" && listed.first?["line"] is NSNull)
+        #expect(listed.first?["phase"] as? String == "active" && listed.first?["endable"] as? Bool == true)
+        #expect(listed.first?["startsAt"] as? String == "2026-06-15T08:02:00.000Z" && listed.first?["endsAt"] is NSNull)
+        // A control, and a recovery, are no faults.
+        #expect(
+            await harness.call("POST", "/api/v1/fleet/actions", body: #"{"action": "sync", "selector": {"all": true}}"#)
+                .status == 202)
+        harness.simulated.advance(byMillis: 10 * 60_000)
+        let online = await harness.call(
+            "POST", "/api/v1/fleet/actions", body: #"{"action": "networkOnline", "selector": {"all": true}}"#)
+        #expect(online.status == 202)
+        #expect((await harness.call("GET", "/api/v1/fleet").object["activeFaults"] as? [Any])?.isEmpty == true)
+        let done = try #require(await harness.call("GET", "/api/v1/faults").object["faults"] as? [[String: Any]])
+        #expect(done.map { $0["phase"] as? String } == ["done"])
+        #expect(done.first?["endsAt"] as? String == "2026-06-15T08:12:00.000Z")
+        harness.simulated.advance(byMillis: 5 * 60_000)
+        let report = await harness.call("GET", "/api/v1/report").object
+        let faults = try #require(report["faults"] as? [[String: Any]])
+        #expect(faults.map { $0["source"] as? String } == ["api"] && faults.first?["fault"] as? Int == number)
+        #expect(faults.first?["ends_at"] as? String == "2026-06-15T08:12:00.000Z")
+        let drains = try #require(report["drains"] as? [[String: Any]])
+        #expect(drains.count == 1 && drains.first?["source"] as? String == "api")
+        #expect(drains.first?["ended_at"] as? String == "2026-06-15T08:12:00.000Z")
+        #expect(drains.first?["drain_ms"] is Int, "\(drains)")
+        // Ended: End now has nothing to end.
+        #expect(await harness.call("DELETE", "/api/v1/faults/\(number)").status == 409)
+    }
+
     @Test("GET /api/v1/fleet says when a run with a virtual duration ends, and virtual time stops there")
     func fleetSummaryEndsAt() async throws {
         let harness = try AdminHarness(duration: "10m")

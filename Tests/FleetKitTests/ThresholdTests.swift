@@ -98,8 +98,8 @@ struct ThresholdTests {
         metrics.virtualNow = 1_000_000
         metrics.drains = [
             FaultDrain(
-                fault: 0, action: .networkOffline, startedAt: 0, endedAt: 100_000, pendingBefore: 5, pendingAtEnd: 90,
-                drainMillis: 90_000)
+                fault: 0, source: .timeline, action: .networkOffline, startedAt: 0, endedAt: 100_000, pendingBefore: 5,
+                pendingAtEnd: 90, drainMillis: 90_000)
         ]
         // One group, "walkers": the 503s and the timeout were its; it lost nothing.
         var walkers = GroupUploads()

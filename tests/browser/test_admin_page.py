@@ -269,15 +269,27 @@ def test_devices_sort_survives_a_reload_and_outcomes_keep_their_class_colour(pag
 
 
 def test_faults_timeline_groups_and_scaling(page):
-    # The Faults tab lists the fleet file's timeline as the API does, each with its phase.
+    # A fault applied through the API is listed after the fleet file's timeline, with its source.
+    applied = api("POST", "api/v1/fleet/actions", {"action": "networkOffline", "selector": {"fraction": 0.05, "seed": 3}})
+    assert "applied" in applied, applied
+    # The Faults tab lists the faults as the API does, each with its phase: the file's two, then
+    # the API's (earlier tests' actions from the page too, each ended by its opposite).
     faults = api("GET", "api/v1/faults")["faults"]
-    assert len(faults) == 2, faults
+    assert [f["action"] for f in faults if f["source"] == "timeline"] == ["networkOffline", "revokePermission"], faults
+    ours = faults[-1]
+    assert ours["source"] == "api" and ours["action"] == "networkOffline" and ours["endable"], ours
     page.click("#tab-faults")
-    page.wait_for_function("document.querySelectorAll('#fault-timeline tbody tr[data-fault]').length === 2")
+    page.wait_for_function(f"document.querySelectorAll('#fault-timeline tbody tr[data-fault]').length === {len(faults)}")
     phases = page.eval_on_selector_all("#fault-timeline tbody tr", "rs => rs.map(r => r.dataset.phase)")
     assert set(phases) <= {"upcoming", "active", "done"}, phases
     actions = page.eval_on_selector_all("#fault-timeline tbody tr td strong", "ss => ss.map(s => s.textContent)")
-    assert actions == ["networkOffline", "revokePermission"], actions
+    assert actions == [f["action"] for f in faults], actions
+    row = f"#fault-timeline tbody tr[data-fault='{ours['fault']}']"
+    assert page.text_content(f"{row} td:nth-child(2)") == "API"
+    # End now ends it as it ends a timeline fault.
+    page.click(f"{row} button")
+    page.wait_for_selector(f"{row}[data-phase=done]")
+    assert not any(f["fault"] == ours["fault"] for f in api("GET", "api/v1/fleet")["activeFaults"])
 
     # The overview's group rows: one per group of the demo fleet, from the run report.
     page.click("#tab-overview")
