@@ -130,6 +130,7 @@ extension FleetPace {
         behindSeconds = max(behindSeconds, other.behindSeconds)
         waitingForAnswers = (waitingForAnswers || other.waitingForAnswers) && !behind
         answerWaitSeconds = max(answerWaitSeconds, other.answerWaitSeconds)
+        longestAnswerWaitSeconds = max(longestAnswerWaitSeconds, other.longestAnswerWaitSeconds)
         if let theirs = other.minAchievedWarp { minAchievedWarp = min(minAchievedWarp ?? theirs, theirs) }
     }
 }

@@ -31,6 +31,9 @@ public struct FleetPace: Sendable, Hashable, Codable {
     public var waitingForAnswers = false
     /// Real seconds the run yielded so, over the whole run. 0…the run's real seconds.
     public var answerWaitSeconds = 0.0
+    /// How long the device waiting longest for its answer has waited, real seconds (each device
+    /// waits for its own answers: lookahead at a warp); 0 otherwise. ≥ 0.
+    public var longestAnswerWaitSeconds = 0.0
 
     /// No measurement yet.
     public init(warp: Double? = nil) {
@@ -43,6 +46,9 @@ public struct FleetPace: Sendable, Hashable, Codable {
         guard !paused else { return nil }
         guard let warp else { return achievedWarp.map { "warp max: \(Self.rate($0))×" } ?? "warp max" }
         if waitingForAnswers {
+            guard longestAnswerWaitSeconds == 0 else {
+                return "a device waits for the server's answer: \(Self.lateness(longestAnswerWaitSeconds * 1000)) real"
+            }
             let achieved = achievedWarp.map { "\(Self.rate($0))× of " } ?? ""
             return "waiting for the server's answers: \(achieved)\(Self.rate(warp))×"
         }
@@ -80,15 +86,19 @@ public struct PaceMeter: Sendable {
         /// Virtual ms the clock has been held for real answers so far in the run
         /// (`FleetMetrics.clockHeldMillis`).
         public var heldMillis: Int64
+        /// With each device waiting for its own answers (lookahead at a warp): how far behind the
+        /// fleet's pace the device waiting longest for an answer stands, virtual ms.
+        public var answerLagMillis: Int64
 
         public init(
             realNanos: UInt64, virtualMillis: Int64, lateness: LatencyHistogram = LatencyHistogram(),
-            heldMillis: Int64 = 0
+            heldMillis: Int64 = 0, answerLagMillis: Int64 = 0
         ) {
             self.realNanos = realNanos
             self.virtualMillis = virtualMillis
             self.lateness = lateness
             self.heldMillis = heldMillis
+            self.answerLagMillis = answerLagMillis
         }
     }
 
@@ -179,6 +189,12 @@ public struct PaceMeter: Sendable {
                 pace.behind = false
                 pace.waitingForAnswers = true
             }
+        }
+        // Devices that wait for their own answers while the rest keep the warp: a device a real
+        // second or more behind waits for the server, not for the fleet.
+        pace.longestAnswerWaitSeconds = warp.map { Double(reading.answerLagMillis) / $0 / 1_000 } ?? 0
+        if !pace.behind, !paused, pace.longestAnswerWaitSeconds >= 1 {
+            pace.waitingForAnswers = true
         }
         let interval = Double(reading.realNanos - previous.realNanos) / 1e9
         if pace.behind { pace.behindSeconds += interval }

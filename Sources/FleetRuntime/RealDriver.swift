@@ -80,7 +80,15 @@ struct RealDriver {
         self.logger = logger
         clock = FleetClock(startMillis: 0, warp: engine.warp, realNanos: 0)
         maxWarp = engine.startsAtMaxWarp
-        self.engine.setLookahead(maxWarp)
+        self.engine.setLookahead(maxWarp || self.engine.transferTiming.isModelled)
+    }
+
+    /// Each device waits for its own answers rather than the whole fleet for every answer: at max
+    /// warp, and at any warp with modelled timing, where a device's modelled answer instant waits
+    /// for its real answer (`FleetLoop.lookahead`). No device's request ever waits on another's.
+    mutating func updateLookahead() {
+        let on = maxWarp || engine.transferTiming.isModelled
+        if engine.lookahead != on { engine.setLookahead(on) }
     }
 
     var options: RunOptions { engine.options }
@@ -126,8 +134,9 @@ struct RealDriver {
             return engine.endsAt ?? .max
         }
         var now = clock.now(realNanos: realNanos)
-        // Modelled transfers: time stops short of an answer instant until the answer is in.
-        if let hold = engine.answerHold(), now >= hold {
+        // With lookahead each device stops short of its own answer instants; without it, modelled
+        // transfers hold the whole clock short of the earliest until its answer is in.
+        if !engine.lookahead, let hold = engine.answerHold(), now >= hold {
             now = hold - 1
             engine.metrics.clockHeldMillis += clock.dropLag(reached: now, realNanos: realNanos)
         }
@@ -164,7 +173,10 @@ struct RealDriver {
         // A loop that cannot keep up at this warp drops the lag rather than racing to catch up,
         // so a pause or a lower warp takes effect within a turn whatever the backlog.
         if !turn.caughtUp, !maxWarp {
-            engine.metrics.clockLagDroppedMillis += clock.dropLag(reached: turn.reached, realNanos: realNanos)
+            // With lookahead the turn reports the frontier (devices waiting for answers stand
+            // behind it); the fleet's own pace is the furthest device's.
+            let reached = engine.lookahead ? max(turn.reached, engine.reachedMillis) : turn.reached
+            engine.metrics.clockLagDroppedMillis += clock.dropLag(reached: reached, realNanos: realNanos)
         }
         let spawnEnds = FleetRuntime.realNanos() + Self.turnNanos
         engine.spawnDue(realNanos: realNanos) { FleetRuntime.realNanos() >= spawnEnds }
@@ -190,9 +202,16 @@ struct RealDriver {
         guard let last = paceMeter.lastRealNanos, realNanos >= last + PaceMeter.readingIntervalNanos else { return }
         paceMeter.record(
             PaceMeter.Reading(
-                realNanos: realNanos, virtualMillis: engine.metrics.virtualNow,
-                lateness: engine.takeRecentTimerLateness(), heldMillis: engine.metrics.clockHeldMillis))
+                realNanos: realNanos, virtualMillis: paceMillis,
+                lateness: engine.takeRecentTimerLateness(), heldMillis: engine.metrics.clockHeldMillis,
+                answerLagMillis: maxWarp ? 0 : paceMillis - engine.metrics.virtualNow))
         engine.metrics.pace = paceMeter.pace
+    }
+
+    /// The virtual time the fleet's own pace is read from: the clock's frontier, or with lookahead
+    /// at a warp the furthest device (those waiting for answers stand behind: the server's pace).
+    var paceMillis: Int64 {
+        engine.lookahead && !maxWarp ? max(engine.metrics.virtualNow, engine.reachedMillis) : engine.metrics.virtualNow
     }
 
     /// A new setting of the clock (warp, max warp, pause) starts a new pace window from the time
@@ -203,7 +222,7 @@ struct RealDriver {
         guard warp != current.warp || clock.isPaused != current.paused else { return }
         _ = engine.takeRecentTimerLateness()
         paceMeter.restart(
-            realNanos: realNanos, virtualMillis: engine.metrics.virtualNow, warp: warp, paused: clock.isPaused,
+            realNanos: realNanos, virtualMillis: paceMillis, warp: warp, paused: clock.isPaused,
             heldMillis: engine.metrics.clockHeldMillis)
         engine.metrics.pace = paceMeter.pace
     }
@@ -319,7 +338,7 @@ struct RealDriver {
             // each runs on until it needs an answer, and the next turn records a horizon.
             maxWarp = true
             engine.useModelledTiming()
-            engine.setLookahead(true)
+            updateLookahead()
             maxSince = (reached, realNanos)
             horizon = .min
             stalled = false
@@ -327,11 +346,11 @@ struct RealDriver {
             // A warp set leaves max warp: the wall clock takes over from the time reached (every
             // device stands there: commands run once they do, `readyForCommands`).
             maxWarp = false
-            engine.setLookahead(false)
             let wasPaused = clock.isPaused
             clock = FleetClock(startMillis: reached, warp: warp, realNanos: realNanos)
             if paused ?? wasPaused { clock.setPaused(true, realNanos: realNanos) }
             engine.setWarp(clock.warp)
+            updateLookahead()
             recordClock(stopped: false, realNanos: realNanos)
             return
         default:
@@ -349,6 +368,7 @@ struct RealDriver {
             engine.metrics.clockLagDroppedMillis += clock.setPaused(paused, realNanos: realNanos, reached: reached)
         }
         engine.setWarp(clock.warp)
+        updateLookahead()
     }
 
     /// How long to sleep: until the next due timer, a completion, or a stop; at most 100 ms so
@@ -367,7 +387,7 @@ struct RealDriver {
         if let endsAt = engine.endsAt { wake = min(wake ?? endsAt, endsAt) }
         // Held for a real answer: nothing at or past the hold can happen before it arrives
         // (its completion wakes the loop), so the loop sleeps rather than spins.
-        if let hold = engine.answerHold(), let next = wake, next >= hold { wake = nil }
+        if !engine.lookahead, let hold = engine.answerHold(), let next = wake, next >= hold { wake = nil }
         if let next = wake, let wait = clock.realWait(until: next, from: FleetRuntime.realNanos()) {
             waitNanos = min(wait, 100_000_000)
         } else {

@@ -92,7 +92,9 @@ struct ModelledTransferTimingTests {
             records.allSatisfy { $0.outcome == .status(200) && $0.latencyMillis == expected }, "\(records.prefix(3))")
         #expect(
             records.allSatisfy { ($0.serverMillis ?? 0) >= 50 }, "the server's real time is kept beside the model's")
-        #expect(runtime.metrics.clockHeldMillis > 0, "the clock never waited for a real answer")
+        // Each device waited for its own answer (150 virtual s of real time at warp 3000); the
+        // fleet's clock never held the others for it.
+        #expect(runtime.metrics.clockHeldMillis == 0)
     }
 
     @Test("a timeouts fault under modelled timing: timeout exactly 30 virtual s after the send")
