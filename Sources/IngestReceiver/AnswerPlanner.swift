@@ -43,7 +43,7 @@ struct AnswerPlanner {
         let roll = Double(generator.next() >> 11) / Double(1 << 53) * 100
         var outcome: ScriptedOutcome?
         if number <= script.failFirst {
-            outcome = .status(script.failFirstStatus)
+            outcome = script.failFirstOutcome ?? .status(script.failFirstStatus)
         } else {
             var threshold = 0.0
             for entry in script.mix {

@@ -16,6 +16,9 @@ public struct AnswerScript: Sendable, Hashable {
     public var failFirst: Int
     /// The status for the first `failFirst` uploads of each device.
     public var failFirstStatus: Int
+    /// What the first `failFirst` uploads of each device get instead of `failFirstStatus`: a hang
+    /// or a close (nil: the status).
+    public var failFirstOutcome: ScriptedOutcome?
     /// A `Retry-After` value added to every scripted non-2xx answer (e.g. `30`); nil for none.
     public var retryAfter: String?
     /// Milliseconds to wait before every answer on the ingest path (the connection is suspended,
@@ -37,6 +40,7 @@ public struct AnswerScript: Sendable, Hashable {
         self.mix = mix
         self.failFirst = failFirst
         self.failFirstStatus = failFirstStatus
+        self.failFirstOutcome = nil
         self.retryAfter = retryAfter
         self.latencyMillis = latencyMillis
         self.hangMillis = hangMillis
