@@ -7,8 +7,8 @@ import IngestReceiver
 public enum EmbeddedReceiver {
     /// Starts it on a free loopback port with its database in the run's data folder, ready for
     /// `connections` connections at once (the fleet's, as `DescriptorBudget` counts them: its
-    /// only client cannot hold more).
-    public static func start(dataDirectory: String, connections: Int) throws -> IngestReceiver {
+    /// only client cannot hold more), answering every upload `latencyMillis` late (benchmarks).
+    public static func start(dataDirectory: String, connections: Int, latencyMillis: Int = 0) throws -> IngestReceiver {
         do {
             try PrivateFile.createFolder(atPath: dataDirectory)
         } catch {
@@ -21,6 +21,7 @@ public enum EmbeddedReceiver {
         configuration.connectionLimit = connections * configuration.threads
         // Every connection comes from the fleet on 127.0.0.1: no per-address cap.
         configuration.perIPConnectionLimit = 0
+        configuration.script.latencyMillis = latencyMillis
         do throws(IngestReceiverError) {
             return try IngestReceiver(configuration: configuration)
         } catch {
