@@ -122,8 +122,10 @@ package struct RunReportBody: APIBody {
         static let example = Uploads([:], realSeconds: 0)
         static let notes = [
             "by_outcome": APINote(
-                "By what the devices heard: a status (`200`, `503`), a network failure (`timeout`, `refused`, `reset`, "
-                    + "`dns`, `tls`, `too-many-open-files`, `other`) or `offline`.")
+                "By what the devices heard: a status (`200`, `503`), a network failure (`timeout`: the server's, no "
+                    + "answer within the SDK's timeout in real time; `refused`, `reset`, `dns`, `tls`, `other`), a fault "
+                    + "(`offline`, `injected-timeout`) or the fleet's own (`warp-timeout`, `not-sent-connection-cap`, "
+                    + "`not-sent-descriptors`; see `fleet_health`).")
         ]
     }
 
