@@ -11,8 +11,9 @@ on("fleet", f => {
   document.title = `${f.name} · Beekon Fleet admin`;
   $("#vtime").textContent = longTime(f.virtualTime);
   // At max warp the clock jumps from event to event; the figure is the rate it reached.
-  $("#warp").textContent = f.maxWarp ? `max (×${Math.round(f.warp)})` : `×${f.warp}${f.deterministic ? " · modelled" : ""}`;
-  $("#warp").title = f.deterministic
+  const modelled = f.timing === "modelled";
+  $("#warp").textContent = f.maxWarp ? `max (×${Math.round(f.warp)})` : `×${f.warp}${modelled ? " · modelled" : ""}`;
+  $("#warp").title = modelled
     ? "Modelled timing: every answer takes 100 virtual ms, virtual time waiting for each real answer"
     : "Answers take the server's real time × the warp";
   // Behind: the run cannot keep up with the warp set (never at max warp or while paused).

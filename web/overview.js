@@ -61,11 +61,12 @@ function renderGroups(report) {
       el("th", { scope: "row", text: name }), el("td", { class: "num", text: num(g.devices) }),
       el("td", { class: "num", text: num(g.uploads.total) }), el("td", { class: "num", text: share }),
       el("td", { class: "num", text: ms(g.latency_ms.p50) }), el("td", { class: "num", text: ms(g.latency_ms.p99) }),
+      el("td", { class: "num", text: ms(g.server_latency_ms ? g.server_latency_ms.p99 : null) }),
       el("td", { class: "num", text: num(g.fixes.admitted) }), el("td", { class: "num", text: num(g.fixes.acknowledged) }),
       el("td", { class: "num", text: num(g.fixes.pending) }), el("td", { class: "num", text: num(g.fixes.lost) }),
       el("td", { class: "num", text: num(g.fixes.max_pending) }), el("td", { class: "num", text: ms(g.fix_age_ms.p99 / 1000) }));
   });
-  if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: 12, class: "muted", text: "No groups yet." })));
+  if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: 13, class: "muted", text: "No groups yet." })));
   $("#group-table tbody").replaceChildren(...rows);
 }
 function renderStats(s) {
@@ -94,12 +95,34 @@ function renderStats(s) {
     ` · backlog peak ${num(f.maxPending)} · age at ack p50 ${ms(age.p50)} ms, p99 ${ms(age.p99)} ms · ` +
     `uploads/s ${s.uploadsPerSecond == null ? "–" : s.uploadsPerSecond.toFixed(2)} · devices ` +
     Object.entries(s.devicesByState || {}).map(([k, v]) => `${k} ${num(v)}`).join(", ");
+  renderLatencyAndHealth(s);
   $("#stats-updated").textContent = `updated ${new Date().toLocaleTimeString()}` +
     (s.since ? ` · since the reset at ${s.since.replace("T", " ").replace(/\.\d+Z$/, "")} (virtual)` : "");
   // The devices filter's outcome field suggests every outcome seen so far.
   const dl = $("#outcome-list");
   const have = new Set([...dl.options].map(o => o.value));
   for (const o of s.outcomes || []) if (!have.has(o.outcome)) dl.append(el("option", { value: o.outcome }));
+}
+
+// The run's two clocks side by side: what the devices heard (virtual) and what the server took
+// (real); then what the fleet itself did, said as the fleet's, only when it did anything.
+function renderLatencyAndHealth(s) {
+  const heard = s.latencyMs || {}, server = s.serverLatencyMs || {};
+  $("#stats-latency").textContent = `Over the run: upload p99 ${ms(heard.p99)} ms virtual, as heard ` +
+    `(${s.timing === "modelled" ? "answers modelled" : "real time × the warp"}) · server p99 ${ms(server.p99)} ms, ` +
+    `max ${ms(server.max)} ms real`;
+  const h = s.fleetHealth || {};
+  const notSent = Object.entries(h.notSent || {}).filter(([, v]) => v > 0);
+  const parts = [];
+  if (notSent.length) parts.push("not sent " + notSent.map(([k, v]) => `${k} ${num(v)}`).join(", "));
+  if (h.heldBack) parts.push(`held back ${num(h.heldBack)} (wait p99 ${ms(h.connectionWaitMs && h.connectionWaitMs.p99)} ms real)`);
+  if (h.cancelledOnWire) parts.push(`cancelled on the wire ${num(h.cancelledOnWire)}`);
+  if (h.warpTimeouts) parts.push(`warp-timeouts ${num(h.warpTimeouts)}`);
+  if (h.behindSeconds) parts.push(`behind its warp ${h.behindSeconds} s real`);
+  if (h.answerWaitSeconds) parts.push(`waited ${h.answerWaitSeconds} s real for the server's answers`);
+  const health = $("#stats-health");
+  health.hidden = !parts.length;
+  health.textContent = parts.length ? "Fleet health (the fleet's own, not the server's): " + parts.join(" · ") : "";
 }
 
 $("#stats-reset").addEventListener("click", async () => {

@@ -275,6 +275,9 @@ struct MemberName: CodingKey {
 /// Milliseconds to the microsecond, as the API writes durations.
 func roundedMillis(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
 
+/// Seconds to the tenth, as the pace's figures are given.
+func roundedSeconds(_ value: Double) -> Double { (value * 10).rounded() / 10 }
+
 /// A string of a fixed set: its schema lists every case.
 protocol APIEnum: APIDescribed, Encodable, CaseIterable, RawRepresentable where RawValue == String {}
 

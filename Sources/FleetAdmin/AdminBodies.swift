@@ -206,6 +206,7 @@ struct FleetSummaryBody: APIBody {
     var paused: Bool
     var maxWarp: Bool
     var deterministic: Bool
+    var timing: TimingBody
     var realSeconds: Double
     var devices: Int
     var targetDevices: Int?
@@ -237,6 +238,7 @@ struct FleetSummaryBody: APIBody {
         paused = snapshot.paused
         maxWarp = snapshot.maxWarp
         deterministic = snapshot.deterministic
+        timing = TimingBody(deterministic: snapshot.deterministic)
         realSeconds = (metrics.realSeconds * 10).rounded() / 10
         devices = metrics.devices
         targetDevices = snapshot.targetDevices
@@ -288,6 +290,9 @@ struct FleetSummaryBody: APIBody {
                 + "time, virtual time waiting for each real answer (`run --deterministic`, the fleet file's "
                 + "`clock.deterministic`, implied by max warp and kept after it ends); false: an answer takes its "
                 + "real time × the warp."),
+        "timing": APINote(
+            "How answers take their time on the virtual clock now (`run --timing`; `auto` resolves to one of "
+                + "these): `modelled` (as `deterministic`) or `as-answered` (real time × the warp)."),
         "byState": APINote("Listed devices by state (see DeviceSummary.state)."),
     ]
 }
@@ -852,6 +857,25 @@ struct PercentilesBody: APIBody {
     static let component: String? = "Percentiles"
 }
 
+/// How an answer takes its time on the virtual clock now: the engine's resolution of
+/// `TimingChoice` (`auto` is one of these at any instant), which says what upload latency means.
+enum TimingBody: String, APIEnum {
+    /// 100 virtual ms plus injected latency, whatever the server's real time.
+    case modelled
+    /// The server's real time × the warp.
+    case asAnswered = "as-answered"
+
+    init(deterministic: Bool) { self = deterministic ? .modelled : .asAnswered }
+}
+
+extension FleetMetrics {
+    /// Uploads the fleet never put on the wire, by cause: every cause, 0 included, so a reader
+    /// finds the same keys in every run.
+    var notSentByCause: [(key: TransferOutcome.NotSentCause, value: Int)] {
+        TransferOutcome.NotSentCause.allCases.map { ($0, uploads.overall[.notSent($0)]?.count ?? 0) }
+    }
+}
+
 /// `GET /api/v1/stats`.
 struct StatsBody: APIBody {
     enum Kind: String, APIEnum { case status, network }
@@ -899,7 +923,45 @@ struct StatsBody: APIBody {
                     + "10 s's."),
             "latencyMs": APINote("Virtual ms from send to outcome, as the devices lived it."),
             "serverLatencyMs": APINote(
-                "Wall-clock ms the server took, over the uploads it answered (zeros when none)."),
+                "Real ms the server took, over the uploads of this outcome it answered (zeros when none)."),
+        ]
+    }
+
+    /// What the fleet itself did to its requests, over the run: never the server's.
+    struct FleetHealth: APIBody {
+        var notSent: APIMap<Int>
+        var heldBack: Int
+        var connectionWaitMs: PercentilesBody
+        var cancelledOnWire: Int
+        var warpTimeouts: Int
+        var answerWaitSeconds: Double
+        var behindSeconds: Double
+
+        init(_ metrics: FleetMetrics) {
+            notSent = APIMap(metrics.notSentByCause.map { ($0.key.rawValue, $0.value) })
+            heldBack = metrics.heldBack
+            connectionWaitMs = PercentilesBody(metrics.connectionWait)
+            cancelledOnWire = metrics.cancelledOnWire
+            warpTimeouts = metrics.uploads.overall[.warpTimeout]?.count ?? 0
+            answerWaitSeconds = roundedSeconds(metrics.pace.answerWaitSeconds)
+            behindSeconds = roundedSeconds(metrics.pace.behindSeconds)
+        }
+
+        static let example = FleetHealth(FleetMetrics())
+        static let summary: String? =
+            "The fleet's own doing over the run, not the server's (as the run report's `fleet_health`)."
+        static let notes = [
+            "notSent": APINote(
+                "Uploads never put on the wire before their device gave up, by cause: `connection-cap` "
+                    + "(`--max-connections`), `descriptors` (out of file descriptors)."),
+            "heldBack": APINote("Requests the fleet's connection cap held back before they went out.", minimum: 0),
+            "connectionWaitMs": APINote("Real ms those requests waited for a connection."),
+            "cancelledOnWire": APINote("Requests on the wire closed because their device gave up on them.", minimum: 0),
+            "warpTimeouts": APINote(
+                "Uploads heard as `warp-timeout` (as-answered timing above warp 1).", minimum: 0),
+            "answerWaitSeconds": APINote(
+                "Real seconds the clock yielded to the server's answers (modelled timing).", minimum: 0),
+            "behindSeconds": APINote("Real seconds the run was behind its warp.", minimum: 0),
         ]
     }
 
@@ -908,6 +970,10 @@ struct StatsBody: APIBody {
     var uploadsPerSecond: Double
     var devicesByState: APIMap<Int>
     var since: APITime?
+    var timing: TimingBody
+    var latencyMs: PercentilesBody
+    var serverLatencyMs: PercentilesBody
+    var fleetHealth: FleetHealth
 
     init(_ snapshot: FleetSnapshot) {
         let window = UInt64(UploadStats.windowSeconds)
@@ -934,6 +1000,10 @@ struct StatsBody: APIBody {
         uploadsPerSecond = Self.rate(recentTotal, seconds)
         devicesByState = APIMap(sorting: snapshot.metrics.devicesByState)
         since = APITime(optional: uploads.resetAt?.virtual)
+        timing = TimingBody(deterministic: snapshot.deterministic)
+        latencyMs = PercentilesBody(snapshot.metrics.latency)
+        serverLatencyMs = PercentilesBody(snapshot.metrics.serverLatency)
+        fleetHealth = FleetHealth(snapshot.metrics)
     }
 
     static let example = StatsBody(FleetSnapshot())
@@ -944,6 +1014,12 @@ struct StatsBody: APIBody {
         "since": APINote(
             "When `DELETE /api/v1/stats` last reset the statistics (virtual time); null when never. The run's own "
                 + "figures (fix counts, thresholds, `/metrics`' counters) never reset."),
+        "timing": APINote(
+            "How answers take their time on the virtual clock now, which says what `latencyMs` means: `modelled` "
+                + "(100 virtual ms plus injected latency) or `as-answered` (real time × the warp)."),
+        "latencyMs": APINote("Every upload over the run: virtual ms from send to outcome, as the devices heard it."),
+        "serverLatencyMs": APINote(
+            "Every upload the server answered over the run (heard in time or not): real ms, the same at any warp."),
     ]
 }
 

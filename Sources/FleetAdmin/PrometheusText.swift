@@ -101,9 +101,24 @@ package enum PrometheusText {
             groups.map { ($0.label + ",", $0.uploads.latency) }, to: &text)
         histogram(
             "beekon_fleet_upload_server_latency_seconds",
-            "How long the server took to answer uploads and token refreshes, wall-clock time, in time for "
-                + "the device or not.",
-            [("", metrics.serverLatency)], to: &text)
+            "How long the server took to answer uploads, per group, real time (the same at any warp): every "
+                + "answer, in time for the device or not.",
+            groups.map { ($0.label + ",", $0.uploads.serverLatency) }, to: &text)
+        family(
+            "beekon_fleet_uploads_not_sent_total", "counter",
+            "Uploads the fleet never put on the wire before their device gave up, by cause (connection-cap: "
+                + "--max-connections; descriptors: out of file descriptors): the fleet's, not the server's.")
+        for (cause, count) in metrics.notSentByCause {
+            text += "beekon_fleet_uploads_not_sent_total{cause=\"\(cause.rawValue)\"} \(count)\n"
+        }
+        family(
+            "beekon_fleet_requests_held_back_total", "counter",
+            "Requests (uploads, token refreshes) the fleet's connection cap held back before they went out.")
+        text += "beekon_fleet_requests_held_back_total \(metrics.heldBack)\n"
+        family(
+            "beekon_fleet_requests_cancelled_on_wire_total", "counter",
+            "Requests on the wire the fleet closed because their device gave up on them (its timeout).")
+        text += "beekon_fleet_requests_cancelled_on_wire_total \(metrics.cancelledOnWire)\n"
         family(
             "beekon_fleet_answers_after_timeout_total", "counter",
             "Server answers that came after the device's timeout had ended the transfer.")
@@ -154,6 +169,10 @@ package enum PrometheusText {
         text += "beekon_fleet_behind \(pace.behind ? 1 : 0)\n"
         family("beekon_fleet_behind_seconds_total", "counter", "Real seconds the run has been behind its warp.")
         text += "beekon_fleet_behind_seconds_total \(pace.behindSeconds)\n"
+        family(
+            "beekon_fleet_answer_wait_seconds_total", "counter",
+            "Real seconds the clock yielded to the server's answers (modelled timing) rather than falling behind.")
+        text += "beekon_fleet_answer_wait_seconds_total \(pace.answerWaitSeconds)\n"
         family("beekon_build_info", "gauge", "1, labelled with this build's version.")
         text += "beekon_build_info{version=\"\(escaped(BuildInfo.version))\"} 1\n"
         let process = ProcessMetrics.current()

@@ -4,13 +4,18 @@ import Foundation
 
 /// `run --csv PREFIX`: the run as CSV files, as Locust's `--csv` writes them: `PREFIX_stats.csv`
 /// (a row per group and upload outcome, and an `Aggregated` row per group and for the fleet),
-/// `PREFIX_fixes.csv` (the fix accounting per group and for the fleet) and
+/// `PREFIX_fixes.csv` (the fix accounting per group and for the fleet),
 /// `PREFIX_stats_history.csv` (a row per 10 virtual seconds, coarser for long runs: see
-/// `RunHistory`).
+/// `RunHistory`) and `PREFIX_fleet_health.csv` (what the fleet itself did, a row per figure).
+/// Every duration's column says its clock: upload latency is virtual ms as the devices heard it,
+/// the server's latency real ms.
 package enum RunCSV {
     /// The files and their text, by suffix (`_stats.csv`, …).
     package static func files(_ snapshot: FleetSnapshot) -> [(suffix: String, text: String)] {
-        [("_stats.csv", stats(snapshot)), ("_fixes.csv", fixes(snapshot)), ("_stats_history.csv", history(snapshot))]
+        [
+            ("_stats.csv", stats(snapshot)), ("_fixes.csv", fixes(snapshot)), ("_stats_history.csv", history(snapshot)),
+            ("_fleet_health.csv", fleetHealth(snapshot)),
+        ]
     }
 
     /// Each group's figures and then the fleet's, named.
@@ -22,8 +27,10 @@ package enum RunCSV {
     static func stats(_ snapshot: FleetSnapshot) -> String {
         var rows = [
             [
-                "Group", "Outcome", "Kind", "Count", "Share", "Per Second", "Latency p50 (ms)", "Latency p90 (ms)",
-                "Latency p95 (ms)", "Latency p99 (ms)", "Latency Max (ms)",
+                "Group", "Outcome", "Kind", "Count", "Share", "Per Second", "Latency p50 (virtual ms)",
+                "Latency p90 (virtual ms)", "Latency p95 (virtual ms)", "Latency p99 (virtual ms)",
+                "Latency Max (virtual ms)", "Server Latency p50 (real ms)", "Server Latency p90 (real ms)",
+                "Server Latency p95 (real ms)", "Server Latency p99 (real ms)", "Server Latency Max (real ms)",
             ]
         ]
         for (name, figures) in scopes(snapshot) {
@@ -33,10 +40,14 @@ package enum RunCSV {
                 all.merge(tally.latency)
                 rows.append(
                     [name, outcome.description, outcome.isNetwork ? "network" : "status"]
-                        + counts(tally.count, of: total, seconds: figures.realSeconds) + percentiles(tally.latency))
+                        + counts(tally.count, of: total, seconds: figures.realSeconds) + percentiles(tally.latency)
+                        + percentiles(tally.serverLatency))
             }
+            // The server's over every upload it answered, heard in time or not (the outcomes' rows
+            // count only the answers their devices heard).
             rows.append(
-                [name, "Aggregated", ""] + counts(total, of: total, seconds: figures.realSeconds) + percentiles(all))
+                [name, "Aggregated", ""] + counts(total, of: total, seconds: figures.realSeconds) + percentiles(all)
+                    + percentiles(figures.serverLatency))
         }
         return text(rows)
     }
@@ -97,6 +108,24 @@ package enum RunCSV {
                         coarse(row.ageAtAcknowledgement.percentile(0.99)),
                     ])
         }
+        return text(rows)
+    }
+
+    /// The fleet's own doing, a row per figure with its unit and clock (`RunReportBody.FleetHealth`).
+    static func fleetHealth(_ snapshot: FleetSnapshot) -> String {
+        let metrics = snapshot.metrics
+        let wait = metrics.connectionWait
+        var rows = [["Figure", "Value", "Unit"]]
+        rows += metrics.notSentByCause.map { ["Not Sent \($0.key.rawValue)", String($0.value), "uploads"] }
+        rows += [
+            ["Held Back", String(metrics.heldBack), "requests"],
+            ["Connection Wait p99", decimal(wait.percentile(0.99)), "real ms"],
+            ["Connection Wait Max", decimal(wait.max), "real ms"],
+            ["Cancelled on the Wire", String(metrics.cancelledOnWire), "requests"],
+            ["Warp Timeouts", String(metrics.uploads.overall[.warpTimeout]?.count ?? 0), "uploads"],
+            ["Answer Wait", decimal(metrics.pace.answerWaitSeconds), "real s"],
+            ["Behind Its Warp", decimal(metrics.pace.behindSeconds), "real s"],
+        ]
         return text(rows)
     }
 

@@ -94,6 +94,8 @@ package enum RunHTML {
         }
         body += "<h2>Where the fixes went</h2>\n" + fixesTable(report) + "\n"
         body += "<h2>Uploads</h2>\n" + uploadsTable(report) + "\n"
+        body += "<h2>Latency: as heard (virtual) and the server's (real)</h2>\n" + latencyTable(report) + "\n"
+        body += "<h2>Fleet health</h2>\n" + fleetHealthTable(report.fleetHealth) + "\n"
         body += "<h2>Over the run</h2>\n"
         for (id, title) in [
             ("chart-uploads", "Uploads by outcome (per second)"), ("chart-latency", "Upload latency (ms)"),
@@ -146,8 +148,8 @@ package enum RunHTML {
 
     private static func uploadsTable(_ report: RunReportBody) -> String {
         var text =
-            "<table><tr><th>Group</th><th>Outcome</th><th>Count</th><th>Share</th><th>Per s</th><th>p50 ms</th>"
-            + "<th>p90 ms</th><th>p99 ms</th><th>Max ms</th></tr>\n"
+            "<table><tr><th>Group</th><th>Outcome</th><th>Count</th><th>Share</th><th>Per s</th>"
+            + "<th>p50 virtual ms</th><th>p90</th><th>p99</th><th>Max</th></tr>\n"
         var scopes = [("Fleet", report.uploads)]
         if report.groups.entries.count > 1 { scopes += report.groups.entries.map { ($0.key, $0.value.uploads) } }
         for (name, uploads) in scopes {
@@ -164,6 +166,51 @@ package enum RunHTML {
             }
         }
         return text + "</table>"
+    }
+
+    /// Upload latency as the devices heard it beside the server's real time, per group.
+    private static func latencyTable(_ report: RunReportBody) -> String {
+        let heard =
+            report.timing == .modelled
+            ? "answers were modelled: 100 virtual ms plus injected latency, whatever the server's real time"
+            : "answers took their real time × the warp"
+        var text =
+            "<p class=\"muted\">Heard: virtual ms from send to outcome (\(heard)). Server: real ms to answer each "
+            + "upload, heard in time or not.</p>\n<table><tr><th>Group</th><th>Heard p50 virtual ms</th><th>p99</th>"
+            + "<th>Max</th><th>Server p50 real ms</th><th>p90</th><th>p95</th><th>p99</th><th>Max</th></tr>\n"
+        var scopes = [("Fleet", report.latencyMs, report.serverLatencyMs)]
+        if report.groups.entries.count > 1 {
+            scopes += report.groups.entries.map { ($0.key, $0.value.latencyMs, $0.value.serverLatencyMs) }
+        }
+        for (name, heard, server) in scopes {
+            text +=
+                "<tr><td>\(html(name))</td>"
+                + [heard.p50, heard.p99, heard.max, server.p50, server.p90, server.p95, server.p99, server.max].map {
+                    "<td class=\"num\">\(number($0))</td>"
+                }
+                .joined() + "</tr>\n"
+        }
+        return text + "</table>"
+    }
+
+    /// What the fleet itself did to its requests: its limits, its timing, its pace.
+    private static func fleetHealthTable(_ health: RunReportBody.FleetHealth) -> String {
+        let rows: [(String, String)] =
+            health.notSent.entries.map { ("Not sent: \($0.key) (uploads)", String($0.value)) } + [
+                ("Held back by the connection cap (requests)", String(health.heldBack)),
+                (
+                    "Their wait p99 / max (real ms)",
+                    "\(number(health.connectionWaitMs.p99)) / "
+                        + number(health.connectionWaitMs.max)
+                ),
+                ("Cancelled on the wire (requests)", String(health.cancelledOnWire)),
+                ("Warp timeouts (uploads)", String(health.warpTimeouts)),
+                ("Clock waited for the server's answers (real s)", number(health.answerWaitSeconds)),
+                ("Behind its warp (real s)", number(health.behindSeconds)),
+            ]
+        return "<p class=\"muted\">The fleet's own doing, not the server's.</p>\n<table>"
+            + rows.map { "<tr><td>\(html($0.0))</td><td class=\"num\">\(html($0.1))</td></tr>" }.joined(separator: "\n")
+            + "</table>"
     }
 
     private static let style = """

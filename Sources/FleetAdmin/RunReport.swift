@@ -122,8 +122,10 @@ package struct RunReportBody: APIBody {
         static let example = Uploads([:], realSeconds: 0)
         static let notes = [
             "by_outcome": APINote(
-                "By what the devices heard: a status (`200`, `503`), a network failure (`timeout`, `refused`, `reset`, "
-                    + "`dns`, `tls`, `too-many-open-files`, `other`) or `offline`.")
+                "By what the devices heard: a status (`200`, `503`), a network failure (`timeout`: the server's, no "
+                    + "answer within the SDK's timeout in real time; `refused`, `reset`, `dns`, `tls`, `other`), a "
+                    + "fault (`offline`, `injected-timeout`) or the fleet's own (`warp-timeout`, "
+                    + "`not-sent-connection-cap`, `not-sent-descriptors`; see `fleet_health`).")
         ]
     }
 
@@ -156,6 +158,7 @@ package struct RunReportBody: APIBody {
         var fixAgeMs: Percentiles
         var uploads: Uploads
         var latencyMs: Percentiles
+        var serverLatencyMs: Percentiles
         var duplicates: Duplicates
 
         enum CodingKeys: String, CodingKey {
@@ -165,6 +168,7 @@ package struct RunReportBody: APIBody {
             case fixAgeMs = "fix_age_ms"
             case uploads
             case latencyMs = "latency_ms"
+            case serverLatencyMs = "server_latency_ms"
             case duplicates
         }
 
@@ -175,6 +179,7 @@ package struct RunReportBody: APIBody {
             fixAgeMs = Percentiles(figures.fixes.ageAtAcknowledgement)
             uploads = Uploads(figures.uploads, realSeconds: figures.realSeconds)
             latencyMs = Percentiles(figures.latency)
+            serverLatencyMs = Percentiles(figures.serverLatency)
             duplicates = Duplicates(
                 unheardBatches: figures.fixes.unheardAcknowledgements.batches,
                 unheardFixes: figures.fixes.unheardAcknowledgements.fixes, receiverBatches: receiver?.batches,
@@ -184,7 +189,12 @@ package struct RunReportBody: APIBody {
         static let example = Group(RunFigures(FleetMetrics()), devicesByState: [:], receiver: nil)
         static let notes = [
             "fix_age_ms": APINote("Virtual ms from a fix's timestamp to its batch's acknowledgement."),
-            "latency_ms": APINote("Every upload's virtual ms from send to outcome."),
+            "latency_ms": APINote(
+                "Every upload's virtual ms from send to outcome, as the devices heard it (see `timing`: modelled "
+                    + "answers take 100 virtual ms whatever the server's real time)."),
+            "server_latency_ms": APINote(
+                "Real ms the server took to answer each upload (heard in time or not), the same at any warp: "
+                    + "the server's own speed (`server.latency.*` thresholds)."),
         ]
     }
 
@@ -288,7 +298,7 @@ package struct RunReportBody: APIBody {
         var behind: Bool
 
         init(_ pace: FleetPace) {
-            behindSeconds = (pace.behindSeconds * 10).rounded() / 10
+            behindSeconds = roundedSeconds(pace.behindSeconds)
             minAchievedWarp = pace.minAchievedWarp.map { ($0 * 100).rounded() / 100 }
             behind = pace.behind
         }
@@ -313,6 +323,62 @@ package struct RunReportBody: APIBody {
                     + "window); null when none was (max warp throughout, or a run shorter than a second).",
                 minimum: 0),
             "behind": APINote("Behind at the last measurement (at the end, for a finished run)."),
+        ]
+    }
+
+    /// What the fleet itself did to its requests (its limits, its timing, its pace): never the server's.
+    struct FleetHealth: APIBody {
+        var notSent: APIMap<Int>
+        var heldBack: Int
+        var connectionWaitMs: Percentiles
+        var cancelledOnWire: Int
+        var warpTimeouts: Int
+        var answerWaitSeconds: Double
+        var behindSeconds: Double
+
+        enum CodingKeys: String, CodingKey {
+            case notSent = "not_sent"
+            case heldBack = "held_back"
+            case connectionWaitMs = "connection_wait_ms"
+            case cancelledOnWire = "cancelled_on_wire"
+            case warpTimeouts = "warp_timeouts"
+            case answerWaitSeconds = "answer_wait_seconds"
+            case behindSeconds = "behind_seconds"
+        }
+
+        init(_ metrics: FleetMetrics) {
+            notSent = APIMap(metrics.notSentByCause.map { ($0.key.rawValue, $0.value) })
+            heldBack = metrics.heldBack
+            connectionWaitMs = Percentiles(metrics.connectionWait)
+            cancelledOnWire = metrics.cancelledOnWire
+            warpTimeouts = metrics.uploads.overall[.warpTimeout]?.count ?? 0
+            answerWaitSeconds = roundedSeconds(metrics.pace.answerWaitSeconds)
+            behindSeconds = roundedSeconds(metrics.pace.behindSeconds)
+        }
+
+        static let example = FleetHealth(FleetMetrics())
+        static let summary: String? =
+            "The fleet's own doing, not the server's: requests its limits kept off the wire or held back, requests "
+            + "it closed, timeouts its timing made, and real time its clock spent waiting or behind."
+        static let notes = [
+            "not_sent": APINote(
+                "Uploads never put on the wire before their device gave up (heard as `not-sent-CAUSE`), by cause: "
+                    + "`connection-cap` (`--max-connections`), `descriptors` (out of file descriptors)."),
+            "held_back": APINote(
+                "Requests (uploads and token refreshes) the fleet's connection cap held back before they went out.",
+                minimum: 0),
+            "connection_wait_ms": APINote("Real ms those requests waited for a connection."),
+            "cancelled_on_wire": APINote(
+                "Requests on the wire closed because their device gave up on them (its timeout), as a phone's "
+                    + "HTTP client does.", minimum: 0),
+            "warp_timeouts": APINote(
+                "Uploads heard as `warp-timeout`: as-answered timing above warp 1 made the server's real time × "
+                    + "the warp pass the SDK's timeout.", minimum: 0),
+            "answer_wait_seconds": APINote(
+                "Real seconds the clock yielded to the server's answers (modelled timing waits for each real "
+                    + "answer) rather than falling behind.", minimum: 0),
+            "behind_seconds": APINote(
+                "Real seconds the run was behind its warp for its own sake (as `pace.behind_seconds`).", minimum: 0),
         ]
     }
 
@@ -354,7 +420,10 @@ package struct RunReportBody: APIBody {
     var lostByCause: APIMap<Int>
     var fixAgeMs: Percentiles
     var uploads: Uploads
+    var timing: TimingBody
     var latencyMs: Percentiles
+    var serverLatencyMs: Percentiles
+    var fleetHealth: FleetHealth
     var duplicates: Duplicates
     var faults: [FaultRun]
     var drains: [Drain]
@@ -379,8 +448,10 @@ package struct RunReportBody: APIBody {
         case fixes
         case lostByCause = "lost_by_cause"
         case fixAgeMs = "fix_age_ms"
-        case uploads
+        case uploads, timing
         case latencyMs = "latency_ms"
+        case serverLatencyMs = "server_latency_ms"
+        case fleetHealth = "fleet_health"
         case duplicates, faults, drains, thresholds
         case thresholdsCount = "thresholds_count"
         case groups, pace, shard
@@ -425,7 +496,10 @@ package struct RunReportBody: APIBody {
         lostByCause = APIMap(sorting: metrics.fixesLostByCause)
         fixAgeMs = fleet.fixAgeMs
         uploads = fleet.uploads
+        timing = TimingBody(deterministic: snapshot.deterministic)
         latencyMs = fleet.latencyMs
+        serverLatencyMs = fleet.serverLatencyMs
+        fleetHealth = FleetHealth(metrics)
         duplicates = fleet.duplicates
         faults = metrics.timeline.map(FaultRun.init)
         drains = metrics.drains.map(Drain.init)
@@ -463,6 +537,14 @@ package struct RunReportBody: APIBody {
         "aborted_by": APINote("The threshold with `abortOnFail` that stopped the run; null when none did."),
         "digest": APINote("The digest of every request the devices sent (see `run`'s output)."),
         "lost_by_cause": APINote("This run's lost fixes by the store error's cause."),
+        "timing": APINote(
+            "How an answer took its time on the virtual clock at the report's instant, which says what `latency_ms` "
+                + "means: `modelled` (100 virtual ms plus injected latency, whatever the server's real time) or "
+                + "`as-answered` (the server's real time × the warp). `--timing auto` resolves to one of them "
+                + "(modelled once the warp leaves 1)."),
+        "latency_ms": APINote("Every upload's virtual ms from send to outcome, as the devices heard it."),
+        "server_latency_ms": APINote(
+            "Real ms the server took to answer each upload (heard in time or not): its own speed at any warp."),
         "faults": APINote(
             "The faults as they ran, in the order they began: the fleet file's, and those the API began (REST or "
                 + "the page), listed and timed alike."),

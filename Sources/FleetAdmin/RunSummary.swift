@@ -26,7 +26,17 @@ package enum RunSummary {
         lines += figures(
             devices: report.devices, devicesByState: report.devicesByState, fixes: report.fixes,
             lostByCause: report.lostByCause, fixAge: report.fixAgeMs, uploads: report.uploads,
-            realSeconds: report.realSeconds, latency: report.latencyMs, duplicates: report.duplicates, indent: "  ")
+            realSeconds: report.realSeconds, latency: report.latencyMs, serverLatency: report.serverLatencyMs,
+            timing: report.timing, duplicates: report.duplicates, indent: "  ")
+        if let health = healthLine(report.fleetHealth) {
+            lines.append("  fleet health \(String(repeating: ".", count: 6)) \(health)")
+        }
+        if report.fleetHealth.answerWaitSeconds > 0 {
+            lines.append(
+                "  answer wait \(String(repeating: ".", count: 7)) the clock waited "
+                    + "\(duration(report.fleetHealth.answerWaitSeconds * 1000)) real for the server's answers "
+                    + "(modelled timing yields to the server rather than falling behind)")
+        }
         for fault in report.faults {
             let until = fault.endsAt.map { " until \(Timestamp.text(unixMillis: $0.unixMillis))" } ?? ""
             lines.append(
@@ -51,7 +61,8 @@ package enum RunSummary {
                 lines += figures(
                     devices: group.devices, devicesByState: group.devicesByState, fixes: group.fixes, lostByCause: nil,
                     fixAge: group.fixAgeMs, uploads: group.uploads, realSeconds: report.realSeconds,
-                    latency: group.latencyMs, duplicates: group.duplicates, indent: "    ")
+                    latency: group.latencyMs, serverLatency: group.serverLatencyMs, timing: report.timing,
+                    duplicates: group.duplicates, indent: "    ")
             }
         }
         return lines
@@ -60,7 +71,8 @@ package enum RunSummary {
     private static func figures(
         devices: Int, devicesByState: APIMap<Int>, fixes: RunReportBody.Fixes, lostByCause: APIMap<Int>?,
         fixAge: RunReportBody.Percentiles, uploads: RunReportBody.Uploads, realSeconds: Double,
-        latency: RunReportBody.Percentiles, duplicates: RunReportBody.Duplicates, indent: String
+        latency: RunReportBody.Percentiles, serverLatency: RunReportBody.Percentiles, timing: TimingBody,
+        duplicates: RunReportBody.Duplicates, indent: String
     ) -> [String] {
         // Labels padded with dots to one column, as k6's summary.
         let width = 18
@@ -108,8 +120,56 @@ package enum RunSummary {
             "\(key) \(count(outcome.count)) (\(String(format: "%.1f", outcome.rate * 100)) %)"
         }.joined(separator: "  ")
         lines.append(row("uploads", "\(count(uploads.total))\(rate)" + (outcomes.isEmpty ? "" : ": \(outcomes)")))
-        lines.append(row("upload latency", uploads.total == 0 ? "no upload heard" : percentiles(latency, millis)))
+        let heard = timing == .modelled ? "virtual, as heard; answers modelled" : "virtual, as heard: real × warp"
+        lines.append(
+            row(
+                "upload latency",
+                uploads.total == 0 ? "no upload heard" : percentiles(latency, millis) + " (\(heard))"))
+        // Zeros when the server answered no upload (a real answer is never 0 ms).
+        lines.append(
+            row(
+                "server latency",
+                serverLatency.max == 0
+                    ? "no upload answered" : percentiles(serverLatency, millis) + " (real: the server's own time)"))
+        if let timeouts = timeoutsText(uploads) { lines.append(row("timeouts", timeouts)) }
         return lines
+    }
+
+    /// Uploads whose device heard its timeout, by whose it was: the server's, a fault's or the
+    /// fleet's; nil when none did.
+    static func timeoutsText(_ uploads: RunReportBody.Uploads) -> String? {
+        let byOutcome = Dictionary(uniqueKeysWithValues: uploads.byOutcome.entries.map { ($0.key, $0.value.count) })
+        let causes: [TransferOutcome] =
+            [.failed(.timeout), .injectedTimeout, .warpTimeout]
+            + TransferOutcome.NotSentCause.allCases.map { .notSent($0) }
+        let counted = causes.compactMap { cause -> String? in
+            guard let number = byOutcome[cause.description], number > 0 else { return nil }
+            let whose =
+                cause.isFleetSide ? "the fleet's" : cause == .injectedTimeout ? "a fault" : "the server's"
+            return "\(cause) \(count(number)) (\(whose))"
+        }
+        return counted.isEmpty ? nil : counted.joined(separator: ", ")
+    }
+
+    /// What the fleet itself did to its requests, said as the fleet's; nil when it did nothing.
+    static func healthLine(_ health: RunReportBody.FleetHealth) -> String? {
+        var parts: [String] = []
+        let notSent = health.notSent.entries.filter { $0.value > 0 }
+        if !notSent.isEmpty {
+            parts.append(
+                "not sent \(count(notSent.reduce(0) { $0 + $1.value })) ("
+                    + notSent.map { "\($0.key) \(count($0.value))" }.joined(separator: ", ") + ")")
+        }
+        if health.heldBack > 0 {
+            let wait = health.connectionWaitMs
+            parts.append(
+                "held back \(count(health.heldBack)) by the connection cap (waited p99 \(millis(wait.p99)) "
+                    + "max \(millis(wait.max)) real)")
+        }
+        if health.cancelledOnWire > 0 { parts.append("cancelled on the wire \(count(health.cancelledOnWire))") }
+        if health.warpTimeouts > 0 { parts.append("warp-timeouts \(count(health.warpTimeouts))") }
+        if health.behindSeconds > 0 { parts.append("behind its warp \(duration(health.behindSeconds * 1000)) real") }
+        return parts.isEmpty ? nil : "the fleet's own, not the server's: " + parts.joined(separator: ", ")
     }
 
     /// Whether the run kept up with its warp: said once a warp was measured or the run was behind.

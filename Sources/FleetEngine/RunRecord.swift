@@ -29,6 +29,9 @@ public struct RunRecord: Sendable, Codable {
     public var abortedBy: String?
     /// Duplicates the in-process receiver saw; nil with another server.
     public var receiverDuplicates: FixAccount.Resent?
+    /// Answers took modelled time at the end (`FleetSnapshot.deterministic`), which says what the
+    /// upload latency means; nil in an older record, or when merged shards differed.
+    public var deterministic: Bool?
 
     /// The record of the run `snapshot` shows, ended by `end`.
     public init(
@@ -47,6 +50,7 @@ public struct RunRecord: Sendable, Codable {
         devicesByGroup = snapshot.devicesByGroup
         self.end = end
         self.abortedBy = abortedBy
+        deterministic = snapshot.deterministic
     }
 
     /// The fleet as a snapshot without devices: what the report, CSV and HTML pages read.
@@ -59,6 +63,7 @@ public struct RunRecord: Sendable, Codable {
         snapshot.groups = groups
         snapshot.thresholds = thresholds
         snapshot.metrics = metrics
+        snapshot.deterministic = deterministic ?? false
         return snapshot
     }
 
@@ -129,6 +134,8 @@ public struct RunRecord: Sendable, Codable {
             ? FixAccount.Resent(
                 batches: receivers.reduce(0) { $0 + $1.batches }, fixes: receivers.reduce(0) { $0 + $1.fixes })
             : nil
+        let timings = Set(records.map(\.record.deterministic))
+        whole.deterministic = timings.count == 1 ? first.deterministic : nil
         let ends = Set(records.map(\.record.end))
         whole.end = ends.count == 1 ? first.end : .stopped
         return whole

@@ -565,16 +565,17 @@ enum ProgressLine {
             separator: " ")
         let refreshes = metrics.refreshesByOutcome.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(
             separator: " ")
-        let latency = metrics.latency
+        let heard = metrics.latency
+        let server = metrics.serverLatency
         return "\(Timestamp.text(unixMillis: metrics.virtualNow)) | devices: \(states) | fixes \(metrics.fixesStored)"
             + " | batches \(outcomes.isEmpty ? "0" : outcomes)"
             + (refreshes.isEmpty ? "" : " | token refreshes \(refreshes)")
             + " | pending \(metrics.fixes.ledger.pending)" + storePart(metrics)
             + (metrics.clockLagDroppedMillis > 0 ? " | clock lag dropped \(metrics.clockLagDroppedMillis) ms" : "")
+            // Two clocks: what the devices heard (virtual), what the server took (real).
             + String(
-                format: " | latency p50 %.1f p95 %.1f p99 %.1f ms", latency.percentile(0.5), latency.percentile(0.95),
-                latency.percentile(0.99))
-            + String(format: " (server p99 %.1f ms real)", metrics.serverLatency.percentile(0.99))
+                format: " | heard p50 %.1f p99 %.1f ms virtual | server p50 %.1f p99 %.1f ms real",
+                heard.percentile(0.5), heard.percentile(0.99), server.percentile(0.5), server.percentile(0.99))
             + (metrics.pace.progressText.map { " | \($0)" } ?? "")
     }
 

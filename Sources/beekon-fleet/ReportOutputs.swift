@@ -22,7 +22,7 @@ struct ReportOutputs: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Write the run as CSV at its end, as Locust's --csv: PREFIX_stats.csv, PREFIX_fixes.csv, "
-                + "PREFIX_stats_history.csv (a row per 10 virtual seconds).",
+                + "PREFIX_stats_history.csv (a row per 10 virtual seconds), PREFIX_fleet_health.csv.",
             valueName: "prefix"))
     var csv: String?
 

@@ -1,0 +1,237 @@
+import FleetEngine
+import Foundation
+import Testing
+
+@testable import FleetAdmin
+
+/// The server's real answer time beside the devices' virtual latency, the run's timing and the
+/// fleet's own doing (not sent, held back, cancelled, warp-timeouts, waits), on every surface:
+/// the report, its summary, CSV and HTML, `/metrics` and `GET /api/v1/stats` and `/fleet`, from
+/// a `FleetMetrics` made here (the engine's counting: `FixAccountingTests`).
+@Suite("Server latency and fleet health on every surface")
+struct FleetHealthSurfacesTests {
+    /// Uploads by outcome, heard latency (virtual ms) and the server's answer time (real ms), for
+    /// group 0 or 1.
+    static let uploads: [(outcome: TransferOutcome, group: Int, heard: Double, server: Double?)] = [
+        (.status(200), 0, 100, 20), (.status(200), 0, 100, 40), (.status(200), 1, 100, 300),
+        (.failed(.timeout), 0, 30_000, nil), (.injectedTimeout, 1, 30_000, nil),
+        (.warpTimeout, 1, 30_000, nil), (.warpTimeout, 1, 30_000, nil),
+        (.notSent(.connectionCap), 0, 30_000, nil), (.notSent(.connectionCap), 0, 30_000, nil),
+        (.notSent(.connectionCap), 1, 30_000, nil),
+    ]
+
+    static func snapshot(deterministic: Bool = true) -> FleetSnapshot {
+        var metrics = FleetMetrics()
+        metrics.uploadsByGroup = [GroupUploads(), GroupUploads()]
+        for upload in uploads {
+            metrics.uploads.record(
+                upload.outcome, latencyMillis: upload.heard, serverMillis: upload.server, realNanos: 0)
+            metrics.latency.record(upload.heard)
+            var group = GroupUploads()
+            group.byOutcome[upload.outcome, default: UploadStats.Tally()].count += 1
+            group.byOutcome[upload.outcome]!.latency.record(upload.heard)
+            group.latency.record(upload.heard)
+            if let server = upload.server {
+                group.byOutcome[upload.outcome]!.serverLatency.record(server)
+                group.serverLatency.record(server)
+                metrics.serverLatency.record(server)
+            }
+            metrics.uploadsByGroup[upload.group].merge(group)
+        }
+        // An answer its device never heard still counts as the server's time.
+        metrics.serverLatency.record(900)
+        metrics.uploadsByGroup[1].serverLatency.record(900)
+        metrics.heldBack = 7
+        metrics.connectionWait.record(50)
+        metrics.connectionWait.record(120)
+        metrics.cancelledOnWire = 4
+        metrics.pace.answerWaitSeconds = 3.25
+        metrics.pace.behindSeconds = 1.5
+        var snapshot = FleetSnapshot()
+        snapshot.name = "health"
+        snapshot.groups = ["walkers", "drivers"]
+        snapshot.deterministic = deterministic
+        snapshot.metrics = metrics
+        return snapshot
+    }
+
+    @Test(
+        "the report has the server's real latency per group beside the heard one, the timing, and fleet health",
+        arguments: [(true, "modelled"), (false, "as-answered")])
+    func report(deterministic: Bool, timing: String) throws {
+        let snapshot = Self.snapshot(deterministic: deterministic)
+        let metrics = snapshot.metrics
+        let body = RunReportBody(snapshot)
+        #expect(body.timing.rawValue == timing)
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(APIJSON.bytes(body))) as? [String: Any])
+        #expect(json["timing"] as? String == timing)
+        let server = try #require(json["server_latency_ms"] as? [String: Double])
+        #expect(server["max"] == roundedMillis(metrics.serverLatency.max))
+        #expect(server["p99"] == roundedMillis(metrics.serverLatency.percentile(0.99)))
+        #expect(abs(server["max"]! - 900) < 9, "the unheard answer is the server's slowest")
+        let groups = try #require(json["groups"] as? [String: [String: Any]])
+        for (index, name) in snapshot.groups.enumerated() {
+            let group = try #require(groups[name]?["server_latency_ms"] as? [String: Double])
+            let histogram = metrics.uploadsByGroup[index].serverLatency
+            #expect(group["p50"] == roundedMillis(histogram.percentile(0.5)), "\(name)")
+            #expect(group["max"] == roundedMillis(histogram.max), "\(name)")
+        }
+        let health = try #require(json["fleet_health"] as? [String: Any])
+        #expect(health["not_sent"] as? [String: Int] == ["connection-cap": 3, "descriptors": 0])
+        #expect(health["held_back"] as? Int == 7)
+        #expect(health["cancelled_on_wire"] as? Int == 4)
+        #expect(health["warp_timeouts"] as? Int == 2)
+        #expect(health["answer_wait_seconds"] as? Double == 3.3)
+        #expect(health["behind_seconds"] as? Double == 1.5)
+        let wait = try #require(health["connection_wait_ms"] as? [String: Double])
+        #expect(wait["max"] == roundedMillis(metrics.connectionWait.max))
+    }
+
+    @Test("the summary says the heard latency is virtual, the server's real, timeouts by whose, the fleet's own")
+    func summary() {
+        let snapshot = Self.snapshot()
+        let metrics = snapshot.metrics
+        let lines = RunSummary.lines(RunReportBody(snapshot))
+        func ms(_ value: Double) -> String {
+            value < 10 ? String(format: "%.2fms", value) : String(format: "%.0fms", value)
+        }
+        func percentiles(_ histogram: LatencyHistogram) -> String {
+            "p50 \(ms(histogram.percentile(0.5)))  p90 \(ms(histogram.percentile(0.9)))  "
+                + "p99 \(ms(histogram.percentile(0.99)))  max \(ms(histogram.max))"
+        }
+        let expected = [
+            "  upload latency .... \(percentiles(metrics.latency)) (virtual, as heard; answers modelled)",
+            "  server latency .... \(percentiles(metrics.serverLatency)) (real: the server's own time)",
+            "  timeouts .......... timeout 1 (the server's), injected-timeout 1 (a fault), warp-timeout 2 "
+                + "(the fleet's), not-sent-connection-cap 3 (the fleet's)",
+            "  fleet health ...... the fleet's own, not the server's: not sent 3 (connection-cap 3), held back 7 "
+                + "by the connection cap (waited p99 \(ms(metrics.connectionWait.percentile(0.99))) max "
+                + "\(ms(metrics.connectionWait.max)) real), cancelled on the wire 4, warp-timeouts 2, behind its "
+                + "warp 1.5s real",
+            "  answer wait ....... the clock waited 3.3s real for the server's answers (modelled timing yields to "
+                + "the server rather than falling behind)",
+            "    server latency .... \(percentiles(metrics.uploadsByGroup[1].serverLatency)) "
+                + "(real: the server's own time)",
+        ]
+        for line in expected { #expect(lines.contains(line), "\(line)\n\(lines.joined(separator: "\n"))") }
+        let asAnswered = RunSummary.lines(RunReportBody(Self.snapshot(deterministic: false)))
+        #expect(asAnswered.contains { $0.hasSuffix("(virtual, as heard: real × warp)") })
+    }
+
+    @Test("a healthy run has no fleet-health or timeouts line, and says when the server answered nothing")
+    func quietSummary() {
+        var snapshot = FleetSnapshot()
+        snapshot.metrics.uploads.record(.status(200), latencyMillis: 100, serverMillis: nil, realNanos: 0)
+        let lines = RunSummary.lines(RunReportBody(snapshot))
+        #expect(
+            !lines.contains { $0.contains("fleet health") || $0.contains("timeouts") || $0.contains("answer wait") })
+        #expect(lines.contains("  server latency .... no upload answered"))
+    }
+
+    @Test("CSV: server latency columns per group and outcome, in real ms; the fleet's health a row per figure")
+    func csv() throws {
+        let snapshot = Self.snapshot()
+        let metrics = snapshot.metrics
+        let rows = RunCSV.stats(snapshot).split(separator: "\r\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
+        let header = try #require(rows.first)
+        let serverMax = try #require(header.firstIndex(of: "Server Latency Max (real ms)"))
+        #expect(header.contains("Latency p99 (virtual ms)"))
+        let aggregated = try #require(rows.last)
+        #expect(aggregated.prefix(2) == ["Aggregated", "Aggregated"])
+        #expect(Double(aggregated[serverMax]) == (metrics.serverLatency.max * 1000).rounded() / 1000)
+        let drivers = try #require(rows.first { $0.prefix(2) == ["drivers", "Aggregated"] })
+        #expect(Double(drivers[serverMax]) == (metrics.uploadsByGroup[1].serverLatency.max * 1000).rounded() / 1000)
+        let notSent = try #require(rows.first { $0.prefix(2) == ["walkers", "not-sent-connection-cap"] })
+        #expect(notSent[3] == "2")
+        #expect(notSent[serverMax] == "0", "never on the wire: no server time")
+
+        let health = RunCSV.fleetHealth(snapshot).split(separator: "\r\n").map(String.init)
+        #expect(
+            health == [
+                "Figure,Value,Unit", "Not Sent connection-cap,3,uploads", "Not Sent descriptors,0,uploads",
+                "Held Back,7,requests",
+                "Connection Wait p99,\(RunCSVTestsFormat.decimal(metrics.connectionWait.percentile(0.99))),real ms",
+                "Connection Wait Max,\(RunCSVTestsFormat.decimal(metrics.connectionWait.max)),real ms",
+                "Cancelled on the Wire,4,requests", "Warp Timeouts,2,uploads", "Answer Wait,3.25,real s",
+                "Behind Its Warp,1.5,real s",
+            ])
+        #expect(RunCSV.files(snapshot).map(\.suffix).contains("_fleet_health.csv"))
+    }
+
+    @Test("the HTML report has the latency table on both clocks and the fleet-health table")
+    func html() {
+        let snapshot = Self.snapshot()
+        let page = RunHTML.page(RunReportBody(snapshot), snapshot: snapshot, chartsScript: "")
+        for text in [
+            "<h2>Latency: as heard (virtual) and the server's (real)</h2>", "<th>Server p50 real ms</th>",
+            "<td>drivers</td>", "<h2>Fleet health</h2>", "<td>Not sent: connection-cap (uploads)</td>",
+            "<td>Held back by the connection cap (requests)</td><td class=\"num\">7</td>",
+            "<td>Warp timeouts (uploads)</td><td class=\"num\">2</td>", "answers were modelled",
+        ] {
+            #expect(page.contains(text), "\(text)")
+        }
+    }
+
+    @Test("/metrics: the server's latency per group, not-sent by cause, held back, cancelled, answer wait")
+    func prometheus() throws {
+        let snapshot = Self.snapshot()
+        let metrics = snapshot.metrics
+        let text = PrometheusText.render(snapshot)
+        for (index, name) in snapshot.groups.enumerated() {
+            let count = metrics.uploadsByGroup[index].serverLatency.count
+            #expect(text.contains("\nbeekon_fleet_upload_server_latency_seconds_count{group=\"\(name)\"} \(count)\n"))
+        }
+        #expect(text.contains("\nbeekon_fleet_upload_server_latency_seconds_bucket{group=\"drivers\",le=\"+Inf\"} 2\n"))
+        #expect(text.contains("\nbeekon_fleet_upload_server_latency_seconds_bucket{group=\"walkers\",le=\"0.05\"} 2\n"))
+        for line in [
+            "# TYPE beekon_fleet_uploads_not_sent_total counter",
+            "beekon_fleet_uploads_not_sent_total{cause=\"connection-cap\"} 3",
+            "beekon_fleet_uploads_not_sent_total{cause=\"descriptors\"} 0",
+            "# TYPE beekon_fleet_requests_held_back_total counter", "beekon_fleet_requests_held_back_total 7",
+            "# TYPE beekon_fleet_requests_cancelled_on_wire_total counter",
+            "beekon_fleet_requests_cancelled_on_wire_total 4",
+            "# TYPE beekon_fleet_answer_wait_seconds_total counter", "beekon_fleet_answer_wait_seconds_total 3.25",
+        ] {
+            #expect(text.contains("\n\(line)\n"), "\(line)")
+        }
+    }
+
+    @Test("GET /api/v1/stats has the run's heard and server latency, the timing and fleet health; /fleet the timing")
+    func stats() throws {
+        let snapshot = Self.snapshot()
+        let metrics = snapshot.metrics
+        let body = StatsBody(snapshot)
+        #expect(APIBodyTests.text(body.timing) == #""modelled""#)
+        #expect(APIBodyTests.text(body.serverLatencyMs) == APIBodyTests.text(PercentilesBody(metrics.serverLatency)))
+        #expect(APIBodyTests.text(body.latencyMs) == APIBodyTests.text(PercentilesBody(metrics.latency)))
+        let wait = APIBodyTests.text(PercentilesBody(metrics.connectionWait))
+        #expect(
+            APIBodyTests.text(body.fleetHealth)
+                == #"{"notSent":{"connection-cap":3,"descriptors":0},"heldBack":7,"connectionWaitMs":"# + wait
+                + #","cancelledOnWire":4,"warpTimeouts":2,"answerWaitSeconds":3.3,"behindSeconds":1.5}"#)
+        #expect(FleetSummaryBody(snapshot).timing == .modelled)
+        #expect(FleetSummaryBody(Self.snapshot(deterministic: false)).timing == .asAnswered)
+    }
+
+    @Test("a shard's record carries its timing; merged shards keep it only when they agree")
+    func recordTiming() throws {
+        let modelled = RunRecord(Self.snapshot(), shard: try Shard(index: 0, count: 2), end: nil, abortedBy: nil)
+        var other = RunRecord(
+            Self.snapshot(deterministic: false), shard: try Shard(index: 1, count: 2), end: nil, abortedBy: nil)
+        #expect(modelled.snapshot.deterministic)
+        #expect(try RunRecord.merged([("a", modelled), ("b", other)]).deterministic == nil)
+        other.deterministic = true
+        #expect(try RunRecord.merged([("a", modelled), ("b", other)]).snapshot.deterministic)
+    }
+}
+
+/// The CSV's number form, as `RunCSV` writes it.
+enum RunCSVTestsFormat {
+    static func decimal(_ value: Double) -> String {
+        let rounded = (value * 1000).rounded() / 1000
+        return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
+    }
+}
