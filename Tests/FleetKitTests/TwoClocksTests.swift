@@ -54,14 +54,15 @@ struct TwoClocksTests {
 
     @Test(
         """
-        a healthy server (every upload 200 in 100 ms of real time) passes the same thresholds at warp \
+        a healthy server (every upload 200 in 300 ms of real time) passes the same thresholds at warp \
         1, 60, 600 and max, and server.latency.p99 is the receiver's own p99 within 10 %
         """,
         arguments: warps)
     func healthyServerSameVerdict(warp: Warp) async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
-        let server = try workspace.receiver { $0.script.latencyMillis = 100 }
+        // 300 ms: the fleet's own scheduling on a loaded machine stays well inside 10 % of it.
+        let server = try workspace.receiver { $0.script.latencyMillis = 300 }
         defer { server.stop() }
         let thresholds = [
             "upload.errors.rate < 0.01", "server.latency.p99 < 500ms", "upload.latency.p99 < 500ms", "fixes.lost == 0",

@@ -77,8 +77,7 @@ RULES = [
     Rule("swift test", "covered", ".ci/run runs it word for word"),
     Rule("swift run -c release beekon-fleet run", "serve", ready=answers("http://127.0.0.1:8080/healthz"),
          says="beekon-fleet: done.", seconds=120),
-    Rule("swift run -c release beekon-fleet run fleets/demo.yaml --ingest http://127.0.0.1:9000/ingest "
-         "--data .beekon-own-server", "serve",
+    Rule("swift run -c release beekon-fleet run fleets/demo.yaml --ingest http://127.0.0.1:9000/ingest \\", "serve",
          ready=stored_batches("http://127.0.0.1:9000/stats"), says="beekon-fleet: done.", needs=["receiver:9000"],
          seconds=180),
     Rule("swift run -c release beekon-fleet receive --listen 127.0.0.1:8081 --mix 503:10", "serve",
@@ -161,6 +160,8 @@ def run_block(text, rule, log):
 
 
 def serve_block(text, rule, log):
+    # A command continued with a backslash is one command, as the shell reads it.
+    text = text.replace("\\\n", " ")
     commands = [line for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
     if len(commands) != 1:
         return f"a serve block must hold one command, not {len(commands)}"
