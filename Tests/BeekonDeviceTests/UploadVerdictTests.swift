@@ -55,6 +55,18 @@ struct UploadVerdictTests {
     }
 
     @Test(
+        "a Retry-After HTTP-date is the delay it means on the server's clock, in whole seconds; other values stay",
+        arguments: [
+            ("Sat, 28 Nov 2026 18:02:00 GMT", "120"), ("Sat, 28 Nov 2026 18:00:00 GMT", "0"),
+            ("Sat, 28 Nov 2026 17:00:00 GMT", "0"), (" Sat, 28 Nov 2026 18:00:01 GMT ", "1"),
+            ("120", nil), ("soon", nil),
+        ] as [(String, String?)])
+    func retryAfterOnTheServersClock(header: String, delay: String?) {
+        // The server's clock: 2026-11-28T18:00:00Z (its answer's `Date`).
+        #expect(RetrySchedule.retryAfterDelay(header, serverNow: 1_795_888_800_000) == delay)
+    }
+
+    @Test(
         "interval floors: iOS 60 s; Android 60 s in the foreground, 15 min in the background",
         arguments: [
             (30, Platform.ios, false, Int64(60_000)), (30, .ios, true, 60_000), (300, .ios, true, 300_000),

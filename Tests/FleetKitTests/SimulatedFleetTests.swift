@@ -1,6 +1,7 @@
 import BeekonDevice
 import BeekonNet
 import Foundation
+import HTTPTypes
 import Testing
 
 @testable import FleetEngine
@@ -106,6 +107,31 @@ struct SimulatedFleetTests {
         // Heard when sent + 2,250: each record's instant is its request's send plus the latency.
         let sentAt = Dictionary(uniqueKeysWithValues: fleet.sent.map { (Self.batchID($0), $0.sentAt) })
         #expect(records.allSatisfy { $0.at == sentAt[$0.batchID.text].map { $0 + 2_250 } })
+    }
+
+    @Test(
+        """
+        a 503 whose Retry-After is an HTTP-date 10 minutes past its Date, both in November while the \
+        fleet's clock is in June: the same batch goes again 10 virtual minutes later, not months
+        """
+    )
+    func retryAfterDateOnTheServersClock() throws {
+        let workspace = try FleetRuntimeTests.Workspace()
+        defer { workspace.cleanUp() }
+        var answered: Set<String> = []
+        let headers = HTTPFields([
+            HTTPField(name: .date, value: "Sat, 28 Nov 2026 18:00:00 GMT"),
+            HTTPField(name: .retryAfter, value: "Sat, 28 Nov 2026 18:10:00 GMT"),
+        ])
+        var fleet = try Self.fleet(workspace) { request in
+            answered.insert(request.device).inserted ? .respond(status: 503, headers: headers, afterMillis: 40) : .ok
+        }
+        fleet.advance(byMillis: 15 * 60_000)
+        for (_, sent) in Self.uploads(fleet) {
+            let (first, retry) = (try #require(sent.first), try #require(sent.dropFirst().first))
+            #expect(Self.batchID(retry) == Self.batchID(first))
+            #expect(retry.sentAt == first.sentAt + 40 + 600_000)
+        }
     }
 
     @Test(
