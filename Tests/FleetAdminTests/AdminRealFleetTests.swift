@@ -92,7 +92,8 @@ struct AdminRealFleetTests {
         let actions = await harness.call(
             "POST", "/api/v1/fleet/actions", body: #"{"action": "sync", "selector": {"all": true}}"#)
         #expect((actions.object["ids"] as? [String])?.count == 6, "\(actions.text)")
-        #expect(await harness.call("PATCH", "/api/v1/fleet", body: #"{"devices": 4}"#).status == 200)
+        let scaled = await harness.call("PATCH", "/api/v1/fleet", body: #"{"devices": 4}"#)
+        #expect(scaled.status == 200, "\(scaled.text)")
         await harness.real.waitForEnd()
         let stored = harness.real.receiver.stats()
         let ended = await harness.call("GET", "/api/v1/fleet").object
