@@ -80,10 +80,8 @@ final class HTTPTransportLoop {
             if let handle = activeIDs.removeValue(forKey: id), let (easy, pending) = active.removeValue(forKey: handle)
             {
                 multi.remove(easy)
-                if pool[easy.connectionKey] === easy {
-                    pool[easy.connectionKey] = nil
-                    idleStamps[easy.connectionKey] = nil
-                }
+                // Busy, it has no idle stamp; gone from the pool, its connection goes with it.
+                if pool[easy.connectionKey] === easy { pool[easy.connectionKey] = nil }
                 deliveries.append((pending.completion, cancelled))
             } else if let index = waiting[waitingHead...].firstIndex(where: { $0.id == id }) {
                 deliveries.append((waiting[index].completion, cancelled))

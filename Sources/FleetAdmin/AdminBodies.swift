@@ -874,6 +874,9 @@ extension FleetMetrics {
     var notSentByCause: [(key: TransferOutcome.NotSentCause, value: Int)] {
         TransferOutcome.NotSentCause.allCases.map { ($0, uploads.overall[.notSent($0)]?.count ?? 0) }
     }
+
+    /// Uploads heard as `warp-timeout` (timed as answered above warp 1).
+    var warpTimeouts: Int { uploads.overall[.warpTimeout]?.count ?? 0 }
 }
 
 /// `GET /api/v1/stats`.
@@ -942,7 +945,7 @@ struct StatsBody: APIBody {
             heldBack = metrics.heldBack
             connectionWaitMs = PercentilesBody(metrics.connectionWait)
             cancelledOnWire = metrics.cancelledOnWire
-            warpTimeouts = metrics.uploads.overall[.warpTimeout]?.count ?? 0
+            warpTimeouts = metrics.warpTimeouts
             answerWaitSeconds = roundedSeconds(metrics.pace.answerWaitSeconds)
             behindSeconds = roundedSeconds(metrics.pace.behindSeconds)
         }

@@ -122,7 +122,7 @@ package enum RunCSV {
             ["Connection Wait p99", decimal(wait.percentile(0.99)), "real ms"],
             ["Connection Wait Max", decimal(wait.max), "real ms"],
             ["Cancelled on the Wire", String(metrics.cancelledOnWire), "requests"],
-            ["Warp Timeouts", String(metrics.uploads.overall[.warpTimeout]?.count ?? 0), "uploads"],
+            ["Warp Timeouts", String(metrics.warpTimeouts), "uploads"],
             ["Answer Wait", decimal(metrics.pace.answerWaitSeconds), "real s"],
             ["Behind Its Warp", decimal(metrics.pace.behindSeconds), "real s"],
         ]

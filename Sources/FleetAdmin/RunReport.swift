@@ -351,7 +351,7 @@ package struct RunReportBody: APIBody {
             heldBack = metrics.heldBack
             connectionWaitMs = Percentiles(metrics.connectionWait)
             cancelledOnWire = metrics.cancelledOnWire
-            warpTimeouts = metrics.uploads.overall[.warpTimeout]?.count ?? 0
+            warpTimeouts = metrics.warpTimeouts
             answerWaitSeconds = roundedSeconds(metrics.pace.answerWaitSeconds)
             behindSeconds = roundedSeconds(metrics.pace.behindSeconds)
         }

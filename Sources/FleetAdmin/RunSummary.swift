@@ -145,7 +145,11 @@ package enum RunSummary {
         let counted = causes.compactMap { cause -> String? in
             guard let number = byOutcome[cause.description], number > 0 else { return nil }
             let whose =
-                cause.isFleetSide ? "the fleet's" : cause == .injectedTimeout ? "a fault" : "the server's"
+                switch cause.party {
+                case .server: "the server's"
+                case .fault: "a fault"
+                case .fleet: "the fleet's"
+                }
             return "\(cause) \(count(number)) (\(whose))"
         }
         return counted.isEmpty ? nil : counted.joined(separator: ", ")

@@ -6,9 +6,10 @@ import Logging
 package enum FleetEffect {
     /// Make this request (by transfer number); its result comes back to `transferFinished`.
     case send(OutgoingTransfer)
-    /// Take this request (by transfer number) off the wire, or never put it there: its device
-    /// gave up on it. Its end, if the transport reports one, is not heard.
-    case cancel(Int)
+    /// Its device gave up on this request (by transfer number): take it off the wire, or, when
+    /// the driver still holds it behind its connection cap (`onWire` false), never send it. Its
+    /// end, if the transport reports one, is not heard.
+    case cancel(Int, onWire: Bool)
     /// Remember the install ids (`devices.json`): they name every device's store, so a run on
     /// the same data folder finds the same devices.
     case recordInstallIDs([String: String])

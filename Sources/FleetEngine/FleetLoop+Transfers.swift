@@ -201,13 +201,6 @@ extension FleetLoop {
         if timingFollowsWarp, newWarp != 1 { useModelledTiming() }
     }
 
-    /// Modelled timing: the earliest answer instant whose real answer is not in yet; virtual time
-    /// must not reach it before the answer does.
-    package func answerHold() -> Int64? {
-        guard case .modelled = transferTiming else { return nil }
-        return transfers.values.lazy.compactMap(\.awaitedAnswerAt).min()
-    }
-
     /// Recomputes a device's answer hold after one of its transfers was answered or ended; when
     /// it moved later (or went), its parked events go back in the timer order.
     mutating func refreshAnswerHold(_ slot: Int) {
@@ -267,7 +260,7 @@ extension FleetLoop {
         let label = timeoutCause(transfer)
         switch label {
         case .notSent:
-            effects.append(.cancel(number))
+            effects.append(.cancel(number, onWire: false))
         case .failed(.timeout), .warpTimeout:
             if label == .warpTimeout {
                 // No answer within the timeout ÷ the warp: at least that slow (`slowServerWarning`).
@@ -277,7 +270,7 @@ extension FleetLoop {
             if !transfer.realEnded {
                 cancelledOnWire.insert(number)
                 metrics.cancelledOnWire += 1
-                effects.append(.cancel(number))
+                effects.append(.cancel(number, onWire: true))
             }
         default:
             break

@@ -212,8 +212,8 @@ package struct FleetLoop {
     var answerLimit: Int64 = .max
     /// Devices run ahead of one another's outstanding answers (`--warp max`): a device waits at
     /// its own answer instant for its real answer while the rest go on, and an event that
-    /// concerns many devices (a fault) waits until every device has reached it. Without it, the
-    /// driver holds the whole clock at the earliest outstanding answer instant (`answerHold()`).
+    /// concerns many devices (a fault) waits until every device has reached it. Without it, a
+    /// turn stops short of the earliest outstanding answer instant (`answerLimit`).
     package var lookahead = false
     /// The furthest instant a timer has fired at (with `lookahead`, the device furthest ahead).
     package var reachedMillis: Int64 = 0

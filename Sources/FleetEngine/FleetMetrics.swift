@@ -75,7 +75,8 @@ public struct FleetMetrics: Sendable, Codable {
     /// Requests on the wire closed when their device gave up on them (its timeout, for want of an
     /// answer), as a phone's HTTP client cancels a request it no longer waits for.
     public var cancelledOnWire = 0
-    /// Virtual ms the clock stood still waiting for real answers (modelled transfer timing).
+    /// Virtual ms the whole clock stood still waiting for real answers: none since each device
+    /// waits for its own (modelled timing runs with lookahead); kept in the run record's form.
     public var clockHeldMillis: Int64 = 0
     /// Every request the devices sent, as one digest: two runs whose devices each sent the same
     /// requests in the same order have the same one.

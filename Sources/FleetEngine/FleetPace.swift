@@ -26,8 +26,8 @@ public struct FleetPace: Sendable, Hashable, Codable {
     /// The lowest achieved warp measured at a warp set, over the whole run; nil before the first
     /// such measurement (or at max warp throughout).
     public var minAchievedWarp: Double?
-    /// Below the warp set because modelled answers wait for the server's real ones (the clock
-    /// held most of what it fell short by): the fleet yields to the server, which is not behind.
+    /// A device has waited a real second or more for its server's answer while the others kept the
+    /// warp (modelled timing at a warp): the server's pace, not the fleet's, which is not behind.
     public var waitingForAnswers = false
     /// Real seconds the run yielded so, over the whole run. 0…the run's real seconds.
     public var answerWaitSeconds = 0.0
@@ -46,11 +46,7 @@ public struct FleetPace: Sendable, Hashable, Codable {
         guard !paused else { return nil }
         guard let warp else { return achievedWarp.map { "warp max: \(Self.rate($0))×" } ?? "warp max" }
         if waitingForAnswers {
-            guard longestAnswerWaitSeconds == 0 else {
-                return "a device waits for the server's answer: \(Self.lateness(longestAnswerWaitSeconds * 1000)) real"
-            }
-            let achieved = achievedWarp.map { "\(Self.rate($0))× of " } ?? ""
-            return "waiting for the server's answers: \(achieved)\(Self.rate(warp))×"
+            return "a device waits for the server's answer: \(Self.lateness(longestAnswerWaitSeconds * 1000)) real"
         }
         guard behind else { return nil }
         let achieved = achievedWarp.map { "\(Self.rate($0))× of " } ?? ""
@@ -83,21 +79,17 @@ public struct PaceMeter: Sendable {
         public var realNanos: UInt64
         public var virtualMillis: Int64
         public var lateness: LatencyHistogram
-        /// Virtual ms the clock has been held for real answers so far in the run
-        /// (`FleetMetrics.clockHeldMillis`).
-        public var heldMillis: Int64
         /// With each device waiting for its own answers (lookahead at a warp): how far behind the
         /// fleet's pace the device waiting longest for an answer stands, virtual ms.
         public var answerLagMillis: Int64
 
         public init(
             realNanos: UInt64, virtualMillis: Int64, lateness: LatencyHistogram = LatencyHistogram(),
-            heldMillis: Int64 = 0, answerLagMillis: Int64 = 0
+            answerLagMillis: Int64 = 0
         ) {
             self.realNanos = realNanos
             self.virtualMillis = virtualMillis
             self.lateness = lateness
-            self.heldMillis = heldMillis
             self.answerLagMillis = answerLagMillis
         }
     }
@@ -135,11 +127,11 @@ public struct PaceMeter: Sendable {
 
     /// A meter whose window starts at `realNanos`, `virtualMillis`, at the warp set (nil: max warp).
     public init(
-        realNanos: UInt64, virtualMillis: Int64, warp: Double?, paused: Bool = false, heldMillis: Int64 = 0
+        realNanos: UInt64, virtualMillis: Int64, warp: Double?, paused: Bool = false
     ) {
         self.warp = warp
         self.paused = paused
-        readings = [Reading(realNanos: realNanos, virtualMillis: virtualMillis, heldMillis: heldMillis)]
+        readings = [Reading(realNanos: realNanos, virtualMillis: virtualMillis)]
         pace = FleetPace(warp: warp)
         pace.paused = paused
     }
@@ -148,11 +140,11 @@ public struct PaceMeter: Sendable {
     /// warp with nil, a pause or a resume); the run's totals stay. The current window's lateness
     /// and achieved warp are forgotten: they belonged to the old setting.
     public mutating func restart(
-        realNanos: UInt64, virtualMillis: Int64, warp: Double?, paused: Bool, heldMillis: Int64 = 0
+        realNanos: UInt64, virtualMillis: Int64, warp: Double?, paused: Bool
     ) {
         self.warp = warp
         self.paused = paused
-        readings = [Reading(realNanos: realNanos, virtualMillis: virtualMillis, heldMillis: heldMillis)]
+        readings = [Reading(realNanos: realNanos, virtualMillis: virtualMillis)]
         pace.warp = warp
         pace.paused = paused
         pace.achievedWarp = nil
@@ -180,22 +172,10 @@ public struct PaceMeter: Sendable {
         pace.timerLatenessMaxMillis = lateness.count > 0 ? lateness.max : 0
         pace.behind = Self.isBehind(
             warp: warp, paused: paused, achievedWarp: pace.achievedWarp, latenessP99Millis: pace.timerLatenessP99Millis)
-        // Short of the warp mostly because the clock waited for real answers: the server's pace,
-        // not the fleet's. Late timers are the fleet's whatever the clock waited for.
-        pace.waitingForAnswers = false
-        if pace.behind, let warp, pace.timerLatenessP99Millis <= Self.latenessBoundMillis {
-            let shortfall = warp * Double(span) / 1e6 - Double(reading.virtualMillis - base.virtualMillis)
-            if Double(reading.heldMillis - base.heldMillis) * 2 >= shortfall {
-                pace.behind = false
-                pace.waitingForAnswers = true
-            }
-        }
         // Devices that wait for their own answers while the rest keep the warp: a device a real
         // second or more behind waits for the server, not for the fleet.
         pace.longestAnswerWaitSeconds = warp.map { Double(reading.answerLagMillis) / $0 / 1_000 } ?? 0
-        if !pace.behind, !paused, pace.longestAnswerWaitSeconds >= 1 {
-            pace.waitingForAnswers = true
-        }
+        pace.waitingForAnswers = !pace.behind && !paused && pace.longestAnswerWaitSeconds >= 1
         let interval = Double(reading.realNanos - previous.realNanos) / 1e9
         if pace.behind { pace.behindSeconds += interval }
         if pace.waitingForAnswers { pace.answerWaitSeconds += interval }

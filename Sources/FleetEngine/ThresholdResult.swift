@@ -55,11 +55,10 @@ public struct ThresholdResult: Sendable, Hashable {
         case .status(let code, let kind):
             return share(outcomes[.status(code)]?.count ?? 0, kind, of: serverUploads)
         case .failure(let label, let kind):
-            guard let outcome = outcomes.keys.first(where: { $0.isNetwork && $0.description == label }) else {
-                return share(
-                    0, kind, of: label.hasPrefix("not-sent") || label == "warp-timeout" ? uploads : serverUploads)
+            guard let outcome = TransferOutcome.networkOutcomes.first(where: { $0.description == label }) else {
+                return share(0, kind, of: serverUploads)
             }
-            return share(outcomes[outcome]!.count, kind, of: outcome.isFleetSide ? uploads : serverUploads)
+            return share(outcomes[outcome]?.count ?? 0, kind, of: outcome.isFleetSide ? uploads : serverUploads)
         case .notSent(let kind):
             let notSent = outcomes.filter { if case .notSent = $0.key { true } else { false } }
             return share(notSent.values.reduce(0) { $0 + $1.count }, kind, of: uploads)

@@ -64,19 +64,35 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
         return true
     }
 
-    /// The fleet's own doing (its timing or its limits), never the server's: left out of the
-    /// server's verdict (`upload.errors`) and counted by `fleet.*` metrics.
-    public var isFleetSide: Bool {
+    /// Whose doing an outcome is.
+    public enum Party: String, Sendable, Hashable {
+        /// The server's answer, or the network's failure to reach it.
+        case server
+        /// A fault the run injected (`timeouts`, `latency`, `networkOffline`).
+        case fault
+        /// The fleet's own timing or limits.
+        case fleet
+    }
+
+    /// Whose doing it is: the one rule the verdicts and the reports read.
+    public var party: Party {
         switch self {
-        case .warpTimeout, .notSent: true
-        default: false
+        case .status, .failed: .server
+        case .offline, .injectedTimeout: .fault
+        case .warpTimeout, .notSent: .fleet
         }
     }
 
-    /// Every label a network outcome can have, as thresholds name them (`upload.LABEL.rate`).
-    public static let networkLabels: [String] =
-        NetworkFailure.allCases.filter { $0 != .tooManyOpenFiles && $0 != .cancelled }.map(\.rawValue)
-        + ["offline", "injected-timeout", "warp-timeout"] + NotSentCause.allCases.map { "not-sent-\($0.rawValue)" }
+    /// The fleet's own doing (its timing or its limits), never the server's: left out of the
+    /// server's verdict (`upload.errors`) and counted by `fleet.*` metrics.
+    public var isFleetSide: Bool { party == .fleet }
+
+    /// Every outcome a device can hear without a status, as thresholds name them
+    /// (`upload.LABEL.rate`): a transport's failures but those the fleet labels otherwise (a socket
+    /// it could not make) or never hears (its own cancellation).
+    public static let networkOutcomes: [TransferOutcome] =
+        NetworkFailure.allCases.filter { $0 != .tooManyOpenFiles && $0 != .cancelled }.map { .failed($0) }
+        + [.offline, .injectedTimeout, .warpTimeout] + NotSentCause.allCases.map { .notSent($0) }
 
     /// By their text, as every report lists them.
     public static func < (lhs: TransferOutcome, rhs: TransferOutcome) -> Bool { lhs.description < rhs.description }

@@ -5,14 +5,20 @@ import Foundation
 /// What a data folder holds of an earlier run, read before a run starts, so `run` can resume it,
 /// refuse it (another fleet or ingest) or discard it (`--fresh`) before it creates anything.
 public enum DataFolder {
-    /// An earlier run on the folder: the devices it made, its clock file and its record.
+    /// An earlier run on the folder: its clock file and its record; the devices it made are read
+    /// only when asked for (`installIDs()`), since the run reads `devices.json` itself as it starts.
     public struct EarlierRun: Sendable {
-        /// Its install ids by device id (`devices.json`).
-        public var installIDs: [String: String]
+        /// The data folder.
+        public var directory: String
         /// Its `clock.json`.
         public var clock: ClockRecord?
         /// Its `run-identity.json`: what fleet and ingest it had.
         public var record: Record
+
+        /// Its install ids by device id (`devices.json`).
+        public func installIDs() -> [String: String] {
+            RunFiles.readInstallIDs(directory)
+        }
     }
 
     /// What the folder's `run-identity.json` says.
@@ -50,10 +56,10 @@ public enum DataFolder {
     /// The earlier run on `directory`, or nil when it holds none (no devices, no clock file); a
     /// `RunError` for a clock file that cannot be read, as the run itself would refuse it.
     public static func earlierRun(_ directory: String) throws(RunError) -> EarlierRun? {
-        let installIDs = RunFiles.readInstallIDs(directory)
         let clock = try RunFiles.readClock(directory)
-        guard !installIDs.isEmpty || clock != nil else { return nil }
-        return EarlierRun(installIDs: installIDs, clock: clock, record: readRecord(directory))
+        // A run writes its clock file as it starts: without one, its devices say whether it made any.
+        guard clock != nil || !RunFiles.readInstallIDs(directory).isEmpty else { return nil }
+        return EarlierRun(directory: directory, clock: clock, record: readRecord(directory))
     }
 
     /// The folder's `run-identity.json`.
@@ -77,11 +83,11 @@ public enum DataFolder {
         try PrivateFile.write(identity.json, toFile: "\(directory)/\(RunIdentity.fileName)")
     }
 
-    /// Reads every store of `earlier` in `directory` (missing ones are not made).
-    public static func stores(of earlier: EarlierRun, in directory: String) -> Stores {
+    /// Reads every store of `earlier` (missing ones are not made).
+    public static func stores(of earlier: EarlierRun) -> Stores {
         var stores = Stores()
-        for installID in Set(earlier.installIDs.values) {
-            let path = "\(directory)/devices/\(installID)/beekon.db"
+        for installID in Set(earlier.installIDs().values) {
+            let path = "\(earlier.directory)/devices/\(installID)/beekon.db"
             guard FileManager.default.fileExists(atPath: path) else { continue }
             do throws(StoreError) {
                 let store = try DeviceStore(path: path)
@@ -95,14 +101,12 @@ public enum DataFolder {
         return stores
     }
 
-    /// Where a run on `directory` resumes `earlier` (`RunStart`, with its stores read), for a
+    /// Where a run resumes `earlier` (`RunStart`, with its stores read), for a
     /// fleet whose `clock.start` is `configured`, with the wall clock at `wallNow`.
-    public static func resumeStart(
-        of earlier: EarlierRun, in directory: String, configured: Int64?, wallNow: Int64
-    ) -> RunStart {
+    public static func resumeStart(of earlier: EarlierRun, configured: Int64?, wallNow: Int64) -> RunStart {
         RunStart.resolve(
             configured: configured, wallNow: wallNow, earlierRun: true, record: earlier.clock,
-            newestStored: stores(of: earlier, in: directory).newest)
+            newestStored: stores(of: earlier).newest)
     }
 
     /// Whether a discard of `directory` was begun and not finished.

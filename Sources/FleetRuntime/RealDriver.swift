@@ -108,8 +108,7 @@ struct RealDriver {
         clock = FleetClock(startMillis: engine.startMillis, warp: engine.warp, realNanos: clockStarts)
         maxSince = (engine.startMillis, clockStarts)
         paceMeter = PaceMeter(
-            realNanos: clockStarts, virtualMillis: engine.startMillis, warp: maxWarp ? nil : clock.warp,
-            heldMillis: engine.metrics.clockHeldMillis)
+            realNanos: clockStarts, virtualMillis: engine.startMillis, warp: maxWarp ? nil : clock.warp)
         engine.metrics.pace = paceMeter.pace
         recordClock(stopped: false, realNanos: clockStarts)
         logger.debug(
@@ -133,14 +132,9 @@ struct RealDriver {
             guard engine.nextDeadline() != nil else { return max(reached, engine.endsAt ?? reached) }
             return engine.endsAt ?? .max
         }
-        var now = clock.now(realNanos: realNanos)
-        // With lookahead each device stops short of its own answer instants; without it, modelled
-        // transfers hold the whole clock short of the earliest until its answer is in.
-        if !engine.lookahead, let hold = engine.answerHold(), now >= hold {
-            now = hold - 1
-            engine.metrics.clockHeldMillis += clock.dropLag(reached: now, realNanos: realNanos)
-        }
-        return now
+        // Modelled transfers run with lookahead: each device stops short of its own answer
+        // instants (`updateLookahead`), so the clock itself never holds for an answer.
+        return clock.now(realNanos: realNanos)
     }
 
     /// The warp to report: as set, or at max warp the rate reached since it began.
@@ -203,7 +197,7 @@ struct RealDriver {
         paceMeter.record(
             PaceMeter.Reading(
                 realNanos: realNanos, virtualMillis: paceMillis,
-                lateness: engine.takeRecentTimerLateness(), heldMillis: engine.metrics.clockHeldMillis,
+                lateness: engine.takeRecentTimerLateness(),
                 answerLagMillis: maxWarp ? 0 : paceMillis - engine.metrics.virtualNow))
         engine.metrics.pace = paceMeter.pace
     }
@@ -222,8 +216,7 @@ struct RealDriver {
         guard warp != current.warp || clock.isPaused != current.paused else { return }
         _ = engine.takeRecentTimerLateness()
         paceMeter.restart(
-            realNanos: realNanos, virtualMillis: paceMillis, warp: warp, paused: clock.isPaused,
-            heldMillis: engine.metrics.clockHeldMillis)
+            realNanos: realNanos, virtualMillis: paceMillis, warp: warp, paused: clock.isPaused)
         engine.metrics.pace = paceMeter.pace
     }
 
@@ -282,12 +275,8 @@ struct RealDriver {
                 } else {
                     submit(transfer)
                 }
-            case .cancel(let number):
-                if held[heldHead...].contains(where: { $0.transfer.number == number }) {
-                    heldCancelled.insert(number)
-                } else {
-                    transport.cancel(id: number)
-                }
+            case .cancel(let number, let onWire):
+                if onWire { transport.cancel(id: number) } else { heldCancelled.insert(number) }
             case .recordInstallIDs(let map):
                 // Without the map a resumed run would give these devices new install ids, and
                 // their stores' pending fixes would never be sent: said every time it fails.
@@ -385,9 +374,6 @@ struct RealDriver {
         // The end of a virtual duration wakes the loop as a timer would, so the run stops on time.
         var wake = engine.nextDeadline()
         if let endsAt = engine.endsAt { wake = min(wake ?? endsAt, endsAt) }
-        // Held for a real answer: nothing at or past the hold can happen before it arrives
-        // (its completion wakes the loop), so the loop sleeps rather than spins.
-        if !engine.lookahead, let hold = engine.answerHold(), let next = wake, next >= hold { wake = nil }
         if let next = wake, let wait = clock.realWait(until: next, from: FleetRuntime.realNanos()) {
             waitNanos = min(wait, 100_000_000)
         } else {

@@ -236,7 +236,7 @@ struct SimulatedFleet {
                 if case .modelled = engine.transferTiming { at = now } else { at = now + max(0, after) }
                 let place = arriving.firstIndex { $0.at > at } ?? arriving.endIndex
                 arriving.insert((at, transfer.number, result), at: place)
-            case .cancel(let number):
+            case .cancel(let number, _):
                 // Closed on the wire: its end, come or to come, is the cancellation (at once).
                 let cancelled = HTTPResult.failed(kind: .cancelled, message: "cancelled", latencyMillis: 0)
                 arriving.removeAll { $0.number == number }

@@ -49,15 +49,7 @@ struct BenchTiming: ParsableCommand {
     static let thresholds = ["upload.errors.rate < 0.01", "server.latency.p99 < 500ms"]
 
     func run() throws {
-        let path = try DefaultFleet.locate()
-        var fleet: FleetFile
-        do throws(FleetFileProblems) {
-            fleet = try FleetFile.load(path: path)
-        } catch {
-            throw CommandFailure(error.description)
-        }
-        BenchMaxWarp.scale(&fleet, to: devices)
-        fleet.clock.start = BenchMaxWarp.startMillis
+        var (fleet, path) = try DemoRun.fleet(devices: devices)
         fleet.clock.timing = .auto
         // The server alone: no injected faults, and uploads every few fixes so a short run has many.
         fleet.faults = []
@@ -69,7 +61,7 @@ struct BenchTiming: ParsableCommand {
         var report = BenchReport(title: "beekon-bench timing")
         report.add("server_latency_ms", "the receiver's scripted latency (real)", Double(serverLatencyMs), unit: "ms")
         for (name, warp) in [("1", Warp.rate(1)), ("60", .rate(60)), ("600", .rate(600)), ("max", .max)] {
-            let figures = try measure(fleet, path: path, warp: warp)
+            let figures = try measure((fleet, path), warp: warp)
             let key = "w\(name)_"
             let at = "warp \(name):"
             report.add(key + "passed", "\(at) verdict (1 passed, 0 failed)", figures.passed ? 1 : 0, unit: "")
@@ -96,34 +88,16 @@ struct BenchTiming: ParsableCommand {
     }
 
     /// One run at `warp` on a data folder and receiver of its own.
-    func measure(_ fleet: FleetFile, path: String, warp: Warp) throws -> Figures {
+    func measure(_ demo: (fleet: FleetFile, path: String), warp: Warp) throws -> Figures {
         let folder = try BenchFolder(nil)
         defer { folder.remove() }
-        let idle = HTTPTransport.defaultMaxIdleConnections
-        let maxConnections = 256
-        let budget = DescriptorBudget.run(
-            devices: devices, maxConnections: maxConnections, idleConnections: idle, adminConnections: nil,
-            embeddedReceiver: true)
-        let openFiles = try FileLimit.ensure(budget, for: "beekon-bench timing")
-        let receiver = try EmbeddedReceiver.start(
-            dataDirectory: folder.root,
-            connections: DescriptorBudget.receiverConnections(
-                devices: devices, maxConnections: maxConnections, idleConnections: idle),
-            latencyMillis: serverLatencyMs)
-        defer { receiver.stop() }
-        var options = RunOptions(
-            dataDirectory: folder.root, ingest: receiver.url, warp: warp, virtualDurationMillis: virtualDuration,
-            routeFolder: URL(fileURLWithPath: path).deletingLastPathComponent().path,
-            maxOpenStores: budget.openStores(limit: openFiles), maxConnections: maxConnections)
-        options.thresholds = try Self.thresholds.map { text in
+        let thresholds = try Self.thresholds.map { text in
             do throws(ThresholdProblem) { return try Threshold.read(text) } catch { throw CommandFailure("\(error)") }
         }
-        let runtime: FleetRuntime
-        do {
-            runtime = try FleetRuntime(fleet: fleet, options: options)
-        } catch {
-            throw CommandFailure("\(error)")
-        }
+        let (runtime, receiver) = try DemoRun.start(
+            demo, devices: devices, in: folder, warp: warp, virtualDuration: virtualDuration,
+            latencyMillis: serverLatencyMs, thresholds: thresholds, for: "beekon-bench timing")
+        defer { receiver.stop() }
         let started = DispatchTime.now().uptimeNanoseconds
         try runtime.run(progressEverySeconds: 86_400)
         let snapshot = runtime.snapshot

@@ -33,10 +33,11 @@ struct EarlierRunCheck {
             return check
         }
         if fresh {
-            let stores = DataFolder.stores(of: earlier, in: data)
+            let stores = DataFolder.stores(of: earlier)
+            let made = earlier.installIDs().count
             try discard(data)
             let fleetName = if case .identity(let held) = earlier.record { "fleet \"\(held.fleet)\": " } else { "" }
-            let devices = earlier.installIDs.count == 1 ? "1 device" : "\(earlier.installIDs.count) devices"
+            let devices = made == 1 ? "1 device" : "\(made) devices"
             let unread = stores.unreadable > 0 ? " (\(stores.unreadable) stores could not be read)" : ""
             check.lines.append(
                 "--fresh: discarded the earlier run in \(data) (\(fleetName)\(devices), "
@@ -45,7 +46,7 @@ struct EarlierRunCheck {
         }
         if let clockStart {
             let resumed = DataFolder.resumeStart(
-                of: earlier, in: data, configured: fleet.clock.start, wallNow: FleetRuntime.wallMillis())
+                of: earlier, configured: fleet.clock.start, wallNow: FleetRuntime.wallMillis())
             let given = Timestamp.text(unixMillis: clockStart)
             throw CommandFailure(
                 "--clock-start \(given): the data folder \(data) holds an earlier run, which a run resumes at "

@@ -62,8 +62,9 @@ struct AdminRealFleetTests {
         """
     )
     func twoLoops() async throws {
-        // Long enough for every call below on a busy machine (10 s real); it ends by itself.
-        let harness = try AdminHarness(devices: 4, duration: "20m", fleet: .real(started: true), loops: 2)
+        // Long enough for every call below on a busy machine (20 s real at warp 120; each command
+        // waits for every device to stand at one instant); it ends by itself.
+        let harness = try AdminHarness(devices: 4, duration: "40m", fleet: .real(started: true), loops: 2)
         #expect(harness.real.runtime.loops == 2)
         let listing = await harness.call("GET", "/api/v1/devices?limit=1000")
         let listed = listing.object["devices"] as? [[String: Any]]

@@ -11,6 +11,12 @@ import Testing
 /// `thresholds:`, checked against the run's figures at its end; one that fails exits 99.
 @Suite("Thresholds", .serialized)
 struct ThresholdTests {
+    @Test("the threshold reader names exactly the outcomes a device can hear without a status")
+    func failureLabelsAreTheOutcomes() {
+        #expect(Set(Threshold.Metric.failureLabels) == Set(TransferOutcome.networkOutcomes.map(\.description)))
+        #expect(Threshold.Metric.failureLabels.count == TransferOutcome.networkOutcomes.count)
+    }
+
     @Test(
         "an expression reads into its metric, comparison and limit in the metric's unit",
         arguments: [

@@ -52,6 +52,15 @@ struct TwoClocksTests {
 
     static let warps: [Warp] = [.rate(1), .rate(60), .rate(600), .max]
 
+    /// A receiver that holds each device's first upload a real minute without answering.
+    static func hangingFirstUploads(_ workspace: Workspace) throws -> IngestReceiver {
+        try workspace.receiver {
+            $0.script.failFirst = 1
+            $0.script.failFirstOutcome = .hang
+            $0.script.hangMillis = 60_000
+        }
+    }
+
     @Test(
         """
         a healthy server (every upload 200 in 300 ms of real time) passes the same thresholds at warp \
@@ -111,11 +120,7 @@ struct TwoClocksTests {
     func hungUploadHoldsNothingAsAnswered() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
-        let server = try workspace.receiver {
-            $0.script.failFirst = 1
-            $0.script.failFirstOutcome = .hang
-            $0.script.hangMillis = 60_000
-        }
+        let server = try Self.hangingFirstUploads(workspace)
         defer { server.stop() }
         let runtime = try await Self.run(
             workspace, Self.yaml(devices: 5), warp: .rate(60), virtualSeconds: 300, server: server,
@@ -146,11 +151,7 @@ struct TwoClocksTests {
     func hungUploadIsTheServersTimeout() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
-        let server = try workspace.receiver {
-            $0.script.failFirst = 1
-            $0.script.failFirstOutcome = .hang
-            $0.script.hangMillis = 60_000
-        }
+        let server = try Self.hangingFirstUploads(workspace)
         defer { server.stop() }
         let runtime = try await Self.run(
             workspace, Self.yaml(devices: 3), warp: .rate(60), virtualSeconds: 300, server: server)
