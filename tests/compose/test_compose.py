@@ -25,7 +25,7 @@ STATS = "http://127.0.0.1:8081/stats"
 
 
 def dotenv():
-    """The settings the README documents, as the committed .env file gives them."""
+    """The settings docs/compose.md documents, as the committed .env file gives them."""
     values = {}
     with open(os.path.join(ROOT, ".env")) as file:
         for line in file:
