@@ -16,10 +16,11 @@ final class AdminRouter: Sendable {
     let publisher: EventPublisher
     let requestGuard: RequestGuard
 
-    /// How long a request waits for the loop before it is answered 409: 35 s, past the SDK's
-    /// 30-s upload timeout, since with modelled timing a command waits for every device to stand
-    /// at one instant, and a device may wait that long for a server's answer.
-    static let commandTimeoutMillis = 35_000
+    /// How long a request waits for the loop before it is answered 409: 10 s, within a client's
+    /// usual timeout. With modelled timing a command waits for every device to stand at one
+    /// instant, which a device waiting on a slow server's answer (or a loop far behind its warp)
+    /// can delay past it; the 409 says so, and the command still runs when they get there.
+    static let commandTimeoutMillis = 10_000
 
     init(
         runtime: any FleetControl, token: String?, files: WebFiles, publisher: EventPublisher,
@@ -278,14 +279,14 @@ final class AdminRouter: Sendable {
         }
     }
 
-    /// Suspends the connection until the loop answers (or 35 s pass).
+    /// Suspends the connection until the loop answers (or 10 s pass).
     private func command(
         status: Int,
         _ start: @escaping @Sendable (@escaping @Sendable (Result<[UInt8], FleetControlError>) -> Void) -> Void
     ) -> Disposition {
         .later(
             timeoutMillis: Self.commandTimeoutMillis,
-            timeoutReply: APIError(status: 409, code: .conflict, message: "the fleet did not answer within 35 s")
+            timeoutReply: APIError(status: 409, code: .conflict, message: "the fleet did not answer within 10 s")
                 .reply,
             start: { pending in
                 start { result in
