@@ -257,13 +257,21 @@ public final class MicroHTTPDaemon: Sendable {
             box.headerFields = HTTPFields(textPairs: fields)
             let lengths = Set(fields.filter { $0.0.lowercased() == "content-length" }.map { $0.1 })
             if lengths.count > 1 { box.conflictingLengths = lengths.sorted() }
+            // With their lengths: a `%00` in an argument stays in it (and is refused by the reader
+            // of that argument) rather than cutting it short at the NUL.
             withUnsafeMutablePointer(to: &box.query) { query in
-                _ = MHD_get_connection_values(
+                _ = MHD_get_connection_values_n(
                     connection, .GET_ARGUMENT_KIND,
-                    { query, _, key, value in
+                    { query, _, key, keySize, value, valueSize in
                         guard let key else { return MHD_Result.YES }
-                        query!.assumingMemoryBound(to: [String: String].self).pointee[String(cString: key)] =
-                            value.map { String(cString: $0) } ?? ""
+                        func text(_ bytes: UnsafePointer<CChar>?, _ count: Int) -> String {
+                            guard let bytes else { return "" }
+                            return bytes.withMemoryRebound(to: UInt8.self, capacity: count) {
+                                String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+                            }
+                        }
+                        query!.assumingMemoryBound(to: [String: String].self).pointee[text(key, keySize)] =
+                            text(value, valueSize)
                         return MHD_Result.YES
                     }, query)
             }

@@ -369,8 +369,11 @@ struct AdminServerTests {
     }
 
     @Test(
-        "GET /api/v1/devices refuses a bad sort, limit or cursor by field",
-        arguments: [("sort=colour", "sort"), ("limit=0", "limit"), ("limit=1001x", "limit"), ("cursor=zzz", "cursor")])
+        "GET /api/v1/devices refuses a bad sort, limit or cursor by field (a NUL in one does not cut it short)",
+        arguments: [
+            ("sort=colour", "sort"), ("sort=%00%3E", "sort"), ("sort=id%00x", "sort"), ("limit=0", "limit"),
+            ("limit=1001x", "limit"), ("limit=5%00", "limit"), ("cursor=zzz", "cursor"),
+        ])
     func deviceListRefuses(query: String, field: String) async throws {
         let harness = try AdminHarness()
         let answer = await harness.call("GET", "/api/v1/devices?\(query)")
