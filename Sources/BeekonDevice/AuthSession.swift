@@ -16,6 +16,9 @@ public struct AuthSession: Sendable, Hashable {
     public private(set) var persisted: PersistedAuth?
     /// Whether a refresh request is out.
     public private(set) var isRefreshing = false
+    /// Counts the access tokens this process adopted: an upload records the one it carried, so
+    /// a 401 marks that token rejected, not one adopted while the upload was out.
+    public private(set) var tokenSerial = 0
 
     /// A session with no recipe.
     public init() {}
@@ -59,6 +62,7 @@ public struct AuthSession: Sendable, Hashable {
             return actions + proactiveTimer(now: now)
         }
         persisted = PersistedAuth(tokens: seed, seed: seed)
+        tokenSerial += 1
         return [
             .persistState([.auth(persisted)]), .emitAuthChange(.seeded(expiresAt: seed.expiresAt)),
             .cancelTimer(.refreshBreaker),
@@ -83,6 +87,42 @@ public struct AuthSession: Sendable, Hashable {
         return persisted?.tokens.accessToken?.isEmpty ?? true
     }
 
+    /// Whether the access token is one the device knows to be bad: past its `expiresAt`, or
+    /// answered 401/403. Such a token is never sent; the batch waits for a fresh one.
+    public func tokenIsKnownBad(now: Int64) -> Bool {
+        guard recipe != nil, let persisted, !(persisted.tokens.accessToken?.isEmpty ?? true) else {
+            return false
+        }
+        if persisted.health.tokenRejected { return true }
+        guard let expiresAt = persisted.tokens.expiresAt else { return false }
+        return now >= expiresAt
+    }
+
+    /// Whether an upload now would carry no usable token: none where the recipe refreshes them,
+    /// or one known to be bad.
+    public func lacksUsableToken(now: Int64) -> Bool {
+        lacksToken || tokenIsKnownBad(now: now)
+    }
+
+    /// The server answered 401/403 to an upload that carried token number `serial`: if that is
+    /// still the live token, it is marked rejected (persisted, so a relaunch does not send it).
+    /// Returns the actions, and whether the live token is another one (adopted meanwhile).
+    public mutating func uploadRefused(sentWith serial: Int) -> (actions: [DeviceAction], rotated: Bool) {
+        guard recipe != nil, persisted != nil else { return ([], false) }
+        guard serial == tokenSerial else { return ([], true) }
+        guard persisted?.health.tokenRejected == false else { return ([], false) }
+        persisted?.health.tokenRejected = true
+        return ([.persistState([.auth(persisted)])], false)
+    }
+
+    /// `sync()` with a seed-only recipe: the app's word to try its token again (spec §6: a 401
+    /// with no refresh URL pauses sync "until `configure()` or `sync()`").
+    public mutating func retryRejectedSeed() -> [DeviceAction] {
+        guard recipe != nil, recipe?.refreshURL == nil, persisted?.health.tokenRejected == true else { return [] }
+        persisted?.health.tokenRejected = false
+        return [.persistState([.auth(persisted)])]
+    }
+
     /// Whether a refresh could be attempted at `now` (a refresh URL, live credentials, the
     /// breaker closed), in flight or not.
     public func canRefresh(now: Int64) -> Bool {
@@ -91,11 +131,12 @@ public struct AuthSession: Sendable, Hashable {
         return true
     }
 
-    /// Whether the token should be refreshed before the next upload: it is missing, or within
-    /// the skew margin of its expiry.
+    /// Whether the token should be refreshed before the next upload: it is missing, rejected,
+    /// or within the skew margin of its expiry.
     public func wantsRefreshBeforeUpload(now: Int64) -> Bool {
-        guard canRefresh(now: now), let tokens = persisted?.tokens else { return false }
-        if tokens.accessToken?.isEmpty ?? true { return true }
+        guard canRefresh(now: now), let persisted else { return false }
+        let tokens = persisted.tokens
+        if tokens.accessToken?.isEmpty ?? true || persisted.health.tokenRejected { return true }
         guard let refreshAt = refreshInstant else { return false }
         return now >= refreshAt
     }
@@ -125,6 +166,7 @@ public struct AuthSession: Sendable, Hashable {
         switch outcome {
         case .adopted(let tokens):
             persisted = PersistedAuth(tokens: tokens, seed: persisted?.seed ?? tokens)
+            tokenSerial += 1
             return [
                 .persistState([.auth(persisted)]),
                 .emitAuthChange(.refreshed(expiresAt: tokens.expiresAt)),

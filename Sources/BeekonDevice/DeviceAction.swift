@@ -27,8 +27,10 @@ public enum DeviceAction: Sendable, Hashable {
     case emitAuthChange(AuthChange)
 
     // Sync.
-    /// Ask the store for the next batch; the answer comes back as `batchLoaded`.
-    case loadBatch(limit: Int)
+    /// Ask the store for the next batch; the answer comes back as `batchLoaded`. With
+    /// `resending`, what is left of that batch comes first, whatever it holds (the same batch
+    /// again, under its id); then the session of the oldest pending row, up to `limit` fixes.
+    case loadBatch(limit: Int, resending: SentBatch?)
     /// POST a batch (the runtime encodes and gzips the payload).
     case sendBatch(UploadRequest)
     /// POST a token refresh.
@@ -192,11 +194,31 @@ public struct AuthHealth: Sendable, Hashable, Codable {
     public var failedRefreshes = 0
     /// While set and in the future, no refresh is attempted (Unix ms).
     public var breakerOpenUntil: Int64?
+    /// The server answered 401/403 to the live access token: it is never sent again (a new
+    /// token replaces it; for a seed-only recipe, `sync()` is the app's word to try it again).
+    public var tokenRejected = false
 
     /// Healthy: live credentials, no failure, the breaker closed.
-    public init(deadCredentials: Bool = false, failedRefreshes: Int = 0, breakerOpenUntil: Int64? = nil) {
+    public init(
+        deadCredentials: Bool = false, failedRefreshes: Int = 0, breakerOpenUntil: Int64? = nil,
+        tokenRejected: Bool = false
+    ) {
         self.deadCredentials = deadCredentials
         self.failedRefreshes = failedRefreshes
         self.breakerOpenUntil = breakerOpenUntil
+        self.tokenRejected = tokenRejected
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case deadCredentials, failedRefreshes, breakerOpenUntil, tokenRejected
+    }
+
+    /// Reads stores written before `tokenRejected` was kept: their token counts as not rejected.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        deadCredentials = try container.decode(Bool.self, forKey: .deadCredentials)
+        failedRefreshes = try container.decode(Int.self, forKey: .failedRefreshes)
+        breakerOpenUntil = try container.decodeIfPresent(Int64.self, forKey: .breakerOpenUntil)
+        tokenRejected = try container.decodeIfPresent(Bool.self, forKey: .tokenRejected) ?? false
     }
 }

@@ -7,7 +7,9 @@ import HTTPTypes
 /// Every trigger feeds one drain: load the oldest session's next batch, POST it, and on 2xx
 /// delete it and load the next, until nothing is pending or an upload fails. One upload is in
 /// flight at most. Failures back off `interval × 2^min(n, 4)` (at most an hour, or longer when
-/// `Retry-After` asks), and a retry re-sends the same rows under the same `batch_id`.
+/// `Retry-After` asks), and a retry re-sends the same rows under the same `batch_id` and
+/// `sent_at`, after a process death too (`SentBatch`). A token the device knows to be bad
+/// (expired, or answered 401/403) is never sent: the batch waits for a fresh one.
 /// Offline it sends nothing, neither upload nor token refresh; a transfer the network's loss cut
 /// off is no failure, and the network's return refreshes a token that fell due, then uploads.
 /// In local-only mode (no sync config) it never asks for anything that touches the network.
@@ -30,12 +32,16 @@ public struct SyncEngine: Sendable, Hashable {
         case suspended(HeldBatch?)
     }
 
-    /// A batch the engine is uploading, with the id every attempt of it carries.
+    /// A batch the engine is uploading, with the id and `sent_at` every attempt of it carries.
     public struct HeldBatch: Sendable, Hashable {
         /// The rows.
         public var batch: PendingBatch
         /// Fresh for the batch, reused by each retry.
         public var batchID: UUIDv7
+        /// When the batch was assembled (its first loading), Unix ms: every attempt's `sent_at`.
+        public var assembledAt: Int64
+        /// The access token the last attempt carried (`AuthSession.tokenSerial`).
+        public var tokenSerial = 0
         /// Whether this attempt already used its one reactive refresh.
         public var authRetried = false
         /// It failed for want of a valid token: a token adopted while it waits (a proactive
@@ -63,8 +69,9 @@ public struct SyncEngine: Sendable, Hashable {
     public private(set) var pendingFixes = 0
     /// Where the drain is.
     public private(set) var phase: Phase = .idle
-    /// The batch last given a `batch_id` (persisted): loaded again, it goes out under that id.
-    public private(set) var lastBatch: SentBatch?
+    /// The batch last given a `batch_id` (persisted) while no answer settled it here (a 2xx, or
+    /// its drop): the next load hands out what is left of it first, to go out under its id.
+    public private(set) var unsettledBatch: SentBatch?
 
     /// An engine for a device on `platform`, in local-only mode until configured.
     public init(platform: Platform, identity: DeviceIdentity) {
@@ -117,7 +124,7 @@ public struct SyncEngine: Sendable, Hashable {
     /// The batch persisted as last sent (at a launch): a retry of it after process death
     /// carries the same `batch_id`.
     public mutating func sentBatchRestored(_ sent: SentBatch?) {
-        lastBatch = sent
+        unsettledBatch = sent
     }
 
     /// The store's count of pending fixes (after a restore, or when the runtime corrects it).
@@ -158,7 +165,7 @@ public struct SyncEngine: Sendable, Hashable {
         failures = 0
         auth = AuthSession()
         inBackground = false
-        lastBatch = nil
+        unsettledBatch = nil
     }
 
     // MARK: Triggers
@@ -187,7 +194,7 @@ public struct SyncEngine: Sendable, Hashable {
     public mutating func syncCalled(now: Int64) -> [DeviceAction] {
         guard config != nil else { return [] }
         if case .suspended(let held) = phase {
-            return resume(held, now: now)
+            return auth.retryRejectedSeed() + resume(held, now: now)
         }
         return drain(now: now, bypassingBackoff: true)
     }
@@ -249,15 +256,16 @@ public struct SyncEngine: Sendable, Hashable {
             if batch == nil { pendingFixes = 0 }
             return [.emitSyncStatus(.idle)]
         }
-        if let sent = lastBatch, sent.holds(batch) {
-            return send(HeldBatch(batch: batch, batchID: sent.batchID), now: now)
+        if let sent = unsettledBatch, sent.holds(batch) {
+            // What is left of a batch sent before (a process death, rows deleted meanwhile).
+            return send(HeldBatch(batch: batch, batchID: sent.batchID, assembledAt: sent.assembledAt), now: now)
         }
-        let held = HeldBatch(batch: batch, batchID: ids.next(atUnixMillis: now, using: &rng))
-        let sent = SentBatch(batchID: held.batchID, batch: batch)
-        lastBatch = sent
+        let held = HeldBatch(batch: batch, batchID: ids.next(atUnixMillis: now, using: &rng), assembledAt: now)
+        let sent = SentBatch(batchID: held.batchID, batch: batch, assembledAt: now)
+        unsettledBatch = sent
         // Written before the batch first leaves, so no attempt of it goes out under another id
-        // (seed 05: "a retry carries the same batch_id"; spec §1: "A retry of a batch reuses its
-        // `batch_id` and its rows' ids").
+        // or with other rows (seed 05: "a retry carries the same batch_id"; spec §1: "A retry of
+        // a batch reuses its `batch_id` and its rows' ids").
         return [.persistState([.sentBatch(sent)])] + send(held, now: now)
     }
 
@@ -282,6 +290,7 @@ public struct SyncEngine: Sendable, Hashable {
             failures = 0
             pendingFixes = max(0, pendingFixes - held.batch.locations.count)
             phase = .idle
+            unsettledBatch = nil
             return [
                 .acknowledgeBatch(held.batch),
                 .emitSyncStatus(.succeeded(count: held.batch.locations.count)),
@@ -289,26 +298,30 @@ public struct SyncEngine: Sendable, Hashable {
         case .rejected:
             pendingFixes = max(0, pendingFixes - held.batch.locations.count)
             phase = .idle
+            unsettledBatch = nil
             return [.dropBatch(held.batch), .emitSyncStatus(.failed(.rejected))]
                 + drain(now: now, bypassingBackoff: false)
         case .auth:
-            if auth.recipe?.refreshURL != nil, !auth.isDead {
-                held.awaitsToken = true
+            // The token it carried is never sent again (unless the app says so, seed-only).
+            let refused = auth.uploadRefused(sentWith: held.tokenSerial)
+            guard auth.recipe?.refreshURL != nil, !auth.isDead else {
+                phase = .suspended(held)
+                return refused.actions + [.emitSyncStatus(.failed(.auth))]
             }
-            if auth.recipe?.refreshURL != nil, !auth.isDead, !held.authRetried {
+            held.awaitsToken = true
+            if !held.authRetried {
                 held.authRetried = true
+                if refused.rotated {
+                    // A token adopted while the upload was out: the one retry goes with it.
+                    return send(held, now: now)
+                }
                 let refresh = beginRefresh(now: now)
                 if refresh.inFlight {
                     phase = .awaitingRefresh(held)
-                    return refresh.actions
+                    return refused.actions + refresh.actions
                 }
-                return backOff(held, retryAfter: nil, now: now)
             }
-            if auth.recipe?.refreshURL != nil, !auth.isDead {
-                return backOff(held, retryAfter: nil, now: now)
-            }
-            phase = .suspended(held)
-            return [.emitSyncStatus(.failed(.auth))]
+            return refused.actions + backOff(held, retryAfter: nil, now: now)
         case .transient, .permanent:
             var retryAfter: Int64?
             if let status = outcome.status, status == 429 || status == 503,
@@ -362,7 +375,7 @@ public struct SyncEngine: Sendable, Hashable {
                 return []
             }
             phase = .loading
-            return [.loadBatch(limit: config.batchSize)]
+            return [.loadBatch(limit: config.batchSize, resending: unsettledBatch)]
         case .backingOff(var held, _):
             guard bypassingBackoff, isOnline else { return [] }
             held.authRetried = false
@@ -384,10 +397,11 @@ public struct SyncEngine: Sendable, Hashable {
             return []
         }
         guard fits(held) else {
-            // `configure()` lowered `batchSize` since it was loaded: reload it in chunks that
-            // fit (new rows, so a new `batch_id`).
+            // `configure()` lowered `batchSize` since it was loaded, the app's answer to a 413
+            // (seed 05): reload it in chunks that fit, new batches with new ids.
+            unsettledBatch = nil
             phase = .loading
-            return [.loadBatch(limit: config.batchSize)]
+            return [.loadBatch(limit: config.batchSize, resending: nil)]
         }
         if auth.isRefreshing || auth.wantsRefreshBeforeUpload(now: now) {
             let refresh = beginRefresh(now: now)
@@ -396,12 +410,13 @@ public struct SyncEngine: Sendable, Hashable {
                 return refresh.actions
             }
         }
-        if auth.lacksToken {
-            // No token and no refresh possible now: an upload without `Authorization` would only
-            // earn a 401 (seed 05: "the upload backlog is kept across a failed-auth window so
-            // nothing is lost"). Dead credentials wait for `configure()` or `sync()`; an open
-            // breaker for its probe, whose token sends the batch (`refreshFinished`).
-            if auth.isDead {
+        if auth.lacksUsableToken(now: now) {
+            // No token, an expired one or one the server refused, and no refresh possible now:
+            // the upload would only earn a 401 (seed 05: "the upload backlog is kept across a
+            // failed-auth window so nothing is lost"). Dead credentials and seed-only recipes
+            // wait for `configure()` (or `sync()`); an open breaker for its probe, whose token
+            // sends the batch (`refreshFinished`).
+            if auth.isDead || auth.recipe?.refreshURL == nil {
                 phase = .suspended(held)
                 return [.emitSyncStatus(.failed(.auth))]
             }
@@ -417,9 +432,11 @@ public struct SyncEngine: Sendable, Hashable {
         }
         if let authorization { headers.append(authorization) }
         let payload = UploadPayload(
-            batchID: held.batchID, sessionID: held.batch.sessionID, sentAt: now, device: identity,
+            batchID: held.batchID, sessionID: held.batch.sessionID, sentAt: held.assembledAt, device: identity,
             extras: extras, locations: held.batch.locations,
             geofenceEvents: held.batch.geofenceEvents)
+        var held = held
+        held.tokenSerial = auth.tokenSerial
         phase = .sending(held)
         return [
             .emitSyncStatus(.inFlight),

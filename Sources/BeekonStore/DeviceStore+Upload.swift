@@ -24,12 +24,20 @@ extension DeviceStore {
     /// A batch never mixes sessions, and never holds a row that was acknowledged or dropped,
     /// even when its delete failed: those are deleted first (see `retryHeldDeletes()`), and
     /// left out while that still fails. `limit` below 1 is taken as 1.
-    public func nextBatch(limit: Int) throws(StoreError) -> PendingBatch? {
+    ///
+    /// With `resending`, a batch given a `batch_id` before whose answer was never settled (its
+    /// device died, or rows were deleted while it waited): what is left of exactly its rows
+    /// comes first, in its order, whatever arrived since and whatever `limit` now says, so that
+    /// it goes out again as the same batch (seed 05: "a retry carries the same batch_id").
+    public func nextBatch(limit: Int, resending: SentBatch? = nil) throws(StoreError) -> PendingBatch? {
         // Best effort: while the delete still fails its rows stay out of the batch.
         _ = try? retryHeldDeletes()
         let tallies = try loadedTallies()
         guard tallies.fixes.count > 0 || tallies.events.count > 0 else { return nil }
         let held = heldDeletes
+        if let resending, let rest = try rest(of: resending, excluding: held) {
+            return rest
+        }
         return try perform("read next batch") { connection throws(SQLiteError) in
             // The cached tallies say which tables hold anything: an empty one is not queried.
             let oldestFix =
@@ -82,6 +90,46 @@ extension DeviceStore {
             return PendingBatch(
                 sessionID: sessionID, locations: locations, fixRows: fixSeqs,
                 geofenceEvents: events, eventRows: eventSeqs)
+        }
+    }
+
+    /// The rows of `sent` still stored with the seq and id they had, held deletes left out, in
+    /// the batch's order; nil when none is.
+    private func rest(of sent: SentBatch, excluding held: HeldDeletes) throws(StoreError) -> PendingBatch? {
+        guard !sent.fixes.isEmpty || !sent.events.isEmpty else { return nil }
+        return try perform("read the batch sent before") { connection throws(SQLiteError) in
+            func rows<Row>(
+                _ query: StoreQuery, _ wanted: [SentBatch.Row], held: [HeldDeletes.Row],
+                read: (Statement) throws(SQLiteError) -> (seq: Int64, row: Row, id: UUIDv7)
+            ) throws(SQLiteError) -> [(seq: Int64, row: Row)] {
+                guard !wanted.isEmpty else { return [] }
+                let statement = try statement(query, on: connection)
+                defer { statement.reset() }
+                try statement.bind("[" + wanted.map { String($0.seq) }.joined(separator: ",") + "]", at: 1)
+                try statement.bind(sent.sessionID, at: 2)
+                var found: [Int64: (row: Row, id: UUIDv7)] = [:]
+                while try statement.step() {
+                    let row = try read(statement)
+                    found[row.seq] = (row.row, row.id)
+                }
+                let heldSeqs = Set(held.map(\.seq))
+                return wanted.compactMap { want in
+                    guard let row = found[want.seq], row.id == want.id, !heldSeqs.contains(want.seq) else { return nil }
+                    return (want.seq, row.row)
+                }
+            }
+            let fixes = try rows(.sentFixes, sent.fixes, held: held.fixes) { (row) throws(SQLiteError) in
+                let fix = try Self.readFix(row)
+                return (fix.seq, fix.fix, fix.fix.id)
+            }
+            let events = try rows(.sentEvents, sent.events, held: held.events) { (row) throws(SQLiteError) in
+                let event = try Self.readEvent(row)
+                return (event.seq, event.event, event.event.id)
+            }
+            guard !fixes.isEmpty || !events.isEmpty else { return nil }
+            return PendingBatch(
+                sessionID: sent.sessionID, locations: fixes.map(\.row), fixRows: fixes.map(\.seq),
+                geofenceEvents: events.map(\.row), eventRows: events.map(\.seq))
         }
     }
 

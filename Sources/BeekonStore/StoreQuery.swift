@@ -32,6 +32,9 @@ enum StoreQuery: Int, CaseIterable {
     case oldestPendingEventExcluding
     case sessionFixesExcluding
     case sessionEventsExcluding
+    // The rows of a batch sent before, by the seqs in a JSON array parameter.
+    case sentFixes
+    case sentEvents
     case deleteFixRow
     case deleteEventRow
 
@@ -133,6 +136,16 @@ enum StoreQuery: Int, CaseIterable {
             """
             SELECT \(Self.eventColumns) FROM geofence_events
             WHERE session_id = ?1 AND seq NOT IN (SELECT value FROM json_each(?2)) ORDER BY ts, seq
+            """
+        case .sentFixes:
+            """
+            SELECT \(Self.fixColumns) FROM locations
+            WHERE seq IN (SELECT value FROM json_each(?1)) AND session_id = ?2
+            """
+        case .sentEvents:
+            """
+            SELECT \(Self.eventColumns) FROM geofence_events
+            WHERE seq IN (SELECT value FROM json_each(?1)) AND session_id = ?2
             """
         case .deleteFixRow: "DELETE FROM locations WHERE seq = ?1 AND id = ?2"
         case .deleteEventRow: "DELETE FROM geofence_events WHERE seq = ?1 AND id = ?2"

@@ -16,7 +16,7 @@ package protocol DeviceStorage: AnyObject {
     func writeState(_ changes: [DeviceStateChange]) throws(StoreError)
     func readDeviceState() throws(StoreError) -> PersistedDeviceState
     func deleteLocations(before instant: Int64?) throws(StoreError) -> Int
-    func nextBatch(limit: Int) throws(StoreError) -> PendingBatch?
+    func nextBatch(limit: Int, resending: SentBatch?) throws(StoreError) -> PendingBatch?
     @discardableResult func acknowledge(_ batch: PendingBatch) throws(StoreError) -> Int
     @discardableResult func drop(_ batch: PendingBatch) throws(StoreError) -> Int
     func pendingCount() throws(StoreError) -> Int

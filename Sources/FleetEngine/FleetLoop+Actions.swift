@@ -45,8 +45,8 @@ extension FleetLoop {
             case .deleteLocations(let before):
                 let count = try store.deleteLocations(before: before)
                 return handled(.locationsDeleted(count: count), by: slot, at: time)
-            case .loadBatch(let limit):
-                let batch = try store.nextBatch(limit: limit)
+            case .loadBatch(let limit, let resending):
+                let batch = try store.nextBatch(limit: limit, resending: resending)
                 return handled(.batchLoaded(batch), by: slot, at: time)
             case .acknowledgeBatch(let batch):
                 // Counted as acknowledged once the delete commits (the ledger); the store holds

@@ -16,6 +16,19 @@ final class IngestDatabase {
         var duplicateLocations: Int
         var storedGeofenceEvents: Int
         var duplicateGeofenceEvents: Int
+        /// Locations already stored under another `batch_id`: a fix sent again in another
+        /// batch, which a server deduping on `batch_id` alone would store twice (seed 05: "a
+        /// retry carries the same batch_id").
+        var locationsInAnotherBatch = 0
+        /// Geofence events already stored under another `batch_id`.
+        var geofenceEventsInAnotherBatch = 0
+        /// Whether the `batch_id` was stored before with other rows than some this upload
+        /// carries: a retry that is not the batch it retries.
+        var changedOnRetry: Bool {
+            !newBatch
+                && (!storedLocationTimestamps.isEmpty || storedGeofenceEvents > 0 || locationsInAnotherBatch > 0
+                    || geofenceEventsInAnotherBatch > 0)
+        }
     }
 
     static let schema = """
@@ -86,6 +99,8 @@ final class IngestDatabase {
     private let insertBatch: Statement
     private let insertLocation: Statement
     private let insertEvent: Statement
+    private let locationBatch: Statement
+    private let eventBatch: Statement
 
     /// Opens (creating if needed) the database at `path` and sets up the schema.
     init(path: String) throws(SQLiteError) {
@@ -128,6 +143,19 @@ final class IngestDatabase {
             INSERT INTO geofence_events (id, batch_id, install_id, session_id, geofence_id, type, ts, received_ms)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (id) DO NOTHING
             """, persistent: true)
+        locationBatch = try connection.prepare("SELECT batch_id FROM locations WHERE id = ?1", persistent: true)
+        eventBatch = try connection.prepare("SELECT batch_id FROM geofence_events WHERE id = ?1", persistent: true)
+    }
+
+    /// Whether the row `id` that `query` finds was stored under another batch than `batchID`
+    /// (asked of duplicates only, so a first sending costs nothing).
+    private func storedUnderAnotherBatch(
+        _ id: String, _ query: Statement, batchID: String
+    ) throws(SQLiteError) -> Bool {
+        defer { query.reset() }
+        try query.bind(id, at: 1)
+        guard try query.step() else { return false }
+        return query.string(at: 0) != batchID
     }
 
     /// Stores `batch` in one transaction, skipping every id already present; returns after the
@@ -211,6 +239,9 @@ final class IngestDatabase {
                 outcome.storedLocationTimestamps.append(location.timestamp)
             } else {
                 outcome.duplicateLocations += 1
+                if try storedUnderAnotherBatch(location.id, locationBatch, batchID: batch.batchID) {
+                    outcome.locationsInAnotherBatch += 1
+                }
             }
         }
         for event in batch.geofenceEvents {
@@ -227,6 +258,9 @@ final class IngestDatabase {
                 outcome.storedGeofenceEvents += 1
             } else {
                 outcome.duplicateGeofenceEvents += 1
+                if try storedUnderAnotherBatch(event.id, eventBatch, batchID: batch.batchID) {
+                    outcome.geofenceEventsInAnotherBatch += 1
+                }
             }
         }
         return outcome

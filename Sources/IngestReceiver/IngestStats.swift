@@ -16,14 +16,24 @@ public struct IngestStats: Sendable, Hashable {
     public var batchesStored = 0
     /// Uploads whose `batch_id` was already stored (acknowledged again, nothing stored twice).
     public var duplicateBatches = 0
+    /// Of those, uploads that carried a row their batch's first sending did not (new, or
+    /// stored under another `batch_id`): a retry that is not the batch it retries. The SDK
+    /// never sends one; a server deduping on `batch_id` alone would lose or double rows.
+    public var batchesChangedOnRetry = 0
     /// Locations (fixes) stored.
     public var fixesStored = 0
     /// Locations whose id was already stored.
     public var duplicateFixes = 0
+    /// Of those, locations stored before under another `batch_id`: a fix sent again in
+    /// another batch, stored twice by a server deduping on `batch_id` alone. The SDK never
+    /// sends one (seed 05: "a retry carries the same batch_id").
+    public var fixesInAnotherBatch = 0
     /// Geofence events stored.
     public var geofenceEventsStored = 0
     /// Geofence events whose id was already stored.
     public var duplicateGeofenceEvents = 0
+    /// Of those, geofence events stored before under another `batch_id`.
+    public var geofenceEventsInAnotherBatch = 0
     /// Tokens the token endpoint issued.
     public var tokensIssued = 0
     /// Distinct `(install_id, session_id)` pairs stored.
@@ -92,9 +102,13 @@ public struct IngestStats: Sendable, Hashable {
             json.integer(Int64(value))
         }
         json.endObject()
-        for (key, stored, duplicate) in [
-            ("batches", batchesStored, duplicateBatches), ("fixes", fixesStored, duplicateFixes),
-            ("geofence_events", geofenceEventsStored, duplicateGeofenceEvents),
+        for (key, stored, duplicate, conformance, errors) in [
+            ("batches", batchesStored, duplicateBatches, "changed_on_retry", batchesChangedOnRetry),
+            ("fixes", fixesStored, duplicateFixes, "in_another_batch", fixesInAnotherBatch),
+            (
+                "geofence_events", geofenceEventsStored, duplicateGeofenceEvents, "in_another_batch",
+                geofenceEventsInAnotherBatch
+            ),
         ] {
             json.key(key)
             json.beginObject()
@@ -102,6 +116,8 @@ public struct IngestStats: Sendable, Hashable {
             json.integer(Int64(stored))
             json.key("duplicates")
             json.integer(Int64(duplicate))
+            json.key(conformance)
+            json.integer(Int64(errors))
             json.endObject()
         }
         json.key("devices")
@@ -155,11 +171,20 @@ extension IngestStats {
         counter("unauthorized_uploads_total", "Uploads refused by the token check (401).", unauthorizedUploads)
         counter("batches_stored_total", "Batches stored with a batch_id not seen before.", batchesStored)
         counter("duplicate_batches_total", "Uploads whose batch_id was already stored.", duplicateBatches)
+        counter(
+            "batches_changed_on_retry_total", "Uploads re-using a stored batch_id for rows its first sending lacked.",
+            batchesChangedOnRetry)
         counter("fixes_stored_total", "Fixes stored.", fixesStored)
         counter("duplicate_fixes_total", "Fixes whose id was already stored.", duplicateFixes)
+        counter(
+            "fixes_in_another_batch_total", "Fixes stored before under another batch_id (sent again in a new batch).",
+            fixesInAnotherBatch)
         counter("geofence_events_stored_total", "Geofence events stored.", geofenceEventsStored)
         counter(
             "duplicate_geofence_events_total", "Geofence events whose id was already stored.", duplicateGeofenceEvents)
+        counter(
+            "geofence_events_in_another_batch_total", "Geofence events stored before under another batch_id.",
+            geofenceEventsInAnotherBatch)
         counter("tokens_issued_total", "Tokens the token endpoint issued.", tokensIssued)
         text += "# HELP beekon_receiver_devices Distinct devices stored.\n# TYPE beekon_receiver_devices gauge\n"
         text += "beekon_receiver_devices \(devices)\n"
@@ -210,6 +235,9 @@ struct StatsRecorder {
         stats.duplicateFixes += outcome.duplicateLocations
         stats.geofenceEventsStored += outcome.storedGeofenceEvents
         stats.duplicateGeofenceEvents += outcome.duplicateGeofenceEvents
+        stats.fixesInAnotherBatch += outcome.locationsInAnotherBatch
+        stats.geofenceEventsInAnotherBatch += outcome.geofenceEventsInAnotherBatch
+        if outcome.changedOnRetry { stats.batchesChangedOnRetry += 1 }
         stats.lastSeenByDevice[batch.installID] = max(receivedAt, stats.lastSeenByDevice[batch.installID] ?? .min)
         if sessions.insert(batch.installID + "/" + batch.sessionID).inserted { stats.sessions += 1 }
         for timestamp in outcome.storedLocationTimestamps {

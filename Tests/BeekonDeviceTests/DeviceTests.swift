@@ -83,7 +83,14 @@ struct DeviceHarness {
                 }
             case .armTimer(let timer, let at): timers[timer] = at
             case .cancelTimer(let timer): timers[timer] = nil
-            case .loadBatch(let limit):
+            case .loadBatch(_, let sent?) where stored.contains(where: { sent.fixes.map(\.id).contains($0.fix.id) }):
+                // What is left of a batch sent before, in its order (this store matches rows by id).
+                let rows = sent.fixes.compactMap { row in stored.firstIndex { $0.fix.id == row.id } }
+                let batch = PendingBatch(
+                    sessionID: sent.sessionID, locations: rows.map { stored[$0].fix }, fixRows: rows.map { Int64($0) },
+                    geofenceEvents: [], eventRows: [])
+                queue += device.handle(.batchLoaded(batch), at: now)
+            case .loadBatch(let limit, _):
                 let session = stored.first?.session ?? storedEvents.first.map { _ in "" }
                 let rows = stored.enumerated().filter { $0.element.session == session }.prefix(limit)
                 let batch =

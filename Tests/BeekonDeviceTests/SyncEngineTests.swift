@@ -33,7 +33,7 @@ struct SyncHarness {
     /// Answers a `loadBatch` in `actions`, as the store would.
     mutating func answerLoad() {
         guard let index = actions.firstIndex(where: { if case .loadBatch = $0 { true } else { false } }),
-            case .loadBatch(let limit) = actions[index]
+            case .loadBatch(let limit, _) = actions[index]
         else { return }
         actions.remove(at: index)
         let rows = Array(pending.prefix(limit))
@@ -236,7 +236,7 @@ struct SyncEngineTests {
             ])
         let fired = android.engine.timerFired(.syncInterval, now: android.now + 900_000)
         #expect(fired.first == .armTimer(.syncInterval, at: android.now + 1_800_000))
-        #expect(fired.contains(.loadBatch(limit: 100)))
+        #expect(fired.contains(.loadBatch(limit: 100, resending: nil)))
     }
 
     @Test("static headers ride every upload; auth's Authorization wins over a static one")

@@ -121,7 +121,7 @@ struct SyncFidelityTests {
         harness.answerRefresh(status: 200, body: Self.token)
         #expect(harness.uploads.map(Self.authorization) == ["Bearer old", "Bearer fresh"])
         #expect(harness.uploads[1].payload.batchID == harness.uploads[0].payload.batchID)
-        #expect(harness.uploads[1].payload.sentAt == start + 140_000)
+        #expect(harness.uploads[1].payload.sentAt == harness.uploads[0].payload.sentAt, "sent_at: when assembled")
         #expect(harness.timers[.uploadRetry] == nil && harness.stored.isEmpty)
     }
 
@@ -156,7 +156,7 @@ struct SyncFidelityTests {
         #expect(harness.refreshes.count == 4, "the breaker's probe")
         harness.answerRefresh(status: 200, body: Self.token)
         #expect(harness.uploads.map(Self.authorization) == ["Bearer fresh"])
-        #expect(harness.uploads[0].payload.sentAt == until)
+        #expect(harness.uploads[0].payload.sentAt < until, "sent_at: when the batch was assembled, at the first sync()")
         #expect(harness.stored.isEmpty)
     }
 
@@ -172,9 +172,114 @@ struct SyncFidelityTests {
         #expect(harness.uploads.map(Self.authorization) == ["Bearer new"])
     }
 
+    // MARK: Issue #34: a token the device knows to be bad is never sent
+
+    @Test(
+        """
+        an expired seed token is never sent: with the token endpoint failing, the batch waits through the \
+        retries and the open breaker, sync() included, and the probe's token sends it
+        """)
+    func expiredTokenNeverSent() {
+        let start: Int64 = 1_781_526_896_789
+        let auth = AuthConfig(
+            accessToken: "old", refreshToken: "r", expiresAt: Double(start - 1000) / 1000, refreshURL: Self.refreshURL)
+        var harness = Self.tracking(3, config: Self.config(auth: auth))
+        harness.send(.sync)
+        #expect(harness.refreshes.count == 1, "the expired token is refreshed first")
+        for _ in 1...2 {
+            harness.answerRefresh(status: 503)
+            harness.advance(to: harness.timers[.uploadRetry]!)
+        }
+        harness.answerRefresh(status: 503)
+        let until = try! #require(harness.timers[.refreshBreaker])
+        harness.send(.sync)
+        harness.advance(to: until - 1)
+        harness.send(.sync)
+        #expect(harness.uploads.isEmpty, "an expired token went out: \(harness.uploads.map(Self.authorization))")
+        harness.advance(to: until)
+        harness.answerRefresh(status: 200, body: Self.token)
+        #expect(harness.uploads.map(Self.authorization) == ["Bearer fresh"])
+        #expect(harness.stored.isEmpty)
+    }
+
+    @Test(
+        """
+        after a 401 and a failed reactive refresh, the backed-off retries never send the refused token again: \
+        each retry time refreshes first, and the breaker's probe's token sends the batch under its id
+        """)
+    func refusedTokenNeverResent() {
+        let auth = AuthConfig(accessToken: "old", refreshToken: "r", refreshURL: Self.refreshURL)
+        var harness = Self.tracking(3, config: Self.config(auth: auth))
+        harness.serverStatus = 401
+        harness.send(.sync)
+        #expect(harness.uploads.map(Self.authorization) == ["Bearer old"])
+        #expect(harness.state.auth?.health.tokenRejected == true, "kept with the tokens, so a relaunch knows")
+        harness.answerRefresh(status: 503)  // the reactive refresh
+        for refreshes in 2...3 {
+            harness.advance(to: harness.timers[.uploadRetry]!)
+            #expect(harness.refreshes.count == refreshes && harness.uploads.count == 1)
+            harness.answerRefresh(status: 503)
+        }
+        let until = try! #require(harness.timers[.refreshBreaker])
+        harness.killAndRelaunch(.userLaunch)
+        harness.send(.sync)
+        #expect(harness.uploads.count == 1, "a relaunch sent the refused token")
+        harness.serverStatus = 200
+        harness.advance(to: until)
+        harness.answerRefresh(status: 200, body: Self.token)
+        #expect(harness.uploads.map(Self.authorization) == ["Bearer old", "Bearer fresh"])
+        #expect(harness.uploads[1].payload.batchID == harness.uploads[0].payload.batchID)
+        #expect(harness.uploads[1].payload.sentAt == harness.uploads[0].payload.sentAt)
+        #expect(harness.stored.isEmpty)
+    }
+
+    @Test(
+        """
+        a 401 to a token replaced while the upload was out refuses the old token, not the new one: the one \
+        retry goes at once with the new token, with no refresh
+        """)
+    func refusalOfAReplacedToken() {
+        let auth = AuthConfig(accessToken: "old", refreshToken: "r", refreshURL: Self.refreshURL)
+        var harness = Self.tracking(2, config: Self.config(auth: auth))
+        harness.deferUploads = true
+        harness.send(.sync)
+        harness.send(.timerFired(.proactiveRefresh))
+        harness.answerRefresh(status: 200, body: Self.token)
+        harness.serverStatus = 401
+        harness.answerUpload()
+        #expect(harness.uploads.map(Self.authorization) == ["Bearer old", "Bearer fresh"])
+        #expect(harness.refreshes.count == 1)
+        #expect(harness.state.auth?.health.tokenRejected == false)
+    }
+
+    @Test(
+        """
+        a seed-only token refused 401 stays off the wire, a relaunch and the interval included; sync() is the \
+        app's word to try it again (spec §6), and a new seed is sent at once
+        """)
+    func refusedSeedOnlyToken() {
+        var harness = Self.tracking(2, config: Self.config(auth: AuthConfig(accessToken: "a")))
+        harness.serverStatus = 401
+        harness.send(.sync)
+        #expect(harness.log.last == .emitSyncStatus(.failed(.auth)))
+        harness.killAndRelaunch(.userLaunch)
+        harness.advance(to: harness.now + 3_600_000)
+        #expect(harness.uploads.count == 1, "the refused seed went out again by itself")
+        harness.send(.sync)
+        #expect(harness.uploads.map(Self.authorization) == ["Bearer a", "Bearer a"])
+        harness.serverStatus = 200
+        harness.send(.configure(Self.config(auth: AuthConfig(accessToken: "b"))))
+        #expect(harness.uploads.map(Self.authorization) == ["Bearer a", "Bearer a", "Bearer b"])
+        #expect(harness.stored.isEmpty)
+    }
+
     // MARK: Item 5: auth health survives process death
 
-    @Test("dead credentials stay dead across process death: no refresh until a new seed")
+    @Test(
+        """
+        dead credentials stay dead across process death: no refresh until a new seed, and the token the server \
+        refused is not sent again, whatever sync() says
+        """)
     func deadCredentialsSurviveDeath() {
         let auth = AuthConfig(accessToken: "a", refreshToken: "r", refreshURL: Self.refreshURL)
         var harness = Self.tracking(2, config: Self.config(auth: auth))
@@ -182,12 +287,19 @@ struct SyncFidelityTests {
         harness.send(.sync)
         harness.answerRefresh(status: 400)
         #expect(harness.state.auth?.health.deadCredentials == true)
+        #expect(harness.state.auth?.health.tokenRejected == true)
         harness.killAndRelaunch(.userLaunch)
+        let relaunched = harness.log.count
         harness.send(.sync)
         harness.advance(to: harness.now + 7_200_000)
         #expect(harness.refreshes.count == 1, "a relaunch does not revive dead credentials")
-        #expect(harness.uploads.count == 2 && harness.uploads.allSatisfy { Self.authorization($0) == "Bearer a" })
+        #expect(harness.uploads.map(Self.authorization) == ["Bearer a"])
+        #expect(harness.log[relaunched...].contains(.emitSyncStatus(.failed(.auth))))
         #expect(harness.stored.count == 2, "the rows are kept throughout")
+        harness.serverStatus = 200
+        harness.send(.configure(Self.config(auth: AuthConfig(accessToken: "b", refreshToken: "r2"))))
+        #expect(harness.uploads.map(Self.authorization) == ["Bearer a", "Bearer b"])
+        #expect(harness.stored.isEmpty)
     }
 
     @Test("the breaker and its count survive process death: still open after a relaunch, the next failure 120 s")
@@ -206,13 +318,15 @@ struct SyncFidelityTests {
         harness.serverStatus = 401
         harness.send(.sync)
         #expect(harness.refreshes.count == 3, "no refresh while the breaker is open")
+        // Its 401 marked the token rejected: the breaker's probe is the refresh, which fails: 120 s.
         harness.advance(to: until)
-        // The batch retries at its backoff time; its 401 earns one refresh, which fails: 120 s.
-        harness.advance(to: harness.timers[.uploadRetry]!)
         #expect(harness.refreshes.count == 4)
+        #expect(harness.uploads.count == 1, "the refused token is not sent again")
         harness.answerRefresh(status: 503)
-        #expect(harness.log.last == .armTimer(.uploadRetry, at: harness.timers[.uploadRetry]!))
         #expect(harness.timers[.refreshBreaker] == harness.now + 120_000)
+        // The next probe comes before the batch's retry time; the batch still waits for a token.
+        harness.advance(to: harness.timers[.uploadRetry]!)
+        #expect(harness.refreshes.count == 5 && harness.uploads.count == 1)
     }
 
     // MARK: Item 8: the batch id across process death

@@ -201,4 +201,57 @@ struct DeviceStoreUploadTests {
             #expect(try store.pendingEventCount() == 0)
         }
     }
+    @Test(
+        """
+        resending a batch sent before hands out what is left of exactly its rows, in its order, before anything \
+        newer and whatever the limit, after a reopen too; rows deleted, or replaced under a reused seq, stay out; \
+        with none left it is the next batch as usual
+        """)
+    func resendingASentBatch() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.file("store.db")
+            var store = try DeviceStore(path: path, retention: .syncing)
+            var maker = FixMaker()
+            let fixes = (0..<3).map { maker.fix(at: 1_000 + Int64($0)) }
+            let event = maker.event(at: 1_001)
+            for fix in fixes { try store.insert(fix, sessionID: "s", now: 10_000) }
+            try store.insert(event, sessionID: "s", now: 10_000)
+            let first = try #require(try store.nextBatch(limit: 3))
+            let sent = SentBatch(
+                batchID: try #require(UUIDv7("019eca4c-0828-7613-bcbd-f432f141601d")), batch: first, assembledAt: 1_003)
+            // Newer rows arrive (an older-stamped fix of another session too); the process dies.
+            let newer = [maker.fix(at: 2_000), maker.fix(at: 2_001)]
+            for fix in newer { try store.insert(fix, sessionID: "s", now: 10_000) }
+            try store.insert(maker.event(at: 2_000), sessionID: "s", now: 10_000)
+            try store.insert(maker.fix(at: 500), sessionID: "t", now: 10_000)
+            store.close()
+            store = try DeviceStore(path: path, retention: .syncing)
+
+            for limit in [1, 3, 100] {
+                let again = try #require(try store.nextBatch(limit: limit, resending: sent))
+                #expect(again == first, "limit \(limit)")
+                #expect(sent.holds(again))
+            }
+            #expect(try store.nextBatch(limit: 100, resending: nil)?.sessionID == "t", "without it, the oldest row")
+
+            // The app deletes up to the batch's oldest fix (session t's with it): the rest of the batch goes.
+            #expect(try store.deleteLocations(before: 1_000) == 2)
+            let rest = try #require(try store.nextBatch(limit: 100, resending: sent))
+            #expect(rest.locations == Array(fixes[1...]) && rest.geofenceEvents == [event])
+            #expect(sent.holds(rest))
+
+            // Every fix deleted, and new ones taking their seqs: only the event is left of the batch.
+            #expect(try store.deleteLocations(before: nil) == 4)
+            let replacements = (0..<3).map { maker.fix(at: 3_000 + Int64($0)) }
+            for fix in replacements { try store.insert(fix, sessionID: "s", now: 10_000) }
+            let eventOnly = try #require(try store.nextBatch(limit: 100, resending: sent))
+            #expect(eventOnly.locations.isEmpty && eventOnly.geofenceEvents == [event])
+
+            // Acknowledged: nothing of it is left, so the next batch is the oldest as usual.
+            try store.acknowledge(eventOnly)
+            let next = try #require(try store.nextBatch(limit: 2, resending: sent))
+            #expect(next.locations == Array(replacements.prefix(2)))
+            #expect(!sent.holds(next))
+        }
+    }
 }

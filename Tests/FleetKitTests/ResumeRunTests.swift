@@ -61,15 +61,25 @@ struct ResumeRunTests {
 
     /// The fixes every store of `data` holds, by id, with their timestamps.
     static func storedFixes(_ data: String) throws -> [(id: String, timestamp: Int64)] {
+        try stores(data) { store in try store.history(from: .min, to: .max).map { ($0.id.text, $0.timestamp) } }
+    }
+
+    /// The batch each store last gave a `batch_id`: one the server may never have seen, which a
+    /// later run sends as it was (its id, its `sent_at`).
+    static func storedSentBatches(_ data: String) throws -> [SentBatch] {
+        try stores(data) { store in try store.readState(.sentBatch).map { [$0] } ?? [] }
+    }
+
+    static func stores<Item>(_ data: String, _ read: (DeviceStore) throws -> [Item]) throws -> [Item] {
         let installs = try JSONDecoder().decode(
             [String: String].self, from: Data(contentsOf: URL(fileURLWithPath: data + "/devices.json")))
-        var fixes: [(String, Int64)] = []
+        var items: [Item] = []
         for install in installs.values {
             let store = try DeviceStore(path: "\(data)/devices/\(install)/beekon.db", retention: .syncing)
-            fixes += try store.history(from: .min, to: .max).map { ($0.id.text, $0.timestamp) }
-            store.close()
+            defer { store.close() }
+            items += try read(store)
         }
-        return fixes
+        return items
     }
 
     /// What `uploads` carried (their fixes, or the server's `received` ones), apart from fixes and
@@ -82,11 +92,12 @@ struct ResumeRunTests {
         var result = Stamped()
         for upload in uploads {
             result.uploads += 1
-            result.add(upload.sentAt)
+            // A batch the earlier run assembled goes again with its id and its `sent_at`.
             if !earlier.batchIDs.contains(upload.batchID) {
                 let batch = try #require(UUIDv7(upload.batchID), "batch_id \(upload.batchID)")
                 result.batchIDs.insert(upload.batchID)
                 result.add(batch.unixMillis)
+                result.add(upload.sentAt)
             }
             for fix in upload.fixes where !earlier.fixIDs.contains(fix.id) {
                 result.add(fix: fix.id, at: fix.timestamp)
@@ -94,6 +105,11 @@ struct ResumeRunTests {
         }
         for fix in try received + storedFixes(data) where !earlier.fixIDs.contains(fix.id) {
             result.add(fix: fix.id, at: fix.timestamp)
+        }
+        for sent in try storedSentBatches(data) where !earlier.batchIDs.contains(sent.batchID.text) {
+            result.batchIDs.insert(sent.batchID.text)
+            result.add(sent.batchID.unixMillis)
+            result.add(sent.assembledAt)
         }
         return result
     }

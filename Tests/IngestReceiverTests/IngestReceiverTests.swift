@@ -69,6 +69,8 @@ struct IngestReceiverTests {
         #expect(stats.fixesStored == 10)
         #expect(stats.duplicateFixes == 10)
         #expect(stats.duplicateGeofenceEvents == 1)
+        // A retry that is the batch it retries is no conformance error.
+        #expect(stats.batchesChangedOnRetry == 0 && stats.fixesInAnotherBatch == 0)
 
         // The same counters in Prometheus's text format, for one scrape of fleet and server.
         let metrics = await harness.send(
@@ -111,6 +113,15 @@ struct IngestReceiverTests {
         #expect(again.status == 200)
         #expect(again.json["duplicate_batch"] as? Bool == true)
         #expect(try harness.count("SELECT count(*) FROM locations") == 8)
+        // Both break seed 05 ("a retry carries the same batch_id"), and the receiver says so: fixes sent
+        // again under another batch_id (2 in the replay, the same 2 again), and a batch_id re-used for new rows.
+        let stats = harness.receiver.stats()
+        #expect(stats.fixesInAnotherBatch == 4)
+        #expect(stats.batchesChangedOnRetry == 1)
+        let json = try await harness.statsJSON()
+        #expect((json["fixes"] as? [String: Any])?["in_another_batch"] as? Int == 4)
+        #expect((json["batches"] as? [String: Any])?["changed_on_retry"] as? Int == 1)
+        #expect((json["geofence_events"] as? [String: Any])?["in_another_batch"] as? Int == 0)
     }
 
     @Test("an identity-encoded body is accepted; other encodings and content types are refused")

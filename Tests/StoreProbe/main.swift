@@ -148,8 +148,8 @@ struct UploadProbe {
             switch action {
             case .persistFix(let fix, let session): try store.insert(fix, sessionID: session, now: now)
             case .persistState(let changes): try store.writeState(changes)
-            case .loadBatch(let limit):
-                followUp = device.handle(.batchLoaded(try store.nextBatch(limit: limit)), at: now)
+            case .loadBatch(let limit, let resending):
+                followUp = device.handle(.batchLoaded(try store.nextBatch(limit: limit, resending: resending)), at: now)
             case .sendBatch(let request):
                 let line =
                     "\(request.payload.batchID) \(request.payload.locations.map(\.id.text).joined(separator: ","))"

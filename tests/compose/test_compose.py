@@ -266,6 +266,8 @@ def test_restart_fleet_resumes_the_same_devices_delivers_their_pending_fixes_and
     assert second["fixes"]["unaccounted"] == 0 and second["fixes"]["lost"] == 0, second["fixes"]
     stats = receiver_stats()
     assert stats["batches"]["duplicates"] == 0 and stats["fixes"]["duplicates"] == 0
+    # Seed 05's rule as the receiver grades it: no fix under two batch ids, no batch id re-used.
+    assert stats["fixes"]["in_another_batch"] == 0 and stats["batches"]["changed_on_retry"] == 0, stats
 
     # The first run stopped cleanly (drained, not killed).
     logs = podman("logs", container("fleet")).stdout
