@@ -1,8 +1,8 @@
 /// One upload the script answered, as it arrived: who sent it, what it carried, when, and the
 /// script's answer.
 ///
-/// The database keeps one row per batch and per id, so it cannot show a retry (same `batch_id`,
-/// its own `sent_at`) or an upload the script refused without storing; the upload log
+/// The database keeps one row per batch and per id, so it cannot show a retry (the same
+/// `batch_id` and `sent_at` again) or an upload the script refused without storing; the upload log
 /// (`IngestReceiverConfiguration.keepsUploadLog`) keeps every one of them, in arrival order.
 public struct LoggedUpload: Sendable, Hashable {
     /// `device.install_id`.
@@ -11,7 +11,7 @@ public struct LoggedUpload: Sendable, Hashable {
     public var sessionID: String
     /// `batch_id`; a retry of a batch carries the same one.
     public var batchID: String
-    /// `sent_at`, Unix milliseconds; a retry carries its own.
+    /// `sent_at`, Unix milliseconds: when the batch was assembled, so a retry carries its first.
     public var sentAt: Int64
     /// When it arrived, Unix milliseconds (the receiver's wall clock).
     public var receivedAt: Int64
