@@ -1,6 +1,6 @@
 // The admin API as the page uses it: requests with the admin token (asked for on a 401), the
 // status line and error box, the live event stream, and the page's events that carry it on.
-import { $, el } from "./dom.js";
+import { $, el, wallNow } from "./dom.js";
 
 /* ---------- page events ---------- */
 // How modules hear of each other without importing each other: the server's live events
@@ -18,7 +18,7 @@ export function emit(name, data) {
 
 /* ---------- status and errors ---------- */
 export function say(msg) {
-  $("#status").textContent = `${new Date().toLocaleTimeString()} · ${msg}`;
+  $("#status").textContent = `${wallNow()} · ${msg}`;
 }
 export function showError(err, context = "") {
   const box = $("#error");

@@ -22,6 +22,8 @@ export function ms(v) {
 }
 export const shortTime = iso => (iso ? iso.replace("T", " ").replace(/\.\d+Z$|Z$/, "").slice(11) : "–");
 export const longTime = iso => (iso ? iso.replace("T", " ").replace(/\.\d+Z$|Z$/, "") + " UTC" : "–");
+// The wall clock now, 24-hour UTC, as every other time on the page.
+export const wallNow = () => new Date().toISOString().slice(11, 19) + " UTC";
 export const debounce = (f, wait) => { let t; return (...a) => { clearTimeout(t); t = setTimeout(() => f(...a), wait); }; };
 
 const STATE_LABELS = {

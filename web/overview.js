@@ -1,5 +1,5 @@
 // The Overview tab: the statistics table by outcome and the four live charts.
-import { $, el, num, ms, debounce } from "./dom.js";
+import { $, el, num, ms, debounce, wallNow } from "./dom.js";
 import { api, on, showError } from "./api.js";
 import { currentTab } from "./tabs.js";
 import { TimeChart, outcomeClass } from "./charts.js";
@@ -96,7 +96,7 @@ function renderStats(s) {
     `uploads/s ${s.uploadsPerSecond == null ? "–" : s.uploadsPerSecond.toFixed(2)} · devices ` +
     Object.entries(s.devicesByState || {}).map(([k, v]) => `${k} ${num(v)}`).join(", ");
   renderLatencyAndHealth(s);
-  $("#stats-updated").textContent = `updated ${new Date().toLocaleTimeString()}` +
+  $("#stats-updated").textContent = `updated ${wallNow()}` +
     (s.since ? ` · since the reset at ${s.since.replace("T", " ").replace(/\.\d+Z$/, "")} (virtual)` : "");
   // The devices filter's outcome field suggests every outcome seen so far.
   const dl = $("#outcome-list");

@@ -61,6 +61,7 @@ struct APIError: Error, Sendable {
         APIError(
             status: 400, code: .unknownField,
             message: "unknown field `\(field)`"
+                + NameSuggestion.hint(for: String(field.split(separator: ".").last ?? ""), among: allowed)
                 + (allowed.isEmpty ? "; this takes no fields" : "; expected one of \(allowed.joined(separator: ", "))"),
             field: field)
     }

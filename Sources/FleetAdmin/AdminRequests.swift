@@ -51,7 +51,9 @@ enum AdminRequests {
         func path(_ field: String) -> String { field.hasPrefix(prefix + ".") ? field : "\(prefix).\(field)" }
         if let unknown = problems.problems.first(where: { $0.unknownField != nil }), let field = unknown.unknownField {
             return APIError(
-                status: 400, code: .unknownField, message: "unknown field `\(path(field))`; \(unknown.expected)",
+                status: 400, code: .unknownField,
+                message: "unknown field `\(path(field))`"
+                    + NameSuggestion.hint(unknown.suggestion) + "; \(unknown.expected)",
                 field: path(field))
         }
         if let named = problems.problems.first(where: { $0.field != nil }), let field = named.field {
@@ -68,7 +70,8 @@ enum AdminRequests {
             throw .badRequest("`action` is required", field: "action")
         }
         guard let name = FleetAction.Name(rawValue: text) else {
-            throw .badRequest("unknown action \"\(text)\"; expected \(FleetAction.Name.oneOf)", field: "action")
+            let hint = NameSuggestion.hint(for: text, among: FleetAction.Name.allCases.map(\.rawValue))
+            throw .badRequest("unknown action \"\(text)\"\(hint); expected \(FleetAction.Name.oneOf)", field: "action")
         }
         let parameters = name.details.parameters
         var given: [(key: String, value: JSONValue)] = []

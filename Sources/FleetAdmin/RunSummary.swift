@@ -1,4 +1,5 @@
 import BeekonDevice
+import FleetDescription
 import FleetEngine
 import Foundation
 
@@ -47,12 +48,17 @@ package enum RunSummary {
             )
         }
         for drain in report.drains {
-            let took = drain.drainMs.map { "drained in \(duration(Double($0)))" } ?? "still draining"
+            let backlog = "\(count(drain.pendingAtEnd)) pending at its end, \(count(drain.pendingBefore)) before it"
+            let took =
+                switch drain.drainMs {
+                case nil: "still draining (\(backlog))"
+                case 0? where drain.pendingAtEnd <= drain.pendingBefore: "nothing to drain (\(backlog))"
+                case let millis?: "drained in \(duration(Double(millis))) (\(backlog))"
+                }
             lines.append(
                 "  drain \(String(repeating: ".", count: 13)) fault \(drain.fault) "
                     + "(\(Self.named(drain.action, drain.source))) ended "
-                    + "\(Timestamp.text(unixMillis: drain.endedAt.unixMillis)): \(took) "
-                    + "(\(count(drain.pendingAtEnd)) pending at its end, \(count(drain.pendingBefore)) before it)")
+                    + "\(Timestamp.text(unixMillis: drain.endedAt.unixMillis)): \(took)")
         }
         if let pace = paceLine(report.pace) { lines.append("  pace \(String(repeating: ".", count: 14)) \(pace)") }
         if report.groups.entries.count > 1 {
@@ -191,14 +197,9 @@ package enum RunSummary {
         value < 10 ? String(format: "%.2fms", value) : String(format: "%.0fms", value)
     }
 
-    /// `850ms`, `12.5s`, `3m20s`, `2h05m`.
+    /// `850ms`, `12.5s`, `3m20.0s`, `2h05m00s`.
     static func duration(_ millis: Double) -> String {
-        if millis < 1000 { return String(format: "%.0fms", millis) }
-        let seconds = millis / 1000
-        if seconds < 60 { return String(format: "%.1fs", seconds) }
-        let whole = Int(seconds.rounded())
-        if whole < 3600 { return "\(whole / 60)m\(String(format: "%02d", whole % 60))s" }
-        return "\(whole / 3600)h\(String(format: "%02d", whole / 60 % 60))m"
+        FleetDuration.display(millis: millis)
     }
 
     private static func count(_ value: Int) -> String { StoreErrorLog.grouped(value) }

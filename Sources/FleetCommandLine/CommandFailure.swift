@@ -6,10 +6,14 @@ import ArgumentParser
 public struct CommandFailure: Error, CustomStringConvertible {
     public let description: String
     public let exitCode: ExitCode
+    /// Whether it is printed after `Error: `; not for lines that say `error:` themselves
+    /// (a fleet file's `FILE:LINE:COLUMN: error: …`).
+    public let prefixed: Bool
 
-    public init(_ description: String, exitCode: ExitCode = .failure) {
+    public init(_ description: String, exitCode: ExitCode = .failure, prefixed: Bool = true) {
         self.description = description
         self.exitCode = exitCode
+        self.prefixed = prefixed
     }
 }
 

@@ -82,7 +82,7 @@ extension ParsableCommand {
             LoggingSystem.bootstrap { label in LineLogHandler(label: label, logLevel: level) }
             try command.run()
         } catch let failure as CommandFailure where failure.exitCode != .failure {
-            FileHandle.standardError.write(Data("Error: \(failure.description)\n".utf8))
+            FileHandle.standardError.write(Data("\(failure.prefixed ? "Error: " : "")\(failure.description)\n".utf8))
             exit(withError: failure.exitCode)
         } catch {
             exit(withError: error)

@@ -83,6 +83,21 @@ public enum FleetDuration {
         return Int64(total.rounded())
     }
 
+    /// A measured duration for people: `4.87ms`, `850ms`, `12.5s`, `6m00.7s`, `2h05m03s`. The one
+    /// place a duration is rounded for the summary and the thresholds' values.
+    public static func display(millis: Double) -> String {
+        guard millis.isFinite else { return "\(millis)ms" }
+        if millis < 10 { return String(format: "%.2fms", millis) }
+        if millis < 1000 { return String(format: "%.0fms", millis) }
+        let tenths = Int64((millis / 100).rounded())
+        if tenths < 600 { return String(format: "%.1fs", Double(tenths) / 10) }
+        if tenths < 36_000 {
+            return String(format: "%lldm%04.1fs", tenths / 600, Double(tenths % 600) / 10)
+        }
+        let seconds = tenths / 10
+        return String(format: "%lldh%02lldm%02llds", seconds / 3600, seconds / 60 % 60, seconds % 60)
+    }
+
     /// `millis` as a fleet file would write it, largest unit first: `30m`, `1h30m`, `2d`, `1s500ms`,
     /// `0s`; `read(_:)` reads it back to the same value.
     public static func text(millis: Int64) -> String {

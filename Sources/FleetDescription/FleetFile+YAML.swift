@@ -553,7 +553,12 @@ struct FleetFileReader {
             return nil
         }
         guard let name = actionNode.string.flatMap(FleetAction.Name.init(rawValue:)) else {
-            report(actionNode, "unknown action \"\(actionNode.string ?? "")\"", expected: FleetAction.Name.oneOf)
+            let typed = actionNode.string ?? ""
+            report(
+                actionNode,
+                "unknown action \"\(typed)\""
+                    + NameSuggestion.hint(for: typed, among: FleetAction.Name.allCases.map(\.rawValue)),
+                expected: FleetAction.Name.oneOf)
             return nil
         }
         var forMillis: Int64?
@@ -734,11 +739,15 @@ struct FleetFileReader {
     mutating func checkKeys(_ map: Node.Mapping, _ allowed: Set<String>, in context: String) {
         for key in map.keys {
             guard let name = key.string, allowed.contains(name) else {
+                let suggestion = NameSuggestion.nearest(to: key.string ?? "", among: allowed)
                 report(
-                    key, "unknown key \"\(key.string ?? "?")\" in \(context)",
+                    key,
+                    "unknown key \"\(key.string ?? "?")\" in \(context)"
+                        + NameSuggestion.hint(suggestion),
                     expected: allowed.isEmpty ? "none here" : "one of \(allowed.sorted().joined(separator: ", "))")
                 let path = context.hasPrefix("a ") || context.hasPrefix("the ") ? "" : context + "."
                 problems[problems.count - 1].unknownField = path + (key.string ?? "?")
+                problems[problems.count - 1].suggestion = suggestion
                 continue
             }
         }

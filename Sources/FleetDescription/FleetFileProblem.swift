@@ -14,6 +14,8 @@ public struct FleetFileProblem: Error, Sendable, Hashable, CustomStringConvertib
     public var expected: String
     /// For an unknown key, its path (`config.sync.foo`); nil for other problems.
     public var unknownField: String?
+    /// For an unknown key, the known one it is nearest to (`spread` for `spred`), if any.
+    public var suggestion: String?
     /// For a number refused by its range or a missing action parameter, the field as the
     /// reader names it (`count`, `params.ms`); nil for other problems.
     public var field: String?

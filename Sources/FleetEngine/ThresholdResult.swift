@@ -102,7 +102,7 @@ public struct ThresholdResult: Sendable, Hashable {
     public var valueText: String {
         guard let value else { return "no data" }
         switch threshold.metric {
-        case .latency, .serverLatency, .fixAge, .drainMax: return "\((value * 10).rounded() / 10)ms"
+        case .latency, .serverLatency, .fixAge, .drainMax: return FleetDuration.display(millis: value)
         case .errors(.rate), .status(_, .rate), .failure(_, .rate), .notSent(.rate):
             return "\((value * 10_000).rounded() / 10_000)"
         case .acknowledgedPerSecond: return "\((value * 10).rounded() / 10)/s"

@@ -176,7 +176,7 @@ struct Run: LoggingCommand {
                 + "`upload.errors.rate < 0.01`, `upload.status.503.rate < 1%`, `fixes.lost == 0`, "
                 + "`fixes.age.p99 < 5m`, `backlog.max < 1000`, `duplicates.fixes == 0`, `drain.max < 10m`; "
                 + "one group's with `METRIC{group: NAME}` (repeatable; with the fleet file's `thresholds:`). "
-                + "One that fails makes the run exit 99. The README lists every metric.",
+                + "One that fails makes the run exit 99. docs/fleet-file.md lists every metric.",
             valueName: "expression"),
         transform: { text in
             do throws(ThresholdProblem) {
@@ -262,8 +262,8 @@ struct Run: LoggingCommand {
         do throws(FleetFileProblems) {
             fleet = try FleetFile.load(path: path)
         } catch {
-            // A fleet file the run cannot take is a usage error, as a bad flag is.
-            throw CommandFailure(error.description, exitCode: .usage)
+            // A fleet file the run cannot take is a usage error, as a bad flag is (and `validate` says).
+            throw CommandFailure(error.description, exitCode: .usage, prefixed: false)
         }
         if let wanted = self.devices {
             switch fleet.scaled(toDevices: wanted) {
@@ -601,7 +601,7 @@ enum ProgressLine {
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a fleet file and its route files; report every problem with file:line:column.",
-        discussion: "Exits 0 when the file is valid, 1 when it has problems (all of them are printed).")
+        discussion: "Exits 0 when the file is valid, 64 when it has problems (all of them are printed), as `run` does.")
 
     @Argument(help: "The fleet file (YAML).")
     var fleetFile: String
@@ -615,7 +615,7 @@ struct Validate: ParsableCommand {
                     + "\(fleet.faults.count) faults")
         } catch {
             print(error.description)
-            throw ExitCode.failure
+            throw ExitCode.usage
         }
     }
 }

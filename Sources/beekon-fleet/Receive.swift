@@ -15,7 +15,7 @@ struct Receive: LoggingCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the reference Beekon ingest receiver: validate, dedupe and store uploads.",
         discussion: """
-            Accepts seed 05 uploads at --path, stores them in a SQLite file (WAL) and answers 2xx \
+            Takes the Beekon SDK's gzipped JSON uploads at --path, stores them in a SQLite file (WAL) and answers 2xx \
             only after the commit. Answers can be scripted by flags or a rules file (--rules, \
             JSON; flags win) to test clients. GET /stats serves counters as JSON; POST \
             /oauth/token issues tokens for the SDK's AuthConfig refresh. See docs/receiver.md.
