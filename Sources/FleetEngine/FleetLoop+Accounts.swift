@@ -35,55 +35,15 @@ extension FleetLoop {
 
     /// The backlog changed by `change` at virtual instant `time` (for the drains).
     mutating func notePendingChange(_ change: Int, at time: Int64) {
-        guard change != 0 else { return }
-        guard measuresDrains else {
-            // Only what changed at the latest instant, for a drain the API may begin there.
-            if time > latestPendingChange.at {
-                latestPendingChange = (time, change)
-            } else if time == latestPendingChange.at {
-                latestPendingChange.change += change
-            }
-            return
-        }
-        if time < settledBefore {
-            // Before the settled instant (a store first read late): counted at once.
-            settledPending += change
-        } else {
-            unsettledPending.append((time, change))
-            earliestUnsettled = min(earliestUnsettled, time)
-        }
+        drainMeter.note(change, at: time)
     }
 
-    /// Counts the backlog's changes before `instant` in `settledPending`, in the order of their
-    /// instants, ending each drain at the first instant the backlog is back to where it was.
-    /// Called once every device has reached `instant` (no change before it is still to come).
+    /// Settles the backlog's changes before `instant` (see `DrainMeter.settle`), once every
+    /// device has reached it; the rows admitted before it and waiting for their commit count too.
     mutating func settleBacklog(before instant: Int64) {
-        guard measuresDrains, instant > settledBefore else { return }
-        // Fixes admitted before the instant and waiting for their commit count before it too.
+        guard drainMeter.needsSettling(before: instant) else { return }
         commitWaitingRows()
-        settledBefore = instant
-        guard earliestUnsettled < instant else { return }
-        var due: [(at: Int64, change: Int)] = []
-        var earliest = Int64.max
-        unsettledPending.removeAll { entry in
-            guard entry.at < instant else {
-                earliest = min(earliest, entry.at)
-                return false
-            }
-            due.append(entry)
-            return true
-        }
-        earliestUnsettled = earliest
-        due.sort { $0.at < $1.at }
-        var index = 0
-        while index < due.count {
-            let at = due[index].at
-            while index < due.count, due[index].at == at {
-                settledPending += due[index].change
-                index += 1
-            }
-            if openDrains > 0 { checkDrains(at: at) }
-        }
+        drainMeter.settle(before: instant, drains: &metrics.drains)
     }
 
     /// Makes room for a group's accounts of fixes and uploads: at the start for the fleet file's
@@ -99,54 +59,27 @@ extension FleetLoop {
 
     /// Starts measuring drains for a fault the API begins, when the timeline had none: at a
     /// command's instant, which every device stands at (`readyForCommands`), the fleet's pending
-    /// fixes once the waiting rows are in are the backlog up to it, and none after it is noted.
+    /// fixes once the waiting rows are in are the backlog up to it.
     mutating func measureDrains(at time: Int64) {
-        guard !measuresDrains else { return }
+        guard !drainMeter.measuring else { return }
         commitWaitingRows()
-        measuresDrains = true
-        // As a barrier of the timeline reads it: the backlog before the instant, its changes at
-        // the instant counted once settled.
-        let atInstant = latestPendingChange.at == time ? latestPendingChange.change : 0
-        settledPending = metrics.fixes.ledger.pending - atInstant
-        settledBefore = time
-        if atInstant != 0 {
-            unsettledPending = [(time, atInstant)]
-            earliestUnsettled = time
-        }
+        drainMeter.start(at: time, pendingNow: metrics.fixes.ledger.pending)
     }
 
     /// A fault its opposite ends began (the timeline's or the API's): the backlog then is what
     /// its drain returns to.
     mutating func noteFaultBegan(_ number: Int, at time: Int64) {
         settleBacklog(before: time)
-        faultsUnderway[number] = (time, settledPending)
+        drainMeter.faultBegan(number, at: time)
     }
 
     /// Such a fault ended (its `for`, or the API): its drain is timed from here, and the run's
     /// timeline says when it ended. The backlogs are as of the instants themselves
     /// (`settleBacklog`), whatever devices ahead of them had done.
     mutating func noteFaultEnded(_ number: Int, at time: Int64) {
-        guard let began = faultsUnderway.removeValue(forKey: number), case (let fault, let source)? = faultEntry(number)
-        else { return }
+        guard drainMeter.underway[number] != nil, case (let fault, let source)? = faultEntry(number) else { return }
         settleBacklog(before: time)
-        let pending = settledPending
-        metrics.drains.append(
-            FaultDrain(
-                fault: number, source: source, action: fault.action.name, startedAt: began.at, endedAt: time,
-                pendingBefore: began.pending, pendingAtEnd: pending,
-                drainMillis: pending <= began.pending ? 0 : nil))
-        if pending > began.pending { openDrains += 1 }
+        drainMeter.faultEnded(number, at: time, source: source, action: fault.action.name, drains: &metrics.drains)
         if let ran = metrics.timeline.lastIndex(where: { $0.fault == number }) { metrics.timeline[ran].endsAt = time }
-    }
-
-    /// Ends the drains whose backlog is back to where it was before their fault.
-    private mutating func checkDrains(at time: Int64) {
-        let pending = settledPending
-        for index in metrics.drains.indices where metrics.drains[index].drainMillis == nil {
-            if pending <= metrics.drains[index].pendingBefore {
-                metrics.drains[index].drainMillis = time - metrics.drains[index].endedAt
-                openDrains -= 1
-            }
-        }
     }
 }

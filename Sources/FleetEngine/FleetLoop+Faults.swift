@@ -66,7 +66,7 @@ extension FleetLoop {
     /// reached, all of them: those its selector covers (`FaultSelector.covers`, decided on the
     /// selectors alone, so every shard ends the same faults). Its devices were just given it.
     mutating func endFaults(undoneBy action: FleetAction, on selector: FaultSelector, at time: Int64) {
-        for number in faultsUnderway.keys.sorted() {
+        for number in drainMeter.underway.keys.sorted() {
             guard let fault = faultEntry(number)?.entry, fault.action.undoing == action,
                 selector.covers(fault.selector)
             else { continue }
@@ -228,12 +228,12 @@ extension FleetLoop {
             let ran = metrics.timeline.last { $0.fault == number }
             let endsAt = endedEarly[number] ?? fault.forMillis.map { startsAt + $0 }
             // On until its end; one its opposite ends, until then, whether or not it has a `for`.
-            let on = faultsUnderway[number] != nil || endsAt.map { now < $0 } ?? false
+            let on = drainMeter.underway[number] != nil || endsAt.map { now < $0 } ?? false
             let phase: TimelineFaultView.Phase = ran == nil ? .upcoming : on ? .active : .done
             return TimelineFaultView(
                 fault: number, source: source, line: source == .timeline ? fault.line : nil, action: fault.action.name,
                 selector: fault.selector.text, startsAt: startsAt, endsAt: endsAt, phase: phase, applied: ran?.applied,
-                endable: faultsUnderway[number] != nil, endedEarlyAt: endedEarly[number])
+                endable: drainMeter.underway[number] != nil, endedEarlyAt: endedEarly[number])
         }
     }
 
@@ -247,7 +247,7 @@ extension FleetLoop {
                     + "after them (see GET /api/v1/faults)",
                 field: "fault")
         }
-        guard faultsUnderway[number] != nil, let opposite = fault.action.undoing else {
+        guard drainMeter.underway[number] != nil, let opposite = fault.action.undoing else {
             throw FleetControlError(
                 .conflict,
                 "fault \(number) (\(fault.action.name.rawValue)) is not on, or has no end to bring forward (only a "

@@ -232,30 +232,10 @@ package struct FleetLoop {
     /// Faults the admin API began, by number (after the fleet file's: see `TimelineFault.fault`),
     /// as a timeline entry would write them (`atMillis` from the clock's start, `line` 0).
     var apiFaults: [Int: FaultEntry] = [:]
-    /// Faults with an opposite action that are underway, the timeline's and the API's: when each
-    /// began, and the fixes pending then (see `FaultDrain`).
-    var faultsUnderway: [Int: (at: Int64, pending: Int)] = [:]
     /// Faults the API ended (before their `for`, or without one), and when.
     var endedEarly: [Int: Int64] = [:]
-    /// Drains in `metrics.drains` still under way.
-    var openDrains = 0
-    /// Whether drains are measured: from the start when the timeline has a fault with an
-    /// opposite, else from the first such fault the API begins (`measureDrains`).
-    var measuresDrains = false
-    /// The fleet's backlog as of an instant, for the drains: changes to the fixes pending, each
-    /// at the virtual instant it happened, not yet counted in `settledPending` (devices running
-    /// ahead at max warp change it before the fleet's clock gets there, in an order that depends
-    /// on when real answers came; counting by instant makes a drain the same in every run).
-    var unsettledPending: [(at: Int64, change: Int)] = []
-    /// The earliest instant in `unsettledPending` (`.max` when empty), so a turn with nothing
-    /// due to settle does not look through the changes devices ahead made.
-    var earliestUnsettled = Int64.max
-    /// Until drains are measured: the latest instant the backlog changed at, and by how much
-    /// there (see `measureDrains`).
-    var latestPendingChange: (at: Int64, change: Int) = (.min, 0)
-    /// The fixes pending, counting every change before `settledBefore`.
-    var settledPending = 0
-    var settledBefore = Int64.min
+    /// The backlog's drains after faults, and the faults underway (see `DrainMeter`).
+    var drainMeter: DrainMeter
     /// Each group's stages on the virtual clock (nil: none, or ended by a `devices` command).
     var stagePlans: [StagePlan?] = []
     /// The device count each group was last brought to (nil: never).
@@ -274,7 +254,7 @@ package struct FleetLoop {
         previousClock: ClockRecord?, stores: any StoreShelf
     ) throws(RunError) {
         self.fleet = fleet
-        measuresDrains = fleet.faults.contains { $0.action.endsByOpposite }
+        drainMeter = DrainMeter(measuring: fleet.faults.contains { $0.action.endsByOpposite })
         self.options = options
         seed = options.seed ?? fleet.seed
         if let warp = options.warp?.rate {
