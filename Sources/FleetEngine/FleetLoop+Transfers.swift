@@ -58,8 +58,6 @@ extension FleetLoop {
     mutating func startTransfer(
         slot: Int, kind: TransferKind, request: OutboundRequest, fixes: Int, at time: Int64
     ) {
-        nextTransfer += 1
-        let number = nextTransfer
         let hangs =
             slots[slot].timeoutFraction > 0
             && Double.random(in: 0..<1, using: &slots[slot].faultRNG) < slots[slot].timeoutFraction
@@ -67,7 +65,7 @@ extension FleetLoop {
         let transfer = TransferInFlight(
             slot: slot, kind: kind, sentAt: time, deadline: deadline, fixes: fixes, hangs: hangs,
             injectedLatencyMillis: slots[slot].extraLatencyMillis, life: slots[slot].life)
-        transfers[number] = transfer
+        let number = transfers.open(transfer)
         slots[slot].transfersOut.append(number)
         timers.schedule((), key: .transferTimeout(number), at: deadline)
         if case .modelled(let latency) = transferTiming, !hangs {
@@ -87,14 +85,15 @@ extension FleetLoop {
             noteSlowAnswer(serverMillis: millis)
         }
         guard var transfer = transfers[number] else {
-            if let unheard = unheardOnWire.removeValue(forKey: number), case .response(let response, _, _) = result {
+            let late = transfers.lateEnd(number)
+            if let unheard = late.unheard, case .response(let response, _, _) = result {
                 countUnheardAcknowledgement(status: response.status.code, fixes: unheard.fixes, slot: unheard.slot)
             }
-            if cancelledOnWire.remove(number) != nil {
+            if late.cancelled {
                 // Closed because its device gave up: an answer that beat the close came too late.
                 if case .failed(.cancelled, _, _) = result { return }
                 metrics.answersAfterTimeout += 1
-            } else if offlineOnWire.removeValue(forKey: number) != nil {
+            } else if late.offline {
                 metrics.answersAfterOffline += 1
             } else {
                 metrics.answersAfterTimeout += 1
@@ -170,7 +169,7 @@ extension FleetLoop {
         guard !transferTiming.isModelled, case .modelled(let latency) = modelled else { return }
         transferTiming = modelled
         let now = metrics.virtualNow
-        for number in transfers.keys.sorted() {
+        for number in transfers.numbers {
             guard let transfer = transfers[number], transfer.answerAt == nil, !transfer.hangs, !transfer.realEnded
             else { continue }
             let answerAt = max(transfer.sentAt + latency + transfer.injectedLatencyMillis, now + 1)
@@ -218,7 +217,7 @@ extension FleetLoop {
     /// heard at its instant, so rows the server took are acknowledged rather than sent again by
     /// the next run. Called once the run is `draining`, so nothing new is sent.
     package mutating func deliverHeldAnswers() {
-        let held = transfers.filter { $0.value.held != nil }.sorted { $0.key < $1.key }
+        let held = transfers.waited.filter { $0.value.held != nil }.sorted { $0.key < $1.key }
         for (number, transfer) in held {
             let time = max(metrics.virtualNow, transfer.answerAt ?? metrics.virtualNow)
             reachedMillis = max(reachedMillis, time)
@@ -243,7 +242,7 @@ extension FleetLoop {
                 metrics.answersAfterOffline += 1
             } else {
                 let upload = if case .upload = transfers[number]?.kind { true } else { false }
-                offlineOnWire[number] = (slot, upload)
+                transfers.markOffline(number, slot: slot, upload: upload)
             }
             finishTransfer(number, outcome: .failed(.offline), label: .offline, at: time)
         }
@@ -268,7 +267,7 @@ extension FleetLoop {
                 metrics.slowestAnswerMillis = max(metrics.slowestAnswerMillis, Double(time - transfer.sentAt) / warp)
             }
             if !transfer.realEnded {
-                cancelledOnWire.insert(number)
+                transfers.markCancelled(number)
                 metrics.cancelledOnWire += 1
                 effects.append(.cancel(number, onWire: true))
             }
@@ -302,7 +301,7 @@ extension FleetLoop {
     /// The driver holds transfer `number` behind the fleet's connection cap (`--max-connections`).
     package mutating func holdBack(_ number: Int) {
         guard transfers[number] != nil else { return }
-        transfers[number]!.heldBack = true
+        transfers[number]?.heldBack = true
         metrics.heldBack += 1
     }
 
@@ -316,17 +315,7 @@ extension FleetLoop {
     /// The server's real time for an upload it answered, for the fleet and the device's group,
     /// whether or not the device heard the answer.
     private mutating func recordServerAnswer(_ number: Int, millis: Double) {
-        let slot: Int
-        if let transfer = transfers[number] {
-            guard case .upload = transfer.kind else { return }
-            slot = transfer.slot
-        } else if let unheard = unheardOnWire[number] {
-            slot = unheard.slot
-        } else if let offline = offlineOnWire[number], offline.upload {
-            slot = offline.slot
-        } else {
-            return
-        }
+        guard let slot = transfers.uploadOwner(number) else { return }
         metrics.serverLatency.record(millis)
         metrics.uploadsByGroup[slots[slot].group].serverLatency.record(millis)
     }
@@ -334,7 +323,7 @@ extension FleetLoop {
     /// Records what the device hears (the outcome it sees, its virtual latency, and the server's
     /// own wall-clock time beside it) and hands it to the device.
     private mutating func finishTransfer(_ number: Int, outcome: HTTPOutcome, label: TransferOutcome, at time: Int64) {
-        guard let transfer = transfers.removeValue(forKey: number) else { return }
+        guard let transfer = transfers.close(number) else { return }
         timers.cancel(.transferTimeout(number))
         timers.cancel(.delivery(number))
         let slot = transfer.slot
@@ -346,7 +335,7 @@ extension FleetLoop {
             if !transfer.realEnded {
                 // Its end may still come (a cancelled one's too, if its answer beat the close);
                 // one never put on the wire has none.
-                if !transfer.heldBack { unheardOnWire[number] = (slot, transfer.fixes) }
+                if !transfer.heldBack { transfers.markUnheard(number, slot: slot, fixes: transfer.fixes) }
             } else if let status = transfer.answeredStatus,
                 label != .status(status) || transfer.life != slots[slot].life || slots[slot].removed
             {

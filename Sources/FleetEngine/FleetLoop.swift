@@ -195,18 +195,12 @@ package struct FleetLoop {
     var lasting: [LastingAction] = []
     /// The driver's real clock at the start of this step, ns (rate limits and admin spawn pacing).
     package var realNow: UInt64 = 0
-    /// Uploads and refreshes the devices have sent and not yet heard the end of, by number.
-    var transfers: [Int: TransferInFlight] = [:]
-    /// Transfers the device heard end as `offline` whose real request is still out (`networkLost`).
-    var offlineOnWire: [Int: (slot: Int, upload: Bool)] = [:]
+    /// The transfers the devices wait for, and those they stopped waiting for (see `TransferBook`).
+    var transfers = TransferBook()
     /// The wall clock (Unix ms) as the driver read it when it handed over the answers being
     /// heard: a server's HTTP-dates are on its clock, not the fleet's (nil: the simulated
     /// driver's servers date on the virtual clock).
     package var wallMillis: Int64?
-    /// Transfers whose device gave up on them and that were cancelled on the wire (`.cancel`):
-    /// the transport's report of their end is dropped.
-    var cancelledOnWire: Set<Int> = []
-    var nextTransfer = 0
     /// The last virtual ms this turn may reach: just before the answer instant of a modelled
     /// transfer sent during it (without `lookahead`).
     var answerLimit: Int64 = .max
@@ -242,9 +236,6 @@ package struct FleetLoop {
     var groupTargets: [Int?] = []
     /// The counts the fleet file gave the groups: what `devices` commands share by.
     var groupWeights: [Int] = []
-    /// Upload transfers the device stopped waiting for (its timeout, its network's loss) whose
-    /// real request is still out: their fixes, so a 2xx that comes later is counted as unheard.
-    var unheardOnWire: [Int: (slot: Int, fixes: Int)] = [:]
 
     /// An engine over what the driver read: the routes the fleet file names, the install ids an
     /// earlier run on the data folder made, and its clock record. Refuses a warp, run length or

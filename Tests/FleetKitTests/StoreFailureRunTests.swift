@@ -39,7 +39,7 @@ struct StoreFailureRunTests {
         let fullAt = Self.start + 3 * Self.minute + 10_000
         fleet.advance(to: fullAt)
         #expect(
-            fleet.engine.transfers.values.map(\.sentAt)
+            fleet.engine.transfers.waited.values.map(\.sentAt)
                 == Array(repeating: Self.start + 3 * Self.minute, count: devices))
         try Self.limitPages(1, fleet)
         fleet.advance(byMillis: 10 * Self.minute)
