@@ -163,8 +163,6 @@ extension FleetLoop {
     private mutating func logStream(_ record: StreamRecord, slot: Int) {
         slots[slot].streams.append(record)
         guard record.isNotable else { return }
-        var numbered = record
-        numbered.number = streamLog.appended + 1
-        streamLog.append(numbered)
+        publication.log(record)
     }
 }

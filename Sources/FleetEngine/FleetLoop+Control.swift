@@ -158,9 +158,7 @@ extension FleetLoop {
 
     /// Records an action for the admin API's `action` events.
     mutating func logAction(_ record: ActionRecord) {
-        var numbered = record
-        numbered.number = UInt64(actionLog.appended + 1)
-        actionLog.append(numbered)
+        publication.log(record)
     }
 
     /// A device's stored fixes with `from <= timestamp <= to`, oldest first, at most `limit`.
@@ -187,9 +185,7 @@ extension FleetLoop {
     /// its snapshot and records a change if its listing changed (`recordChanges`), so publishing
     /// and the `devices` live event cost what happened, not a walk over every device.
     mutating func noteChange(_ slot: Int) {
-        guard !slots[slot].changeNoted else { return }
-        slots[slot].changeNoted = true
-        changedSlots.append(slot)
+        publication.note(slot)
     }
 
     /// Brings what is published up to date with the devices noted since the last call (and only
@@ -200,35 +196,16 @@ extension FleetLoop {
     /// and a floor); one that falls further behind sees the numbers jump and says its list may
     /// be stale.
     package mutating func recordChanges() {
-        // Slots made since the last call join the table in order, whatever order they were noted
-        // in, and are counted below (their snapshots, just made, are not made again).
-        let made = deviceTable.count
-        while deviceTable.count < slots.count {
-            deviceTable.set(deviceTable.count, deviceSnapshot(deviceTable.count))
-            noteChange(deviceTable.count - 1)
-        }
-        for slot in changedSlots {
-            slots[slot].changeNoted = false
-            if slot < made { deviceTable.set(slot, deviceSnapshot(slot)) }
-            let state = slots[slot].removed ? nil : slots[slot].listedState
-            if state != slots[slot].countedState {
-                if let counted = slots[slot].countedState { stateCounts[counted, default: 0] -= 1 }
-                if let state { stateCounts[state, default: 0] += 1 }
-                slots[slot].countedState = state
-            }
-            guard let state else { continue }
-            let listed = DeviceChange.Listed(
-                state: state, pending: slots[slot].device?.pendingUploadCount ?? 0,
-                lastOutcome: slots[slot].uploads.last?.outcome)
-            guard listed != slots[slot].listedAsRecorded else { continue }
-            slots[slot].listedAsRecorded = listed
-            changesRecorded += 1
-            changeLog.append(DeviceChange(number: changesRecorded, slot: slot, listed: listed))
-        }
-        changedSlots.removeAll(keepingCapacity: true)
-        // Trimmed by whole chunks once it holds twice what it keeps.
-        let keep = 1024 + 4 * slots.count
-        if changeLog.count > 2 * keep { changeLog.dropOldest(keeping: keep) }
+        let loop = self
+        publication.record(
+            count: slots.count, keep: 1024 + 4 * slots.count, snapshot: { loop.deviceSnapshot($0) },
+            listing: { slot in
+                let device = loop.slots[slot]
+                guard !device.removed else { return nil }
+                return DeviceChange.Listed(
+                    state: device.listedState, pending: device.device?.pendingUploadCount ?? 0,
+                    lastOutcome: device.uploads.last?.outcome)
+            })
     }
 
     /// Everything the admin API reads, around the metrics `published` in the same step: the
@@ -249,11 +226,11 @@ extension FleetLoop {
         snapshot.realSecond = realNanos / 1_000_000_000
         snapshot.groups = fleet.groups.map(\.name)
         snapshot.metrics = published
-        snapshot.actions = actionLog.elements
-        snapshot.streamEvents = streamLog.elements
-        snapshot.deviceChanges = changeLog
+        snapshot.actions = publication.actions.elements
+        snapshot.streamEvents = publication.streams.elements
+        snapshot.deviceChanges = publication.changes
         snapshot.indexByID = slotsByID
-        snapshot.devices = deviceTable
+        snapshot.devices = publication.table
         snapshot.devices.now = metrics.virtualNow
         return snapshot
     }

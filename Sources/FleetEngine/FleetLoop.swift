@@ -86,13 +86,6 @@ package struct DeviceSlot {
     var stateHistory: RecentRing<StateChange>
     /// Its SDK's recent `syncStatus` and `authChanges` values, oldest first.
     var streams: RecentRing<StreamRecord>
-    /// What its last recorded `DeviceChange` said (nil before the first).
-    var listedAsRecorded: DeviceChange.Listed?
-    /// The state the loop's counts hold it in (`FleetLoop.stateCounts`); nil while deleted or
-    /// before its first recording.
-    var countedState: DeviceState?
-    /// Something that may change what it lists happened since the last publication.
-    var changeNoted = false
     /// The store's failure while it lasts (the device is listed as `storeError`).
     var storeProblem: StoreProblem?
     /// Rows it stored this turn that wait to share one commit (see `FleetLoop.keep(_:slot:at:)`),
@@ -174,21 +167,8 @@ package struct FleetLoop {
     var madeByPlatform: [Int: [Platform: Int]] = [:]
     /// Devices the admin API spawned, waiting for their real-time turn (soonest first).
     var spawnQueue: [(slot: Int, realNanos: UInt64)] = []
-    /// Upload outcomes with their latency, over the run and the last seconds.
-    /// Fault and admin actions as they ran, most recent last.
-    var actionLog = RecentRing<ActionRecord>(capacity: 100)
-    /// The fleet's recent notable stream values (see `StreamRecord.isNotable`), numbered.
-    var streamLog = RecentRing<StreamRecord>(capacity: 100)
-    /// Devices something happened to since the last publication (`noteChange`).
-    var changedSlots: [Int] = []
-    /// Every slot's snapshot as of the last `recordChanges`, rewritten only for changed devices.
-    var deviceTable = DeviceTable()
-    /// Listed devices by listed state, as of the last `recordChanges`.
-    var stateCounts: [DeviceState: Int] = [:]
-    /// Recorded changes of what devices list, oldest first (`recordChanges`).
-    var changeLog = DeviceChangeLog()
-    /// Changes recorded so far: the last one's number.
-    var changesRecorded: UInt64 = 0
+    /// The devices, actions and stream values published to the admin API (see `Publication`).
+    var publication = Publication()
     /// Admin actions so far (seeds `fraction` selectors that give no seed).
     var adminActions: UInt64 = 0
     /// Lasting actions a device the admin API adds later meets (`meetLastingActions`), oldest first.
@@ -831,7 +811,7 @@ package struct FleetLoop {
         commitWaitingRows()
         recordChanges()
         var copy = metrics
-        copy.devicesByState = stateCounts.filter { $0.value > 0 }
+        copy.devicesByState = publication.stateCounts.filter { $0.value > 0 }
         copy.devices = copy.devicesByState.values.reduce(0, +)
         return copy
     }

@@ -14,7 +14,9 @@ struct DeviceChangeTests {
     /// What the log says of each device since `number`: the latest per device id.
     static func changes(_ loop: FleetLoop, after number: UInt64) -> [String: DeviceChange.Listed] {
         var latest: [String: DeviceChange.Listed] = [:]
-        for change in loop.changeLog where change.number > number { latest[loop.slots[change.slot].id] = change.listed }
+        for change in loop.publication.changes where change.number > number {
+            latest[loop.slots[change.slot].id] = change.listed
+        }
         return latest
     }
 
@@ -28,26 +30,26 @@ struct DeviceChangeTests {
         defer { workspace.cleanUp() }
         var loop = try RelaunchTests.loop(workspace, platform: .android, count: 3)
         loop.recordChanges()
-        #expect(loop.changeLog.count == 3)
-        #expect(Set(loop.changeLog.map(\.slot)) == [0, 1, 2])
-        let first = loop.changesRecorded
+        #expect(loop.publication.changes.count == 3)
+        #expect(Set(loop.publication.changes.map(\.slot)) == [0, 1, 2])
+        let first = loop.publication.changesRecorded
 
         loop.recordChanges()
-        #expect(loop.changesRecorded == first, "nothing happened, nothing recorded")
+        #expect(loop.publication.changesRecorded == first, "nothing happened, nothing recorded")
 
         // A minute of walking: every phone admits fixes and uploads (each to a port nobody
         // answers); one publication records each phone once, as it is now.
         RelaunchTests.advance(&loop, to: RelaunchTests.start + 60_000)
         loop.recordChanges()
         let minute = Self.changes(loop, after: first)
-        #expect(loop.changesRecorded - first == UInt64(minute.count), "one change a device per publication")
+        #expect(loop.publication.changesRecorded - first == UInt64(minute.count), "one change a device per publication")
         #expect(minute.count == 3)
         for slot in loop.slots {
             #expect(minute[slot.id]?.state == slot.listedState)
             #expect(minute[slot.id]?.pending == slot.device?.pendingUploadCount)
         }
 
-        let before = loop.changesRecorded
+        let before = loop.publication.changesRecorded
         _ = try loop.act(.kill(relaunchAfterMillis: 600_000), on: .ids([loop.slots[1].id]))
         loop.recordChanges()
         let killed = Self.changes(loop, after: before)
@@ -123,7 +125,7 @@ struct DeviceChangeTests {
             RelaunchTests.advance(&loop, to: RelaunchTests.start + Int64(second) * 1000)
             // Both phones get an OS fix every second (precision: 1 Hz); a second with no device
             // noted is one whose fixes were all answered with nothing.
-            if loop.changedSlots.isEmpty { quietSeconds += 1 }
+            if loop.publication.noted.isEmpty { quietSeconds += 1 }
             let metrics = loop.snapshot()
             let table = loop.fleetSnapshot(metrics: metrics, paused: false, realNanos: 0).devices
             for index in loop.slots.indices {
@@ -144,14 +146,13 @@ struct DeviceChangeTests {
         defer { workspace.cleanUp() }
         var loop = try RelaunchTests.loop(workspace, platform: .ios, count: 3)
         // As if only the last device had been noted: the two before it are still made and listed.
-        for slot in loop.changedSlots { loop.slots[slot].changeNoted = false }
-        loop.changedSlots = []
+        loop.publication.dropNoted()
         loop.noteChange(2)
         let metrics = loop.snapshot()
         let snapshot = loop.fleetSnapshot(metrics: metrics, paused: false, realNanos: 0)
         #expect(snapshot.devices.map(\.id) == loop.slots.map(\.id))
         #expect(metrics.devices == 3 && metrics.devicesByState.values.reduce(0, +) == 3)
-        #expect(Set(loop.changeLog.map(\.slot)) == [0, 1, 2], "each listed once")
+        #expect(Set(loop.publication.changes.map(\.slot)) == [0, 1, 2], "each listed once")
     }
 
     @Test(
@@ -231,19 +232,17 @@ struct DeviceChangeTests {
         defer { workspace.cleanUp() }
         var loop = try RelaunchTests.loop(workspace, platform: .ios, count: 1)
         loop.recordChanges()
+        let row = loop.deviceSnapshot(0)
         // Thousands of changes of one phone, each followed by a publication.
         for number in 0..<5000 {
-            loop.changesRecorded += 1
-            loop.changeLog.append(
-                DeviceChange(
-                    number: loop.changesRecorded, slot: 0,
-                    listed: DeviceChange.Listed(state: .dead, pending: number, lastOutcome: nil)))
             loop.noteChange(0)
-            loop.recordChanges()
+            loop.publication.record(
+                count: 1, keep: 1024 + 4, snapshot: { _ in row },
+                listing: { _ in DeviceChange.Listed(state: .dead, pending: number, lastOutcome: nil) })
         }
-        #expect(loop.changeLog.count <= 2 * (1024 + 4))
-        #expect(loop.changeLog.last?.number == loop.changesRecorded)
-        let numbers = loop.changeLog.map(\.number)
+        #expect(loop.publication.changes.count <= 2 * (1024 + 4))
+        #expect(loop.publication.changes.last?.number == loop.publication.changesRecorded)
+        let numbers = loop.publication.changes.map(\.number)
         #expect(numbers == numbers.sorted() && Set(numbers).count == numbers.count, "numbered in order, none twice")
     }
 }

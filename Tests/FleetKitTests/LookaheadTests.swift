@@ -185,6 +185,7 @@ struct LookaheadTests {
 
         Self.expectSame(Self.lived(ahead), Self.lived(held))
         #expect(ahead.engine.metrics.sent.text == held.engine.metrics.sent.text)
-        #expect(ahead.engine.actionLog.elements.map(\.at) == held.engine.actionLog.elements.map(\.at))
+        #expect(
+            ahead.engine.publication.actions.elements.map(\.at) == held.engine.publication.actions.elements.map(\.at))
     }
 }

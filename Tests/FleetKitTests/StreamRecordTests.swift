@@ -17,7 +17,7 @@ struct StreamRecordTests {
             answered.insert(request.device).inserted ? .hang : .ok
         }
         fleet.advance(byMillis: 4 * 60_000)
-        let notable = fleet.engine.streamLog.elements
+        let notable = fleet.engine.publication.streams.elements
         #expect(notable.map(\.number) == [1, 2, 3], "one retry per device: \(notable)")
         for slot in fleet.engine.slots {
             let sent = try #require(SimulatedFleetTests.uploads(fleet)[slot.id]?.first)
