@@ -35,15 +35,15 @@ extension FleetLoop {
 
     /// The backlog changed by `change` at virtual instant `time` (for the drains).
     mutating func notePendingChange(_ change: Int, at time: Int64) {
-        drainMeter.note(change, at: time)
+        faults.drains.note(change, at: time)
     }
 
     /// Settles the backlog's changes before `instant` (see `DrainMeter.settle`), once every
     /// device has reached it; the rows admitted before it and waiting for their commit count too.
     mutating func settleBacklog(before instant: Int64) {
-        guard drainMeter.needsSettling(before: instant) else { return }
+        guard faults.drains.needsSettling(before: instant) else { return }
         commitWaitingRows()
-        drainMeter.settle(before: instant, drains: &metrics.drains)
+        faults.drains.settle(before: instant, drains: &metrics.drains)
     }
 
     /// Makes room for a group's accounts of fixes and uploads: at the start for the fleet file's
@@ -61,25 +61,25 @@ extension FleetLoop {
     /// command's instant, which every device stands at (`readyForCommands`), the fleet's pending
     /// fixes once the waiting rows are in are the backlog up to it.
     mutating func measureDrains(at time: Int64) {
-        guard !drainMeter.measuring else { return }
+        guard !faults.drains.measuring else { return }
         commitWaitingRows()
-        drainMeter.start(at: time, pendingNow: metrics.fixes.ledger.pending)
+        faults.drains.start(at: time, pendingNow: metrics.fixes.ledger.pending)
     }
 
     /// A fault its opposite ends began (the timeline's or the API's): the backlog then is what
     /// its drain returns to.
     mutating func noteFaultBegan(_ number: Int, at time: Int64) {
         settleBacklog(before: time)
-        drainMeter.faultBegan(number, at: time)
+        faults.drains.faultBegan(number, at: time)
     }
 
     /// Such a fault ended (its `for`, or the API): its drain is timed from here, and the run's
     /// timeline says when it ended. The backlogs are as of the instants themselves
     /// (`settleBacklog`), whatever devices ahead of them had done.
     mutating func noteFaultEnded(_ number: Int, at time: Int64) {
-        guard drainMeter.underway[number] != nil, case (let fault, let source)? = faultEntry(number) else { return }
+        guard faults.isUnderway(number), case (let fault, let source)? = faultEntry(number) else { return }
         settleBacklog(before: time)
-        drainMeter.faultEnded(number, at: time, source: source, action: fault.action.name, drains: &metrics.drains)
+        faults.drains.faultEnded(number, at: time, source: source, action: fault.action.name, drains: &metrics.drains)
         if let ran = metrics.timeline.lastIndex(where: { $0.fault == number }) { metrics.timeline[ran].endsAt = time }
     }
 }

@@ -132,9 +132,8 @@ extension FleetLoop {
         default:
             break
         }
-        adminActions += 1
         // Its number, after the timeline's: the fault it may begin, and its fraction's draws.
-        let number = fleet.faults.count + Int(adminActions)
+        let number = faults.numberAPIAction()
         let picked = selected(selector, faultIndex: number)
         let time = metrics.virtualNow
         for slot in picked {
@@ -148,7 +147,7 @@ extension FleetLoop {
         if action.beginsFault {
             let fault = FaultEntry(
                 atMillis: time - startMillis, forMillis: nil, selector: selector, action: action, line: 0)
-            apiFaults[number] = fault
+            faults.apiBegan(number, fault)
             faultBegan(number, fault, source: .api, applied: picked.count, at: time)
         } else {
             endFaults(undoneBy: action, on: selector, at: time)

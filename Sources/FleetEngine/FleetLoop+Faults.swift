@@ -45,8 +45,7 @@ extension FleetLoop {
 
     /// Fault `number` (see `TimelineFault.fault`) as a timeline entry writes it, and its source.
     func faultEntry(_ number: Int) -> (entry: FaultEntry, source: ActionSource)? {
-        if fleet.faults.indices.contains(number) { return (fleet.faults[number], .timeline) }
-        return apiFaults[number].map { ($0, .api) }
+        faults.entry(number)
     }
 
     /// A fault's `for` is over, or the API ends it: its opposite runs on the devices it picks.
@@ -66,12 +65,12 @@ extension FleetLoop {
     /// reached, all of them: those its selector covers (`FaultSelector.covers`, decided on the
     /// selectors alone, so every shard ends the same faults). Its devices were just given it.
     mutating func endFaults(undoneBy action: FleetAction, on selector: FaultSelector, at time: Int64) {
-        for number in drainMeter.underway.keys.sorted() {
+        for number in faults.drains.underway.keys.sorted() {
             guard let fault = faultEntry(number)?.entry, fault.action.undoing == action,
                 selector.covers(fault.selector)
             else { continue }
             timers.cancel(.faultEnd(number))
-            endedEarly[number] = time
+            faults.endEarly(number, at: time)
             noteFaultEnded(number, at: time)
         }
     }
@@ -221,19 +220,18 @@ extension FleetLoop {
     /// The fleet file's timeline, then the faults the API began, at the clock's instant.
     package var timelineView: [TimelineFaultView] {
         let now = metrics.virtualNow
-        let numbers = Array(fleet.faults.indices) + apiFaults.keys.sorted()
-        return numbers.compactMap { number in
+        return faults.numbers.compactMap { number in
             guard case (let fault, let source)? = faultEntry(number) else { return nil }
             let startsAt = startMillis + fault.atMillis
             let ran = metrics.timeline.last { $0.fault == number }
-            let endsAt = endedEarly[number] ?? fault.forMillis.map { startsAt + $0 }
+            let endsAt = faults.endedEarlyAt(number) ?? fault.forMillis.map { startsAt + $0 }
             // On until its end; one its opposite ends, until then, whether or not it has a `for`.
-            let on = drainMeter.underway[number] != nil || endsAt.map { now < $0 } ?? false
+            let on = faults.isUnderway(number) || endsAt.map { now < $0 } ?? false
             let phase: TimelineFaultView.Phase = ran == nil ? .upcoming : on ? .active : .done
             return TimelineFaultView(
                 fault: number, source: source, line: source == .timeline ? fault.line : nil, action: fault.action.name,
                 selector: fault.selector.text, startsAt: startsAt, endsAt: endsAt, phase: phase, applied: ran?.applied,
-                endable: drainMeter.underway[number] != nil, endedEarlyAt: endedEarly[number])
+                endable: faults.isUnderway(number), endedEarlyAt: faults.endedEarlyAt(number))
         }
     }
 
@@ -247,7 +245,7 @@ extension FleetLoop {
                     + "after them (see GET /api/v1/faults)",
                 field: "fault")
         }
-        guard drainMeter.underway[number] != nil, let opposite = fault.action.undoing else {
+        guard faults.isUnderway(number), let opposite = fault.action.undoing else {
             throw FleetControlError(
                 .conflict,
                 "fault \(number) (\(fault.action.name.rawValue)) is not on, or has no end to bring forward (only a "
@@ -256,7 +254,7 @@ extension FleetLoop {
         }
         let time = metrics.virtualNow
         timers.cancel(.faultEnd(number))
-        endedEarly[number] = time
+        faults.endEarly(number, at: time)
         endFault(number, at: time)
         logAction(
             ActionRecord(

@@ -169,8 +169,6 @@ package struct FleetLoop {
     var spawnQueue: [(slot: Int, realNanos: UInt64)] = []
     /// The devices, actions and stream values published to the admin API (see `Publication`).
     var publication = Publication()
-    /// Admin actions so far (seeds `fraction` selectors that give no seed).
-    var adminActions: UInt64 = 0
     /// Lasting actions a device the admin API adds later meets (`meetLastingActions`), oldest first.
     var lasting: [LastingAction] = []
     /// The driver's real clock at the start of this step, ns (rate limits and admin spawn pacing).
@@ -203,13 +201,8 @@ package struct FleetLoop {
     var runStart = RunStart(millis: 0, reason: .fresh)
     /// The run is over and its driver drains what is on the wire: devices send nothing new.
     package var draining = false
-    /// Faults the admin API began, by number (after the fleet file's: see `TimelineFault.fault`),
-    /// as a timeline entry would write them (`atMillis` from the clock's start, `line` 0).
-    var apiFaults: [Int: FaultEntry] = [:]
-    /// Faults the API ended (before their `for`, or without one), and when.
-    var endedEarly: [Int: Int64] = [:]
-    /// The backlog's drains after faults, and the faults underway (see `DrainMeter`).
-    var drainMeter: DrainMeter
+    /// The timeline's faults and the API's, and the drains after them (see `FaultBook`).
+    var faults: FaultBook
     /// Each group's stages on the virtual clock (nil: none, or ended by a `devices` command).
     var stagePlans: [StagePlan?] = []
     /// The device count each group was last brought to (nil: never).
@@ -225,7 +218,7 @@ package struct FleetLoop {
         previousClock: ClockRecord?, stores: any StoreShelf
     ) throws(RunError) {
         self.fleet = fleet
-        drainMeter = DrainMeter(measuring: fleet.faults.contains { $0.action.endsByOpposite })
+        faults = FaultBook(timeline: fleet.faults)
         self.options = options
         seed = options.seed ?? fleet.seed
         if let warp = options.warp?.rate {

@@ -123,8 +123,8 @@ struct FaultSourceTests {
         api.advance(to: start + 2 * Self.minute)
         let stored = api.engine.metrics.fixes.ledger.pending
         _ = try api.command { (engine) throws(FleetControlError) in try engine.act(.networkOffline, on: .all) }
-        let before = try #require(api.engine.drainMeter.underway.values.first?.pending)
-        #expect(before == timeline.engine.drainMeter.underway[0]?.pending)
+        let before = try #require(api.engine.faults.drains.underway.values.first?.pending)
+        #expect(before == timeline.engine.faults.drains.underway[0]?.pending)
         #expect(before < stored, "the fixes stored at 2 min itself count after the fault's start")
     }
 
