@@ -64,12 +64,10 @@ extension FleetLoop {
             }
             addSlot(group: groupIndex, index: index, spawnAt: now, rng: &rng)
             meetLastingActions(slots.count - 1, at: now)
-            spawnQueue.append((slots.count - 1, realNow + gap * UInt64(offset)))
+            spawnQueue.add(slots.count - 1, at: realNow + gap * UInt64(offset))
             ids.append(slots[slots.count - 1].id)
         }
-        // Due order, not request order: a spawn without a rate does not wait behind the rest
-        // of an earlier paced one (the sort is stable, so one instant keeps request order).
-        spawnQueue.sort { $0.realNanos < $1.realNanos }
+        spawnQueue.sortByDue()
         // (Another shard records the ids of the devices it made.)
         if !ids.isEmpty { effects.append(.recordInstallIDs(installIDs)) }
         return ids
@@ -77,20 +75,16 @@ extension FleetLoop {
 
     /// Spawns the queued devices whose real time has come, until `overBudget`.
     package mutating func spawnDue(realNanos: UInt64, overBudget: () -> Bool = { false }) {
-        var taken = 0
-        while taken < spawnQueue.count, spawnQueue[taken].realNanos <= realNanos {
-            let slot = spawnQueue[taken].slot
-            taken += 1
+        while let slot = spawnQueue.takeDue(by: realNanos) {
             let time = metrics.virtualNow
             slots[slot].setOffAt = time
             spawn(slot, at: time)
             if overBudget() { break }
         }
-        spawnQueue.removeFirst(taken)
     }
 
     /// When the next queued spawn is due, real ns.
-    package var nextSpawnRealNanos: UInt64? { spawnQueue.first?.realNanos }
+    package var nextSpawnRealNanos: UInt64? { spawnQueue.nextDue }
 
     /// Stops a device and forgets it for listing and selection; its store stays on disk.
     package mutating func delete(_ id: String) throws(FleetControlError) {
@@ -105,7 +99,7 @@ extension FleetLoop {
         timers.cancel(.relaunch(slot))
         timers.cancel(.significantMoveCheck(slot))
         timers.cancel(.spawn(slot))
-        spawnQueue.removeAll { $0.slot == slot }
+        spawnQueue.remove(slot)
     }
 
     /// The slot of a listed device, or `notFound`.

@@ -154,7 +154,7 @@ extension FleetLoop {
             let slot = slots.count - 1
             meetLastingActions(slot, at: time)
             if queued {
-                spawnQueue.append((slot, realNow))
+                spawnQueue.add(slot, at: realNow)
             } else {
                 spawn(slot, at: time)
             }

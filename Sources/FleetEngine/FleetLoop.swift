@@ -166,7 +166,7 @@ package struct FleetLoop {
     /// and SDK version are taken by, so each platform's list is dealt out in turn.
     var madeByPlatform: [Int: [Platform: Int]] = [:]
     /// Devices the admin API spawned, waiting for their real-time turn (soonest first).
-    var spawnQueue: [(slot: Int, realNanos: UInt64)] = []
+    var spawnQueue = SpawnQueue()
     /// The devices, actions and stream values published to the admin API (see `Publication`).
     var publication = Publication()
     /// Lasting actions a device the admin API adds later meets (`meetLastingActions`), oldest first.
