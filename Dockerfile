@@ -2,7 +2,7 @@
 # libraries the binary links: the four it is built on, and libxml2, which Foundation's
 # XMLParser (the GPX route reader) needs; curl for the compose file's health checks.
 # `docker compose up fleet` builds this image once for both services. The Swift version is the
-# one CI tests (README, "What it needs"); tests/compose/run.sh builds the runtime stage below
+# one CI tests (README, "What it needs"); checks/compose/run.sh builds the runtime stage below
 # as it stands, with the binary built on the host in place of the `build` stage.
 
 FROM swift:6.3.1-bookworm AS build

@@ -1,4 +1,4 @@
-# Sourced by tests/browser/run.sh and tests/contract/run.sh: starts beekon-fleet (fleets/demo.yaml)
+# Sourced by checks/browser/run.sh and checks/contract/run.sh: starts beekon-fleet (fleets/demo.yaml)
 # with its admin server on a free loopback port and a temporary data folder, waits (up to 60 s)
 # until GET /api/v1/fleet answers, and stops it again (by its PID) when the script exits.
 #   start_fleet BINARY [extra `run` arguments…]

@@ -4,8 +4,8 @@ BEEKON_ADMIN_URL   base URL of the admin server, e.g. http://127.0.0.1:8080/ (re
 BEEKON_ADMIN_TOKEN the admin token, when the server has one (optional)
 BEEKON_CHROMIUM    the browser binary (default /usr/bin/chromium when it exists, else Playwright's own)
 
-Run with tests/browser/run.sh, which starts beekon-fleet for you, or by hand:
-    BEEKON_ADMIN_URL=http://127.0.0.1:8080/ python3 -m pytest -v tests/browser
+Run with checks/browser/run.sh, which starts beekon-fleet for you, or by hand:
+    BEEKON_ADMIN_URL=http://127.0.0.1:8080/ python3 -m pytest -v checks/browser
 """
 import json
 import os
@@ -21,7 +21,7 @@ TOKEN = os.environ.get("BEEKON_ADMIN_TOKEN", "")
 ARTIFACTS = Path(__file__).parent / "artifacts"
 REVOKED = "paused(permissionRevoked)"
 
-pytestmark = pytest.mark.skipif(not BASE, reason="set BEEKON_ADMIN_URL to the admin server's base URL (or use tests/browser/run.sh)")
+pytestmark = pytest.mark.skipif(not BASE, reason="set BEEKON_ADMIN_URL to the admin server's base URL (or use checks/browser/run.sh)")
 
 
 def base():

@@ -8,7 +8,7 @@ same with same-origin fetches. Afterwards the API, asked from Python with a prop
 nothing changed: the same device count and warp.
 
 BEEKON_ADMIN_URL / BEEKON_ADMIN_TOKEN / BEEKON_CHROMIUM as in test_admin_page.py; run with
-tests/browser/run.sh.
+checks/browser/run.sh.
 """
 import os
 import threading
@@ -22,7 +22,7 @@ from test_admin_page import BASE, api, base  # the same admin URL and API client
 
 GROUP = "walkers-london"  # a group of fleets/demo.yaml
 
-pytestmark = pytest.mark.skipif(not BASE, reason="set BEEKON_ADMIN_URL to the admin server's base URL (or use tests/browser/run.sh)")
+pytestmark = pytest.mark.skipif(not BASE, reason="set BEEKON_ADMIN_URL to the admin server's base URL (or use checks/browser/run.sh)")
 
 
 def admin_port():

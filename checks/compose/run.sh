@@ -4,13 +4,13 @@
 #      mirror, `podman import`), since no image registry is reachable;
 #   2. the Dockerfile's runtime stage built as it stands, with the binary built on the host by the
 #      Dockerfile's own build command in place of its `build` stage (`--build-context`);
-#   3. the project's docker-compose.yml brought up by podman-compose, with tests/compose/override.yml
-#      on top (only the limits this VM cannot grant), and tests/compose/test_compose.py run against
+#   3. the project's docker-compose.yml brought up by podman-compose, with checks/compose/override.yml
+#      on top (only the limits this VM cannot grant), and checks/compose/test_compose.py run against
 #      it: health, uploads landing, the admin with the documented token, `restart fleet`, `down -v`;
-#   4. docker-compose.shards.yml the same way with BEEKON_SHARDS=2 (tests/compose/test_compose_shards.py):
+#   4. docker-compose.shards.yml the same way with BEEKON_SHARDS=2 (checks/compose/test_compose_shards.py):
 #      each replica holds another shard, they start together, `stop` writes both reports, and
 #      `report merge` of them accounts for what the receiver stored.
-#   tests/compose/run.sh [path/to/beekon-fleet]   (a release build with the Swift runtime linked
+#   checks/compose/run.sh [path/to/beekon-fleet]   (a release build with the Swift runtime linked
 #                                                   in; default: builds it)
 # Needs (Debian): podman runc podman-compose debootstrap golang-github-containernetworking-plugin-dnsname
 # docker-compose (its `config` only); pytest. Ports 8080 and 8081 on the host's loopback must be free.
@@ -46,7 +46,7 @@ cleanup() {
             echo "--- last lines of ${name}'s log ---" >&2
             podman logs --tail 30 "${COMPOSE_TEST_PROJECT}_${name}_1" >&2 2>&1 || true
         done
-        podman-compose -p "$COMPOSE_TEST_PROJECT" -f docker-compose.yml -f tests/compose/override.yml down -v \
+        podman-compose -p "$COMPOSE_TEST_PROJECT" -f docker-compose.yml -f checks/compose/override.yml down -v \
             >/dev/null 2>&1 || true
     fi
     if podman ps -a --format '{{.Names}}' | grep -q "^${COMPOSE_SHARDS_TEST_PROJECT}_"; then
@@ -55,7 +55,7 @@ cleanup() {
             podman logs --tail 30 "${COMPOSE_SHARDS_TEST_PROJECT}_${name}" >&2 2>&1 || true
         done
         BEEKON_SHARDS=2 podman-compose -p "$COMPOSE_SHARDS_TEST_PROJECT" -f docker-compose.shards.yml \
-            -f tests/compose/override.yml down -v >/dev/null 2>&1 || true
+            -f checks/compose/override.yml down -v >/dev/null 2>&1 || true
     fi
     # podman-compose 1.0.3 leaves the project's network behind (docker compose removes it).
     podman network rm -f "${COMPOSE_TEST_PROJECT}_default" >/dev/null 2>&1 || true
@@ -107,4 +107,4 @@ podman build --quiet --pull=never --build-context build="$WORK/build" -t "$image
 
 # 3. The stack, and the checks.
 say "images ready after $((SECONDS - started)) s"
-python3 -m pytest -v -p no:cacheprovider tests/compose/test_compose.py tests/compose/test_compose_shards.py
+python3 -m pytest -v -p no:cacheprovider checks/compose/test_compose.py checks/compose/test_compose_shards.py

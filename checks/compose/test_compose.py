@@ -1,8 +1,8 @@
 """`docker compose up fleet` as a user runs it: the project's own docker-compose.yml, brought up by
-podman-compose with tests/compose/override.yml (limits only), on the image tests/compose/run.sh built.
+podman-compose with checks/compose/override.yml (limits only), on the image checks/compose/run.sh built.
 The tests run in order and share one stack: up, healthy, uploads land, the admin answers with the
 documented token, `restart fleet` resumes the same devices and loses nothing, `down -v` leaves
-nothing. Run through tests/compose/run.sh, which makes the images first."""
+nothing. Run through checks/compose/run.sh, which makes the images first."""
 
 import glob
 import json
@@ -40,7 +40,7 @@ TOKEN = dotenv()["BEEKON_ADMIN_TOKEN"]
 
 
 def compose(*args, check=True, env=None):
-    command = ["podman-compose", "-p", PROJECT, "-f", "docker-compose.yml", "-f", "tests/compose/override.yml", *args]
+    command = ["podman-compose", "-p", PROJECT, "-f", "docker-compose.yml", "-f", "checks/compose/override.yml", *args]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
     if check and result.returncode != 0:
         raise AssertionError(f"{' '.join(command)} failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")

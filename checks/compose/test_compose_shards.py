@@ -1,6 +1,6 @@
 """`docker-compose.shards.yml` as a user runs it: the demo fleet over BEEKON_SHARDS=2 replicas of
 `fleet` (`--shard auto/2`) and one receiver, brought up by podman-compose with
-tests/compose/override.yml (limits only) on the image tests/compose/run.sh built. Each replica
+checks/compose/override.yml (limits only) on the image checks/compose/run.sh built. Each replica
 holds another shard, both start together, `stop` makes each write its report into the shared
 volume, and `report merge` of the two accounts for what the receiver stored. Runs after
 test_compose.py (which takes the same host port 8081 down with it)."""
@@ -22,7 +22,7 @@ SHARDS = 2
 
 
 def compose(*args, check=True):
-    command = ["podman-compose", "-p", PROJECT, "-f", "docker-compose.shards.yml", "-f", "tests/compose/override.yml",
+    command = ["podman-compose", "-p", PROJECT, "-f", "docker-compose.shards.yml", "-f", "checks/compose/override.yml",
                *args]
     env = dict(os.environ, BEEKON_SHARDS=str(SHARDS))
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)

@@ -1,7 +1,7 @@
 """The run report against its JSON Schema (docs/report.schema.json, JSON Schema 2020-12):
 GET /api/v1/report on the running fleet, and the file `run --report` writes at the end of a
 short max-warp run of the demo fleet (which must exit 0, every fix accounted for).
-  python3 tests/contract/report_check.py BINARY ADMIN_URL WORK_DIR
+  python3 checks/contract/report_check.py BINARY ADMIN_URL WORK_DIR
 """
 import json
 import os

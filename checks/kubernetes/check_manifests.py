@@ -1,9 +1,9 @@
-"""What deploy/kubernetes renders to, checked offline (run by tests/kubernetes/run.sh).
+"""What deploy/kubernetes renders to, checked offline (run by checks/kubernetes/run.sh).
 
-    python3 tests/kubernetes/check_manifests.py static BASE.yaml WITH_RECEIVER.yaml BASE_N7.yaml
-    python3 tests/kubernetes/check_manifests.py checkov CHECKOV.json
-    python3 tests/kubernetes/check_manifests.py pods BASE.yaml BINARY WORKDIR
-    python3 tests/kubernetes/check_manifests.py scrape-config DOCS.md WORKDIR
+    python3 checks/kubernetes/check_manifests.py static BASE.yaml WITH_RECEIVER.yaml BASE_N7.yaml
+    python3 checks/kubernetes/check_manifests.py checkov CHECKOV.json
+    python3 checks/kubernetes/check_manifests.py pods BASE.yaml BINARY WORKDIR
+    python3 checks/kubernetes/check_manifests.py scrape-config DOCS.md WORKDIR
 
 static: the Job is an Indexed Job whose args carry `--shard $(JOB_COMPLETION_INDEX)/N` with N its
 completions (also in a copy of the base whose completions were changed to 7: N has one place),
@@ -499,7 +499,7 @@ def pods(base_path, binary, work):
 def scrape_config(docs_path, work):
     with open(docs_path) as file:
         text = file.read()
-    marker = "<!-- promtool check config: tests/kubernetes/run.sh -->"
+    marker = "<!-- promtool check config: checks/kubernetes/run.sh -->"
     check(marker in text, f"{docs_path} has no block marked {marker}")
     if failures:
         finish("scrape config")

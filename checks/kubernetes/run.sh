@@ -5,7 +5,7 @@
 #   1. kubectl kustomize renders the base, with-receiver, and a copy of the base with another N;
 #   2. kubernetes-validate --strict holds every rendered object to Kubernetes' own schemas, at
 #      the oldest version the manifests need and at the newest the pinned package knows;
-#   3. checkov runs every Kubernetes policy over them, skipping only tests/kubernetes/.checkov.yaml's
+#   3. checkov runs every Kubernetes policy over them, skipping only checks/kubernetes/.checkov.yaml's
 #      (each with its reason), and the checks this deployment exists to pass must have passed;
 #   4. check_manifests.py static: the Job's --shard carries N = completions, $(VAR)s, keys,
 #      Service, security, probes, the receiver (see its docstring);
@@ -16,8 +16,8 @@
 #      then applies a render whose start-at is now + its margin; shellcheck on both scripts;
 #   7. the docs page's Prometheus scrape config passes promtool check config.
 #
-#   tests/kubernetes/run.sh [path/to/beekon-fleet]   (default .build/debug/beekon-fleet)
-# Needs kubectl (its built-in kustomize), python3 with tests/kubernetes/requirements.txt,
+#   checks/kubernetes/run.sh [path/to/beekon-fleet]   (default .build/debug/beekon-fleet)
+# Needs kubectl (its built-in kustomize), python3 with checks/kubernetes/requirements.txt,
 # the shellcheck and dash commands, and promtool (Debian's prometheus package). About a minute.
 set -euo pipefail
 export PYTHONDONTWRITEBYTECODE=1
@@ -32,12 +32,12 @@ kubernetes_versions=(1.29.0 1.37.0)
 step() { echo "=== kubernetes: $*"; }
 for tool in kubectl kubernetes-validate checkov shellcheck dash promtool python3; do
     command -v "$tool" >/dev/null || {
-        echo "tests/kubernetes: $tool is missing (see the header of $0)" >&2
+        echo "checks/kubernetes: $tool is missing (see the header of $0)" >&2
         exit 1
     }
 done
 [ -x "$binary" ] || {
-    echo "tests/kubernetes: no beekon-fleet binary at $binary" >&2
+    echo "checks/kubernetes: no beekon-fleet binary at $binary" >&2
     exit 1
 }
 work=$(mktemp -d)
@@ -49,7 +49,7 @@ kubectl kustomize deploy/kubernetes/with-receiver >"$work/with-receiver.yaml"
 cp -r deploy/kubernetes/base "$work/base-n7"
 sed -i 's/^  completions: 4 /  completions: 7 /' "$work/base-n7/job.yaml"
 grep -q '^  completions: 7 ' "$work/base-n7/job.yaml" || {
-    echo "tests/kubernetes: base/job.yaml has no '  completions: 4 ' line to change" >&2
+    echo "checks/kubernetes: base/job.yaml has no '  completions: 4 ' line to change" >&2
     exit 1
 }
 kubectl kustomize "$work/base-n7" >"$work/base-n7.yaml"
@@ -64,29 +64,29 @@ echo "valid against ${kubernetes_versions[*]}"
 step "checkov (every Kubernetes check but .checkov.yaml's skips)"
 # No call out: neither the policy metadata download nor the update check.
 rc=0
-BC_SKIP_MAPPING=TRUE CKV_SKIP_PACKAGE_UPDATE_CHECK=true checkov --config-file tests/kubernetes/.checkov.yaml \
+BC_SKIP_MAPPING=TRUE CKV_SKIP_PACKAGE_UPDATE_CHECK=true checkov --config-file checks/kubernetes/.checkov.yaml \
     -f "$work/base.yaml" -f "$work/with-receiver.yaml" -o json --output-file-path "$work/checkov" \
     >"$work/checkov.log" 2>&1 || rc=$?
 case $rc in
 0 | 1) ;; # 1: a check failed; check_manifests.py lists it
 *)
     cat "$work/checkov.log"
-    echo "tests/kubernetes: checkov exited $rc" >&2
+    echo "checks/kubernetes: checkov exited $rc" >&2
     exit 1
     ;;
 esac
-python3 tests/kubernetes/check_manifests.py checkov "$work/checkov/results_json.json"
+python3 checks/kubernetes/check_manifests.py checkov "$work/checkov/results_json.json"
 
 step "the rendered manifests (check_manifests.py static)"
-python3 tests/kubernetes/check_manifests.py static "$work/base.yaml" "$work/with-receiver.yaml" "$work/base-n7.yaml"
+python3 checks/kubernetes/check_manifests.py static "$work/base.yaml" "$work/with-receiver.yaml" "$work/base-n7.yaml"
 
 step "the Job's command lines, run here (check_manifests.py pods)"
 mkdir "$work/pods"
-python3 tests/kubernetes/check_manifests.py pods "$work/base.yaml" "$binary" "$work/pods"
+python3 checks/kubernetes/check_manifests.py pods "$work/base.yaml" "$binary" "$work/pods"
 
 step "start.sh (dash, stub kubectl) and shellcheck"
 shellcheck -s sh deploy/kubernetes/start.sh
-shellcheck tests/kubernetes/run.sh
+shellcheck checks/kubernetes/run.sh
 mkdir "$work/stub"
 cat >"$work/stub/kubectl" <<EOF
 #!/bin/sh
@@ -102,7 +102,7 @@ rc=0
 PATH="$work/stub:$PATH" dash deploy/kubernetes/start.sh >"$work/start.log" 2>&1 || rc=$?
 if [ "$rc" = 0 ] || ! grep -q 'still the placeholder' "$work/start.log" || [ -e "$work/applied.yaml" ]; then
     cat "$work/start.log"
-    echo "tests/kubernetes: start.sh applied with the placeholder token" >&2
+    echo "checks/kubernetes: start.sh applied with the placeholder token" >&2
     exit 1
 fi
 # A copy of the tree with a real token, as a user would have it.
@@ -133,6 +133,6 @@ EOF
 
 step "the docs page's Prometheus scrape config (promtool check config)"
 mkdir "$work/promtool"
-python3 tests/kubernetes/check_manifests.py scrape-config docs/kubernetes.md "$work/promtool"
+python3 checks/kubernetes/check_manifests.py scrape-config docs/kubernetes.md "$work/promtool"
 
 step "all passed"

@@ -1,6 +1,6 @@
 """Four shards of one fleet scraped by a real Prometheus: its totals are the merged report's.
 
-    python3 tests/prometheus/test_prometheus.py [path/to/beekon-fleet]   (default .build/debug/beekon-fleet)
+    python3 checks/prometheus/test_prometheus.py [path/to/beekon-fleet]   (default .build/debug/beekon-fleet)
 
 Checks the shipped rules first (promtool check rules, promtool test rules), then runs one
 reference receiver, four `run --shard I/4` processes of the demo fleet (40 devices, --warp max,

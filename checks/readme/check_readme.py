@@ -10,7 +10,7 @@ first line (RULES below):
 A block no rule matches, or a rule no block matches, fails: the table stays true to the pages.
 Also checks that the Swift version the README names is the one installed and the Dockerfile's.
 
-    python3 tests/readme/check_readme.py [--only TEXT]
+    python3 checks/readme/check_readme.py [--only TEXT]
         (after `swift build -c release --product beekon-fleet` and `--product beekon-bench`)
 
 Needs ports 8080, 8081 and 9000 free on 127.0.0.1, and root for the README's apt-get line.
@@ -72,9 +72,9 @@ class Rule:
 
 RULES = [
     Rule("docker compose up fleet", "covered",
-         "tests/compose/run.sh brings docker-compose.yml up with podman-compose (no Docker engine runs here)"),
+         "checks/compose/run.sh brings docker-compose.yml up with podman-compose (no Docker engine runs here)"),
     Rule("docker compose up --no-deps fleet", "covered",
-         "tests/compose/run.sh checks that BEEKON_INGEST_URL reaches the fleet's --ingest (docker-compose config)"),
+         "checks/compose/run.sh checks that BEEKON_INGEST_URL reaches the fleet's --ingest (docker-compose config)"),
     Rule("swift test", "covered", ".ci/run runs it word for word"),
     Rule("swift run -c release beekon-fleet run", "serve", ready=answers("http://127.0.0.1:8080/healthz"),
          says="beekon-fleet: done.", seconds=120),
@@ -97,8 +97,8 @@ RULES = [
 # The pages whose commands a newcomer copies: the README's reference moved into them.
 GUIDES = ["README.md", "docs/running.md", "docs/compose.md", "docs/admin.md", "docs/receiver.md", "docs/benchmarks.md"]
 COVERED_BY = {
-    "docker compose up fleet": "tests/compose/run.sh",
-    "docker compose up --no-deps fleet": "tests/compose/test_compose.py",
+    "docker compose up fleet": "checks/compose/run.sh",
+    "docker compose up --no-deps fleet": "checks/compose/test_compose.py",
     "swift test": ".ci/run",
 }
 
@@ -248,7 +248,7 @@ def main():
         first = text.splitlines()[0].strip() if text.strip() else ""
         rule = rule_for(text)
         if rule is None:
-            report(where, "no rule in tests/readme/check_readme.py says how to run it", first)
+            report(where, "no rule in checks/readme/check_readme.py says how to run it", first)
             continue
         used.add(rule.first_line)
         if args.only and args.only not in text:
@@ -289,7 +289,7 @@ def main():
     if not args.only:
         for rule in RULES:
             if rule.first_line not in used:
-                report("tests/readme/check_readme.py", "no block of the pages starts with it any more", rule.first_line)
+                report("checks/readme/check_readme.py", "no block of the pages starts with it any more", rule.first_line)
     print(f"readme: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 
