@@ -189,15 +189,16 @@ extension FleetLoop {
     /// and a floor); one that falls further behind sees the numbers jump and says its list may
     /// be stale.
     package mutating func recordChanges() {
-        let loop = self
+        // What the closures read, held (not copied) while the publication changes.
+        let (slots, groups, installIDs) = (self.slots, fleet.groups, self.installIDs)
         publication.record(
-            count: slots.count, keep: 1024 + 4 * slots.count, snapshot: { loop.deviceSnapshot($0) },
-            listing: { slot in
-                let device = loop.slots[slot]
-                guard !device.removed else { return nil }
+            count: slots.count, keep: 1024 + 4 * slots.count,
+            snapshot: { Self.snapshot($0, in: slots, groups: groups, installIDs: installIDs) },
+            listing: { index in
+                guard !slots[index].removed else { return nil }
                 return DeviceChange.Listed(
-                    state: device.listedState, pending: device.device?.pendingUploadCount ?? 0,
-                    lastOutcome: device.uploads.last?.outcome)
+                    state: slots[index].listedState, pending: slots[index].device?.pendingUploadCount ?? 0,
+                    lastOutcome: slots[index].uploads.last?.outcome)
             })
     }
 
@@ -228,13 +229,21 @@ extension FleetLoop {
         return snapshot
     }
 
-    /// Device `index` as the admin API shows it, read field by field in place (`for slot in
-    /// slots`, or a copy of its `Device`, would copy every reference it holds).
+    /// Device `index` as the admin API shows it.
     func deviceSnapshot(_ index: Int) -> DeviceSnapshot {
+        Self.snapshot(index, in: slots, groups: fleet.groups, installIDs: installIDs)
+    }
+
+    /// Device `index` of `slots`, read field by field in place (`for slot in slots`, or a copy
+    /// of its `Device`, would copy every reference it holds); static, so a recording reads the
+    /// slots without copying the loop.
+    static func snapshot(
+        _ index: Int, in slots: [DeviceSlot], groups: [DeviceGroup], installIDs: [String: String]
+    ) -> DeviceSnapshot {
         let last = slots[index].uploads.last
         let spawned = slots[index].device != nil
         return DeviceSnapshot(
-            id: slots[index].id, group: fleet.groups[slots[index].group].name, platform: slots[index].platform,
+            id: slots[index].id, group: groups[slots[index].group].name, platform: slots[index].platform,
             model: slots[index].model,
             osVersion: slots[index].osVersion.description, sdkVersion: slots[index].sdkVersion,
             installID: installIDs[slots[index].id] ?? "", state: slots[index].listedState,

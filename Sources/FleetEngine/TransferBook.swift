@@ -30,13 +30,11 @@ struct TransferBook {
         return lastNumber
     }
 
-    /// A waited transfer, changed in place; nil for one no device waits for.
+    /// A waited transfer, changed in place (one hash lookup, no copy); nil for one no device
+    /// waits for. Only `open` adds one and only `close` removes one.
     subscript(number: Int) -> TransferInFlight? {
         get { waited[number] }
-        set {
-            guard waited[number] != nil, let newValue else { return }
-            waited[number] = newValue
-        }
+        _modify { yield &waited[number] }
     }
 
     /// The waited transfers' numbers, in the order they were sent.
