@@ -610,9 +610,10 @@ struct Validate: ParsableCommand {
         do throws(FleetFileProblems) {
             let fleet = try FleetFile.load(path: fleetFile)
             let devices = fleet.groups.reduce(0) { $0 + $1.count }
+            func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
             print(
-                "\(fleetFile): ok: fleet \"\(fleet.name)\", \(fleet.groups.count) groups, \(devices) devices, "
-                    + "\(fleet.faults.count) faults")
+                "\(fleetFile): ok: fleet \"\(fleet.name)\", \(counted(fleet.groups.count, "group")), "
+                    + "\(counted(devices, "device")), \(counted(fleet.faults.count, "fault"))")
         } catch {
             print(error.description)
             throw ExitCode.usage

@@ -26,8 +26,10 @@ struct TransferBookTests {
     }
 
     @Test(
-        "a late end says what its device did: stopped waiting for an upload, gave up and cancelled, or lost the network; once"
-    )
+        """
+        a late end says what its device did: stopped waiting for an upload, gave up and cancelled, or lost \
+        the network; once
+        """)
     func lateEnds() {
         var book = TransferBook()
         for slot in 0..<4 { _ = book.open(Self.transfer(slot: slot, upload: slot != 3, fixes: slot + 1)) }

@@ -373,7 +373,7 @@ def pods(base_path, binary, work):
     result = subprocess.run([binary, "validate", local(fleet_arg, 0)], capture_output=True, text=True)
     print(f"beekon-fleet validate (the ConfigMap's fleet file, image paths mapped): {result.stdout.strip()}")
     check(result.returncode == 0, f"beekon-fleet validate refused the example fleet file: {result.stdout}{result.stderr}")
-    devices = re.search(r"(\d+) devices", result.stdout)
+    devices = re.search(r"(\d+) devices?\b", result.stdout)
     check(devices and int(devices.group(1)) <= PER_POD * n,
           f"{devices and devices.group(1)} devices over {n} shards is more than the {PER_POD} a pod is sized for "
           "(docs/kubernetes.md, \"How big a pod\")")
