@@ -57,7 +57,7 @@ extension FleetLoop {
     /// The stages' timer: the group's device count is brought to what its stages want now, and
     /// the timer set for the next change.
     mutating func followStages(_ group: Int, at time: Int64) {
-        guard let plan = stagePlans[group] else { return }
+        guard let plan = groupTargets.plan(group) else { return }
         setDevices(group, to: plan.target(at: time), at: time)
         if let next = plan.nextChange(after: time) {
             timers.schedule((), key: .stage(group), at: next)
@@ -74,11 +74,10 @@ extension FleetLoop {
         // A fleet split into shards is checked as a whole, before the shards take the command
         // (`FleetRuntime.updateFleet`), so every shard takes it or none does.
         if options.shard == .whole { try Self.checkNewDevices(devices, listed: slots.count { !$0.removed }) }
-        for group in stagePlans.indices {
-            stagePlans[group] = nil
+        for group in groupTargets.endStages() {
             timers.cancel(.stage(group))
         }
-        let weights = fleet.groups.indices.map { groupWeights.indices.contains($0) ? groupWeights[$0] : 1 }
+        let weights = groupTargets.shares(groups: fleet.groups.count)
         for (group, count) in FleetFile.shares(of: devices, weights: weights, minimum: 0).enumerated() {
             setDevices(group, to: count, at: time, queued: true)
         }
@@ -103,8 +102,7 @@ extension FleetLoop {
     /// `stop()`, which still uploads what they hold) and stand by. Only a live app is stopped or
     /// started (an app whose process is dead has no one to call it; it counts as running).
     mutating func setDevices(_ group: Int, to target: Int, at time: Int64, queued: Bool = false) {
-        while groupTargets.count <= group { groupTargets.append(nil) }
-        groupTargets[group] = target
+        groupTargets.set(group, to: target)
         let fleetTarget = target
         // This shard's part: its places among the group's first `target`.
         let target = options.shard.share(of: fleetTarget)
@@ -164,8 +162,5 @@ extension FleetLoop {
 
     /// The devices the stages or the API want now, over every group that has a target; nil when
     /// none has.
-    package var targetDevices: Int? {
-        let targets = groupTargets.compactMap { $0 }
-        return targets.isEmpty ? nil : targets.reduce(0, +)
-    }
+    package var targetDevices: Int? { groupTargets.total }
 }

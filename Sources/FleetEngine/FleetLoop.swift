@@ -203,12 +203,8 @@ package struct FleetLoop {
     package var draining = false
     /// The timeline's faults and the API's, and the drains after them (see `FaultBook`).
     var faults: FaultBook
-    /// Each group's stages on the virtual clock (nil: none, or ended by a `devices` command).
-    var stagePlans: [StagePlan?] = []
-    /// The device count each group was last brought to (nil: never).
-    var groupTargets: [Int?] = []
-    /// The counts the fleet file gave the groups: what `devices` commands share by.
-    var groupWeights: [Int] = []
+    /// How many devices each group should have: stages, targets, the file's counts.
+    var groupTargets = GroupTargets()
 
     /// An engine over what the driver read: the routes the fleet file names, the install ids an
     /// earlier run on the data folder made, and its clock record. Refuses a warp, run length or
@@ -352,17 +348,14 @@ package struct FleetLoop {
         metrics.history = RunHistory(start: startMillis)
         reachedMillis = startMillis
         var rng = SplitMix64(seed: seed)
-        groupWeights = fleet.groups.map(\.count)
-        recentCapacity = Self.recentCapacity(devices: groupWeights.reduce(0, +))
+        groupTargets = GroupTargets(groups: fleet.groups, stages: fleet.groupStages, start: startMillis)
+        recentCapacity = Self.recentCapacity(devices: groupTargets.weights.reduce(0, +))
         // Every group's accounts exist before a device touches them (the admin API's new groups
         // get theirs when added), so the per-fix paths index them directly.
         if !fleet.groups.isEmpty { ensureGroupAccount(fleet.groups.count - 1) }
-        stagePlans = zip(fleet.groups, fleet.groupStages).map { group, stages in
-            stages.map { StagePlan($0, from: startMillis + group.startAfterMillis) }
-        }
         for (groupIndex, group) in fleet.groups.enumerated() {
             // A group with stages starts with none: they make its devices as they want them.
-            if stagePlans[groupIndex] != nil {
+            if groupTargets.plan(groupIndex) != nil {
                 fleet.groups[groupIndex].count = 0
                 timers.schedule((), key: .stage(groupIndex), at: startMillis + group.startAfterMillis)
                 continue
