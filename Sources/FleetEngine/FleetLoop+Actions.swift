@@ -12,7 +12,7 @@ extension FleetLoop {
         var queue = actions[...]
         while let action = queue.popFirst() {
             // The store answers from what the device stored before: its waiting rows go first.
-            if action.usesStore, !slots[slot].rowsToCommit.isEmpty {
+            if action.usesStore, commits.count(slot) > 0 {
                 queue = commitRows(slot)[...] + [action] + queue
                 continue
             }

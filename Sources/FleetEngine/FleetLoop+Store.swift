@@ -153,18 +153,14 @@ extension FleetLoop {
     /// the fleet is published (`commitWaitingRows`): nothing the turn sends or shows comes before
     /// the rows it follows are in their store.
     mutating func keep(_ row: StoreRow, slot: Int, at time: Int64) -> [DeviceAction] {
-        let waiting = slots[slot].rowsToCommit.count
-        let oldest = min(slots[slot].oldestRowToCommit, row.timestamp)
+        let waiting = commits.count(slot)
+        let oldest = min(commits.oldest(slot), row.timestamp)
         guard slots[slot].storeProblem == nil,
             slots[slot].store.storesWithoutRetention(count: waiting + 1, oldest: oldest, now: time)
         else {
             return commitRows(slot) + write(row, slot: slot, at: time)
         }
-        if waiting == 0 { slotsWithRowsToCommit.append(slot) }
-        rowsWaiting += 1
-        slots[slot].rowsToCommit.append(row)
-        slots[slot].rowInstants.append(time)
-        slots[slot].oldestRowToCommit = oldest
+        commits.add(row, slot: slot, at: time)
         return []
     }
 
@@ -173,14 +169,7 @@ extension FleetLoop {
     /// the SDK would have: a row that fails is lost and the device told, at the latest instant
     /// it acted. Returns what the device is to be told.
     mutating func commitRows(_ slot: Int) -> [DeviceAction] {
-        let rows = slots[slot].rowsToCommit
-        let instants = slots[slot].rowInstants
-        guard let last = instants.last else { return [] }
-        // Emptied keeping their room: the device stores again next turn.
-        slots[slot].rowsToCommit.removeAll(keepingCapacity: true)
-        slots[slot].rowInstants.removeAll(keepingCapacity: true)
-        slots[slot].oldestRowToCommit = .max
-        rowsWaiting -= rows.count
+        guard let (rows, instants) = commits.take(slot), let last = instants.last else { return [] }
         // The accounts start from the store as it was before these rows, if they never read it.
         if slots[slot].ledger == nil { settleLedger(slot, at: last) }
         do throws(StoreError) {
@@ -205,10 +194,8 @@ extension FleetLoop {
 
     /// Commits every device's waiting rows (see `keep(_:slot:at:)`).
     package mutating func commitWaitingRows() {
-        guard !slotsWithRowsToCommit.isEmpty else { return }
-        let waiting = slotsWithRowsToCommit
-        slotsWithRowsToCommit = []
-        for slot in waiting where !slots[slot].rowsToCommit.isEmpty {
+        guard !commits.isEmpty else { return }
+        for slot in commits.takeSlots() where commits.count(slot) > 0 {
             let told = commitRows(slot)
             if !told.isEmpty { perform(told, slot: slot, at: slots[slot].actedAt) }
         }

@@ -88,11 +88,6 @@ package struct DeviceSlot {
     var streams: RecentRing<StreamRecord>
     /// The store's failure while it lasts (the device is listed as `storeError`).
     var storeProblem: StoreProblem?
-    /// Rows it stored this turn that wait to share one commit (see `FleetLoop.keep(_:slot:at:)`),
-    /// the instant each was stored at, and the oldest row timestamp among them.
-    var rowsToCommit: [StoreRow] = []
-    var rowInstants: [Int64] = []
-    var oldestRowToCommit = Int64.max
     /// The latest instant it acted at: a commit that fails tells it then.
     var actedAt: Int64 = 0
     /// The transfers it has out, by number (see `FleetLoop.transfers`).
@@ -145,14 +140,13 @@ package struct FleetLoop {
     package let stores: any StoreShelf
     /// What the driver is to carry out, oldest first.
     var effects: [FleetEffect] = []
-    /// Devices with rows waiting for their commit (`DeviceSlot.rowsToCommit`), in the order the
-    /// first of each came; a device may be listed again after its rows were committed early.
-    var slotsWithRowsToCommit: [Int] = []
+    /// Rows waiting to share one commit per device (see `CommitQueue`).
+    var commits = CommitQueue()
     /// How many recent uploads, state changes and stream values each device keeps (see
     /// `recentCapacity(devices:)`), set from the fleet file's device count at the start.
     var recentCapacity = 50
     /// How many rows wait for their commit, across the fleet.
-    package internal(set) var rowsWaiting = 0
+    package var rowsWaiting: Int { commits.rowsWaiting }
     package var metrics = FleetMetrics()
     /// How late timers fired since the driver last took it (`takeRecentTimerLateness`), real ms:
     /// the pace's windowed lateness (`PaceMeter`), cut where the driver samples it.
