@@ -196,7 +196,9 @@ struct TwoClocksTests {
         #expect(snapshot.metrics.heldBack >= 90)
         let results = snapshot.thresholds.check(snapshot.metrics, groups: snapshot.groups)
         #expect(results.map(\.passed) == [false, true], "\(results.map(\.line))")
-        // The server saw only what went on the wire.
-        #expect(server.uploadLog().count == (outcomes[.failed(.timeout)]?.count ?? 0))
+        // The server saw only what went on the wire: at most those, as one put on the wire a moment
+        // before its device gave up can be closed before the server reads it (it failed CI once so).
+        #expect(server.uploadLog().count <= (outcomes[.failed(.timeout)]?.count ?? 0))
+        #expect(server.uploadLog().count >= 10, "the first ten held their connections to the end")
     }
 }
