@@ -74,8 +74,10 @@ struct TwoClocksTests {
         let server = try workspace.receiver { $0.script.latencyMillis = 300 }
         defer { server.stop() }
         // The server's verdict: what a device hears at warp 1 adds the fleet's own turns, which a loaded
-        // machine lengthens (it once took 2 s under CI), so upload.latency is no part of it.
-        let thresholds = ["upload.errors.rate < 0.01", "server.latency.p99 < 1s", "fixes.lost == 0"]
+        // machine lengthens (it once took 2 s under CI), so upload.latency is no part of it; and the
+        // real time a loaded CI machine measures for a 300 ms answer reached 1.1 s once, so the bound
+        // tells a healthy server from a hung one (30 s), not 300 ms from 1 s.
+        let thresholds = ["upload.errors.rate < 0.01", "server.latency.p99 < 5s", "fixes.lost == 0"]
         let runtime = try await Self.run(
             workspace, Self.yaml(devices: 3), warp: warp, virtualSeconds: 15, server: server, thresholds: thresholds)
         let snapshot = runtime.snapshot
