@@ -7,11 +7,11 @@ extension FleetLoop {
     /// `recordingHistory` false: the caller put the change in the run's history already (rows
     /// that shared a commit, each counted at its own instant).
     mutating func settleLedger(_ slot: Int, at time: Int64, recordingHistory: Bool = true) {
-        guard let now = slots[slot].store.ledger else { return }
+        guard let now = slots[slot].storage.store.ledger else { return }
         let group = slots[slot].group
         let pendingChange: Int
-        let carried = slots[slot].ledger == nil
-        if let before = slots[slot].ledger {
+        let carried = slots[slot].storage.ledger == nil
+        if let before = slots[slot].storage.ledger {
             guard now != before else { return }
             let change = now - before
             metrics.fixes.add(change)
@@ -27,7 +27,7 @@ extension FleetLoop {
             metrics.history.recordLedgerChange(admitted: 0, acknowledged: 0, pending: now.pending, at: time)
             pendingChange = now.pending
         }
-        slots[slot].ledger = now
+        slots[slot].storage.ledger = now
         noteChange(slot)
         // (Rows committed together were each noted at their own instant by the caller.)
         if recordingHistory || carried { notePendingChange(pendingChange, at: time) }

@@ -8,11 +8,11 @@ extension FleetLoop {
     /// Carries out a device's actions in order; answers that come straight from the store
     /// (a loaded batch, a delete count) are fed back before the next action.
     mutating func perform(_ actions: [DeviceAction], slot: Int, at time: Int64) {
-        slots[slot].actedAt = max(slots[slot].actedAt, time)
+        slots[slot].storage.actedAt = max(slots[slot].storage.actedAt, time)
         var queue = actions[...]
         while let action = queue.popFirst() {
             // The store answers from what the device stored before: its waiting rows go first.
-            if action.usesStore, commits.count(slot) > 0 {
+            if action.usesStore, storage.commits.count(slot) > 0 {
                 queue = commitRows(slot)[...] + [action] + queue
                 continue
             }
@@ -26,12 +26,12 @@ extension FleetLoop {
 
     /// One action; returns actions that its answer led to.
     private mutating func carryOut(_ action: DeviceAction, slot: Int, at time: Int64) -> [DeviceAction] {
-        let store = slots[slot].store
+        let store = slots[slot].storage.store
         do throws(StoreError) {
             switch action {
             case .persistFix(let fix, let session):
                 countHandedToStore(slot)
-                slots[slot].lastPosition = (fix.latitude, fix.longitude)
+                slots[slot].world.lastPosition = (fix.latitude, fix.longitude)
                 return keep(.fix(fix, sessionID: session), slot: slot, at: time)
             case .persistGeofenceEvent(let event, let session):
                 return keep(.event(event, sessionID: session), slot: slot, at: time)
@@ -75,20 +75,20 @@ extension FleetLoop {
                     fixes: 0, at: time)
             case .emitState(let state):
                 slots[slot].state = state
-                slots[slot].stateHistory.append(StateChange(at: time, state: .sdk(state)))
+                slots[slot].recent.stateHistory.append(StateChange(at: time, state: .sdk(state)))
             case .requestLocationUpdates(let accuracy):
-                slots[slot].accuracy = accuracy
+                slots[slot].world.accuracy = accuracy
                 if let accuracy {
                     // The first fix comes within one cadence (GPS sooner), as a real provider's.
-                    timers.schedule(
+                    schedule.timers.schedule(
                         (), key: .providerTick(slot), at: time + min(ProviderProfile.cadenceMillis(accuracy), 1000))
                 } else {
-                    timers.cancel(.providerTick(slot))
+                    schedule.timers.cancel(.providerTick(slot))
                 }
             case .armTimer(let timer, let at):
-                timers.schedule((), key: .device(slot, timer), at: at)
+                schedule.timers.schedule((), key: .device(slot, timer), at: at)
             case .cancelTimer(let timer):
-                timers.cancel(.device(slot, timer))
+                schedule.timers.cancel(.device(slot, timer))
             case .emitSyncStatus(let status):
                 logStream(StreamRecord(at: time, device: slots[slot].id, value: .syncStatus(status)), slot: slot)
             case .emitAuthChange(let change):
@@ -117,7 +117,7 @@ extension FleetLoop {
         switch action {
         case .persistFix:
             metrics.fixesLostByCause[error.kind.rawValue, default: 0] += 1
-            slots[slot].store.noteLostFix()
+            slots[slot].storage.store.noteLostFix()
             // The SDK counted the fix as pending when it asked for the insert; it is not in the
             // store, as if deleted, so its count (and the fleet's `pending`) stays true.
             return handled(.locationsDeleted(count: 1), by: slot, at: time)
@@ -135,7 +135,7 @@ extension FleetLoop {
     /// The device's answer to retention deleting pending fixes with the insert just made (its
     /// store's `expired` was `before`): its pending count follows the store's.
     mutating func expiredByRetention(since before: Int, slot: Int, at time: Int64) -> [DeviceAction] {
-        let expired = (slots[slot].store.ledger?.expired ?? before) - before
+        let expired = (slots[slot].storage.store.ledger?.expired ?? before) - before
         guard expired > 0 else { return [] }
         return handled(.fixesExpired(count: expired), by: slot, at: time)
     }
@@ -161,7 +161,7 @@ extension FleetLoop {
 
     /// Keeps a stream value in the device's history and, when notable, numbered in the fleet's.
     private mutating func logStream(_ record: StreamRecord, slot: Int) {
-        slots[slot].streams.append(record)
+        slots[slot].recent.streams.append(record)
         guard record.isNotable else { return }
         publication.log(record)
     }

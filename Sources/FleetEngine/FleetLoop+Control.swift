@@ -37,11 +37,11 @@ extension FleetLoop {
                     .badRequest, "the spec uploads, but the run has no ingest URL: give `config.sync.url`",
                     field: "spec.config")
             }
-            for path in group.routes where routes[path] == nil {
+            for path in group.routes where roster.routes[path] == nil {
                 guard let route = newRoutes[path] else {
                     throw FleetControlError(.badRequest, "route \"\(path)\" was not read", field: "spec.route")
                 }
-                routes[path] = route
+                roster.routes[path] = route
             }
             var added = group
             added.count = 0
@@ -64,47 +64,47 @@ extension FleetLoop {
             }
             addSlot(group: groupIndex, index: index, spawnAt: now, rng: &rng)
             meetLastingActions(slots.count - 1, at: now)
-            spawnQueue.add(slots.count - 1, at: realNow + gap * UInt64(offset))
+            roster.spawnQueue.add(slots.count - 1, at: clock.realNow + gap * UInt64(offset))
             ids.append(slots[slots.count - 1].id)
         }
-        spawnQueue.sortByDue()
+        roster.spawnQueue.sortByDue()
         // (Another shard records the ids of the devices it made.)
-        if !ids.isEmpty { effects.append(.recordInstallIDs(installIDs)) }
+        if !ids.isEmpty { effects.append(.recordInstallIDs(roster.installIDs)) }
         return ids
     }
 
     /// Spawns the queued devices whose real time has come, until `overBudget`.
     package mutating func spawnDue(realNanos: UInt64, overBudget: () -> Bool = { false }) {
-        while let slot = spawnQueue.takeDue(by: realNanos) {
+        while let slot = roster.spawnQueue.takeDue(by: realNanos) {
             let time = metrics.virtualNow
-            slots[slot].setOffAt = time
+            slots[slot].world.setOffAt = time
             spawn(slot, at: time)
             if overBudget() { break }
         }
     }
 
     /// When the next queued spawn is due, real ns.
-    package var nextSpawnRealNanos: UInt64? { spawnQueue.nextDue }
+    package var nextSpawnRealNanos: UInt64? { roster.spawnQueue.nextDue }
 
     /// Stops a device and forgets it for listing and selection; its store stays on disk.
     package mutating func delete(_ id: String) throws(FleetControlError) {
         let slot = try liveSlot(id)
         let time = metrics.virtualNow
-        if slots[slot].device != nil, slots[slot].processAlive { feed(.shutdown, to: slot, at: time) }
+        if slots[slot].device != nil, slots[slot].os.processAlive { feed(.shutdown, to: slot, at: time) }
         slots[slot].device = nil
         slots[slot].removed = true
         noteChange(slot)
-        slots[slot].accuracy = nil
-        timers.cancel(.providerTick(slot))
-        timers.cancel(.relaunch(slot))
-        timers.cancel(.significantMoveCheck(slot))
-        timers.cancel(.spawn(slot))
-        spawnQueue.remove(slot)
+        slots[slot].world.accuracy = nil
+        schedule.timers.cancel(.providerTick(slot))
+        schedule.timers.cancel(.relaunch(slot))
+        schedule.timers.cancel(.significantMoveCheck(slot))
+        schedule.timers.cancel(.spawn(slot))
+        roster.spawnQueue.remove(slot)
     }
 
     /// The slot of a listed device, or `notFound`.
     func liveSlot(_ id: String) throws(FleetControlError) -> Int {
-        guard let slot = slotsByID[id], !slots[slot].removed else {
+        guard let slot = roster.slotsByID[id], !slots[slot].removed else {
             throw FleetControlError(.notFound, "no device is named \"\(id)\"", field: "id")
         }
         return slot
@@ -120,7 +120,7 @@ extension FleetLoop {
         // A fleet split into shards checks ids against the whole fleet before the shards take
         // the command, each acting on its own (`FleetRuntime.apply`).
         case .ids(let ids) where options.shard == .whole:
-            if let unknown = ids.first(where: { id in slotsByID[id].map { slots[$0].removed } ?? true }) {
+            if let unknown = ids.first(where: { id in roster.slotsByID[id].map { slots[$0].removed } ?? true }) {
                 throw FleetControlError(.badRequest, "no device is named \"\(unknown)\"", field: "selector.ids")
             }
         default:
@@ -140,7 +140,7 @@ extension FleetLoop {
         // A fault begun here is one as the timeline's are; an opposite ends those it covers.
         if action.beginsFault {
             let fault = FaultEntry(
-                atMillis: time - startMillis, forMillis: nil, selector: selector, action: action, line: 0)
+                atMillis: time - clock.startMillis, forMillis: nil, selector: selector, action: action, line: 0)
             faults.apiBegan(number, fault)
             faultBegan(number, fault, source: .api, applied: picked.count, at: time)
         } else {
@@ -158,7 +158,7 @@ extension FleetLoop {
     package func locations(of id: String, from: Int64, to: Int64, limit: Int) throws(FleetControlError) -> [Location] {
         let slot = try liveSlot(id)
         do {
-            return Array(try slots[slot].store.history(from: from, to: to).prefix(limit))
+            return Array(try slots[slot].storage.store.history(from: from, to: to).prefix(limit))
         } catch {
             throw FleetControlError(.unavailable, "the store of \(id) cannot be read: \(error)")
         }
@@ -168,7 +168,7 @@ extension FleetLoop {
     /// reset): counts, latencies and recent seconds. The run's own figures (fix counts, the
     /// thresholds' whole-run values, `/metrics`' counters, the digest) never reset.
     package mutating func resetStatistics() {
-        metrics.uploads.resetStatistics(realNanos: realNow, virtual: metrics.virtualNow)
+        metrics.uploads.resetStatistics(realNanos: clock.realNow, virtual: metrics.virtualNow)
     }
 
     // MARK: The snapshot
@@ -190,7 +190,7 @@ extension FleetLoop {
     /// be stale.
     package mutating func recordChanges() {
         // What the closures read, held (not copied) while the publication changes.
-        let (slots, groups, installIDs) = (self.slots, fleet.groups, self.installIDs)
+        let (slots, groups, installIDs) = (self.slots, fleet.groups, roster.installIDs)
         publication.record(
             count: slots.count, keep: 1024 + 4 * slots.count,
             snapshot: { Self.snapshot($0, in: slots, groups: groups, installIDs: installIDs) },
@@ -198,7 +198,7 @@ extension FleetLoop {
                 guard !slots[index].removed else { return nil }
                 return DeviceChange.Listed(
                     state: slots[index].listedState, pending: slots[index].device?.pendingUploadCount ?? 0,
-                    lastOutcome: slots[index].uploads.last?.outcome)
+                    lastOutcome: slots[index].recent.uploads.last?.outcome)
             })
     }
 
@@ -208,22 +208,22 @@ extension FleetLoop {
         var snapshot = FleetSnapshot()
         snapshot.name = fleet.name
         snapshot.seed = seed
-        snapshot.startedAt = startMillis
+        snapshot.startedAt = clock.startMillis
         snapshot.thresholds = thresholdSet
         snapshot.targetDevices = targetDevices
         snapshot.timeline = timelineView
         snapshot.virtualNow = metrics.virtualNow
         snapshot.endsAt = endsAt
-        snapshot.warp = warp
+        snapshot.warp = clock.warp
         snapshot.paused = paused
-        snapshot.deterministic = transferTiming.isModelled
+        snapshot.deterministic = clock.transferTiming.isModelled
         snapshot.realSecond = realNanos / 1_000_000_000
         snapshot.groups = fleet.groups.map(\.name)
         snapshot.metrics = published
         snapshot.actions = publication.actions.elements
         snapshot.streamEvents = publication.streams.elements
         snapshot.deviceChanges = publication.changes
-        snapshot.indexByID = slotsByID
+        snapshot.indexByID = roster.slotsByID
         snapshot.devices = publication.table
         snapshot.devices.now = metrics.virtualNow
         return snapshot
@@ -231,7 +231,7 @@ extension FleetLoop {
 
     /// Device `index` as the admin API shows it.
     func deviceSnapshot(_ index: Int) -> DeviceSnapshot {
-        Self.snapshot(index, in: slots, groups: fleet.groups, installIDs: installIDs)
+        Self.snapshot(index, in: slots, groups: fleet.groups, installIDs: roster.installIDs)
     }
 
     /// Device `index` of `slots`, read field by field in place (`for slot in slots`, or a copy
@@ -240,31 +240,31 @@ extension FleetLoop {
     static func snapshot(
         _ index: Int, in slots: [DeviceSlot], groups: [DeviceGroup], installIDs: [String: String]
     ) -> DeviceSnapshot {
-        let last = slots[index].uploads.last
+        let last = slots[index].recent.uploads.last
         let spawned = slots[index].device != nil
         return DeviceSnapshot(
-            id: slots[index].id, group: groups[slots[index].group].name, platform: slots[index].platform,
-            model: slots[index].model,
-            osVersion: slots[index].osVersion.description, sdkVersion: slots[index].sdkVersion,
+            id: slots[index].id, group: groups[slots[index].group].name, platform: slots[index].identity.platform,
+            model: slots[index].identity.model,
+            osVersion: slots[index].identity.osVersion.description, sdkVersion: slots[index].identity.sdkVersion,
             installID: installIDs[slots[index].id] ?? "", state: slots[index].listedState,
-            alive: slots[index].processAlive,
+            alive: slots[index].os.processAlive,
             spawned: spawned, deleted: slots[index].removed,
-            permissionGranted: slots[index].permissionGranted,
-            locationServicesOn: slots[index].locationServicesOn, online: slots[index].online,
+            permissionGranted: slots[index].os.permissionGranted,
+            locationServicesOn: slots[index].os.locationServicesOn, online: slots[index].os.online,
             pending: slots[index].device?.pendingUploadCount ?? 0, lastOutcome: last?.outcome, lastUploadAt: last?.at,
-            latitude: slots[index].lastPosition?.latitude, longitude: slots[index].lastPosition?.longitude,
+            latitude: slots[index].world.lastPosition?.latitude, longitude: slots[index].world.lastPosition?.longitude,
             config: slots[index].device?.config,
             sync: slots[index].device?.sync.view ?? SyncView(phase: .idle, consecutiveFailures: 0, nextAttemptAt: nil),
-            auth: slots[index].device?.sync.auth.view(lastRefresh: slots[index].lastRefreshOutcome)
+            auth: slots[index].device?.sync.auth.view(lastRefresh: slots[index].recent.lastRefreshOutcome)
                 ?? AuthView(
-                    state: .none, validUntil: nil, lastRefreshOutcome: slots[index].lastRefreshOutcome,
+                    state: .none, validUntil: nil, lastRefreshOutcome: slots[index].recent.lastRefreshOutcome,
                     breakerOpenUntil: nil),
-            stateHistory: slots[index].stateHistory.elements, uploads: slots[index].uploads.elements,
-            streams: slots[index].streams.elements,
-            storeError: slots[index].storeProblem.map {
+            stateHistory: slots[index].recent.stateHistory.elements, uploads: slots[index].recent.uploads.elements,
+            streams: slots[index].recent.streams.elements,
+            storeError: slots[index].storage.problem.map {
                 DeviceStoreError(cause: $0.cause.rawValue, message: $0.message, since: $0.since)
-            }, fixes: slots[index].ledger, currentLocationCalls: slots[index].currentLocationCalls,
-            currentLocation: slots[index].lastCurrentLocation)
+            }, fixes: slots[index].storage.ledger, currentLocationCalls: slots[index].recent.currentLocationCalls,
+            currentLocation: slots[index].recent.lastCurrentLocation)
     }
 }
 

@@ -37,7 +37,7 @@ extension FleetLoop {
                 endsAt: fault.forMillis.map { time + $0 }, applied: applied))
         guard fault.action.endsByOpposite else { return }
         if let length = fault.forMillis {
-            timers.schedule((), key: .faultEnd(number), at: time + length)
+            schedule.timers.schedule((), key: .faultEnd(number), at: time + length)
         }
         measureDrains(at: time)
         noteFaultBegan(number, at: time)
@@ -69,7 +69,7 @@ extension FleetLoop {
             guard let fault = faultEntry(number)?.entry, fault.action.undoing == action,
                 selector.covers(fault.selector)
             else { continue }
-            timers.cancel(.faultEnd(number))
+            schedule.timers.cancel(.faultEnd(number))
             faults.endEarly(number, at: time)
             noteFaultEnded(number, at: time)
         }
@@ -83,11 +83,11 @@ extension FleetLoop {
         switch action {
         case .revokePermission, .grantPermission:
             let granted = action == .grantPermission
-            slots[slot].permissionGranted = granted
+            slots[slot].os.permissionGranted = granted
             feed(.permissionChanged(granted: granted), to: slot, at: time)
         case .locationServicesOff, .locationServicesOn:
             let on = action == .locationServicesOn
-            slots[slot].locationServicesOn = on
+            slots[slot].os.locationServicesOn = on
             feed(.locationServicesChanged(on: on), to: slot, at: time)
         case .osError:
             feed(.osError(recoveryMillis: forMillis ?? 5000), to: slot, at: time)
@@ -95,18 +95,20 @@ extension FleetLoop {
             feed(.appStateChanged(background: action == .background), to: slot, at: time)
         case .networkOffline, .networkOnline:
             let online = action == .networkOnline
-            slots[slot].online = online
+            slots[slot].os.online = online
             feed(.networkChanged(online: online), to: slot, at: time)
             if !online { networkLost(slot, at: time) }
         case .kill, .reboot:
             let delay = Self.relaunchDelay(forMillis: forMillis, action: action)
             takeDown(
-                slot, ProcessOutage.plan(action.name, platform: slots[slot].platform, delayMillis: delay, since: time),
+                slot,
+                ProcessOutage.plan(
+                    action.name, platform: slots[slot].identity.platform, delayMillis: delay, since: time),
                 at: time)
         case .latency(let millis):
-            slots[slot].extraLatencyMillis = millis
+            slots[slot].link.extraLatencyMillis = millis
         case .timeouts(let fraction):
-            slots[slot].timeoutFraction = fraction
+            slots[slot].link.timeoutFraction = fraction
         case .start:
             feed(.start, to: slot, at: time)
         case .stop:
@@ -122,10 +124,10 @@ extension FleetLoop {
         case .removeGeofences(let ids):
             feed(.removeGeofences(ids), to: slot, at: time)
         case .getCurrentLocation(let timeout, let accuracy):
-            slots[slot].currentLocationCalls += 1
+            slots[slot].recent.currentLocationCalls += 1
             feed(
                 .getCurrentLocation(
-                    requestID: slots[slot].currentLocationCalls, timeoutMillis: timeout, accuracy: accuracy),
+                    requestID: slots[slot].recent.currentLocationCalls, timeoutMillis: timeout, accuracy: accuracy),
                 to: slot, at: time)
         case .deleteLocations(let before):
             feed(.deleteLocations(before: before), to: slot, at: time)
@@ -222,7 +224,7 @@ extension FleetLoop {
         let now = metrics.virtualNow
         return faults.numbers.compactMap { number in
             guard case (let fault, let source)? = faultEntry(number) else { return nil }
-            let startsAt = startMillis + fault.atMillis
+            let startsAt = clock.startMillis + fault.atMillis
             let ran = metrics.timeline.last { $0.fault == number }
             let endsAt = faults.endedEarlyAt(number) ?? fault.forMillis.map { startsAt + $0 }
             // On until its end; one its opposite ends, until then, whether or not it has a `for`.
@@ -253,7 +255,7 @@ extension FleetLoop {
                 field: "fault")
         }
         let time = metrics.virtualNow
-        timers.cancel(.faultEnd(number))
+        schedule.timers.cancel(.faultEnd(number))
         faults.endEarly(number, at: time)
         endFault(number, at: time)
         logAction(

@@ -52,16 +52,16 @@ extension FleetLoop {
     /// draws one from a stream of its own derived from the device's seed, so no existing stream
     /// moves and a seeded run replays.
     mutating func startJump(_ slot: Int, meters: Double, bearing: Double?, until: Int64) {
-        var draws = SplitMix64(seed: slots[slot].seed).derived(0x6A5D_0000 &+ slots[slot].gpsJumps)
-        slots[slot].gpsJumps += 1
+        var draws = SplitMix64(seed: slots[slot].seed).derived(0x6A5D_0000 &+ slots[slot].world.gpsJumps)
+        slots[slot].world.gpsJumps += 1
         let degrees = bearing ?? Double.random(in: 0..<360, using: &draws)
-        slots[slot].gpsJump = GPSJump(meters: meters, bearing: degrees, until: until)
+        slots[slot].world.gpsJump = GPSJump(meters: meters, bearing: degrees, until: until)
     }
 
     /// A `getCurrentLocation` answer: kept as the device's last, counted, and logged at debug.
     mutating func currentLocationAnswered(_ requestID: Int, _ answer: CurrentLocationAnswer, slot: Int, at time: Int64)
     {
-        slots[slot].lastCurrentLocation = CurrentLocationRecord(requestID: requestID, at: time, answer: answer)
+        slots[slot].recent.lastCurrentLocation = CurrentLocationRecord(requestID: requestID, at: time, answer: answer)
         noteChange(slot)
         let said: String
         switch answer {

@@ -57,10 +57,10 @@ extension FleetLoop {
     /// The stages' timer: the group's device count is brought to what its stages want now, and
     /// the timer set for the next change.
     mutating func followStages(_ group: Int, at time: Int64) {
-        guard let plan = groupTargets.plan(group) else { return }
+        guard let plan = roster.groupTargets.plan(group) else { return }
         setDevices(group, to: plan.target(at: time), at: time)
         if let next = plan.nextChange(after: time) {
-            timers.schedule((), key: .stage(group), at: next)
+            schedule.timers.schedule((), key: .stage(group), at: next)
         }
     }
 
@@ -74,10 +74,10 @@ extension FleetLoop {
         // A fleet split into shards is checked as a whole, before the shards take the command
         // (`FleetRuntime.updateFleet`), so every shard takes it or none does.
         if options.shard == .whole { try Self.checkNewDevices(devices, listed: slots.count { !$0.removed }) }
-        for group in groupTargets.endStages() {
-            timers.cancel(.stage(group))
+        for group in roster.groupTargets.endStages() {
+            schedule.timers.cancel(.stage(group))
         }
-        let weights = groupTargets.shares(groups: fleet.groups.count)
+        let weights = roster.groupTargets.shares(groups: fleet.groups.count)
         for (group, count) in FleetFile.shares(of: devices, weights: weights, minimum: 0).enumerated() {
             setDevices(group, to: count, at: time, queued: true)
         }
@@ -102,7 +102,7 @@ extension FleetLoop {
     /// `stop()`, which still uploads what they hold) and stand by. Only a live app is stopped or
     /// started (an app whose process is dead has no one to call it; it counts as running).
     mutating func setDevices(_ group: Int, to target: Int, at time: Int64, queued: Bool = false) {
-        groupTargets.set(group, to: target)
+        roster.groupTargets.set(group, to: target)
         let fleetTarget = target
         // This shard's part: its places among the group's first `target`.
         let target = options.shard.share(of: fleetTarget)
@@ -110,7 +110,7 @@ extension FleetLoop {
         var standing: [Int] = []
         var stoppable: [Int] = []
         for slot in slots.indices where slots[slot].group == group && !slots[slot].removed {
-            let live = slots[slot].processAlive && slots[slot].device != nil
+            let live = slots[slot].os.processAlive && slots[slot].device != nil
             if slots[slot].standingBy {
                 if live { standing.append(slot) }
             } else {
@@ -152,15 +152,15 @@ extension FleetLoop {
             let slot = slots.count - 1
             meetLastingActions(slot, at: time)
             if queued {
-                spawnQueue.add(slot, at: realNow)
+                roster.spawnQueue.add(slot, at: clock.realNow)
             } else {
                 spawn(slot, at: time)
             }
         }
-        if made { effects.append(.recordInstallIDs(installIDs)) }
+        if made { effects.append(.recordInstallIDs(roster.installIDs)) }
     }
 
     /// The devices the stages or the API want now, over every group that has a target; nil when
     /// none has.
-    package var targetDevices: Int? { groupTargets.total }
+    package var targetDevices: Int? { roster.groupTargets.total }
 }

@@ -84,48 +84,48 @@ extension FleetLoop {
         _ error: StoreError, slot: Int, at time: Int64, resume: StoreProblem.Resume? = nil
     ) {
         metrics.storeErrorsByCause[error.kind.rawValue, default: 0] += 1
-        if let line = storeLog.report(error, device: slots[slot].id, realNanos: realNow) {
+        if let line = storage.errorLog.report(error, device: slots[slot].id, realNanos: clock.realNow) {
             effects.append(.log(FleetLogLine(.error, line)))
         }
-        if var problem = slots[slot].storeProblem {
+        if var problem = slots[slot].storage.problem {
             problem.cause = error.kind
             problem.message = error.message
             problem.resume = resume ?? problem.resume
-            slots[slot].storeProblem = problem
+            slots[slot].storage.problem = problem
             noteChange(slot)
             return
         }
         let problem = StoreProblem(cause: error.kind, message: error.message, since: time, resume: resume)
-        slots[slot].storeProblem = problem
+        slots[slot].storage.problem = problem
         noteChange(slot)
-        slots[slot].stateHistory.append(StateChange(at: time, state: .storeError))
-        timers.schedule((), key: .storeRetry(slot), at: time + problem.retryDelayMillis)
+        slots[slot].recent.stateHistory.append(StateChange(at: time, state: .storeError))
+        schedule.timers.schedule((), key: .storeRetry(slot), at: time + problem.retryDelayMillis)
     }
 
     /// The store wrote again: the device leaves `storeError` and lists its SDK state.
     mutating func storeRecovered(_ slot: Int, at time: Int64) {
-        guard slots[slot].storeProblem != nil else { return }
-        slots[slot].storeProblem = nil
+        guard slots[slot].storage.problem != nil else { return }
+        slots[slot].storage.problem = nil
         noteChange(slot)
-        timers.cancel(.storeRetry(slot))
-        slots[slot].stateHistory.append(StateChange(at: time, state: slots[slot].listedState))
+        schedule.timers.cancel(.storeRetry(slot))
+        slots[slot].recent.stateHistory.append(StateChange(at: time, state: slots[slot].listedState))
     }
 
     /// The retry timer: deletes what the server acknowledged and checks the store can write;
     /// on success the device resumes (and spawns or relaunches if the failure stopped that),
     /// otherwise the next retry waits longer.
     mutating func retryStore(_ slot: Int, at time: Int64) {
-        guard var problem = slots[slot].storeProblem, !slots[slot].removed else { return }
+        guard var problem = slots[slot].storage.problem, !slots[slot].removed else { return }
         perform(commitRows(slot), slot: slot, at: time)
         do throws(StoreError) {
-            try slots[slot].store.checkWritable()
+            try slots[slot].storage.store.checkWritable()
         } catch {
             problem.cause = error.kind
             problem.message = error.message
             problem.failedRetries += 1
-            slots[slot].storeProblem = problem
+            slots[slot].storage.problem = problem
             noteChange(slot)
-            timers.schedule((), key: .storeRetry(slot), at: time + problem.retryDelayMillis)
+            schedule.timers.schedule((), key: .storeRetry(slot), at: time + problem.retryDelayMillis)
             return
         }
         storeRecovered(slot, at: time)
@@ -153,14 +153,14 @@ extension FleetLoop {
     /// the fleet is published (`commitWaitingRows`): nothing the turn sends or shows comes before
     /// the rows it follows are in their store.
     mutating func keep(_ row: StoreRow, slot: Int, at time: Int64) -> [DeviceAction] {
-        let waiting = commits.count(slot)
-        let oldest = min(commits.oldest(slot), row.timestamp)
-        guard slots[slot].storeProblem == nil,
-            slots[slot].store.storesWithoutRetention(count: waiting + 1, oldest: oldest, now: time)
+        let waiting = storage.commits.count(slot)
+        let oldest = min(storage.commits.oldest(slot), row.timestamp)
+        guard slots[slot].storage.problem == nil,
+            slots[slot].storage.store.storesWithoutRetention(count: waiting + 1, oldest: oldest, now: time)
         else {
             return commitRows(slot) + write(row, slot: slot, at: time)
         }
-        commits.add(row, slot: slot, at: time)
+        storage.commits.add(row, slot: slot, at: time)
         return []
     }
 
@@ -169,13 +169,13 @@ extension FleetLoop {
     /// the SDK would have: a row that fails is lost and the device told, at the latest instant
     /// it acted. Returns what the device is to be told.
     mutating func commitRows(_ slot: Int) -> [DeviceAction] {
-        guard let (rows, instants) = commits.take(slot), let last = instants.last else { return [] }
+        guard let (rows, instants) = storage.commits.take(slot), let last = instants.last else { return [] }
         // The accounts start from the store as it was before these rows, if they never read it.
-        if slots[slot].ledger == nil { settleLedger(slot, at: last) }
+        if slots[slot].storage.ledger == nil { settleLedger(slot, at: last) }
         do throws(StoreError) {
-            try slots[slot].store.insert(rows, now: last)
+            try slots[slot].storage.store.insert(rows, now: last)
         } catch {
-            let told = slots[slot].actedAt
+            let told = slots[slot].storage.actedAt
             return rows.flatMap { write($0, slot: slot, at: told) }
         }
         for (row, at) in zip(rows, instants) {
@@ -194,10 +194,10 @@ extension FleetLoop {
 
     /// Commits every device's waiting rows (see `keep(_:slot:at:)`).
     package mutating func commitWaitingRows() {
-        guard !commits.isEmpty else { return }
-        for slot in commits.takeSlots() where commits.count(slot) > 0 {
+        guard !storage.commits.isEmpty else { return }
+        for slot in storage.commits.takeSlots() where storage.commits.count(slot) > 0 {
             let told = commitRows(slot)
-            if !told.isEmpty { perform(told, slot: slot, at: slots[slot].actedAt) }
+            if !told.isEmpty { perform(told, slot: slot, at: slots[slot].storage.actedAt) }
         }
     }
 
@@ -205,7 +205,7 @@ extension FleetLoop {
     /// told), a fix stored after a failure ends the store's trouble, and what retention pruned
     /// with it is told.
     private mutating func write(_ row: StoreRow, slot: Int, at time: Int64) -> [DeviceAction] {
-        let store = slots[slot].store
+        let store = slots[slot].storage.store
         let expired = store.ledger?.expired ?? 0
         do throws(StoreError) {
             try store.insert([row], now: time)
@@ -214,7 +214,7 @@ extension FleetLoop {
         }
         switch row {
         case .fix:
-            if slots[slot].storeProblem != nil { storeRecovered(slot, at: time) }
+            if slots[slot].storage.problem != nil { storeRecovered(slot, at: time) }
         case .event:
             metrics.geofenceEvents += 1
         }

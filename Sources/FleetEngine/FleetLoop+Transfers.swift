@@ -59,16 +59,16 @@ extension FleetLoop {
         slot: Int, kind: TransferKind, request: OutboundRequest, fixes: Int, at time: Int64
     ) {
         let hangs =
-            slots[slot].timeoutFraction > 0
-            && Double.random(in: 0..<1, using: &slots[slot].faultRNG) < slots[slot].timeoutFraction
+            slots[slot].link.timeoutFraction > 0
+            && Double.random(in: 0..<1, using: &slots[slot].link.rng) < slots[slot].link.timeoutFraction
         let deadline = time + Self.timeoutMillis(kind)
         let transfer = TransferInFlight(
             slot: slot, kind: kind, sentAt: time, deadline: deadline, fixes: fixes, hangs: hangs,
-            injectedLatencyMillis: slots[slot].extraLatencyMillis, life: slots[slot].life)
+            injectedLatencyMillis: slots[slot].link.extraLatencyMillis, life: slots[slot].os.life)
         let number = transfers.open(transfer)
-        slots[slot].transfersOut.append(number)
-        timers.schedule((), key: .transferTimeout(number), at: deadline)
-        if case .modelled(let latency) = transferTiming, !hangs {
+        slots[slot].waiting.transfersOut.append(number)
+        schedule.timers.schedule((), key: .transferTimeout(number), at: deadline)
+        if case .modelled(let latency) = clock.transferTiming, !hangs {
             let answerAt = time + latency + transfer.injectedLatencyMillis
             if answerAt < deadline { awaitAnswer(number, at: answerAt) }
         }
@@ -116,14 +116,14 @@ extension FleetLoop {
             // No answer came: a wall-clock timeout is not the SDK's, so it waits for its own.
             if failure == .timeout {
                 transfer.answerAt = nil
-                timers.cancel(.delivery(number))
+                schedule.timers.cancel(.delivery(number))
                 transfers[number] = transfer
                 refreshAnswerHold(transfer.slot)
                 return
             }
             transfer.serverMillis = millis
         }
-        if case .modelled = transferTiming {
+        if case .modelled = clock.transferTiming {
             // The clock waits short of `answerAt` for this answer, heard there by the delivery
             // timer armed at the send; without one (hung, too late), the timeout answers.
             if transfer.answerAt != nil { transfer.held = (outcome, label) }
@@ -145,7 +145,7 @@ extension FleetLoop {
         transfer.held = (outcome, label)
         transfer.answerAt = answerAt
         transfers[number] = transfer
-        timers.schedule((), key: .delivery(number), at: answerAt)
+        schedule.timers.schedule((), key: .delivery(number), at: answerAt)
     }
 
     /// Modelled timing: transfer `number` is heard at `answerAt`, once its real answer is in; its
@@ -155,9 +155,9 @@ extension FleetLoop {
     private mutating func awaitAnswer(_ number: Int, at answerAt: Int64) {
         guard let slot = transfers[number]?.slot else { return }
         transfers[number]?.answerAt = answerAt
-        answerLimit = min(answerLimit, answerAt - 1)
-        slots[slot].answerHold = min(slots[slot].answerHold ?? answerAt, answerAt)
-        timers.schedule((), key: .delivery(number), at: answerAt)
+        schedule.answerLimit = min(schedule.answerLimit, answerAt - 1)
+        slots[slot].waiting.answerHold = min(slots[slot].waiting.answerHold ?? answerAt, answerAt)
+        schedule.timers.schedule((), key: .delivery(number), at: answerAt)
     }
 
     /// From now on every transfer takes modelled time (max warp began through the control API,
@@ -166,8 +166,8 @@ extension FleetLoop {
     /// once its answer is in; one already answered or given up on ends as it would have.
     package mutating func useModelledTiming() {
         let modelled = TransferTiming.deterministic
-        guard !transferTiming.isModelled, case .modelled(let latency) = modelled else { return }
-        transferTiming = modelled
+        guard !clock.transferTiming.isModelled, case .modelled(let latency) = modelled else { return }
+        clock.useModelledTiming()
         let now = metrics.virtualNow
         for number in transfers.numbers {
             guard let transfer = transfers[number], transfer.answerAt == nil, !transfer.hangs, !transfer.realEnded
@@ -183,7 +183,7 @@ extension FleetLoop {
     /// would otherwise be months away for a fleet whose virtual clock is in June.
     private func onDeviceClock(_ response: HTTPResponse) -> HTTPResponse {
         guard let value = response.headerFields[.retryAfter] else { return response }
-        let serverNow = response.headerFields[.date].flatMap(RetrySchedule.httpDateMillis) ?? wallMillis
+        let serverNow = response.headerFields[.date].flatMap(RetrySchedule.httpDateMillis) ?? clock.wallMillis
         guard let serverNow, let delay = RetrySchedule.retryAfterDelay(value, serverNow: serverNow) else {
             return response
         }
@@ -196,21 +196,20 @@ extension FleetLoop {
     /// the warp, transfers take modelled time from now on unless it is 1. Never back: a run that
     /// turned modelled stays reproducible.
     package mutating func setWarp(_ newWarp: Double) {
-        warp = newWarp
-        if timingFollowsWarp, newWarp != 1 { useModelledTiming() }
+        if clock.setWarp(newWarp) { useModelledTiming() }
     }
 
     /// Recomputes a device's answer hold after one of its transfers was answered or ended; when
     /// it moved later (or went), its parked events go back in the timer order.
     mutating func refreshAnswerHold(_ slot: Int) {
-        let before = slots[slot].answerHold
+        let before = slots[slot].waiting.answerHold
         var hold: Int64?
-        for number in slots[slot].transfersOut {
+        for number in slots[slot].waiting.transfersOut {
             guard let answerAt = transfers[number]?.awaitedAnswerAt else { continue }
             hold = min(hold ?? answerAt, answerAt)
         }
-        slots[slot].answerHold = hold
-        if (hold ?? .max) > (before ?? .max) { timers.release(lane: slot) }
+        slots[slot].waiting.answerHold = hold
+        if (hold ?? .max) > (before ?? .max) { schedule.timers.release(lane: slot) }
     }
 
     /// At the end of a run: every answer that is in but held (modelled time, injected latency) is
@@ -220,7 +219,7 @@ extension FleetLoop {
         let held = transfers.waited.filter { $0.value.held != nil }.sorted { $0.key < $1.key }
         for (number, transfer) in held {
             let time = max(metrics.virtualNow, transfer.answerAt ?? metrics.virtualNow)
-            reachedMillis = max(reachedMillis, time)
+            schedule.reachedMillis = max(schedule.reachedMillis, time)
             deliverHeld(number, at: time)
         }
     }
@@ -237,7 +236,7 @@ extension FleetLoop {
     /// sent, however the turns fell); its end, in already or still to come, is counted once
     /// (`answersAfterOffline`) and never heard.
     mutating func networkLost(_ slot: Int, at time: Int64) {
-        for number in slots[slot].transfersOut.sorted() {
+        for number in slots[slot].waiting.transfersOut.sorted() {
             if transfers[number]?.realEnded == true {
                 metrics.answersAfterOffline += 1
             } else {
@@ -264,7 +263,8 @@ extension FleetLoop {
             if label == .warpTimeout {
                 // No answer within the timeout ÷ the warp: at least that slow (`slowServerWarning`).
                 metrics.slowAnswers += 1
-                metrics.slowestAnswerMillis = max(metrics.slowestAnswerMillis, Double(time - transfer.sentAt) / warp)
+                metrics.slowestAnswerMillis = max(
+                    metrics.slowestAnswerMillis, Double(time - transfer.sentAt) / clock.warp)
             }
             if !transfer.realEnded {
                 transfers.markCancelled(number)
@@ -288,13 +288,13 @@ extension FleetLoop {
         if transfer.hangs || transfer.answeredStatus != nil || transfer.held != nil { return .injectedTimeout }
         // Modelled: its request ended with no answer within the SDK's timeout in real time.
         if transfer.realEnded { return .failed(.timeout) }
-        switch transferTiming {
+        switch clock.transferTiming {
         case .modelled:
             // The clock waits for a modelled answer, so only injected latency puts the deadline
             // first while the request is still out.
             return .injectedTimeout
         case .asAnswered:
-            return warp > 1 ? .warpTimeout : .failed(.timeout)
+            return clock.warp > 1 ? .warpTimeout : .failed(.timeout)
         }
     }
 
@@ -324,10 +324,10 @@ extension FleetLoop {
     /// own wall-clock time beside it) and hands it to the device.
     private mutating func finishTransfer(_ number: Int, outcome: HTTPOutcome, label: TransferOutcome, at time: Int64) {
         guard let transfer = transfers.close(number) else { return }
-        timers.cancel(.transferTimeout(number))
-        timers.cancel(.delivery(number))
+        schedule.timers.cancel(.transferTimeout(number))
+        schedule.timers.cancel(.delivery(number))
         let slot = transfer.slot
-        slots[slot].transfersOut.removeAll { $0 == number }
+        slots[slot].waiting.transfersOut.removeAll { $0 == number }
         refreshAnswerHold(slot)
         let latency = Double(time - transfer.sentAt)
         switch transfer.kind {
@@ -337,25 +337,25 @@ extension FleetLoop {
                 // one never put on the wire has none.
                 if !transfer.heldBack { transfers.markUnheard(number, slot: slot, fixes: transfer.fixes) }
             } else if let status = transfer.answeredStatus,
-                label != .status(status) || transfer.life != slots[slot].life || slots[slot].removed
+                label != .status(status) || transfer.life != slots[slot].os.life || slots[slot].removed
             {
                 countUnheardAcknowledgement(status: status, fixes: transfer.fixes, slot: slot)
             }
             metrics.latency.record(latency)
             metrics.uploads.record(
-                label, latencyMillis: latency, serverMillis: transfer.serverMillis, realNanos: realNow)
+                label, latencyMillis: latency, serverMillis: transfer.serverMillis, realNanos: clock.realNow)
             let group = slots[slot].group
             metrics.uploadsByGroup[group].record(label, latencyMillis: latency, serverMillis: transfer.serverMillis)
             metrics.history.recordUpload(label, latencyMillis: latency, at: time)
             noteChange(slot)
-            slots[slot].uploads.append(
+            slots[slot].recent.uploads.append(
                 UploadRecord(
                     at: time, batchID: batchID, fixes: transfer.fixes, outcome: label, latencyMillis: latency,
                     serverMillis: transfer.serverMillis))
             feed(.uploadFinished(batchID: batchID, outcome), to: slot, at: time)
         case .refresh:
             metrics.refreshesByOutcome[label, default: 0] += 1
-            slots[slot].lastRefreshOutcome = label
+            slots[slot].recent.lastRefreshOutcome = label
             noteChange(slot)
             feed(.refreshFinished(outcome), to: slot, at: time)
         }
@@ -377,8 +377,8 @@ extension FleetLoop {
     /// applied (at warp 60, a 250 ms answer is 15 virtual s), whether or not it came in time:
     /// such a run measures the warp, not the server. Modelled timing does not apply the warp.
     private mutating func noteSlowAnswer(serverMillis: Double) {
-        guard case .asAnswered = transferTiming else { return }
-        guard serverMillis * warp > Double(UploadRequest.timeoutMillis) / 2 else { return }
+        guard case .asAnswered = clock.transferTiming else { return }
+        guard serverMillis * clock.warp > Double(UploadRequest.timeoutMillis) / 2 else { return }
         metrics.slowAnswers += 1
         metrics.slowestAnswerMillis = max(metrics.slowestAnswerMillis, serverMillis)
     }

@@ -74,7 +74,7 @@ extension FleetLoop {
             processDown: kind == .process ? (time, relaunchDelay) : nil)
         // Superseded: earlier actions of the kind on devices this one picks too, and kills and
         // reboots every device is back from.
-        lasting.removeAll { earlier in
+        roster.lasting.removeAll { earlier in
             if let back = earlier.processBackAt, back <= time { return true }
             guard earlier.kind == kind, kind != .process else { return false }
             switch (selector, earlier.selector) {
@@ -85,15 +85,15 @@ extension FleetLoop {
             }
         }
         // Restoring the default with nothing left to undo leaves a later device as it is anyway.
-        if restores, !lasting.contains(where: { $0.kind == kind }) { return }
-        lasting.append(note)
+        if restores, !roster.lasting.contains(where: { $0.kind == kind }) { return }
+        roster.lasting.append(note)
     }
 
     /// Gives a device just added (not yet spawned) the world the recorded lasting actions
     /// would have given it had it been there when they ran, in the order they ran.
     mutating func meetLastingActions(_ slot: Int, at time: Int64) {
-        for note in lasting where picks(note.selector, faultIndex: note.faultIndex, slot: slot) {
-            if let outage = note.outage(on: slots[slot].platform) {
+        for note in roster.lasting where picks(note.selector, faultIndex: note.faultIndex, slot: slot) {
+            if let outage = note.outage(on: slots[slot].identity.platform) {
                 if let launch = outage.launch, launch.at <= time { continue }
                 // Dead until the relaunch the devices the kill or reboot reached get on this
                 // platform; an iOS app waits for a significant move from where it spawns.
@@ -116,7 +116,7 @@ extension FleetLoop {
             return ids.contains(slots[slot].id)
         case .fraction(let fraction, let given):
             var draw = fractionDraws(seed: given, faultIndex: faultIndex)
-                .derived(UInt64(slots[slot].group)).derived(UInt64(slots[slot].indexInGroup))
+                .derived(UInt64(slots[slot].group)).derived(UInt64(slots[slot].identity.indexInGroup))
             return Double.random(in: 0..<1, using: &draw) < fraction
         case .state(let pattern):
             return slots[slot].listedState.matches(pattern)
@@ -134,9 +134,9 @@ extension FleetLoop {
     /// a new process assumes (permission granted, location services on, online), as the OS
     /// would answer its first queries.
     mutating func tellWorld(_ slot: Int, at time: Int64) {
-        if !slots[slot].permissionGranted { feed(.permissionChanged(granted: false), to: slot, at: time) }
-        if !slots[slot].locationServicesOn { feed(.locationServicesChanged(on: false), to: slot, at: time) }
-        if !slots[slot].online { feed(.networkChanged(online: false), to: slot, at: time) }
+        if !slots[slot].os.permissionGranted { feed(.permissionChanged(granted: false), to: slot, at: time) }
+        if !slots[slot].os.locationServicesOn { feed(.locationServicesChanged(on: false), to: slot, at: time) }
+        if !slots[slot].os.online { feed(.networkChanged(online: false), to: slot, at: time) }
     }
 
     /// The app's process dies: the device loses what it held in memory and the OS provider
@@ -145,10 +145,10 @@ extension FleetLoop {
     mutating func processGone(_ slot: Int, at time: Int64) {
         guard slots[slot].device != nil else { return }
         feed(.processDied, to: slot, at: time)
-        slots[slot].life += 1
-        slots[slot].accuracy = nil
-        slots[slot].stateHistory.append(StateChange(at: time, state: .dead))
-        timers.cancel(.providerTick(slot))
+        slots[slot].os.life += 1
+        slots[slot].world.accuracy = nil
+        slots[slot].recent.stateHistory.append(StateChange(at: time, state: .dead))
+        schedule.timers.cancel(.providerTick(slot))
         watchForSignificantMove(slot, at: time)
     }
 }

@@ -18,83 +18,26 @@ package struct FleetLoop {
     package var fleet: FleetFile
     package let options: RunOptions
     package let seed: UInt64
-    /// Virtual seconds per real second, as the driver runs the clock: what a real answer's time
-    /// means on the virtual clock (`asAnswered`), lateness in real ms, and the snapshot.
-    package var warp: Double
-    /// The run starts at max warp (`--warp max`, `clock.warp: max`): virtual time jumps to the
-    /// next event once the due work is done, until a warp is set.
-    package let startsAtMaxWarp: Bool
-    /// How long a transfer takes on the virtual clock: the run's option, else the fleet file's,
-    /// else chosen by the warp (`TimingChoice.auto`); modelled from the moment max warp begins,
-    /// or, when chosen by the warp, from the moment it leaves 1 (`useModelledTiming`).
-    package internal(set) var transferTiming: TransferTiming
-    /// The timing follows the warp (`TimingChoice.auto`): modelled once the warp is not 1.
-    package let timingFollowsWarp: Bool
-    package var startMillis: Int64 = 0
-    var timers = TimerQueue<LoopTimer, Void>()
+    /// The warp, transfer timing, the run's start and the driver's real clocks (see `LoopClock`).
+    package var clock: LoopClock
+    /// The timers and how far a turn may go (see `LoopSchedule`).
+    package var schedule = LoopSchedule()
     package var slots: [DeviceSlot] = []
-    package let stores: any StoreShelf
+    /// Who the devices are and who is to come (see `DeviceRoster`).
+    package internal(set) var roster: DeviceRoster
+    /// The stores, their waiting rows and their errors (see `LoopStorage`).
+    var storage: LoopStorage
     /// What the driver is to carry out, oldest first.
     var effects: [FleetEffect] = []
-    /// Rows waiting to share one commit per device (see `CommitQueue`).
-    var commits = CommitQueue()
-    /// How many recent uploads, state changes and stream values each device keeps (see
-    /// `recentCapacity(devices:)`), set from the fleet file's device count at the start.
-    var recentCapacity = 50
-    /// How many rows wait for their commit, across the fleet.
-    package var rowsWaiting: Int { commits.rowsWaiting }
     package var metrics = FleetMetrics()
-    /// How late timers fired since the driver last took it (`takeRecentTimerLateness`), real ms:
-    /// the pace's windowed lateness (`PaceMeter`), cut where the driver samples it.
-    package var recentTimerLateness = LatencyHistogram()
-    /// Routes by path, read by the driver.
-    package var routes: [String: Route]
-    /// Slot index by device id.
-    var slotsByID: [String: Int] = [:]
-    /// How many devices of each platform each group has made so far (by group index): a
-    /// device's place among its group's devices of its own platform, which its model, OS release
-    /// and SDK version are taken by, so each platform's list is dealt out in turn.
-    var madeByPlatform: [Int: [Platform: Int]] = [:]
-    /// Devices the admin API spawned, waiting for their real-time turn (soonest first).
-    var spawnQueue = SpawnQueue()
     /// The devices, actions and stream values published to the admin API (see `Publication`).
     var publication = Publication()
-    /// Lasting actions a device the admin API adds later meets (`meetLastingActions`), oldest first.
-    var lasting: [LastingAction] = []
-    /// The driver's real clock at the start of this step, ns (rate limits and admin spawn pacing).
-    package var realNow: UInt64 = 0
     /// The transfers the devices wait for, and those they stopped waiting for (see `TransferBook`).
     var transfers = TransferBook()
-    /// The wall clock (Unix ms) as the driver read it when it handed over the answers being
-    /// heard: a server's HTTP-dates are on its clock, not the fleet's (nil: the simulated
-    /// driver's servers date on the virtual clock).
-    package var wallMillis: Int64?
-    /// The last virtual ms this turn may reach: just before the answer instant of a modelled
-    /// transfer sent during it (without `lookahead`).
-    var answerLimit: Int64 = .max
-    /// Devices run ahead of one another's outstanding answers (`--warp max`): a device waits at
-    /// its own answer instant for its real answer while the rest go on, and an event that
-    /// concerns many devices (a fault) waits until every device has reached it. Without it, a
-    /// turn stops short of the earliest outstanding answer instant (`answerLimit`).
-    package var lookahead = false
-    /// The furthest instant a timer has fired at (with `lookahead`, the device furthest ahead).
-    package var reachedMillis: Int64 = 0
-    /// With `lookahead`: commands wait until every device has reached this instant (see
-    /// `readyForCommands()`), and no device passes it meanwhile.
-    var syncTarget: Int64?
-    package var installIDs: [String: String]
-    /// Store errors for the log, rate-limited.
-    var storeLog = StoreErrorLog()
-    /// The data folder's `clock.json`, as the previous run on it left it (nil when there is none).
-    package let previousClock: ClockRecord?
-    /// Where this run's clock started, and why (set by `start`).
-    var runStart = RunStart(millis: 0, reason: .fresh)
-    /// The run is over and its driver drains what is on the wire: devices send nothing new.
-    package var draining = false
     /// The timeline's faults and the API's, and the drains after them (see `FaultBook`).
     var faults: FaultBook
-    /// How many devices each group should have: stages, targets, the file's counts.
-    var groupTargets = GroupTargets()
+    /// The run is over and its driver drains what is on the wire: devices send nothing new.
+    package var draining = false
 
     /// An engine over what the driver read: the routes the fleet file names, the install ids an
     /// earlier run on the data folder made, and its clock record. Refuses a warp, run length or
@@ -107,13 +50,7 @@ package struct FleetLoop {
         faults = FaultBook(timeline: fleet.faults)
         self.options = options
         seed = options.seed ?? fleet.seed
-        if let warp = options.warp?.rate {
-            do throws(NumberProblem) {
-                _ = try FleetClock.warpRange.check(warp)
-            } catch {
-                throw RunError(description: "warp \(error)")
-            }
-        }
+        clock = try LoopClock(options: options, fleet: fleet, previousClock: previousClock)
         if let length = options.virtualDurationMillis {
             do throws(NumberProblem) {
                 _ = try FleetDuration.runLengthRange.check(Double(length))
@@ -121,36 +58,8 @@ package struct FleetLoop {
                 throw RunError(description: "virtual duration \(error)")
             }
         }
-        if let start = options.clockStart, !Timestamp.inputRange.contains(Double(start)) {
-            throw RunError(description: "clock start \(start) ms is out of range; expected \(Timestamp.inputRange)")
-        }
-        let setting = options.warp ?? fleet.clock.warp
-        startsAtMaxWarp = setting == .max
-        let choice = options.timing ?? fleet.clock.timing
-        timingFollowsWarp = options.transferTiming == nil && choice == .auto
-        switch options.transferTiming {
-        case let timing?: transferTiming = timing
-        case nil:
-            switch choice {
-            case .modelled: transferTiming = .deterministic
-            case .asAnswered: transferTiming = .asAnswered
-            case .auto: transferTiming = setting == .rate(1) ? .asAnswered : .deterministic
-            }
-        }
-        if startsAtMaxWarp, case .asAnswered = transferTiming {
-            throw RunError(
-                description:
-                    "max warp needs modelled transfer timing (`--timing modelled`): "
-                    + "at an unbounded warp every real answer would be a timeout"
-            )
-        }
-        // At max warp the rate only stands for what a warp means elsewhere (the clock record's
-        // slack, a warp the API sets later): the fleet file's, or real time.
-        warp = setting.rate ?? fleet.clock.warp.rate ?? 1
-        self.stores = stores
-        self.routes = routes
-        self.installIDs = installIDs
-        self.previousClock = previousClock
+        storage = LoopStorage(stores: stores)
+        roster = DeviceRoster(installIDs: installIDs, routes: routes)
         if fleet.needsIngestURL, options.ingest == nil,
             let group = fleet.groups.first(where: { $0.config.sync?.url.isEmpty == true })
         {
@@ -162,6 +71,9 @@ package struct FleetLoop {
         }
     }
 
+    /// How many rows wait for their commit, across the fleet.
+    package var rowsWaiting: Int { storage.commits.rowsWaiting }
+
     /// What the run is checked against: the options' thresholds and the fleet file's.
     package var thresholdSet: ThresholdSet {
         ThresholdSet(given: options.thresholds + fleet.thresholds, strict: options.strictThresholds)
@@ -172,7 +84,7 @@ package struct FleetLoop {
     package var virtualDurationMillis: Int64? { options.virtualDurationMillis ?? fleet.durationMillis }
 
     /// When the run ends on the virtual clock, Unix ms; nil without a virtual duration.
-    package var endsAt: Int64? { virtualDurationMillis.map { startMillis + $0 } }
+    package var endsAt: Int64? { virtualDurationMillis.map { clock.startMillis + $0 } }
 
     /// Takes what the driver is to carry out.
     package mutating func takeEffects() -> [FleetEffect] {
@@ -185,7 +97,7 @@ package struct FleetLoop {
     // MARK: Start and stop
 
     /// Whether the data folder holds an earlier run: devices it made, or its clock file.
-    var resumesEarlierRun: Bool { !installIDs.isEmpty || previousClock != nil }
+    var resumesEarlierRun: Bool { !roster.installIDs.isEmpty || clock.previousClock != nil }
 
     /// Makes every device of the fleet file and schedules its spawn and the fault timeline, from
     /// the instant `RunStart` picks (`wallNow`, Unix ms, stands for `now`).
@@ -212,7 +124,7 @@ package struct FleetLoop {
         for (groupIndex, group) in fleet.groups.enumerated() {
             for index in 0..<group.count where options.shard.owns(index) {
                 let id = Self.deviceID(group: group.name, index: index)
-                guard let installID = installIDs[id] else { continue }
+                guard let installID = roster.installIDs[id] else { continue }
                 let store = makeStore(installID: installID, group: groupIndex)
                 earlier.stores[id] = store
                 // A store that fails here fails again in `start`, where the failure is reported.
@@ -229,25 +141,24 @@ package struct FleetLoop {
     package mutating func start(wallNow: Int64, earlier: EarlierStores) {
         let known = earlier.stores
         let newestStored = earlier.newest
-        runStart = RunStart.resolve(
+        clock.runStart = RunStart.resolve(
             configured: options.clockStart ?? fleet.clock.start, wallNow: wallNow, earlierRun: resumesEarlierRun,
-            record: previousClock,
+            record: clock.previousClock,
             newestStored: newestStored)
-        startMillis = runStart.millis
-        metrics.virtualNow = startMillis
-        metrics.history = RunHistory(start: startMillis)
-        reachedMillis = startMillis
+        metrics.virtualNow = clock.startMillis
+        metrics.history = RunHistory(start: clock.startMillis)
+        schedule.reachedMillis = clock.startMillis
         var rng = SplitMix64(seed: seed)
-        groupTargets = GroupTargets(groups: fleet.groups, stages: fleet.groupStages, start: startMillis)
-        recentCapacity = Self.recentCapacity(devices: groupTargets.weights.reduce(0, +))
+        roster.groupTargets = GroupTargets(groups: fleet.groups, stages: fleet.groupStages, start: clock.startMillis)
+        roster.recentCapacity = DeviceRoster.recentCapacity(devices: roster.groupTargets.weights.reduce(0, +))
         // Every group's accounts exist before a device touches them (the admin API's new groups
         // get theirs when added), so the per-fix paths index them directly.
         if !fleet.groups.isEmpty { ensureGroupAccount(fleet.groups.count - 1) }
         for (groupIndex, group) in fleet.groups.enumerated() {
             // A group with stages starts with none: they make its devices as they want them.
-            if groupTargets.plan(groupIndex) != nil {
+            if roster.groupTargets.plan(groupIndex) != nil {
                 fleet.groups[groupIndex].count = 0
-                timers.schedule((), key: .stage(groupIndex), at: startMillis + group.startAfterMillis)
+                schedule.timers.schedule((), key: .stage(groupIndex), at: clock.startMillis + group.startAfterMillis)
                 continue
             }
             for index in 0..<group.count {
@@ -258,29 +169,29 @@ package struct FleetLoop {
                     continue
                 }
                 let spread = group.count > 1 ? group.spreadMillis * Int64(index) / Int64(group.count) : 0
-                let spawnAt = startMillis + group.startAfterMillis + spread
+                let spawnAt = clock.startMillis + group.startAfterMillis + spread
                 let store = known[Self.deviceID(group: group.name, index: index)]
                 addSlot(group: groupIndex, index: index, spawnAt: spawnAt, rng: &deviceRNG, store: store)
-                timers.schedule((), key: .spawn(slots.count - 1), at: spawnAt)
+                schedule.timers.schedule((), key: .spawn(slots.count - 1), at: spawnAt)
             }
         }
-        effects.append(.recordInstallIDs(installIDs))
+        effects.append(.recordInstallIDs(roster.installIDs))
         // Make every store before the clock starts (a new one from a template, without opening
         // it; an existing one opened for its counts): a thousand made at the first instant
         // would make every timer late.
         for slot in slots.indices {
             do {
-                try slots[slot].store.prepare()
+                try slots[slot].storage.store.prepare()
             } catch {
-                reportStoreError(error, slot: slot, at: startMillis)
+                reportStoreError(error, slot: slot, at: clock.startMillis)
             }
-            settleLedger(slot, at: startMillis)
+            settleLedger(slot, at: clock.startMillis)
         }
         // The timeline counts from this run's start, so a resumed run plays it again from there.
         for (index, fault) in fleet.faults.enumerated() {
-            timers.schedule((), key: .fault(index), at: startMillis + fault.atMillis)
+            schedule.timers.schedule((), key: .fault(index), at: clock.startMillis + fault.atMillis)
         }
-        if let notice = runStart.notice { effects.append(.notice(notice)) }
+        if let notice = clock.runStart.notice { effects.append(.notice(notice)) }
     }
 
     /// The model of the `index`th device of `platform` in a group: its platform's share of the
@@ -306,7 +217,7 @@ package struct FleetLoop {
 
     /// The store of the device with `installID` in group `group` (opened on first use).
     func makeStore(installID: String, group: Int) -> any DeviceStorage {
-        stores.store(installID: installID, syncEnabled: fleet.groups[group].config.sync != nil)
+        storage.stores.store(installID: installID, syncEnabled: fleet.groups[group].config.sync != nil)
     }
 
     /// Makes device `index` of group `group` (its platform, route, start offset, install id and
@@ -319,7 +230,7 @@ package struct FleetLoop {
         let group = fleet.groups[groupIndex]
         let id = Self.deviceID(group: group.name, index: index)
         let (platform, turn) = takePlatformTurn(group: groupIndex, rng: &deviceRNG)
-        let route = routes[group.routes[index % group.routes.count]]!
+        let route = roster.routes[group.routes[index % group.routes.count]]!
         let fraction: Double
         switch group.startOffset {
         case .fraction(let value): fraction = value
@@ -340,22 +251,27 @@ package struct FleetLoop {
                 metersPerSecond: speed, dwellEveryMeters: group.dwell?.everyMeters ?? 0,
                 dwellSeconds: group.dwell?.seconds ?? 0)
         }
-        let installID = installID(for: id, at: spawnAt, rng: &deviceRNG)
+        let installID = roster.installID(for: id, at: spawnAt, rng: &deviceRNG)
         let store = store ?? makeStore(installID: installID, group: groupIndex)
-        slotsByID[id] = slots.count
+        roster.slotsByID[id] = slots.count
         slots.append(
             DeviceSlot(
-                id: id, group: groupIndex, indexInGroup: index, platform: platform,
-                model: Self.model(platform: platform, index: turn, given: group.models),
-                osVersion: group.osVersions.value(for: platform, index: turn, defaults: OSVersions.table(platform)),
-                sdkVersion: group.sdkVersions.value(for: platform, index: turn, defaults: SDKVersions.default),
-                seed: deviceRNG.next(), device: nil, store: store,
-                provider: OSProvider(profile: group.provider, seed: deviceRNG.next()),
-                motion: RouteMotion(
-                    route: route, timing: timing, loops: group.loops, startFraction: fraction, travelMode: travelMode),
-                setOffAt: spawnAt, faultRNG: SplitMix64(seed: deviceRNG.next()),
-                uploads: RecentRing(capacity: recentCapacity), stateHistory: RecentRing(capacity: recentCapacity),
-                streams: RecentRing(capacity: recentCapacity)))
+                id: id, group: groupIndex, seed: deviceRNG.next(),
+                identity: PhoneIdentity(
+                    indexInGroup: index, platform: platform,
+                    model: Self.model(platform: platform, index: turn, given: group.models),
+                    osVersion: group.osVersions.value(for: platform, index: turn, defaults: OSVersions.table(platform)),
+                    sdkVersion: group.sdkVersions.value(for: platform, index: turn, defaults: SDKVersions.default)),
+                device: nil,
+                world: PhoneWorld(
+                    provider: OSProvider(profile: group.provider, seed: deviceRNG.next()),
+                    motion: RouteMotion(
+                        route: route, timing: timing, loops: group.loops, startFraction: fraction,
+                        travelMode: travelMode),
+                    setOffAt: spawnAt),
+                link: LinkFaults(rng: SplitMix64(seed: deviceRNG.next())),
+                storage: SlotStorage(store: store),
+                recent: RecentActivity(capacity: roster.recentCapacity)))
         noteChange(slots.count - 1)
     }
 
@@ -373,9 +289,7 @@ package struct FleetLoop {
             }
             pick -= entry.weight
         }
-        let turn = madeByPlatform[groupIndex, default: [:]][platform, default: 0]
-        madeByPlatform[groupIndex, default: [:]][platform] = turn + 1
-        return (platform, turn)
+        return (platform, roster.takeTurn(group: groupIndex, platform: platform))
     }
 
     /// Another shard's device of group `group`, with stream `rng`, is made: it takes its
@@ -392,36 +306,19 @@ package struct FleetLoop {
         SplitMix64(seed: seed).derived(salt).derived(UInt64(group)).derived(UInt64(index))
     }
 
-    /// How many recent uploads, state changes and stream values each of `devices` devices keeps:
-    /// 50, or in a fleet of more than 40,000, 2,000,000 ÷ `devices` (at least 10), so that what
-    /// they keep stays within a few hundred MB however large the fleet.
-    static func recentCapacity(devices: Int) -> Int {
-        min(50, max(10, 2_000_000 / max(devices, 1)))
-    }
-
     /// The run is over: every store is closed, and what the store-error log held back is said.
     package mutating func finish() {
         commitWaitingRows()
-        stores.closeAll()
+        storage.stores.closeAll()
         settleBacklog(before: .max)
-        for line in storeLog.flush() { effects.append(.log(FleetLogLine(.error, line))) }
+        for line in storage.errorLog.flush() { effects.append(.log(FleetLogLine(.error, line))) }
     }
 
     /// Where the clock got to, and the warp, for the data folder's `clock.json`; `stopped` for
     /// the run's last word. The driver writes it (see `ClockRecord` for when).
     package func clockRecord(stopped: Bool) -> ClockRecord {
         // With lookahead, devices ahead of the fleet's clock have stamped up to `reachedMillis`.
-        ClockRecord(reachedMillis: max(metrics.virtualNow, reachedMillis), warp: warp, stopped: stopped)
-    }
-
-    /// The install id of device `id`: kept from an earlier run on the same data directory, or
-    /// made now (and then remembered in `devices.json`).
-    package mutating func installID(for id: String, at millis: Int64, rng: inout SplitMix64) -> String {
-        if let known = installIDs[id] { return known }
-        var ids = UUIDv7Generator()
-        let made = ids.next(atUnixMillis: millis, using: &rng).text
-        installIDs[id] = made
-        return made
+        ClockRecord(reachedMillis: max(metrics.virtualNow, schedule.reachedMillis), warp: clock.warp, stopped: stopped)
     }
 
     // MARK: The loop
@@ -429,7 +326,7 @@ package struct FleetLoop {
     /// The earliest timer's deadline (mutating: stale timers at the top are dropped on the way,
     /// where a copy of the queue would copy the whole heap).
     package mutating func nextDeadline() -> Int64? {
-        timers.nextDeadline()
+        schedule.timers.nextDeadline()
     }
 
     /// How far a turn of `runDue` got.
@@ -451,13 +348,13 @@ package struct FleetLoop {
         var fired = 0
         var caughtUp = true
         var reached = metrics.virtualNow
-        var now = min(now, syncTarget ?? .max)
-        answerLimit = .max
-        while let due = nextDue(atOrBefore: lookahead ? now : min(now, answerLimit)) {
-            if !lookahead {
-                let lateness = Double(now - due.deadline) / max(warp, 1e-9)
+        var now = min(now, schedule.syncTarget ?? .max)
+        schedule.answerLimit = .max
+        while let due = nextDue(atOrBefore: schedule.lookahead ? now : min(now, schedule.answerLimit)) {
+            if !schedule.lookahead {
+                let lateness = Double(now - due.deadline) / max(clock.warp, 1e-9)
                 metrics.timerLateness.record(lateness)
-                recentTimerLateness.record(lateness)
+                schedule.recentTimerLateness.record(lateness)
             }
             reached = max(reached, due.deadline)
             fire(due.key, at: due.deadline)
@@ -467,16 +364,16 @@ package struct FleetLoop {
                 break
             }
         }
-        reachedMillis = max(reachedMillis, reached)
-        if lookahead {
+        schedule.reachedMillis = max(schedule.reachedMillis, reached)
+        if schedule.lookahead {
             // The fleet's clock is the instant every device has reached: all before the earliest
             // event still to fire (one waiting for an answer, or past the turn's end).
-            let frontier = min(now, (timers.nextDeadline() ?? .max) - 1)
+            let frontier = min(now, (schedule.timers.nextDeadline() ?? .max) - 1)
             metrics.virtualNow = max(metrics.virtualNow, frontier)
             settleBacklog(before: metrics.virtualNow)
             return Turn(reached: metrics.virtualNow, caughtUp: caughtUp)
         }
-        now = min(now, answerLimit)
+        now = min(now, schedule.answerLimit)
         // Device time never runs backwards: completions handled before the remaining timers
         // are stamped with the last deadline reached, not with a `now` the loop has not caught up to.
         metrics.virtualNow = caughtUp ? max(reached, now) : reached
@@ -490,7 +387,7 @@ package struct FleetLoop {
     private mutating func nextDue(atOrBefore instant: Int64) -> (deadline: Int64, key: LoopTimer, event: Void)? {
         let slots = slots
         let transfers = transfers
-        return timers.popDue(atOrBefore: instant) { key, deadline in
+        return schedule.timers.popDue(atOrBefore: instant) { key, deadline in
             let slot: Int
             switch key {
             case .device(let owner, _), .providerTick(let owner), .spawn(let owner), .relaunch(let owner),
@@ -502,7 +399,7 @@ package struct FleetLoop {
             case .fault, .faultEnd, .stage:
                 return .barrier
             }
-            guard let hold = slots[slot].answerHold, deadline >= hold else { return .fire }
+            guard let hold = slots[slot].waiting.answerHold, deadline >= hold else { return .fire }
             return .park(lane: slot)
         }
     }
@@ -512,22 +409,15 @@ package struct FleetLoop {
     /// device to reach the furthest instant any reached (`syncTarget`, which none passes), and
     /// once they all have, the clock stands there and commands run. Without it, always.
     package mutating func readyForCommands() -> Bool {
-        guard lookahead else { return true }
-        let target = syncTarget ?? max(reachedMillis, metrics.virtualNow)
-        guard (timers.nextDeadline() ?? .max) > target else {
-            syncTarget = target
+        guard schedule.lookahead else { return true }
+        let target = schedule.syncTarget ?? max(schedule.reachedMillis, metrics.virtualNow)
+        guard (schedule.timers.nextDeadline() ?? .max) > target else {
+            schedule.syncTarget = target
             return false
         }
-        syncTarget = nil
+        schedule.syncTarget = nil
         metrics.virtualNow = max(metrics.virtualNow, target)
         return true
-    }
-
-    /// Turns `lookahead` on or off (off: at a common instant, as after `readyForCommands()`).
-    package mutating func setLookahead(_ on: Bool) {
-        lookahead = on
-        syncTarget = nil
-        if !on { timers.releaseAll() }
     }
 
     private mutating func fire(_ timer: LoopTimer, at time: Int64) {
@@ -564,9 +454,9 @@ package struct FleetLoop {
         perform(commitRows(slot), slot: slot, at: time)
         do {
             // Made already at the start; a device the stages or the API add is made here.
-            try slots[slot].store.prepare()
-            restored = try slots[slot].store.readDeviceState()
-            pending = try slots[slot].store.pendingCount()
+            try slots[slot].storage.store.prepare()
+            restored = try slots[slot].storage.store.readDeviceState()
+            pending = try slots[slot].storage.store.pendingCount()
         } catch {
             reportStoreError(error, slot: slot, at: time, resume: .spawn)
             return
@@ -574,15 +464,16 @@ package struct FleetLoop {
         // What the store holds before the device does anything: carried over, not admitted now.
         settleLedger(slot, at: time)
         var state = restored
-        let installID = UUIDv7(installIDs[slots[slot].id] ?? "")
+        let installID = UUIDv7(roster.installIDs[slots[slot].id] ?? "")
         var actions: [DeviceAction] = []
         if state.installID == nil, let installID {
             state.installID = installID
             actions.append(.persistState([.installID(installID)]))
         }
         let (device, restoreActions) = Device.restore(
-            platform: slots[slot].platform, osVersion: slots[slot].osVersion, model: slots[slot].model,
-            sdkVersion: slots[slot].sdkVersion,
+            platform: slots[slot].identity.platform, osVersion: slots[slot].identity.osVersion,
+            model: slots[slot].identity.model,
+            sdkVersion: slots[slot].identity.sdkVersion,
             restored: state, pendingFixes: pending, seed: slots[slot].seed, now: time)
         slots[slot].device = device
         noteChange(slot)
@@ -601,7 +492,7 @@ package struct FleetLoop {
             feed(.start, to: slot, at: time)
         }
         // Killed before it spawned: the app ran until now, and is dead until the kill's relaunch.
-        if !slots[slot].processAlive { processGone(slot, at: time) }
+        if !slots[slot].os.processAlive { processGone(slot, at: time) }
     }
 
     /// The group's config with the run's ingest filled in where the file left the URL open.
@@ -617,7 +508,7 @@ package struct FleetLoop {
         for (key, value) in extras {
             result[key] =
                 value
-                .replacingOccurrences(of: "{index}", with: String(slots[slot].indexInGroup + 1))
+                .replacingOccurrences(of: "{index}", with: String(slots[slot].identity.indexInGroup + 1))
                 .replacingOccurrences(of: "{group}", with: fleet.groups[slots[slot].group].name)
                 .replacingOccurrences(of: "{id}", with: slots[slot].id)
         }
@@ -627,27 +518,27 @@ package struct FleetLoop {
     /// Where device `slot`'s phone truly is at `time`, along its route (read field by field: a
     /// method of the slot would copy the whole slot out of the array on every fix).
     func truePosition(of slot: Int, at time: Int64) -> TruePosition {
-        slots[slot].motion.position(afterMillis: time - slots[slot].setOffAt)
+        slots[slot].world.motion.position(afterMillis: time - slots[slot].world.setOffAt)
     }
 
     private mutating func providerTick(_ slot: Int, at time: Int64) {
-        guard let accuracy = slots[slot].accuracy, slots[slot].processAlive else { return }
-        timers.schedule((), key: .providerTick(slot), at: time + ProviderProfile.cadenceMillis(accuracy))
-        guard slots[slot].permissionGranted, slots[slot].locationServicesOn else { return }
+        guard let accuracy = slots[slot].world.accuracy, slots[slot].os.processAlive else { return }
+        schedule.timers.schedule((), key: .providerTick(slot), at: time + ProviderProfile.cadenceMillis(accuracy))
+        guard slots[slot].os.permissionGranted, slots[slot].os.locationServicesOn else { return }
         let truth = truePosition(of: slot, at: time)
         let moving = truth.speed > RouteMotion.standingSpeed
-        if slots[slot].wasMoving, !moving {
+        if slots[slot].world.wasMoving, !moving {
             feed(.dwellStarted(latitude: truth.latitude, longitude: truth.longitude), to: slot, at: time)
-        } else if !slots[slot].wasMoving, moving {
+        } else if !slots[slot].world.wasMoving, moving {
             feed(.dwellEnded, to: slot, at: time)
         }
-        slots[slot].wasMoving = moving
-        if var fix = slots[slot].provider.fix(at: time, truth: truth, request: accuracy) {
-            if let jump = slots[slot].gpsJump {
+        slots[slot].world.wasMoving = moving
+        if var fix = slots[slot].world.provider.fix(at: time, truth: truth, request: accuracy) {
+            if let jump = slots[slot].world.gpsJump {
                 if time < jump.until {
                     jump.move(&fix)
                 } else {
-                    slots[slot].gpsJump = nil
+                    slots[slot].world.gpsJump = nil
                 }
             }
             feed(.osFix(fix), to: slot, at: time)
@@ -672,12 +563,6 @@ package struct FleetLoop {
         if case .osFix = event, actions.isEmpty { return actions }
         noteChange(slot)
         return actions
-    }
-
-    /// How late timers fired since the last call, real ms; starts a new record.
-    package mutating func takeRecentTimerLateness() -> LatencyHistogram {
-        defer { recentTimerLateness = LatencyHistogram() }
-        return recentTimerLateness
     }
 
     /// The metrics, with the device counts: the devices noted since the last call are brought

@@ -5,7 +5,7 @@ package struct OutgoingTransfer {
     package var number: Int
     package var kind: TransferKind
     /// When the device sent it, virtual Unix ms (devices may stand at different instants: see
-    /// `FleetLoop.lookahead`).
+    /// `LoopSchedule.lookahead`).
     package var sentAt: Int64
     package var http: OutboundRequest
 }

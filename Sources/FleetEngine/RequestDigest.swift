@@ -6,7 +6,7 @@ import BeekonNet
 /// `--deterministic` and a server whose answers depend only on the requests send the same
 /// requests, so they print the same digest; a run that differs anywhere (a batch id, a `sent_at`,
 /// one fix) prints another. Folding per device is what lets devices run ahead of one another at
-/// `--warp max` (`FleetLoop.lookahead`): how their requests interleave depends on when real
+/// `--warp max` (`LoopSchedule.lookahead`): how their requests interleave depends on when real
 /// answers came, what each device sends does not. Not a cryptographic hash: it compares runs, it
 /// does not sign them.
 public struct RequestDigest: Sendable, Hashable, Codable {

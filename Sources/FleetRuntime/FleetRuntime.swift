@@ -70,7 +70,7 @@ public final class FleetRuntime: Sendable {
                     stores: SQLiteShelf(dataDirectory: part.dataDirectory, maxOpen: part.maxOpenStores)))
         }
         shard = options.shard
-        startsModelled = engines[0].transferTiming.isModelled
+        startsModelled = engines[0].clock.transferTiming.isModelled
         self.engines = engines
         hosts = engines.map { _ in LoopHost() }
         merged = Mutex((SnapshotMerger(shards: engines.count), [], FleetSnapshot()))
@@ -206,7 +206,7 @@ public final class FleetRuntime: Sendable {
         var end = RunEnd.stopped
         while true {
             let (completions, commandsWaiting, stopRequested) = host.takeInbox()
-            driver.engine.realNow = Self.realNanos()
+            driver.engine.clock.realNow = Self.realNanos()
             driver.deliver(completions)
             if stopRequested { break }
             // At max warp, commands wait until every device stands at one instant.

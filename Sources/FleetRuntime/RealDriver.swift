@@ -78,17 +78,17 @@ struct RealDriver {
         self.files = files
         self.loopIndex = loopIndex
         self.logger = logger
-        clock = FleetClock(startMillis: 0, warp: engine.warp, realNanos: 0)
-        maxWarp = engine.startsAtMaxWarp
-        self.engine.setLookahead(maxWarp || self.engine.transferTiming.isModelled)
+        clock = FleetClock(startMillis: 0, warp: engine.clock.warp, realNanos: 0)
+        maxWarp = engine.clock.startsAtMaxWarp
+        self.engine.schedule.setLookahead(maxWarp || self.engine.clock.transferTiming.isModelled)
     }
 
     /// Each device waits for its own answers rather than the whole fleet for every answer: at max
     /// warp, and at any warp with modelled timing, where a device's modelled answer instant waits
-    /// for its real answer (`FleetLoop.lookahead`). No device's request ever waits on another's.
+    /// for its real answer (`LoopSchedule.lookahead`). No device's request ever waits on another's.
     mutating func updateLookahead() {
-        let on = maxWarp || engine.transferTiming.isModelled
-        if engine.lookahead != on { engine.setLookahead(on) }
+        let on = maxWarp || engine.clock.transferTiming.isModelled
+        if engine.schedule.lookahead != on { engine.schedule.setLookahead(on) }
     }
 
     var options: RunOptions { engine.options }
@@ -98,32 +98,32 @@ struct RealDriver {
     /// every device made and every store prepared; `startClock` then starts the virtual clock
     /// (after every store is ready, so preparing them does not make the first timers late).
     mutating func start(wallNow: Int64, earlier: FleetLoop.EarlierStores) {
-        engine.realNow = FleetRuntime.realNanos()
+        engine.clock.realNow = FleetRuntime.realNanos()
         engine.start(wallNow: wallNow, earlier: earlier)
         carryOutEffects()
     }
 
     /// Starts the virtual clock at real instant `clockStarts`, the same for every loop of the run.
     mutating func startClock(realNanos clockStarts: UInt64) {
-        clock = FleetClock(startMillis: engine.startMillis, warp: engine.warp, realNanos: clockStarts)
-        maxSince = (engine.startMillis, clockStarts)
+        clock = FleetClock(startMillis: engine.clock.startMillis, warp: engine.clock.warp, realNanos: clockStarts)
+        maxSince = (engine.clock.startMillis, clockStarts)
         paceMeter = PaceMeter(
-            realNanos: clockStarts, virtualMillis: engine.startMillis, warp: maxWarp ? nil : clock.warp)
+            realNanos: clockStarts, virtualMillis: engine.clock.startMillis, warp: maxWarp ? nil : clock.warp)
         engine.metrics.pace = paceMeter.pace
         recordClock(stopped: false, realNanos: clockStarts)
         logger.debug(
             "the virtual clock starts",
             metadata: [
-                "at": "\(Timestamp.text(unixMillis: engine.startMillis))",
-                "warp": "\(maxWarp ? "max" : String(format: "%g", engine.warp))", "seed": "\(engine.seed)",
+                "at": "\(Timestamp.text(unixMillis: engine.clock.startMillis))",
+                "warp": "\(maxWarp ? "max" : String(format: "%g", engine.clock.warp))", "seed": "\(engine.seed)",
                 "devices": "\(engine.slots.count)", "maxOpenStores": "\(options.maxOpenStores)",
-                "maxConnections": "\(options.maxConnections)", "timing": "\(engine.transferTiming)",
+                "maxConnections": "\(options.maxConnections)", "timing": "\(engine.clock.transferTiming)",
             ])
     }
 
     /// The virtual instant this turn may run to: the clock's reading, never an answer instant
     /// whose real answer is not in yet; at max warp, the run's end (each device stops short of
-    /// its own outstanding answers: `FleetLoop.lookahead`), or with nothing scheduled, where the
+    /// its own outstanding answers: `LoopSchedule.lookahead`), or with nothing scheduled, where the
     /// clock stands.
     mutating func reachable(realNanos: UInt64) -> Int64 {
         let reached = engine.metrics.virtualNow
@@ -169,7 +169,7 @@ struct RealDriver {
         if !turn.caughtUp, !maxWarp {
             // With lookahead the turn reports the frontier (devices waiting for answers stand
             // behind it); the fleet's own pace is the furthest device's.
-            let reached = engine.lookahead ? max(turn.reached, engine.reachedMillis) : turn.reached
+            let reached = engine.schedule.lookahead ? max(turn.reached, engine.schedule.reachedMillis) : turn.reached
             engine.metrics.clockLagDroppedMillis += clock.dropLag(reached: reached, realNanos: realNanos)
         }
         let spawnEnds = FleetRuntime.realNanos() + Self.turnNanos
@@ -197,7 +197,7 @@ struct RealDriver {
         paceMeter.record(
             PaceMeter.Reading(
                 realNanos: realNanos, virtualMillis: paceMillis,
-                lateness: engine.takeRecentTimerLateness(),
+                lateness: engine.schedule.takeRecentTimerLateness(),
                 answerLagMillis: maxWarp ? 0 : paceMillis - engine.metrics.virtualNow))
         engine.metrics.pace = paceMeter.pace
     }
@@ -205,7 +205,8 @@ struct RealDriver {
     /// The virtual time the fleet's own pace is read from: the clock's frontier, or with lookahead
     /// at a warp the furthest device (those waiting for answers stand behind: the server's pace).
     var paceMillis: Int64 {
-        engine.lookahead && !maxWarp ? max(engine.metrics.virtualNow, engine.reachedMillis) : engine.metrics.virtualNow
+        engine.schedule.lookahead && !maxWarp
+            ? max(engine.metrics.virtualNow, engine.schedule.reachedMillis) : engine.metrics.virtualNow
     }
 
     /// A new setting of the clock (warp, max warp, pause) starts a new pace window from the time
@@ -214,7 +215,7 @@ struct RealDriver {
         let warp = maxWarp ? nil : clock.warp
         let current = engine.metrics.pace
         guard warp != current.warp || clock.isPaused != current.paused else { return }
-        _ = engine.takeRecentTimerLateness()
+        _ = engine.schedule.takeRecentTimerLateness()
         paceMeter.restart(
             realNanos: realNanos, virtualMillis: paceMillis, warp: warp, paused: clock.isPaused)
         engine.metrics.pace = paceMeter.pace
@@ -222,7 +223,7 @@ struct RealDriver {
 
     /// Hands real answers to the engine.
     mutating func deliver(_ completions: [(number: Int, result: HTTPResult)]) {
-        engine.wallMillis = FleetRuntime.wallMillis()
+        engine.clock.wallMillis = FleetRuntime.wallMillis()
         for completion in completions {
             logger.trace(
                 "transfer finished",
@@ -310,7 +311,7 @@ struct RealDriver {
     /// its virtual deadline.
     func realTimeoutMillis(_ kind: FleetRuntime.TransferKind) -> Int {
         if let bound = options.realTimeoutMillis { return bound }
-        if engine.transferTiming.isModelled { return Int(FleetLoop.timeoutMillis(kind)) }
+        if engine.clock.transferTiming.isModelled { return Int(FleetLoop.timeoutMillis(kind)) }
         return Int((Double(FleetLoop.timeoutMillis(kind)) / min(clock.warp, 1)).rounded(.up)) + 5_000
     }
 
@@ -432,7 +433,7 @@ struct RealDriver {
     mutating func recordHorizon(from next: Int64, realNanos: UInt64) -> Int64 {
         if next + Self.horizonMillis / 2 > horizon {
             horizon = next + Self.horizonMillis
-            write(ClockRecord(reachedMillis: horizon, warp: engine.warp, stopped: false), realNanos: realNanos)
+            write(ClockRecord(reachedMillis: horizon, warp: engine.clock.warp, stopped: false), realNanos: realNanos)
         }
         return horizon
     }

@@ -32,7 +32,7 @@ enum RunFiles {
     {
         guard case .spec(let group) = request.template else { return [:] }
         var routes: [String: Route] = [:]
-        for path in group.routes where engine.routes[path] == nil && routes[path] == nil {
+        for path in group.routes where engine.roster.routes[path] == nil && routes[path] == nil {
             do throws(RouteError) {
                 routes[path] = try Route.load(path: Route.resolvedPath(path, folder: engine.options.routeFolder))
             } catch {

@@ -66,10 +66,10 @@ struct SimulatedFleet {
         network: @escaping (SimulatedRequest) -> SimulatedAnswer
     ) throws(RunError) {
         engine = try FleetLoop(fleet: fleet, options: options)
-        maxWarp = engine.startsAtMaxWarp
+        maxWarp = engine.clock.startsAtMaxWarp
         self.network = network
         engine.start(wallNow: wallNow)
-        clock = FleetClock(startMillis: engine.startMillis, warp: engine.warp, realNanos: 0)
+        clock = FleetClock(startMillis: engine.clock.startMillis, warp: engine.clock.warp, realNanos: 0)
         carryOutEffects()
     }
 
@@ -122,9 +122,9 @@ struct SimulatedFleet {
     /// is due there.
     private mutating func step(to instant: Int64) {
         repeat {
-            engine.realNow = clock.realNanos(reaching: instant)
+            engine.clock.realNow = clock.realNanos(reaching: instant)
             engine.runDue(until: instant)
-            engine.spawnDue(realNanos: engine.realNow)
+            engine.spawnDue(realNanos: engine.clock.realNow)
             carryOutEffects()
             while let answer = arriving.first, answer.at <= instant {
                 arriving.removeFirst()
@@ -135,7 +135,7 @@ struct SimulatedFleet {
     }
 
     /// Runs to `instant` as the real driver runs at max warp: devices run ahead of one another's
-    /// outstanding answers (`FleetLoop.lookahead`, modelled timing), turns are cut short at
+    /// outstanding answers (`LoopSchedule.lookahead`, modelled timing), turns are cut short at
     /// random, and real answers come back between turns, a few at a time, in an order `rng`
     /// draws (a hang comes back as the real request's own timeout). Each of `commands` is asked
     /// for after its turn number and runs once every device stands at one instant
@@ -144,8 +144,8 @@ struct SimulatedFleet {
     mutating func advanceAhead(
         to instant: Int64, rng: inout SplitMix64, commands: [(afterTurn: Int, run: (inout FleetLoop) -> Void)] = []
     ) -> [Int64] {
-        engine.setLookahead(true)
-        defer { engine.setLookahead(false) }
+        engine.schedule.setLookahead(true)
+        defer { engine.schedule.setLookahead(false) }
         var ranAt: [Int64] = []
         var turn = 0
         while true {
@@ -223,17 +223,17 @@ struct SimulatedFleet {
                     // Timed as answered, no answer ever comes. Modelled, the real driver's request
                     // ends at its wall-clock bound (which no virtual instant waits on here), and
                     // the device hears its own timeout at its deadline.
-                    guard case .modelled = engine.transferTiming else { continue }
+                    guard case .modelled = engine.clock.transferTiming else { continue }
                     after = 0
                     result = .failed(kind: .timeout, message: "simulated hang", latencyMillis: 0)
                 }
-                if engine.lookahead {
+                if engine.schedule.lookahead {
                     onWire.append((transfer.number, result))
                     continue
                 }
                 // Modelled timing decides the answer's instant itself; the answer is in at once.
                 let at: Int64
-                if case .modelled = engine.transferTiming { at = now } else { at = now + max(0, after) }
+                if case .modelled = engine.clock.transferTiming { at = now } else { at = now + max(0, after) }
                 let place = arriving.firstIndex { $0.at > at } ?? arriving.endIndex
                 arriving.insert((at, transfer.number, result), at: place)
             case .cancel(let number, _):
@@ -254,7 +254,7 @@ struct SimulatedFleet {
 
     /// The server's own time for an answer `millis` virtual ms after the send, at the run's warp.
     private func serverMillis(_ millis: Int64) -> Double {
-        Double(max(0, millis)) / engine.warp
+        Double(max(0, millis)) / engine.clock.warp
     }
 }
 
@@ -391,11 +391,12 @@ public final class SimulatedRuntime: FleetControl {
         let snapshot = fleet.withLock { fleet in
             var metrics = fleet.engine.snapshot()
             // The real time a driver at the run's warp would have run for (rates per second).
-            metrics.realSeconds = Double(fleet.engine.realNow) / 1e9
+            metrics.realSeconds = Double(fleet.engine.clock.realNow) / 1e9
             // No wall to keep up with: the warp set, its pace unmeasured.
-            metrics.pace = FleetPace(warp: fleet.maxWarp ? nil : fleet.engine.warp)
+            metrics.pace = FleetPace(warp: fleet.maxWarp ? nil : fleet.engine.clock.warp)
             metrics.pace.paused = paused
-            var snapshot = fleet.engine.fleetSnapshot(metrics: metrics, paused: paused, realNanos: fleet.engine.realNow)
+            var snapshot = fleet.engine.fleetSnapshot(
+                metrics: metrics, paused: paused, realNanos: fleet.engine.clock.realNow)
             snapshot.maxWarp = fleet.maxWarp
             return snapshot
         }

@@ -78,7 +78,8 @@ struct ActivityRunTests {
             #expect(Double(labelled) >= 0.8 * Double(settled.count), "\(device): \(labelled) of \(settled.count)")
             if slot.group == 1 {
                 let stopped = fixes.count {
-                    slot.motion.position(afterMillis: $0.timestamp - slot.setOffAt).speed == 0 && $0.activity == moving
+                    slot.world.motion.position(afterMillis: $0.timestamp - slot.world.setOffAt).speed == 0
+                        && $0.activity == moving
                 }
                 #expect(stopped > 0, "\(device) was never labelled automotive while standing at a light")
             }

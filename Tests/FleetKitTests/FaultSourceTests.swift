@@ -53,14 +53,14 @@ struct FaultSourceTests {
         var timeline = try Self.fleet(
             timelineSpace,
             faults: "faults:\n  - {at: 2m250ms, for: 10m, select: {fraction: 0.5, seed: 7}, action: networkOffline}\n")
-        let start = timeline.engine.startMillis
+        let start = timeline.engine.clock.startMillis
         timeline.advance(to: start + 17 * Self.minute)
         let expected = try #require(timeline.engine.metrics.drains.first)
 
         let apiSpace = try FleetRuntimeTests.Workspace()
         defer { apiSpace.cleanUp() }
         var api = try Self.fleet(apiSpace)
-        #expect(api.engine.startMillis == start)
+        #expect(api.engine.clock.startMillis == start)
         api.advance(to: start + Self.began)
         let offline = try api.command { (engine) throws(FleetControlError) in
             try engine.act(.networkOffline, on: Self.half)
@@ -115,7 +115,7 @@ struct FaultSourceTests {
         defer { timelineSpace.cleanUp() }
         var timeline = try Self.fleet(
             timelineSpace, faults: "faults:\n  - {at: 2m, for: 10m, select: all, action: networkOffline}\n")
-        let start = timeline.engine.startMillis
+        let start = timeline.engine.clock.startMillis
         timeline.advance(to: start + 2 * Self.minute)
         let apiSpace = try FleetRuntimeTests.Workspace()
         defer { apiSpace.cleanUp() }

@@ -130,8 +130,8 @@ struct FixAccountingTests {
         var fleet = try Self.fleet(workspace) { _ in .respond(status: 200, afterMillis: 20_000) }
         fleet.advance(byMillis: 2 * 60_000)
         let deleted = fleet.engine.slots[0].id
-        while fleet.engine.slots[0].transfersOut.isEmpty { fleet.advance(byMillis: 1_000) }
-        let out = try #require(fleet.engine.transfers[fleet.engine.slots[0].transfersOut[0]])
+        while fleet.engine.slots[0].waiting.transfersOut.isEmpty { fleet.advance(byMillis: 1_000) }
+        let out = try #require(fleet.engine.transfers[fleet.engine.slots[0].waiting.transfersOut[0]])
         _ = try fleet.command { (engine) throws(FleetControlError) in try engine.delete(deleted) }
         fleet.advance(byMillis: 3 * 60_000)
         let metrics = fleet.engine.snapshot()
@@ -175,7 +175,7 @@ struct FixAccountingTests {
               - {at: 2m, for: 10m, select: all, action: networkOffline}
             """
         var fleet = try Self.fleet(workspace, faults: faults) { _ in .respond(status: 200, afterMillis: 500) }
-        let start = fleet.engine.startMillis
+        let start = fleet.engine.clock.startMillis
         fleet.advance(byMillis: 11 * 60_000)
         #expect(fleet.engine.metrics.drains.isEmpty, "the fault has not ended")
         fleet.advance(byMillis: 5 * 60_000)
@@ -258,13 +258,16 @@ struct PhoneModelTests {
             """
         let fleet = try workspace.simulated(yaml, timing: .deterministic)
         let slots = fleet.engine.slots
-        #expect(Set(slots.map(\.platform)) == [.ios, .android])
+        #expect(Set(slots.map(\.identity.platform)) == [.ios, .android])
         for slot in slots {
             #expect(
-                PhoneModels.platform(of: slot.model) == slot.platform, "\(slot.id): \(slot.model) on \(slot.platform)")
+                PhoneModels.platform(of: slot.identity.model) == slot.identity.platform,
+                "\(slot.id): \(slot.identity.model) on \(slot.identity.platform)")
         }
         #expect(
-            slots.filter { $0.group == 0 }.allSatisfy { $0.model == ($0.platform == .ios ? "iPhone15,3" : "Pixel 8") })
-        #expect(Set(slots.filter { $0.group == 1 }.map(\.model)).count > 2, "the tables give several models")
+            slots.filter { $0.group == 0 }.allSatisfy {
+                $0.identity.model == ($0.identity.platform == .ios ? "iPhone15,3" : "Pixel 8")
+            })
+        #expect(Set(slots.filter { $0.group == 1 }.map(\.identity.model)).count > 2, "the tables give several models")
     }
 }

@@ -60,7 +60,7 @@ struct FleetLoopWorldTests {
         _ = try grown.command { (engine) throws(FleetControlError) in
             try engine.spawn(SpawnRequest(template: .group("walkers"), count: 11))
         }
-        let offline = { (fleet: SimulatedFleet) in Set(fleet.engine.slots.filter { !$0.online }.map(\.id)) }
+        let offline = { (fleet: SimulatedFleet) in Set(fleet.engine.slots.filter { !$0.os.online }.map(\.id)) }
         let wholeOffline = offline(whole)
         let grownOffline = offline(grown)
         #expect(
@@ -103,32 +103,32 @@ struct FleetLoopWorldTests {
 
         fleet.advance(to: Self.start + 30_000)
         let walker = try spawn(&fleet, "walkers")
-        #expect(walker.permissionGranted, "the grant on its group came after the revoke on all")
-        #expect(walker.online && walker.locationServicesOn, "an action on others or on ids reached it")
+        #expect(walker.os.permissionGranted, "the grant on its group came after the revoke on all")
+        #expect(walker.os.online && walker.os.locationServicesOn, "an action on others or on ids reached it")
         #expect(
-            !walker.processAlive && walker.listedState.description == "dead",
+            !walker.os.processAlive && walker.listedState.description == "dead",
             "spawned within the kill's minute, it is not dead")
         let other = try spawn(&fleet, "others")
-        #expect(!other.permissionGranted && !other.online && other.processAlive)
+        #expect(!other.os.permissionGranted && !other.os.online && other.os.processAlive)
 
         fleet.advance(to: Self.start + 90_000)
         // Relaunched with the devices the kill reached, a minute after it.
         for id in ["walkers-0001", walker.id] {
-            let history = try #require(fleet.slot(id)).stateHistory.elements
+            let history = try #require(fleet.slot(id)).recent.stateHistory.elements
             #expect(history.first { $0.at > Self.start + 30_000 }?.at == Self.start + 60_000, "\(id): \(history)")
         }
         let late = try spawn(&fleet, "walkers")
-        #expect(late.processAlive, "spawned after the kill's relaunch, it is dead")
-        #expect(late.permissionGranted)
+        #expect(late.os.processAlive, "spawned after the kill's relaunch, it is dead")
+        #expect(late.os.permissionGranted)
 
         try fleet.command { (engine) throws(FleetControlError) in
             _ = try engine.act(.grantPermission, on: .all)
             _ = try engine.act(.networkOnline, on: .all)
         }
         let undone = try spawn(&fleet, "others")
-        #expect(undone.permissionGranted && undone.online)
+        #expect(undone.os.permissionGranted && undone.os.online)
         #expect(
-            fleet.engine.lasting.isEmpty,
-            "undone actions and a relaunch that came are still kept: \(fleet.engine.lasting)")
+            fleet.engine.roster.lasting.isEmpty,
+            "undone actions and a relaunch that came are still kept: \(fleet.engine.roster.lasting)")
     }
 }

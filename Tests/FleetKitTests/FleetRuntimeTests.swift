@@ -152,7 +152,7 @@ struct FleetRuntimeTests {
         let stored = try fleet.storedFixes()
         var firstAfter: [Int64] = []
         for slot in fleet.engine.slots {
-            let changes = slot.stateHistory.elements.filter { $0.at >= revoked }
+            let changes = slot.recent.stateHistory.elements.filter { $0.at >= revoked }
             #expect(
                 changes == [
                     StateChange(at: revoked, state: .sdk(.paused(.permissionRevoked))),
@@ -201,7 +201,7 @@ struct FleetRuntimeTests {
             #expect(
                 Set(uploads.prefix(3).map(\.locationIDs)).count == 1,
                 "\(slot.id) sent other fixes under the same batch_id")
-            let heard = slot.uploads.elements.prefix(3).map { ($0.at - Self.start, $0.outcome) }
+            let heard = slot.recent.uploads.elements.prefix(3).map { ($0.at - Self.start, $0.outcome) }
             #expect(heard.map(\.0) == [90 * second, 240 * second, 482 * second])
             #expect(heard.map(\.1) == [.injectedTimeout, .injectedTimeout, .status(200)])
             // And the next batch leaves at once: the drain goes on.
@@ -264,7 +264,7 @@ struct FleetRuntimeTests {
             fleet.advance(byMillis: 20 * Self.minute)
             let admitted = Set(ingest.uploads.flatMap(\.locationIDs)).union(try fleet.storedFixes().map(\.id))
             #expect(admitted.count == fleet.engine.metrics.fixesStored)
-            return (fleet.engine.installIDs, admitted)
+            return (fleet.engine.roster.installIDs, admitted)
         }
         let taken = try run(.ok)
         let other = try run(answer)

@@ -7,7 +7,7 @@ import Testing
 @testable import FleetRuntime
 
 /// `--warp max` lets devices run ahead of one another's outstanding answers
-/// (`FleetLoop.lookahead`). Whatever order real answers come back in and however turns are cut,
+/// (`LoopSchedule.lookahead`). Whatever order real answers come back in and however turns are cut,
 /// each device must live exactly what it lives on a clock held for every answer.
 @Suite("Lookahead: devices run ahead of one another's answers")
 struct LookaheadTests {
@@ -77,7 +77,7 @@ struct LookaheadTests {
             )
         }
         for slot in fleet.engine.slots {
-            lived[slot.id, default: Lived(sent: [], heard: [], state: "")].heard = slot.uploads.elements.map {
+            lived[slot.id, default: Lived(sent: [], heard: [], state: "")].heard = slot.recent.uploads.elements.map {
                 "\($0.at) \($0.batchID) \($0.outcome) \($0.latencyMillis)"
             }
             lived[slot.id]?.state = slot.listedState.description
@@ -148,7 +148,7 @@ struct LookaheadTests {
         #expect(ahead.engine.metrics.history.rows == held.engine.metrics.history.rows)
         #expect(ahead.engine.metrics.fixes.ledger == held.engine.metrics.fixes.ledger)
         let commits = { (fleet: SimulatedFleet) in
-            fleet.engine.slots.reduce(0) { $0 + (($1.store as? DeviceStore)?.rowCommits ?? 0) }
+            fleet.engine.slots.reduce(0) { $0 + (($1.storage.store as? DeviceStore)?.rowCommits ?? 0) }
         }
         let rows = held.engine.metrics.fixesStored + held.engine.metrics.geofenceEvents
         #expect(commits(held) == rows)

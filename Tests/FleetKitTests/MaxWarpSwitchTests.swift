@@ -48,9 +48,9 @@ struct MaxWarpSwitchTests {
             options: RunOptions(
                 dataDirectory: workspace.data, ingest: "http://ingest.invalid/ingest", warp: warp,
                 routeFolder: workspace.folder.path, transferTiming: timing))
-        #expect(engine.startsAtMaxWarp == max)
-        #expect(engine.transferTiming == (modelled ? .deterministic : .asAnswered))
-        #expect(engine.warp == rate)
+        #expect(engine.clock.startsAtMaxWarp == max)
+        #expect(engine.clock.transferTiming == (modelled ? .deterministic : .asAnswered))
+        #expect(engine.clock.warp == rate)
     }
 
     @Test("max warp with timing as answered, asked for explicitly, is refused")
@@ -98,7 +98,7 @@ struct MaxWarpSwitchTests {
         #expect(fleet.maxWarp)
         fleet.advance(byMillis: 10_000)
         let heard = try #require(
-            fleet.engine.slots.flatMap(\.uploads.elements).first {
+            fleet.engine.slots.flatMap(\.recent.uploads.elements).first {
                 $0.batchID.text == SimulatedFleetTests.batchID(first)
             })
         #expect(heard.outcome == .status(200))
@@ -106,7 +106,7 @@ struct MaxWarpSwitchTests {
 
         // Each device keeps its last 50 uploads: two minutes of them.
         fleet.advance(byMillis: 2 * 60_000)
-        let records = fleet.engine.slots.flatMap(\.uploads.elements)
+        let records = fleet.engine.slots.flatMap(\.recent.uploads.elements)
         // Every upload sent after the switch and heard by the end took 100 virtual ms.
         let later = fleet.sent.filter { $0.sentAt > sentAt + switchAfterSend }
         let laterHeard = later.compactMap { request in
@@ -124,10 +124,10 @@ struct MaxWarpSwitchTests {
         fleet.setWarp(.max)
         fleet.advance(byMillis: 60_000)
         fleet.setWarp(.rate(30))
-        #expect(!fleet.maxWarp && fleet.engine.warp == 30)
-        #expect(fleet.engine.transferTiming == .deterministic)
+        #expect(!fleet.maxWarp && fleet.engine.clock.warp == 30)
+        #expect(fleet.engine.clock.transferTiming == .deterministic)
         fleet.advance(byMillis: 4 * 60_000)
-        let latencies = Set(fleet.engine.slots.flatMap(\.uploads.elements).map(\.latencyMillis))
+        let latencies = Set(fleet.engine.slots.flatMap(\.recent.uploads.elements).map(\.latencyMillis))
         #expect(latencies == [100])
     }
 }

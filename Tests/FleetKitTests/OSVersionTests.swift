@@ -132,10 +132,11 @@ struct OSVersionTests {
             """
         let fleet = try workspace.simulated(yaml, timing: .deterministic)
         let slots = fleet.engine.slots
-        #expect(slots.filter { $0.group == 0 }.map(\.osVersion) == OSVersions.ios)
-        #expect(slots.filter { $0.group == 1 }.map(\.osVersion) == OSVersions.android)
-        #expect(slots.filter { $0.group == 0 }.allSatisfy { $0.sdkVersion == "0.1.1" })
-        #expect(slots.filter { $0.group == 1 }.map(\.sdkVersion).prefix(4) == ["0.1.1", "0.1.0", "0.1.1", "0.1.0"])
+        #expect(slots.filter { $0.group == 0 }.map(\.identity.osVersion) == OSVersions.ios)
+        #expect(slots.filter { $0.group == 1 }.map(\.identity.osVersion) == OSVersions.android)
+        #expect(slots.filter { $0.group == 0 }.allSatisfy { $0.identity.sdkVersion == "0.1.1" })
+        #expect(
+            slots.filter { $0.group == 1 }.map(\.identity.sdkVersion).prefix(4) == ["0.1.1", "0.1.0", "0.1.1", "0.1.0"])
         var engine = fleet.engine
         engine.recordChanges()
         let snapshot = engine.fleetSnapshot(metrics: engine.snapshot(), paused: false, realNanos: 0)
@@ -160,13 +161,13 @@ struct OSVersionTests {
                 route: walk.csv
             """
         let fleet = try workspace.simulated(yaml, timing: .deterministic)
-        let ios = fleet.engine.slots.filter { $0.platform == .ios }
-        let android = fleet.engine.slots.filter { $0.platform == .android }
+        let ios = fleet.engine.slots.filter { $0.identity.platform == .ios }
+        let android = fleet.engine.slots.filter { $0.identity.platform == .android }
         #expect(ios.count > 5 && android.count > 5)
-        #expect(ios.map(\.osVersion.description) == ios.indices.map { ["16.7", "18.7"][$0 % 2] })
-        #expect(android.map(\.osVersion.description) == android.indices.map { ["14", "15", "16"][$0 % 3] })
-        #expect(ios.map(\.model) == ios.indices.map { ["iPhone15,3", "iPhone16,1"][$0 % 2] })
-        #expect(android.map(\.model) == android.indices.map { ["Pixel 8", "Pixel 9"][$0 % 2] })
+        #expect(ios.map(\.identity.osVersion.description) == ios.indices.map { ["16.7", "18.7"][$0 % 2] })
+        #expect(android.map(\.identity.osVersion.description) == android.indices.map { ["14", "15", "16"][$0 % 3] })
+        #expect(ios.map(\.identity.model) == ios.indices.map { ["iPhone15,3", "iPhone16,1"][$0 % 2] })
+        #expect(android.map(\.identity.model) == android.indices.map { ["Pixel 8", "Pixel 9"][$0 % 2] })
     }
 
     @Test("the tables hold only releases Beekon runs on, each platform's own")

@@ -14,6 +14,6 @@ struct RecentCapacityTests {
             (1_000_000, 10),
         ])
     func capacity(devices: Int, kept: Int) {
-        #expect(FleetLoop.recentCapacity(devices: devices) == kept)
+        #expect(DeviceRoster.recentCapacity(devices: devices) == kept)
     }
 }

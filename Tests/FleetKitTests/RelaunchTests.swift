@@ -170,14 +170,14 @@ struct RelaunchTests {
         let back = Self.downAt + expected.backAfterSeconds * 1000
 
         Self.advance(&loop, to: back - 1)
-        #expect(!loop.slots[0].processAlive && loop.slots[0].listedState.description == "dead")
+        #expect(!loop.slots[0].os.processAlive && loop.slots[0].listedState.description == "dead")
         #expect(loop.metrics.fixesStored == stored, "fixes stored while the app was dead")
         #expect(loop.metrics.batchesSent + loop.metrics.refreshesSent == sent, "requests sent while the app was dead")
         #expect(try loop.locations(of: id, from: Self.downAt + 1, to: back - 1, limit: 10).isEmpty)
         #expect(try Self.relaunches(loop, id).isEmpty)
 
         Self.advance(&loop, to: back)
-        #expect(loop.slots[0].processAlive)
+        #expect(loop.slots[0].os.processAlive)
         #expect(try Self.relaunches(loop, id) == [Relaunch(at: back, cause: expected.cause)])
 
         // It tracks again, in the same session, by itself.
@@ -195,11 +195,11 @@ struct RelaunchTests {
         _ = try loop.act(.kill(relaunchAfterMillis: nil), on: .all)
         let stored = loop.metrics.fixesStored
         Self.advance(&loop, to: Self.downAt + 6 * 3_600_000)
-        #expect(!loop.slots[0].processAlive && loop.slots[0].listedState.description == "dead")
+        #expect(!loop.slots[0].os.processAlive && loop.slots[0].listedState.description == "dead")
         #expect(loop.metrics.fixesStored == stored)
         #expect(try Self.relaunches(loop, loop.slots[0].id).isEmpty)
-        #expect(loop.timers.isScheduled(.significantMoveCheck(0)))
-        #expect(!loop.timers.isScheduled(.relaunch(0)))
+        #expect(loop.schedule.timers.isScheduled(.significantMoveCheck(0)))
+        #expect(!loop.schedule.timers.isScheduled(.relaunch(0)))
     }
 
     struct SpawnCase: Sendable, CustomTestStringConvertible {
@@ -260,8 +260,8 @@ struct RelaunchTests {
         let spawnAt = Self.downAt + expected.spawnAfterSeconds * 1000
         Self.advance(&loop, to: spawnAt)
         let id = try #require(try loop.spawn(SpawnRequest(template: .group("phones"), count: 1)).first)
-        loop.spawnDue(realNanos: loop.realNow)
-        let slot = try #require(loop.slotsByID[id])
+        loop.spawnDue(realNanos: loop.clock.realNow)
+        let slot = try #require(loop.roster.slotsByID[id])
         #expect(loop.slots[slot].device != nil, "not spawned")
         guard let cause = expected.cause else {
             #expect(loop.slots[slot].listedState.description != "dead")
@@ -270,10 +270,10 @@ struct RelaunchTests {
         #expect(loop.slots[slot].listedState.description == "dead")
         let back = Self.downAt + expected.backAfterSeconds * 1000
         Self.advance(&loop, to: back - 1)
-        #expect(!loop.slots[slot].processAlive)
+        #expect(!loop.slots[slot].os.processAlive)
         #expect(try loop.locations(of: id, from: spawnAt, to: back - 1, limit: 10).isEmpty)
         Self.advance(&loop, to: back)
-        #expect(loop.slots[slot].processAlive)
+        #expect(loop.slots[slot].os.processAlive)
         #expect(try Self.relaunches(loop, id) == [Relaunch(at: back, cause: cause)])
     }
 
@@ -286,22 +286,22 @@ struct RelaunchTests {
         Self.advance(&loop, to: Self.downAt)
         _ = try loop.act(.kill(relaunchAfterMillis: nil), on: .all)
         // The store's file is not a database when WorkManager relaunches the app.
-        let database = "\(loop.options.dataDirectory)/devices/\(try #require(loop.installIDs[id]))/beekon.db"
+        let database = "\(loop.options.dataDirectory)/devices/\(try #require(loop.roster.installIDs[id]))/beekon.db"
         let kept = database + ".kept"
-        loop.stores.closeAll()
+        loop.storage.stores.closeAll()
         try FileManager.default.moveItem(atPath: database, toPath: kept)
         try Data(repeating: 0x78, count: 8192).write(to: URL(fileURLWithPath: database))
         Self.advance(&loop, to: Self.downAt + 60_000)
-        #expect(loop.slots[0].listedState.description == "storeError" && !loop.slots[0].processAlive)
-        #expect(loop.slots[0].storeProblem?.resume == .relaunch(.workManager))
+        #expect(loop.slots[0].listedState.description == "storeError" && !loop.slots[0].os.processAlive)
+        #expect(loop.slots[0].storage.problem?.resume == .relaunch(.workManager))
         #expect(try Self.relaunches(loop, id).isEmpty)
 
-        loop.stores.closeAll()
+        loop.storage.stores.closeAll()
         try FileManager.default.removeItem(atPath: database)
         try FileManager.default.moveItem(atPath: kept, toPath: database)
         // The first retry, 10 s after the failure, finds it readable.
         Self.advance(&loop, to: Self.downAt + 70_000)
-        #expect(loop.slots[0].processAlive && loop.slots[0].storeProblem == nil)
+        #expect(loop.slots[0].os.processAlive && loop.slots[0].storage.problem == nil)
         #expect(try Self.relaunches(loop, id) == [Relaunch(at: Self.downAt + 70_000, cause: .workManager)])
     }
 }

@@ -98,11 +98,11 @@ struct SDKCallActionTests {
         var fleet = try Self.fleet(workspace, Self.yaml(autoStart: autoStart, faults: "  " + faults))
         fleet.advance(byMillis: 2 * 60_000)
         for slot in fleet.engine.slots {
-            let answer = try #require(slot.lastCurrentLocation, "\(slot.id) heard no answer")
+            let answer = try #require(slot.recent.lastCurrentLocation, "\(slot.id) heard no answer")
             #expect(Expected(answer.answer) == expected, "\(slot.id)")
             #expect(answer.at == Self.start + answeredAfter, "\(slot.id)")
             #expect(answer.requestID == 1)
-            #expect(slot.currentLocationCalls == 1)
+            #expect(slot.recent.currentLocationCalls == 1)
             if case .fix(let fix) = answer.answer {
                 #expect(fix.trigger == .manual)
                 #expect(fix.timestamp == Self.start + answeredAfter)
@@ -117,7 +117,7 @@ struct SDKCallActionTests {
         if !autoStart {
             // The one-shot fix is the caller's only: nothing stored, and the provider is off again.
             #expect(fleet.engine.metrics.fixes.ledger.admitted == 0)
-            #expect(fleet.engine.slots.allSatisfy { $0.accuracy == nil })
+            #expect(fleet.engine.slots.allSatisfy { $0.world.accuracy == nil })
         }
     }
 
@@ -131,8 +131,8 @@ struct SDKCallActionTests {
             """
         var fleet = try Self.fleet(workspace, Self.yaml(faults: faults))
         fleet.advance(byMillis: 3 * 60_000)
-        #expect(fleet.engine.slots.map(\.currentLocationCalls) == [1, 2])
-        #expect(fleet.engine.slots.map { $0.lastCurrentLocation?.requestID } == [1, 2])
+        #expect(fleet.engine.slots.map(\.recent.currentLocationCalls) == [1, 2])
+        #expect(fleet.engine.slots.map { $0.recent.lastCurrentLocation?.requestID } == [1, 2])
         #expect(fleet.engine.metrics.currentLocation.fix == 3)
     }
 
@@ -160,7 +160,7 @@ struct SDKCallActionTests {
         for slot in 0..<2 {
             let kept = try Self.stored(fleet, slot)
             #expect(kept.allSatisfy { $0.timestamp > Self.start + 60_000 }, "fixes at or before 08:01 remain")
-            let ledger = try #require(fleet.engine.slots[slot].ledger)
+            let ledger = try #require(fleet.engine.slots[slot].storage.ledger)
             #expect(ledger.deleted == before[slot].count { $0.timestamp <= Self.start + 60_000 })
             #expect(ledger.pending == kept.count)
             #expect(fleet.engine.slots[slot].device?.pendingUploadCount == kept.count)
@@ -171,7 +171,7 @@ struct SDKCallActionTests {
         #expect(wiped.allSatisfy { $0.timestamp >= Self.start + 180_000 }, "walkers-0001 kept fixes from before 3m")
         #expect(try Self.stored(fleet, 1).contains { $0.timestamp < Self.start + 180_000 }, "walkers-0002 lost fixes")
         let account = fleet.engine.metrics.fixes
-        #expect(account.ledger.deleted == fleet.engine.slots.compactMap(\.ledger).map(\.deleted).reduce(0, +))
+        #expect(account.ledger.deleted == fleet.engine.slots.compactMap(\.storage.ledger).map(\.deleted).reduce(0, +))
         #expect(
             account.carriedOver + account.ledger.admitted
                 == account.ledger.acknowledged + account.ledger.rejected + account.ledger.pending
@@ -191,20 +191,21 @@ struct SDKCallActionTests {
             """
         var fleet = try Self.fleet(workspace, Self.yaml(faults: faults))
         fleet.advance(to: Self.start + 120_000)
-        let admitted = fleet.engine.slots.map { $0.ledger?.admitted ?? 0 }
+        let admitted = fleet.engine.slots.map { $0.storage.ledger?.admitted ?? 0 }
         #expect(admitted.allSatisfy { $0 > 100 })
         fleet.advance(to: Self.start + 230_000)
         for (slot, held) in zip(fleet.engine.slots, admitted) {
             #expect(slot.listedState == .sdk(.idle))
-            #expect(slot.stateHistory.elements.last == StateChange(at: Self.start + 120_000, state: .sdk(.idle)))
-            #expect(slot.ledger?.admitted == held, "\(slot.id) took fixes after shutdown")
-            #expect(slot.ledger?.pending == held, "\(slot.id)'s store lost fixes")
-            #expect(slot.accuracy == nil, "\(slot.id)'s provider still runs")
+            #expect(slot.recent.stateHistory.elements.last == StateChange(at: Self.start + 120_000, state: .sdk(.idle)))
+            #expect(slot.storage.ledger?.admitted == held, "\(slot.id) took fixes after shutdown")
+            #expect(slot.storage.ledger?.pending == held, "\(slot.id)'s store lost fixes")
+            #expect(slot.world.accuracy == nil, "\(slot.id)'s provider still runs")
         }
         fleet.advance(to: Self.start + 300_000)
-        #expect(fleet.engine.slots[0].ledger?.admitted == admitted[0])
+        #expect(fleet.engine.slots[0].storage.ledger?.admitted == admitted[0])
         #expect(fleet.engine.slots[1].listedState == .sdk(.tracking))
-        #expect(fleet.engine.slots[1].ledger?.admitted ?? 0 > admitted[1], "start() after shutdown tracks again")
+        #expect(
+            fleet.engine.slots[1].storage.ledger?.admitted ?? 0 > admitted[1], "start() after shutdown tracks again")
     }
 
     // MARK: gpsJump
@@ -221,7 +222,7 @@ struct SDKCallActionTests {
         let faults = "  - {at: 1m, for: 30s, action: gpsJump, params: {meters: 5000, bearing: 90}}"
         var fleet = try Self.fleet(workspace, Self.yaml(faults: faults))
         fleet.advance(to: Self.start + 75_000)
-        #expect(fleet.engine.slots.allSatisfy { $0.gpsJump?.bearing == 90 })
+        #expect(fleet.engine.slots.allSatisfy { $0.world.gpsJump?.bearing == 90 })
         fleet.advance(to: Self.start + 150_000)
         for slot in 0..<2 {
             let fixes = try Self.stored(fleet, slot)
@@ -238,7 +239,7 @@ struct SDKCallActionTests {
                 let jumped = fix.timestamp >= jump.timestamp && fix.timestamp < back.timestamp
                 #expect(abs(off - (jumped ? 5000 : 0)) < 50, "\(fix.timestamp - Self.start) ms: \(off) m off")
             }
-            #expect(fleet.engine.slots[slot].gpsJump == nil, "the jump did not end")
+            #expect(fleet.engine.slots[slot].world.gpsJump == nil, "the jump did not end")
         }
     }
 
@@ -250,8 +251,8 @@ struct SDKCallActionTests {
             defer { workspace.cleanUp() }
             var fleet = try Self.fleet(workspace, Self.yaml(faults: "  - {at: 1m, for: 1m, action: gpsJump}"))
             fleet.advance(to: Self.start + 90_000)
-            #expect(fleet.engine.slots.allSatisfy { $0.gpsJump?.meters == FleetAction.gpsJumpDefaultMeters })
-            bearings.append(fleet.engine.slots.map { $0.gpsJump?.bearing })
+            #expect(fleet.engine.slots.allSatisfy { $0.world.gpsJump?.meters == FleetAction.gpsJumpDefaultMeters })
+            bearings.append(fleet.engine.slots.map { $0.world.gpsJump?.bearing })
         }
         #expect(bearings[0] == bearings[1])
         #expect(bearings[0][0] != bearings[0][1], "two devices jumped the same way")

@@ -101,7 +101,7 @@ struct ShardTests {
         for shard in try Shard.all(count) {
             let part = try run(yaml, shard: shard, until: minutes, commands: commands)
             part.workspace.cleanUp()
-            let places = part.fleet.engine.slots.map(\.indexInGroup)
+            let places = part.fleet.engine.slots.map(\.identity.indexInGroup)
             #expect(places.allSatisfy(shard.owns), "shard \(shard) runs \(places)")
             parts.append(part.fleet)
         }
@@ -115,13 +115,15 @@ struct ShardTests {
                 return LookaheadTests.Lived(sent: [], heard: [], state: "")
             }
             digest.merge(part.engine.metrics.sent)
-            for slot in part.engine.slots { installIDs[slot.id] = part.engine.installIDs[slot.id] }
+            for slot in part.engine.slots { installIDs[slot.id] = part.engine.roster.installIDs[slot.id] }
         }
         LookaheadTests.expectSame(lived, LookaheadTests.lived(whole.fleet))
         #expect(digest.count == whole.fleet.engine.metrics.sent.count)
         #expect(digest.text == whole.fleet.engine.metrics.sent.text)
-        #expect(installIDs == whole.fleet.engine.installIDs)
-        let models = { (fleet: SimulatedFleet) in fleet.engine.slots.map { "\($0.id) \($0.model) \($0.osVersion)" } }
+        #expect(installIDs == whole.fleet.engine.roster.installIDs)
+        let models = { (fleet: SimulatedFleet) in
+            fleet.engine.slots.map { "\($0.id) \($0.identity.model) \($0.identity.osVersion)" }
+        }
         #expect(Set(parts.flatMap(models)) == Set(models(whole.fleet)))
         let uploads = parts.map(\.engine.metrics.batchesByOutcome).reduce(into: [:]) { sum, part in
             sum.merge(part, uniquingKeysWith: +)

@@ -69,7 +69,7 @@ struct SimulatedFleetTests {
         for (id, sent) in uploads {
             let device = try #require(fleet.engine.slots.first { $0.id == id })
             let first = try #require(sent.first)
-            let heard = try #require(device.uploads.elements.first)
+            let heard = try #require(device.recent.uploads.elements.first)
             #expect(heard.outcome == .failed(.timeout))
             #expect(heard.at == first.sentAt + 30_000)
             #expect(heard.latencyMillis == 30_000)
@@ -78,7 +78,7 @@ struct SimulatedFleetTests {
             #expect(retry.sentAt == first.sentAt + 150_000)
             #expect(Self.batchID(retry) == Self.batchID(first), "the retry did not reuse the batch_id")
             #expect(try Self.locationIDs(retry) == Self.locationIDs(first), "the retry sent other fixes")
-            #expect(device.uploads.elements.dropFirst().first?.outcome == .status(200))
+            #expect(device.recent.uploads.elements.dropFirst().first?.outcome == .status(200))
         }
         #expect(fleet.engine.metrics.batchesByOutcome[.failed(.timeout)] == 3)
     }
@@ -96,7 +96,7 @@ struct SimulatedFleetTests {
         var fleet = try Self.fleet(workspace, warp: warp, faults: faults) { _ in .respond(status: 200, afterMillis: 250)
         }
         fleet.advance(byMillis: 5 * 60_000)
-        let records = fleet.engine.slots.flatMap(\.uploads.elements)
+        let records = fleet.engine.slots.flatMap(\.recent.uploads.elements)
         #expect(records.count >= 3)
         for record in records {
             #expect(record.outcome == .status(200))
@@ -162,7 +162,7 @@ struct SimulatedFleetTests {
         fleet.advance(byMillis: 60_000)
         let first = try #require(fleet.sent.first)
         let device = try #require(fleet.engine.slots.first { $0.id == first.device })
-        let heard = try #require(device.uploads.elements.first)
+        let heard = try #require(device.recent.uploads.elements.first)
         #expect(heard.outcome.description == label)
         #expect(heard.at == first.sentAt + latency)
         #expect(heard.latencyMillis == Double(latency))
@@ -185,7 +185,7 @@ struct SimulatedFleetTests {
             """
         var fleet = try Self.fleet(workspace, faults: faults) { _ in .respond(status: 200, afterMillis: 120) }
         fleet.advance(byMillis: 5 * 60_000)
-        let records = fleet.engine.slots.flatMap(\.uploads.elements)
+        let records = fleet.engine.slots.flatMap(\.recent.uploads.elements)
         #expect(records.count >= 3)
         #expect(
             records.allSatisfy { $0.outcome == .injectedTimeout && $0.latencyMillis == 30_000 && $0.serverMillis == 2 }
@@ -252,7 +252,7 @@ struct SimulatedFleetTests {
             try engine.spawn(SpawnRequest(template: .group("walkers"), count: 3, ratePerSecond: 1))
         }
         fleet.advance(byMillis: 5 * 60_000)
-        let spawnedAt = ids.map { id in fleet.engine.slots.first { $0.id == id }?.setOffAt }
+        let spawnedAt = ids.map { id in fleet.engine.slots.first { $0.id == id }?.world.setOffAt }
         #expect(spawnedAt == [start, start + 60_000, start + 120_000])
     }
 }

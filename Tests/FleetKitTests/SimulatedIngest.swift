@@ -156,13 +156,13 @@ extension FleetRuntimeTests.Workspace {
 extension SimulatedFleet {
     /// The device `id`'s slot.
     func slot(_ id: String) -> DeviceSlot? {
-        engine.slotsByID[id].map { engine.slots[$0] }
+        engine.roster.slotsByID[id].map { engine.slots[$0] }
     }
 
     /// Every fix the device stores hold now, by id, with its timestamp (oldest first per device).
     func storedFixes() throws -> [(device: String, id: String, timestamp: Int64)] {
         try engine.slots.flatMap { slot in
-            try slot.store.history(from: .min, to: .max).map { (slot.id, $0.id.text, $0.timestamp) }
+            try slot.storage.store.history(from: .min, to: .max).map { (slot.id, $0.id.text, $0.timestamp) }
         }
     }
 }

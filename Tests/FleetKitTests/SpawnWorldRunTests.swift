@@ -116,10 +116,11 @@ struct SpawnWorldRunTests {
         ]
 
         for slot in fleet.engine.slots {
-            let history = slot.stateHistory.elements
+            let history = slot.recent.stateHistory.elements
             let sentAt = ingest.uploads(of: slot.id).map(\.request.sentAt)
             #expect(
-                slot.listedState.description == "tracking" && slot.processAlive, "\(slot.id) does not track at the end")
+                slot.listedState.description == "tracking" && slot.os.processAlive,
+                "\(slot.id) does not track at the end")
             guard let expected = spawnedAt[slot.id] else {
                 #expect(slot.id == "others-0001")
                 #expect(history.first == StateChange(at: Self.start + 20 * Self.minute, state: .sdk(.starting)))

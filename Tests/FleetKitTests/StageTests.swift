@@ -115,7 +115,7 @@ struct StageTests {
               - {for: 2m, devices: 0}
             """
         var fleet = try Self.fleet(workspace, Self.yaml(stages: stages))
-        let start = fleet.engine.startMillis
+        let start = fleet.engine.clock.startMillis
         let table: [(minutes: Int64, walkers: Int, riders: Int)] = [
             (0, 0, 0), (1, 1, 0), (2, 3, 1), (4, 6, 2), (5, 6, 2), (6, 6, 2), (7, 3, 1), (8, 0, 0), (12, 0, 0),
         ]
@@ -139,7 +139,7 @@ struct StageTests {
         let stages = "stages:\n  - {for: 10m, devices: 40}"
         let riders = "    stages:\n      - {for: 0s, devices: 2}"
         var fleet = try Self.fleet(workspace, Self.yaml(stages: stages, groupStages: riders))
-        let start = fleet.engine.startMillis
+        let start = fleet.engine.clock.startMillis
         fleet.advance(to: start + 60_000)
         // The walkers alone share the fleet's stages (40 over 10 minutes); the riders are at 2 at once.
         #expect(Self.running(fleet) == ["walkers": 4, "riders": 2])

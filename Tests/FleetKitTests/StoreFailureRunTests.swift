@@ -17,7 +17,7 @@ struct StoreFailureRunTests {
     /// Sets or lifts (`nil`) the page limit of every device store, at the current instant.
     static func limitPages(_ pages: Int?, _ fleet: SimulatedFleet) throws {
         for slot in fleet.engine.slots {
-            try #require(slot.store as? DeviceStore).limitPagesForTesting(pages)
+            try #require(slot.storage.store as? DeviceStore).limitPagesForTesting(pages)
         }
     }
 
@@ -47,19 +47,19 @@ struct StoreFailureRunTests {
         let full = fleet.engine.snapshot()
         for slot in fleet.engine.slots {
             #expect(slot.listedState.description == "storeError", "\(slot.id)")
-            #expect(slot.storeProblem?.cause == .full)
-            #expect(slot.storeProblem?.message == "database or disk is full")
+            #expect(slot.storage.problem?.cause == .full)
+            #expect(slot.storage.problem?.message == "database or disk is full")
             // The answer to the batch on the wire is the first write that fails: its rows cannot be deleted.
             #expect(
-                slot.stateHistory.elements.first { $0.at >= fullAt }
+                slot.recent.stateHistory.elements.first { $0.at >= fullAt }
                     == StateChange(at: Self.start + 200_000, state: .storeError))
             // Every batch acknowledged while full is held back, row for row.
-            let acknowledged = slot.uploads.elements.filter { $0.at >= fullAt && $0.outcome == .status(200) }.reduce(0)
-            {
-                $0 + $1.fixes
-            }
+            let acknowledged = slot.recent.uploads.elements.filter { $0.at >= fullAt && $0.outcome == .status(200) }
+                .reduce(0) {
+                    $0 + $1.fixes
+                }
             #expect(acknowledged > 0)
-            #expect((slot.store as? DeviceStore)?.heldDeleteCount == acknowledged, "\(slot.id)")
+            #expect((slot.storage.store as? DeviceStore)?.heldDeleteCount == acknowledged, "\(slot.id)")
         }
         #expect(full.devicesByState == [.storeError: devices])
         #expect(full.fixesLostByCause["full", default: 0] > 0)
@@ -79,9 +79,9 @@ struct StoreFailureRunTests {
             let firstFix = try #require(
                 fixes.filter { $0 >= liftedAt }.min(), "\(slot.id) stored nothing once it had room")
             #expect(
-                slot.stateHistory.elements.filter { $0.at >= liftedAt }.first?.at == firstFix,
+                slot.recent.stateHistory.elements.filter { $0.at >= liftedAt }.first?.at == firstFix,
                 "\(slot.id) left storeError at another instant")
-            #expect(slot.storeProblem == nil && slot.listedState.description == "tracking")
+            #expect(slot.storage.problem == nil && slot.listedState.description == "tracking")
             #expect(
                 ingest.uploads(of: slot.id).contains { $0.request.sentAt >= liftedAt && $0.accepted },
                 "\(slot.id) uploaded nothing once it had room")
@@ -125,7 +125,7 @@ struct StoreFailureRunTests {
         fleet.advance(to: failedAt + liftAfterSeconds * 1_000)
         try Self.limitPages(nil, fleet)
         fleet.advance(byMillis: 20 * Self.minute)
-        let history = fleet.engine.slots[0].stateHistory.elements.filter { $0.at >= failedAt }
+        let history = fleet.engine.slots[0].recent.stateHistory.elements.filter { $0.at >= failedAt }
         #expect(
             history == [
                 StateChange(at: failedAt, state: .storeError),
@@ -148,10 +148,10 @@ extension StoreFailureRunTests {
         var fleet = try LookaheadTests.fleet(workspace)
         var rng = SplitMix64(seed: order)
         let fill: (inout FleetLoop) -> Void = { engine in
-            for slot in engine.slots { try? (slot.store as? DeviceStore)?.limitPagesForTesting(1) }
+            for slot in engine.slots { try? (slot.storage.store as? DeviceStore)?.limitPagesForTesting(1) }
         }
         let commitsBefore = { (engine: FleetLoop) in
-            engine.slots.reduce(0) { $0 + (($1.store as? DeviceStore)?.rowCommits ?? 0) }
+            engine.slots.reduce(0) { $0 + (($1.storage.store as? DeviceStore)?.rowCommits ?? 0) }
         }
         _ = fleet.advanceAhead(to: LookaheadTests.start + 20 * 60_000, rng: &rng, commands: [(5, fill)])
         let full = fleet.engine.snapshot()
@@ -161,7 +161,7 @@ extension StoreFailureRunTests {
         #expect(full.fixes.handedToStores == full.fixes.ledger.admitted)
         #expect(commitsBefore(fleet.engine) < full.fixes.ledger.admitted)
         for slot in fleet.engine.slots {
-            let store = try #require(slot.store as? DeviceStore)
+            let store = try #require(slot.storage.store as? DeviceStore)
             #expect(slot.device?.pendingUploadCount == (try store.pendingCount()), "\(slot.id)")
         }
     }

@@ -28,11 +28,11 @@ struct StreamRecordTests {
             #expect(notable.contains { $0.at == retry.at && $0.device == retry.device && $0.value == retry.value })
             // The device's own history keeps every value (the last 50): each upload goes in
             // flight, succeeds, and the engine idles.
-            let recent = slot.streams.elements.suffix(3).map(\.value)
+            let recent = slot.recent.streams.elements.suffix(3).map(\.value)
             #expect(
                 recent == [.syncStatus(.inFlight), .syncStatus(.succeeded(count: 1)), .syncStatus(.idle)], "\(recent)")
             let id = slot.id
-            #expect(slot.streams.elements.allSatisfy { $0.device == id })
+            #expect(slot.recent.streams.elements.allSatisfy { $0.device == id })
         }
     }
 

@@ -64,13 +64,13 @@ struct TwoClocksTests {
     @Test(
         """
         a healthy server (every upload 200 in 300 ms of real time) passes the same thresholds at warp \
-        1, 60, 600 and max, and server.latency.p99 is the receiver's own p99 within 10 %
+        1, 60, 600 and max, and server.latency.p99 is on the server's clock: near the receiver's own p99, \
+        not the warp times it
         """,
         arguments: warps)
     func healthyServerSameVerdict(warp: Warp) async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
-        // 300 ms: the fleet's own scheduling on a loaded machine stays well inside 10 % of it.
         let server = try workspace.receiver { $0.script.latencyMillis = 300 }
         defer { server.stop() }
         // The server's verdict: what a device hears at warp 1 adds the fleet's own turns, which a loaded
@@ -86,7 +86,11 @@ struct TwoClocksTests {
         #expect(snapshot.metrics.uploads.overall.keys.sorted() == [.status(200)])
         let fleet = snapshot.metrics.serverLatency.percentile(0.99)
         let own = Double(server.stats().answerMicros.p99) / 1_000
-        #expect(abs(fleet - own) <= own * 0.1, "server.latency.p99 \(fleet) ms, the receiver's own p99 \(own) ms")
+        // Both are real time a loaded machine stretches (the fleet's by its own turns), so the bound
+        // is loose: at warp 60 a figure on the virtual clock would be 60 times the receiver's.
+        #expect(
+            fleet >= own * 0.9 && fleet <= own * 2,
+            "server.latency.p99 \(fleet) ms, the receiver's own p99 \(own) ms")
         // At warp 1 answers take their real time; at any other warp the modelled 100 virtual ms.
         #expect(snapshot.deterministic == (warp != .rate(1)))
     }
