@@ -38,6 +38,8 @@ struct TransferInFlight {
 
     /// The driver holds it behind the fleet's connection cap: not on the wire yet.
     var heldBack = false
+    /// How long it waited behind the cap before it went on the wire, real ms (0: never held).
+    var heldBackMillis = 0.0
 
     /// Modelled timing: the answer instant while its real answer is not in yet (what the clock,
     /// or the device with lookahead, must not reach before it is); nil otherwise.
@@ -278,7 +280,8 @@ extension FleetLoop {
     }
 
     /// Whose timeout a transfer's is, as its device reaches its deadline: the fleet's (never put
-    /// on the wire; or timed as answered above warp 1, where the deadline came after the SDK's
+    /// on the wire, or put there so late behind the cap that the server had less than the SDK's
+    /// timeout; or timed as answered above warp 1, where the deadline came after the SDK's
     /// timeout divided by the warp in real time), an injected fault's, or the server's (no answer
     /// within the SDK's timeout in real time).
     func timeoutCause(_ transfer: TransferInFlight) -> TransferOutcome {
@@ -294,7 +297,12 @@ extension FleetLoop {
             // first while the request is still out.
             return .injectedTimeout
         case .asAnswered:
-            return clock.warp > 1 ? .warpTimeout : .failed(.timeout)
+            if clock.warp > 1 { return .warpTimeout }
+            // The deadline is the SDK's timeout ÷ the warp after the send in real time; the cap's
+            // wait came out of it, and what was left on the wire was short of the SDK's timeout.
+            let timeout = Double(Self.timeoutMillis(transfer.kind))
+            let onWire = timeout / max(clock.warp, 1e-9) - transfer.heldBackMillis
+            return transfer.heldBackMillis > 0 && onWire < timeout ? .notSent(.connectionCap) : .failed(.timeout)
         }
     }
 
@@ -310,6 +318,7 @@ extension FleetLoop {
     package mutating func putOnWire(_ number: Int, waitedMillis: Double) {
         metrics.connectionWait.record(waitedMillis)
         transfers[number]?.heldBack = false
+        transfers[number]?.heldBackMillis = waitedMillis
     }
 
     /// The server's real time for an upload it answered, for the fleet and the device's group,

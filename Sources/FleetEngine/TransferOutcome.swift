@@ -28,7 +28,8 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
     /// Why the fleet did not put a request on the wire.
     public enum NotSentCause: String, Sendable, Hashable, Codable, CaseIterable {
         /// It waited behind the fleet's own connection cap (`--max-connections`) until its device
-        /// heard its timeout.
+        /// heard its timeout, or so long that the server, once it had it, had less than the SDK's
+        /// timeout before the device gave up (the fleet's wait, not the server's).
         case connectionCap = "connection-cap"
         /// No socket could be made: the process or the system was out of file descriptors.
         case descriptors
