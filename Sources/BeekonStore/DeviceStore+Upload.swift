@@ -105,7 +105,7 @@ extension DeviceStore {
                 guard !wanted.isEmpty else { return [] }
                 let statement = try statement(query, on: connection)
                 defer { statement.reset() }
-                try statement.bind("[" + wanted.map { String($0.seq) }.joined(separator: ",") + "]", at: 1)
+                try statement.bind(HeldDeletes.jsonArray(seqs: wanted.map(\.seq)), at: 1)
                 try statement.bind(sent.sessionID, at: 2)
                 var found: [Int64: (row: Row, id: UUIDv7)] = [:]
                 while try statement.step() {
@@ -305,7 +305,10 @@ struct HeldDeletes {
     }
 
     /// The seqs as a JSON array, for the `Excluding` queries' `json_each` parameter.
-    static func jsonArray(_ rows: [Row]) -> String {
-        "[" + rows.map { String($0.seq) }.joined(separator: ",") + "]"
+    static func jsonArray(_ rows: [Row]) -> String { jsonArray(seqs: rows.map(\.seq)) }
+
+    /// `seqs` as a JSON array, for a query's `json_each` parameter.
+    static func jsonArray(seqs: [Int64]) -> String {
+        "[" + seqs.map(String.init).joined(separator: ",") + "]"
     }
 }
