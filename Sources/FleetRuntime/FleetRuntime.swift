@@ -139,7 +139,7 @@ public final class FleetRuntime: Sendable {
         defer { for transport in transports { transport.shutdown() } }
         for engine in engines {
             transports.append(
-                // The connection cap is the driver's (`RealDriver.held`), so the engine knows what
+                // The connection cap is the driver's (`ConnectionCap`), so the engine knows what
                 // never went on the wire.
                 try HTTPTransport(
                     maxConcurrentTransfers: 0, caFile: engine.options.caFile,
@@ -264,8 +264,8 @@ public final class FleetRuntime: Sendable {
             // Answers in but not yet heard (modelled time, injected latency) are heard now.
             driver.engine.deliverHeldAnswers()
             driver.carryOutEffects()
-            if driver.inFlight > 0 { _ = host.wakeup.wait(timeout: .now() + .milliseconds(50)) }
-        } while driver.inFlight > 0 && Self.realNanos() < drainDeadline
+            if driver.cap.inFlight > 0 { _ = host.wakeup.wait(timeout: .now() + .milliseconds(50)) }
+        } while driver.cap.inFlight > 0 && Self.realNanos() < drainDeadline
         driver.finish()
         publish(&driver, host: host, runSeconds: runSeconds)
         return end

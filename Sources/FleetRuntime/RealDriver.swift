@@ -23,20 +23,11 @@ struct RealDriver {
     let loopIndex: Int
     /// Where the engine's log effects and the driver's own news go.
     let logger: Logger
-    /// Real requests made and not yet answered.
-    var inFlight = 0
-    /// Requests the fleet's connection cap (`--max-connections`, this loop's share) holds back,
-    /// oldest first, with the real instant each was held: they go on the wire as answers free
-    /// room. `heldHead` skips those gone.
-    var held: [(transfer: OutgoingTransfer, since: UInt64)] = []
-    var heldHead = 0
-    /// Held requests whose device gave up on them: never sent.
-    var heldCancelled: Set<Int> = []
-    /// When `clock.json` was last written (real ns) and at what warp.
-    var clockWrittenAt: UInt64 = 0
-    var clockWrittenWarp = 0.0
-    /// The last write of `clock.json` failed (logged once until one succeeds).
-    var clockWriteFailing = false
+    /// The requests on the wire and those the fleet's connection cap holds back.
+    var cap: ConnectionCap
+    /// When `clock.json` was last written (real ns) and at what warp, and whether that write
+    /// failed (said once until one succeeds).
+    var clockWrites = (at: UInt64(0), warp: 0.0, failing: false)
     /// `--warp max`: virtual time jumps to the next event once the due work is done, rather
     /// than following the wall clock (until a warp is set through the control API).
     var maxWarp: Bool
@@ -78,6 +69,7 @@ struct RealDriver {
         self.files = files
         self.loopIndex = loopIndex
         self.logger = logger
+        cap = ConnectionCap(limit: engine.options.maxConnections)
         clock = FleetClock(startMillis: 0, warp: engine.clock.warp, realNanos: 0)
         maxWarp = engine.clock.startsAtMaxWarp
         self.engine.schedule.setLookahead(maxWarp || self.engine.clock.transferTiming.isModelled)
@@ -230,33 +222,22 @@ struct RealDriver {
                 metadata: ["transfer": "\(completion.number)", "result": "\(Self.summary(completion.result))"])
             engine.transferFinished(number: completion.number, result: completion.result)
         }
-        inFlight -= completions.count
+        cap.ended(completions.count)
         releaseHeld()
         carryOutEffects()
     }
 
     /// Puts held requests on the wire while the connection cap has room, oldest first.
     mutating func releaseHeld() {
-        let cap = options.maxConnections
-        while heldHead < held.count, cap == 0 || inFlight < cap {
-            let (transfer, since) = held[heldHead]
-            heldHead += 1
-            guard heldCancelled.remove(transfer.number) == nil else { continue }
-            engine.putOnWire(transfer.number, waitedMillis: Double(FleetRuntime.realNanos() &- since) / 1e6)
+        while let (transfer, waited) = cap.release(realNanos: FleetRuntime.realNanos()) {
+            engine.putOnWire(transfer.number, waitedMillis: waited)
             submit(transfer)
-        }
-        if heldHead == held.count {
-            held.removeAll(keepingCapacity: true)
-            heldHead = 0
-        } else if heldHead > 1024, heldHead * 2 > held.count {
-            held.removeFirst(heldHead)
-            heldHead = 0
         }
     }
 
     /// Hands a request to the transport, named by its transfer number so it can be cancelled.
     mutating func submit(_ transfer: OutgoingTransfer) {
-        inFlight += 1
+        cap.sent()
         var http = transfer.http
         http.timeoutMillis = realTimeoutMillis(transfer.kind)
         let host = host
@@ -270,14 +251,14 @@ struct RealDriver {
             case .send(let transfer):
                 // The fleet's own cap: beyond it a request waits here, where the engine knows it
                 // is not on the wire (a device that gives up on it hears it was never sent).
-                if options.maxConnections > 0, inFlight >= options.maxConnections || heldHead < held.count {
+                if cap.mustHold {
                     engine.holdBack(transfer.number)
-                    held.append((transfer, FleetRuntime.realNanos()))
+                    cap.hold(transfer, realNanos: FleetRuntime.realNanos())
                 } else {
                     submit(transfer)
                 }
             case .cancel(let number, let onWire):
-                if onWire { transport.cancel(id: number) } else { heldCancelled.insert(number) }
+                if onWire { transport.cancel(id: number) } else { cap.cancelHeld(number) }
             case .recordInstallIDs(let map):
                 // Without the map a resumed run would give these devices new install ids, and
                 // their stores' pending fixes would never be sent: said every time it fails.
@@ -405,11 +386,11 @@ struct RealDriver {
     /// Writes `record` to `clock.json` and notes when and at what warp; a failed write is said
     /// once until a write succeeds again.
     private mutating func write(_ record: ClockRecord, realNanos: UInt64) {
-        clockWrittenAt = realNanos
-        clockWrittenWarp = clock.warp
+        clockWrites.at = realNanos
+        clockWrites.warp = clock.warp
         let path = "\(options.dataDirectory)/\(ClockRecord.fileName)"
         guard let problem = files.recordClock(record, loop: loopIndex) else {
-            clockWriteFailing = false
+            clockWrites.failing = false
             logger.trace(
                 "recorded the virtual clock",
                 metadata: [
@@ -418,11 +399,11 @@ struct RealDriver {
                 ])
             return
         }
-        if !clockWriteFailing {
+        if !clockWrites.failing {
             let consequence = "a run resumed on this data folder may start earlier than this run's latest uploads"
             logger.error("cannot record the virtual clock in \(path): \(problem); \(consequence)")
         }
-        clockWriteFailing = true
+        clockWrites.failing = true
     }
 
     /// At max warp, before a turn whose earliest pending event is `next`: the instant no device
@@ -442,7 +423,7 @@ struct RealDriver {
     /// write, or at once when the warp changed (the slack a resume allows for is the recorded
     /// warp's).
     mutating func recordClockIfDue(realNanos: UInt64) {
-        guard realNanos >= clockWrittenAt + ClockRecord.writeIntervalNanos || clock.warp != clockWrittenWarp else {
+        guard realNanos >= clockWrites.at + ClockRecord.writeIntervalNanos || clock.warp != clockWrites.warp else {
             return
         }
         recordClock(stopped: false, realNanos: realNanos)

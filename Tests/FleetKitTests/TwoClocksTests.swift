@@ -140,10 +140,13 @@ struct TwoClocksTests {
             let late = Double(retry.receivedAt - first.receivedAt) - Double(retry.sentAt - first.sentAt) / 60
             #expect(late <= 3_000, "the retry reached the server \(late) ms after its virtual due time")
         }
-        #expect(metrics.uploads.overall[.warpTimeout]?.count == 5, "the warp's timeouts, not the server's")
+        // The five hung uploads are the warp's timeouts, not the server's; on a loaded machine a later
+        // upload answered past its 500 real ms is one too, and its answer is a 2xx unheard.
+        let warpTimeouts = metrics.uploads.overall[.warpTimeout]?.count ?? 0
+        #expect(warpTimeouts >= 5, "the warp's timeouts, not the server's")
         #expect(metrics.uploads.overall[.failed(.timeout)] == nil)
-        #expect(metrics.cancelledOnWire == 5)
-        #expect(metrics.fixes.unheardAcknowledgements == FixAccount.Resent())
+        #expect(metrics.cancelledOnWire == warpTimeouts)
+        #expect(metrics.fixes.unheardAcknowledgements.batches == warpTimeouts - 5, "the hung five were never answered")
     }
 
     @Test(
@@ -203,9 +206,10 @@ struct TwoClocksTests {
         #expect(snapshot.metrics.heldBack >= 90)
         let results = snapshot.thresholds.check(snapshot.metrics, groups: snapshot.groups)
         #expect(results.map(\.passed) == [false, true], "\(results.map(\.line))")
-        // The server saw only what went on the wire: at most those, as one put on the wire a moment
-        // before its device gave up can be closed before the server reads it (it failed CI once so).
-        #expect(server.uploadLog().count <= (outcomes[.failed(.timeout)]?.count ?? 0))
+        // The server saw only what went on the wire: the ten, and at most those the cap released,
+        // as one put on the wire a moment before its device gave up can be closed before the server
+        // reads it (it failed CI once so).
+        #expect(server.uploadLog().count <= 10 + snapshot.metrics.connectionWait.count)
         #expect(server.uploadLog().count >= 10, "the first ten held their connections to the end")
     }
 }
