@@ -54,9 +54,10 @@ let package = Package(
                 "FleetRoutes", "BeekonDevice", .product(name: "Yams", package: "Yams"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
-        // The engine on virtual time, pure: devices, timers, transfers, faults, snapshots. It
-        // returns what to log and send as effects; its drivers carry them out. Latency
-        // percentiles from HdrHistogram.
+        // The engine on virtual time: devices, timers, transfers, faults, snapshots. It reads no
+        // clock and opens no socket or file: what to log and send leaves as effects its drivers
+        // carry out; its device stores, whose answers the SDK needs at once, come from its driver
+        // (`StoreShelf`). Latency percentiles from HdrHistogram.
         .target(
             name: "FleetEngine",
             dependencies: [
