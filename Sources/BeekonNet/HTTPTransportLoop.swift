@@ -7,10 +7,8 @@ final class HTTPTransportLoop {
     private let maxConcurrentTransfers: Int
     private let maxIdleHandles: Int
 
-    // Requests in arrival order; `waitingHead` skips the ones already started so removing from
-    // the front is O(1).
-    private var waiting: [HTTPPendingRequest] = []
-    private var waitingHead = 0
+    // Requests in arrival order, waiting for room.
+    private var waiting = FIFOQueue<HTTPPendingRequest>()
     private var active: [UnsafeMutableRawPointer: (easy: CurlEasy, pending: HTTPPendingRequest)] = [:]
     // Active transfers by the id they were submitted with.
     private var activeIDs: [Int: UnsafeMutableRawPointer] = [:]
@@ -42,7 +40,7 @@ final class HTTPTransportLoop {
         inbox.loopStarted()
         while true {
             let (submitted, cancelled, stopping) = inbox.take()
-            waiting += submitted
+            waiting.append(contentsOf: submitted)
             if stopping { break }
             var results = cancel(cancelled)
             results += startWaiting()
@@ -83,9 +81,8 @@ final class HTTPTransportLoop {
                 // Busy, it has no idle stamp; gone from the pool, its connection goes with it.
                 if pool[easy.connectionKey] === easy { pool[easy.connectionKey] = nil }
                 deliveries.append((pending.completion, cancelled))
-            } else if let index = waiting[waitingHead...].firstIndex(where: { $0.id == id }) {
-                deliveries.append((waiting[index].completion, cancelled))
-                waiting.remove(at: index)
+            } else if let pending = waiting.remove(firstWhere: { $0.id == id }) {
+                deliveries.append((pending.completion, cancelled))
             }
         }
         return deliveries
@@ -94,9 +91,9 @@ final class HTTPTransportLoop {
     /// Starts waiting requests in FIFO order while there is room.
     private func startWaiting() -> [Delivery] {
         var failures: [Delivery] = []
-        while waitingHead < waiting.count, maxConcurrentTransfers == 0 || active.count < maxConcurrentTransfers {
-            let pending = waiting[waitingHead]
-            waitingHead += 1
+        while maxConcurrentTransfers == 0 || active.count < maxConcurrentTransfers,
+            let pending = waiting.popFirst()
+        {
             let ready: HTTPPendingRequest
             do throws(GzipError) {
                 ready = try gzipped(pending)
@@ -111,13 +108,6 @@ final class HTTPTransportLoop {
                 failures.append(
                     (pending.completion, .failed(kind: .other, message: error.description, latencyMillis: 0)))
             }
-        }
-        if waitingHead == waiting.count {
-            waiting.removeAll(keepingCapacity: true)
-            waitingHead = 0
-        } else if waitingHead > 1024, waitingHead * 2 > waiting.count {
-            waiting.removeFirst(waitingHead)
-            waitingHead = 0
         }
         return failures
     }
@@ -223,11 +213,9 @@ final class HTTPTransportLoop {
         }
         active = [:]
         activeIDs = [:]
-        for pending in waiting[waitingHead...] {
+        for pending in waiting.removeAll() {
             deliveries.append((pending.completion, cancelled))
         }
-        waiting = []
-        waitingHead = 0
         // Frees every easy handle (and closes its connections) before the multi handle goes.
         pool = [:]
         idleOrder = []
