@@ -140,12 +140,13 @@ let package = Package(
                 "BeekonNet", "MicroHTTP", "HTTPMessage", .product(name: "HTTPTypes", package: "swift-http-types"),
                 "beekon-net-probe",
             ]),
-        // What the fleet's test targets share, once: a workspace with a route and a fleet file, the
-        // simulated ingest, the receiver on loopback, child runs of the built executables.
+        // What the test targets share, once: a workspace with a route and a fleet file, the simulated
+        // ingest, the receiver on loopback and its harness, child runs of the built executables.
         .target(
             name: "FleetTestSupport",
             dependencies: [
-                "BeekonDevice", "FleetDescription", "FleetEngine", "FleetRuntime", "IngestReceiver", "SQLite",
+                "BeekonDevice", "BeekonNet", "FleetDescription", "FleetEngine", "FleetRuntime", "HTTPMessage",
+                "IngestReceiver", "SQLite", .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Tests/FleetTestSupport"),
         .testTarget(name: "FleetRoutesTests", dependencies: ["FleetRoutes", "BeekonDevice"]),
@@ -173,12 +174,13 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "beekon-fleet", "beekon-bench", "beekon-store-probe", "FleetDescription", "FleetEngine",
-                "FleetRuntime", "BeekonDevice", "BeekonStore", "IngestReceiver", "FleetTestSupport",
+                "FleetRuntime", "BeekonDevice", "BeekonNet", "BeekonStore", "HTTPMessage", "IngestReceiver",
+                "FleetTestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
         .testTarget(
             name: "IngestReceiverTests",
             dependencies: [
-                "IngestReceiver", "beekon-fleet", "BeekonDevice", "BeekonNet", "SQLite", "HTTPMessage",
+                "IngestReceiver", "BeekonDevice", "BeekonNet", "SQLite", "HTTPMessage", "FleetTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
         .testTarget(

@@ -9,17 +9,19 @@ import Synchronization
 
 /// A receiver on 127.0.0.1, port 0, with its database in a fresh temporary folder, and a client
 /// to talk to it: what every HTTP test here starts from.
-final class ReceiverHarness: Sendable {
-    let folder: String
-    let receiver: IngestReceiver
-    let transport: HTTPTransport
+package final class ReceiverHarness: Sendable {
+    package let folder: String
+    package let receiver: IngestReceiver
+    package let transport: HTTPTransport
     private let ids = Mutex(Ids(seed: 1))
 
-    var databasePath: String { folder + "/ingest.db" }
+    package var databasePath: String { folder + "/ingest.db" }
 
     /// `allTransfersAtOnce` lifts the client's limit on transfers in flight (256 by default), for
     /// tests that hold thousands of connections open together.
-    init(allTransfersAtOnce: Bool = false, _ configure: (inout IngestReceiverConfiguration) -> Void = { _ in }) throws {
+    package init(allTransfersAtOnce: Bool = false, _ configure: (inout IngestReceiverConfiguration) -> Void = { _ in })
+        throws
+    {
         folder =
             FileManager.default.temporaryDirectory
             .appendingPathComponent("beekon-receiver-tests-\(UUID().uuidString)").path
@@ -37,14 +39,14 @@ final class ReceiverHarness: Sendable {
     }
 
     /// Sends one request and waits for its result without blocking a cooperative thread.
-    func send(_ request: OutboundRequest) async -> HTTPResult {
+    package func send(_ request: OutboundRequest) async -> HTTPResult {
         await withCheckedContinuation { continuation in
             transport.submit(request) { continuation.resume(returning: $0) }
         }
     }
 
     /// POSTs `json` to the ingest path, gzipped unless told otherwise.
-    func upload(
+    package func upload(
         _ json: [UInt8], gzip: Bool = true, headers: [(name: String, value: String)] = [],
         timeoutMillis: Int = 10_000, device: String = "d"
     ) async throws -> HTTPResult {
@@ -59,7 +61,7 @@ final class ReceiverHarness: Sendable {
     }
 
     /// GETs `/stats` and returns its JSON object.
-    func statsJSON() async throws -> [String: Any] {
+    package func statsJSON() async throws -> [String: Any] {
         let result = await send(OutboundRequest(url: receiver.statsURL, method: .get, connectionKey: "stats"))
         guard case .response(let response, let body, _) = result, response.status.code == 200 else {
             throw HarnessError("stats: \(result)")
@@ -68,11 +70,11 @@ final class ReceiverHarness: Sendable {
     }
 
     /// One integer from `SELECT` on the receiver's database, read with a fresh connection.
-    func count(_ sql: String) throws -> Int {
+    package func count(_ sql: String) throws -> Int {
         try Self.count(sql, in: databasePath)
     }
 
-    static func count(_ sql: String, in path: String) throws -> Int {
+    package static func count(_ sql: String, in path: String) throws -> Int {
         let connection = try SQLiteConnection(path: path)
         let statement = try connection.prepare(sql)
         defer { statement.reset() }
@@ -81,7 +83,7 @@ final class ReceiverHarness: Sendable {
     }
 
     /// A fresh, valid payload from `device` with `fixes` locations (new ids) plus `extra` ids.
-    func payload(
+    package func payload(
         device: String? = nil, session: String? = nil, fixes: Int = 3, reuse: [UUIDv7] = [],
         batchID: UUIDv7? = nil, events: Int = 0
     ) -> (json: [UInt8], batchID: UUIDv7, locationIDs: [UUIDv7]) {
@@ -104,12 +106,12 @@ final class ReceiverHarness: Sendable {
     }
 
     /// A fresh UUIDv7 text, for a device or session id.
-    func newID() -> String { newUUID().text }
+    package func newID() -> String { newUUID().text }
 
-    func newUUID() -> UUIDv7 { ids.withLock { $0.next() } }
+    package func newUUID() -> UUIDv7 { ids.withLock { $0.next() } }
 
-    static let device = UUIDv7("0190c1a4-aaaa-7bbb-8ccc-ddddeeeeffff")!
-    static let session = UUIDv7("0190d4e0-1234-7000-8000-aabbccddeeff")!
+    package static let device = UUIDv7("0190c1a4-aaaa-7bbb-8ccc-ddddeeeeffff")!
+    package static let session = UUIDv7("0190d4e0-1234-7000-8000-aabbccddeeff")!
 
     /// UUIDv7s for test payloads, from a fixed seed.
     struct Ids {
@@ -124,14 +126,14 @@ final class ReceiverHarness: Sendable {
     }
 }
 
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct HarnessError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 extension HTTPResult {
     /// The body as a JSON object, or empty.
-    var json: [String: Any] {
+    package var json: [String: Any] {
         guard case .response(_, let body, _) = self,
             let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
         else { return [:] }
@@ -139,11 +141,11 @@ extension HTTPResult {
     }
 
     /// The `error` reason of a refusal, or "".
-    var reason: String { json["error"] as? String ?? "" }
+    package var reason: String { json["error"] as? String ?? "" }
 }
 
 /// Seed 05's example payload, as the page prints it.
-let seedExample = #"""
+package let seedExample = #"""
     { "schema_version": 1, "batch_id": "0190d4e2-7b1a-7c3e-9f10-2a4b6c8d0e1f", "session_id": \#
     "0190d4e0-1234-7000-8000-aabbccddeeff", "sent_at": "2026-06-15T12:34:56.789Z", "device": { \#
     "install_id": "0190c1a4-aaaa-7bbb-8ccc-ddddeeeeffff", "platform": "ios", "sdk_version": "0.1.1", \#

@@ -1,4 +1,5 @@
 import BeekonNet
+import FleetTestSupport
 import Foundation
 import HTTPMessage
 import HTTPTypes
@@ -10,10 +11,7 @@ import Testing
 @Suite("receive command", .serialized)
 struct ReceiveCommandTests {
     /// The `beekon-fleet` executable, built next to the test bundle.
-    static var executable: String {
-        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        return testBinary.deletingLastPathComponent().appendingPathComponent("beekon-fleet").path
-    }
+    static var executable: String { ChildRun.fleetExecutable }
 
     /// A started `receive` and the ingest URL it printed.
     struct Child {
