@@ -141,20 +141,47 @@ let package = Package(
                 "BeekonNet", "MicroHTTP", "HTTPMessage", .product(name: "HTTPTypes", package: "swift-http-types"),
                 "beekon-net-probe",
             ]),
+        // What the test targets share, once: a workspace with a route and a fleet file, the simulated
+        // ingest, the receiver on loopback and its harness, child runs of the built executables.
+        .target(
+            name: "FleetTestSupport",
+            dependencies: [
+                "BeekonDevice", "BeekonNet", "FleetDescription", "FleetEngine", "FleetRuntime", "HTTPMessage",
+                "IngestReceiver", "SQLite", .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/FleetTestSupport"),
+        .testTarget(name: "FleetRoutesTests", dependencies: ["FleetRoutes", "BeekonDevice"]),
         .testTarget(
-            name: "FleetKitTests",
+            name: "FleetDescriptionTests",
             dependencies: [
                 "FleetDescription", "FleetEngine", "FleetRoutes", "FleetRuntime", "BeekonDevice", "BeekonNet",
-                "BeekonStore", "SQLite", "IngestReceiver", "beekon-fleet",
-                "beekon-bench", "beekon-store-probe", "HTTPMessage",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                "BeekonStore", "FleetTestSupport", "beekon-fleet",
+            ]),
+        .testTarget(
+            name: "FleetEngineTests",
+            dependencies: [
+                "FleetEngine", "FleetDescription", "FleetRuntime", "BeekonDevice", "BeekonNet", "BeekonStore",
+                "HTTPMessage", "FleetTestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]),
+        .testTarget(
+            name: "FleetRuntimeTests",
+            dependencies: [
+                "FleetRuntime", "FleetEngine", "FleetDescription", "BeekonDevice", "IngestReceiver", "FleetTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
+            ]),
+        // The executables run as child processes (`ChildRun`), and the bench's figures.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "beekon-fleet", "beekon-bench", "beekon-store-probe", "FleetDescription", "FleetEngine",
+                "FleetRuntime", "BeekonDevice", "BeekonNet", "BeekonStore", "HTTPMessage", "IngestReceiver",
+                "FleetTestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
         .testTarget(
             name: "IngestReceiverTests",
             dependencies: [
-                "IngestReceiver", "beekon-fleet", "BeekonDevice", "BeekonNet", "SQLite", "HTTPMessage",
+                "IngestReceiver", "BeekonDevice", "BeekonNet", "SQLite", "HTTPMessage", "FleetTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
         .testTarget(

@@ -40,8 +40,8 @@ public enum SimulatedAnswer: Sendable {
 /// answer due exactly at the SDK's timeout is a timeout). Stores are the engine's usual SQLite
 /// files in the run's data folder. Tests drive it with `advance(to:)` and `command(_:)` and
 /// assert exact virtual timestamps.
-struct SimulatedFleet {
-    var engine: FleetLoop
+package struct SimulatedFleet {
+    package var engine: FleetLoop
     let network: (SimulatedRequest) -> SimulatedAnswer
     /// The real time a driver at the run's warp would read, ns from the start: what the
     /// engine's real-time pacing (admin spawn rates, rates per real second) counts in. Never
@@ -61,7 +61,7 @@ struct SimulatedFleet {
 
     /// A fleet over `fleet` with `options` (its data folder, warp, timing), answered by `network`,
     /// started at `wallNow` (Unix ms; what `clock.start: now` means here).
-    init(
+    package init(
         fleet: FleetFile, options: RunOptions, wallNow: Int64 = 1_781_510_400_000,
         network: @escaping (SimulatedRequest) -> SimulatedAnswer
     ) throws(RunError) {

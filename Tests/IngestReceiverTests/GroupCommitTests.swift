@@ -1,6 +1,7 @@
 import BeekonDevice
 import BeekonNet
 import Dispatch
+import FleetTestSupport
 import Foundation
 import SQLite
 import Synchronization

@@ -1,4 +1,5 @@
 import BeekonNet
+import FleetTestSupport
 import Foundation
 import HTTPMessage
 import HTTPTypes

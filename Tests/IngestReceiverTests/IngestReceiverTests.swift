@@ -1,5 +1,6 @@
 import BeekonDevice
 import BeekonNet
+import FleetTestSupport
 import Foundation
 import HTTPMessage
 import HTTPTypes
