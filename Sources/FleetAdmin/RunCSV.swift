@@ -111,7 +111,7 @@ package enum RunCSV {
         return text(rows)
     }
 
-    /// The fleet's own doing, a row per figure with its unit and clock (`RunReportBody.FleetHealth`).
+    /// The fleet's own doing, a row per figure with its unit and clock (`FleetHealthBody`).
     static func fleetHealth(_ snapshot: FleetSnapshot) -> String {
         let metrics = snapshot.metrics
         let wait = metrics.connectionWait
@@ -143,7 +143,7 @@ package enum RunCSV {
     private static func coarse(_ value: Double?) -> String { value.map(decimal) ?? "" }
 
     private static func decimal(_ value: Double) -> String {
-        let rounded = (value * 1000).rounded() / 1000
+        let rounded = Rounding.millis(value)
         return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
     }
 

@@ -1,0 +1,206 @@
+import FleetEngine
+
+// The figures the admin API and the run report both show, one type each: the API writes them in
+// camelCase, the report in snake_case (`APIKeyStyle`, the encoder's choice). Where the report
+// describes a figure in its own words, `summary(_:)` and `notes(_:)` give them for its style.
+
+/// Latency percentiles in milliseconds (zeros when there were none).
+struct PercentilesBody: APIBody {
+    var p50: Double
+    var p90: Double
+    var p95: Double
+    var p99: Double
+    var max: Double
+
+    init(_ histogram: LatencyHistogram) {
+        p50 = Rounding.millis(histogram.percentile(0.5))
+        p90 = Rounding.millis(histogram.percentile(0.9))
+        p95 = Rounding.millis(histogram.percentile(0.95))
+        p99 = Rounding.millis(histogram.percentile(0.99))
+        max = Rounding.millis(histogram.max)
+    }
+
+    static let example = PercentilesBody(LatencyHistogram())
+    static let component: String? = "Percentiles"
+    static func summary(_ keys: APIKeyStyle) -> String? {
+        keys == .snakeCase ? "Percentiles, ms (nearest rank, within 1 %); zeros when nothing was measured." : nil
+    }
+}
+
+/// Where the run's fixes went (`FixAccount`), for the fleet or one group: the ledger (`Ledger`,
+/// which the report shows alone), with the fixes' age at acknowledgement and the acknowledgements
+/// their devices never heard.
+struct FixesBody: APIBody {
+    struct Resent: APIBody {
+        var batches: Int
+        var fixes: Int
+
+        static let example = Resent(batches: 0, fixes: 0)
+    }
+
+    /// `carriedOver + admitted == acknowledged + rejected + pending + expired + deleted + lost`.
+    struct Ledger: APIBody {
+        var carriedOver: Int
+        var admitted: Int
+        var acknowledged: Int
+        var rejected: Int
+        var pending: Int
+        var expired: Int
+        var deleted: Int
+        var lost: Int
+        var unaccounted: Int
+        var maxPending: Int
+
+        init(_ account: FixAccount) {
+            carriedOver = account.carriedOver
+            admitted = account.ledger.admitted
+            acknowledged = account.ledger.acknowledged
+            rejected = account.ledger.rejected
+            pending = account.ledger.pending
+            expired = account.ledger.expired
+            deleted = account.ledger.deleted
+            lost = account.ledger.lost
+            unaccounted = account.unaccounted
+            maxPending = account.maxPending
+        }
+
+        static let example = Ledger(FixAccount())
+        // The report's words: the API's are `FixesBody`'s.
+        static let summary: String? =
+            "Where the fixes went: carried_over + admitted = acknowledged + rejected + pending + expired + deleted "
+            + "+ lost, from the device stores' own counts; unaccounted is the fleet's own count of the fixes it "
+            + "handed to the stores less what they admitted (0 unless something miscounted)."
+        static let notes = [
+            "carried_over": APINote("Pending in the stores when the run first opened them (an earlier run's)."),
+            "admitted": APINote("Admitted by the devices' gates this run: stored, or lost when the insert failed."),
+            "acknowledged": APINote("Deleted after their batch was answered 2xx."),
+            "rejected": APINote("Dropped after their batch was answered 400 or 422."),
+            "pending": APINote("In the stores at the report's instant."),
+            "expired": APINote("Deleted by retention: 7 days (local-only) or the 100,000-fix cap."),
+            "deleted": APINote("Deleted by the app (`deleteLocations`)."),
+            "lost": APINote("Admitted but never stored (a store failure)."),
+            "max_pending": APINote("The backlog's peak: the most fixes pending at once."),
+        ]
+    }
+
+    var ledger: Ledger
+    var ageAtAcknowledgementMs: PercentilesBody
+    var unheardAcknowledgements: Resent
+
+    enum CodingKeys: CodingKey {
+        case ageAtAcknowledgementMs, unheardAcknowledgements
+    }
+
+    init(_ account: FixAccount) {
+        ledger = Ledger(account)
+        ageAtAcknowledgementMs = PercentilesBody(account.ageAtAcknowledgement)
+        unheardAcknowledgements = Resent(
+            batches: account.unheardAcknowledgements.batches, fixes: account.unheardAcknowledgements.fixes)
+    }
+
+    /// The ledger's members, then the age and the unheard acknowledgements, in one object.
+    func encode(to encoder: any Encoder) throws {
+        try ledger.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(ageAtAcknowledgementMs, forKey: .ageAtAcknowledgementMs)
+        try container.encode(unheardAcknowledgements, forKey: .unheardAcknowledgements)
+    }
+
+    static let example = FixesBody(FixAccount())
+    static let component: String? = "Fixes"
+    static let summary: String? =
+        "Where the run's fixes went: carriedOver + admitted = acknowledged + rejected + pending + expired + deleted "
+        + "+ lost, counted from the device stores' own files."
+    static let notes = [
+        "carriedOver": APINote("Fixes pending in the stores when this run first opened them (an earlier run's)."),
+        "admitted": APINote("Fixes the devices' gates admitted this run: stored, or lost when the insert failed."),
+        "acknowledged": APINote("Fixes deleted after their batch was answered 2xx."),
+        "rejected": APINote("Fixes dropped after their batch was answered 400 or 422."),
+        "pending": APINote("Fixes in the stores now, not yet acknowledged."),
+        "expired": APINote("Fixes retention deleted: 7 days (local-only) or the 100,000-fix cap."),
+        "deleted": APINote("Fixes the app deleted (`deleteLocations`)."),
+        "lost": APINote("Fixes admitted but never stored (a store failure)."),
+        "unaccounted": APINote(
+            "Fixes the devices handed to their stores this run, as the fleet counted them, less what the stores "
+                + "admitted: 0 unless something miscounted (or a store that never opened lost fixes it cannot count)."),
+        "maxPending": APINote("The most fixes pending at once this run: the backlog's peak."),
+        "ageAtAcknowledgementMs": APINote("Virtual ms from a fix's timestamp to its batch's acknowledgement."),
+        "unheardAcknowledgements": APINote(
+            "Batches answered 2xx whose answer the device never heard (its timeout, network loss, process "
+                + "death or deletion came first): the SDK sends their fixes again, so the server sees them twice."),
+    ]
+}
+
+/// What the fleet itself did to its requests (its limits, its timing, its pace) over the run:
+/// never the server's. `GET /api/v1/stats`' `fleetHealth` and the report's `fleet_health`.
+struct FleetHealthBody: APIBody {
+    var notSent: APIMap<Int>
+    var heldBack: Int
+    var connectionWaitMs: PercentilesBody
+    var cancelledOnWire: Int
+    var warpTimeouts: Int
+    var answerWaitSeconds: Double
+    var behindSeconds: Double
+
+    init(_ metrics: FleetMetrics) {
+        notSent = APIMap(metrics.notSentByCause.map { ($0.key.rawValue, $0.value) })
+        heldBack = metrics.heldBack
+        connectionWaitMs = PercentilesBody(metrics.connectionWait)
+        cancelledOnWire = metrics.cancelledOnWire
+        warpTimeouts = metrics.warpTimeouts
+        answerWaitSeconds = Rounding.seconds(metrics.pace.answerWaitSeconds)
+        behindSeconds = Rounding.seconds(metrics.pace.behindSeconds)
+    }
+
+    static let example = FleetHealthBody(FleetMetrics())
+
+    static func summary(_ keys: APIKeyStyle) -> String? {
+        switch keys {
+        case .camelCase: "The fleet's own doing over the run, not the server's (as the run report's `fleet_health`)."
+        case .snakeCase:
+            "The fleet's own doing, not the server's: requests its limits kept off the wire or held back, requests "
+                + "it closed, timeouts its timing made, and real time its clock spent waiting or behind."
+        }
+    }
+
+    static func notes(_ keys: APIKeyStyle) -> [String: APINote] {
+        switch keys {
+        case .camelCase: apiNotes
+        case .snakeCase: reportNotes
+        }
+    }
+
+    private static let apiNotes = [
+        "notSent": APINote(
+            "Uploads never put on the wire before their device gave up, by cause: `connection-cap` "
+                + "(`--max-connections`), `descriptors` (out of file descriptors)."),
+        "heldBack": APINote("Requests the fleet's connection cap held back before they went out.", minimum: 0),
+        "connectionWaitMs": APINote("Real ms those requests waited for a connection."),
+        "cancelledOnWire": APINote("Requests on the wire closed because their device gave up on them.", minimum: 0),
+        "warpTimeouts": APINote("Uploads heard as `warp-timeout` (as-answered timing above warp 1).", minimum: 0),
+        "answerWaitSeconds": APINote(
+            "Real seconds the clock yielded to the server's answers (modelled timing).", minimum: 0),
+        "behindSeconds": APINote("Real seconds the run was behind its warp.", minimum: 0),
+    ]
+
+    private static let reportNotes = [
+        "not_sent": APINote(
+            "Uploads never put on the wire before their device gave up (heard as `not-sent-CAUSE`), by cause: "
+                + "`connection-cap` (`--max-connections`), `descriptors` (out of file descriptors)."),
+        "held_back": APINote(
+            "Requests (uploads and token refreshes) the fleet's connection cap held back before they went out.",
+            minimum: 0),
+        "connection_wait_ms": APINote("Real ms those requests waited for a connection."),
+        "cancelled_on_wire": APINote(
+            "Requests on the wire closed because their device gave up on them (its timeout), as a phone's "
+                + "HTTP client does.", minimum: 0),
+        "warp_timeouts": APINote(
+            "Uploads heard as `warp-timeout`: as-answered timing above warp 1 made the server's real time × "
+                + "the warp pass the SDK's timeout.", minimum: 0),
+        "answer_wait_seconds": APINote(
+            "Real seconds the clock yielded to the server's answers (modelled timing waits for each real "
+                + "answer) rather than falling behind.", minimum: 0),
+        "behind_seconds": APINote(
+            "Real seconds the run was behind its warp for its own sake (as `pace.behind_seconds`).", minimum: 0),
+    ]
+}
