@@ -253,7 +253,7 @@ struct APISchemaRecorder {
     func members(of value: some Encodable) -> [(member: APIMember, key: String)] {
         let record = Record(keys: keys)
         try? value.encode(to: Recorder(record: record))
-        return record.members.map { ($0, record.keyOf[$0.name] ?? $0.name) }
+        return record.objectMembers.map { ($0, record.keyOf[$0.name] ?? $0.name) }
     }
 
     final class Record {
@@ -261,8 +261,20 @@ struct APISchemaRecorder {
         var members: [APIMember] = []
         /// A member's name as its type spells it, by its name as written.
         var keyOf: [String: String] = [:]
+        /// The members of a member encoded through a nested container, by its name as written.
+        var nested: [String: Record] = [:]
 
         init(keys: APIKeyStyle = .camelCase) { self.keys = keys }
+
+        /// The members, a nested container's as an object of its own members.
+        var objectMembers: [APIMember] {
+            members.map { member in
+                guard let record = nested[member.name] else { return member }
+                var member = member
+                member.schema = APISchema(.object(record.objectMembers))
+                return member
+            }
+        }
 
         func add(_ name: String, _ type: Any.Type, nullable: Bool) {
             var schema: APISchema
@@ -329,7 +341,9 @@ struct APISchemaRecorder {
             keyedBy keyType: NestedKey.Type, forKey key: Key
         ) -> KeyedEncodingContainer<NestedKey> {
             record.add(key, Never.self, nullable: false)
-            return KeyedEncodingContainer(Keyed<NestedKey>(record: Record(keys: record.keys)))
+            let nested = Record(keys: record.keys)
+            record.nested[record.keys.name(key)] = nested
+            return KeyedEncodingContainer(Keyed<NestedKey>(record: nested))
         }
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
             record.add(key, Never.self, nullable: false)

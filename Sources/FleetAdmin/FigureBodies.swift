@@ -28,16 +28,9 @@ struct PercentilesBody: APIBody {
 }
 
 /// Where the run's fixes went (`FixAccount`), for the fleet or one group: the ledger (`Ledger`,
-/// which the report shows alone), with the fixes' age at acknowledgement and the acknowledgements
-/// their devices never heard.
+/// which the report shows alone), with the fixes' age at acknowledgement and the run's own counts
+/// (`FixAccount.counters`).
 struct FixesBody: APIBody {
-    struct Resent: APIBody {
-        var batches: Int
-        var fixes: Int
-
-        static let example = Resent(batches: 0, fixes: 0)
-    }
-
     /// `carriedOver + admitted == acknowledged + rejected + pending + expired + deleted + lost`.
     struct Ledger: APIBody {
         var carriedOver: Int
@@ -51,7 +44,11 @@ struct FixesBody: APIBody {
         var unaccounted: Int
         var maxPending: Int
 
+        /// The run's own counts the report's `duplicates` does not show.
+        var counts: FixCounts
+
         init(_ account: FixAccount) {
+            counts = FixCounts(account) { $0.duplicates == nil }
             carriedOver = account.carriedOver
             admitted = account.ledger.admitted
             acknowledged = account.ledger.acknowledged
@@ -62,6 +59,24 @@ struct FixesBody: APIBody {
             lost = account.ledger.lost
             unaccounted = account.unaccounted
             maxPending = account.maxPending
+        }
+
+        enum CodingKeys: CodingKey {
+            case carriedOver, admitted, acknowledged, rejected, pending, expired, deleted, lost, unaccounted
+            case maxPending
+        }
+
+        /// Its members, then the counts (in the report, a part is its member's name and its own).
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            for (key, value) in [
+                (CodingKeys.carriedOver, carriedOver), (.admitted, admitted), (.acknowledged, acknowledged),
+                (.rejected, rejected), (.pending, pending), (.expired, expired), (.deleted, deleted), (.lost, lost),
+                (.unaccounted, unaccounted), (.maxPending, maxPending),
+            ] {
+                try container.encode(value, forKey: key)
+            }
+            try counts.encodeFlat(to: encoder)
         }
 
         static let example = Ledger(FixAccount())
@@ -80,30 +95,31 @@ struct FixesBody: APIBody {
             "deleted": APINote("Deleted by the app (`deleteLocations`)."),
             "lost": APINote("Admitted but never stored (a store failure)."),
             "max_pending": APINote("The backlog's peak: the most fixes pending at once."),
-        ]
+        ].merging(FixCounts.reportNotes { $0.duplicates == nil }) { own, _ in own }
     }
 
     var ledger: Ledger
     var ageAtAcknowledgementMs: PercentilesBody
-    var unheardAcknowledgements: Resent
+    var counts: FixCounts
 
     enum CodingKeys: CodingKey {
-        case ageAtAcknowledgementMs, unheardAcknowledgements
+        case ageAtAcknowledgementMs
     }
 
     init(_ account: FixAccount) {
-        ledger = Ledger(account)
+        var ledger = Ledger(account)
+        ledger.counts = FixCounts(account) { _ in false }
+        self.ledger = ledger
         ageAtAcknowledgementMs = PercentilesBody(account.ageAtAcknowledgement)
-        unheardAcknowledgements = Resent(
-            batches: account.unheardAcknowledgements.batches, fixes: account.unheardAcknowledgements.fixes)
+        counts = FixCounts(account) { _ in true }
     }
 
-    /// The ledger's members, then the age and the unheard acknowledgements, in one object.
+    /// The ledger's members, then the age and the run's own counts, in one object.
     func encode(to encoder: any Encoder) throws {
         try ledger.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(ageAtAcknowledgementMs, forKey: .ageAtAcknowledgementMs)
-        try container.encode(unheardAcknowledgements, forKey: .unheardAcknowledgements)
+        try counts.encodeGrouped(to: encoder)
     }
 
     static let example = FixesBody(FixAccount())
@@ -125,10 +141,72 @@ struct FixesBody: APIBody {
                 + "admitted: 0 unless something miscounted (or a store that never opened lost fixes it cannot count)."),
         "maxPending": APINote("The most fixes pending at once this run: the backlog's peak."),
         "ageAtAcknowledgementMs": APINote("Virtual ms from a fix's timestamp to its batch's acknowledgement."),
-        "unheardAcknowledgements": APINote(
-            "Batches answered 2xx whose answer the device never heard (its timeout, network loss, process "
-                + "death or deletion came first): the SDK sends their fixes again, so the server sees them twice."),
-    ]
+    ].merging(FixCounts.apiNotes) { own, _ in own }
+}
+
+/// Some of the run's own counts of one account (`FixAccount.counters`), written as members of the
+/// object that holds them.
+struct FixCounts: Sendable {
+    var values: [(counter: FixCounter, value: Int)]
+
+    init(_ account: FixAccount, _ shown: (FixCounter) -> Bool) {
+        values = FixAccount.counters.filter(shown).map { ($0, account[keyPath: $0.value]) }
+    }
+
+    /// The API's form: a counter's member, its parts in one object.
+    func encodeGrouped(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: MemberKey.self)
+        var index = values.startIndex
+        while index < values.endIndex {
+            let member = values[index].counter.member
+            guard values[index].counter.part != nil else {
+                try container.encode(values[index].value, forKey: MemberKey(member))
+                index += 1
+                continue
+            }
+            var parts = container.nestedContainer(keyedBy: MemberKey.self, forKey: MemberKey(member))
+            while index < values.endIndex, values[index].counter.member == member, let part = values[index].counter.part
+            {
+                try parts.encode(values[index].value, forKey: MemberKey(part))
+                index += 1
+            }
+        }
+    }
+
+    /// Each count a member of its own: the report's `duplicates` name, else its member and part.
+    func encodeFlat(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: MemberKey.self)
+        for (counter, value) in values { try container.encode(value, forKey: MemberKey(Self.flatName(counter))) }
+    }
+
+    static func flatName(_ counter: FixCounter) -> String {
+        counter.duplicates ?? counter.member + (counter.part.map { $0.prefix(1).uppercased() + $0.dropFirst() } ?? "")
+    }
+
+    /// What the API's document says of each counter's member.
+    static var apiNotes: [String: APINote] {
+        Dictionary(FixAccount.counters.compactMap { counter in counter.note.map { (counter.member, APINote($0)) } }) {
+            first, _ in first
+        }
+    }
+
+    /// What the report's schema says of the counters `shown`, by their flat names.
+    static func reportNotes(_ shown: (FixCounter) -> Bool) -> [String: APINote] {
+        Dictionary(
+            FixAccount.counters.filter(shown).compactMap { counter in
+                counter.reportNote.map { (flatName(counter), APINote($0)) }
+            }
+        ) { first, _ in first }
+    }
+
+    /// A member named by the counters' table (in camelCase: the encoder's style writes it).
+    struct MemberKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
 }
 
 /// What the fleet itself did to its requests (its limits, its timing, its pace) over the run:

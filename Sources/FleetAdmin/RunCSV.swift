@@ -58,9 +58,8 @@ package enum RunCSV {
                 "Group", "Carried Over", "Admitted", "Acknowledged", "Rejected", "Pending", "Expired", "Deleted",
                 "Lost",
                 "Unaccounted", "Max Pending", "Age at Ack p50 (ms)", "Age at Ack p90 (ms)", "Age at Ack p95 (ms)",
-                "Age at Ack p99 (ms)", "Age at Ack Max (ms)", "Unheard Acknowledged Batches",
-                "Unheard Acknowledged Fixes",
-            ]
+                "Age at Ack p99 (ms)", "Age at Ack Max (ms)",
+            ] + FixAccount.counters.map(\.column)
         ]
         for (name, figures) in scopes(snapshot) {
             let fixes = figures.fixes
@@ -72,7 +71,7 @@ package enum RunCSV {
                         ledger.expired, ledger.deleted, ledger.lost, fixes.unaccounted, fixes.maxPending,
                     ].map(String.init)
                     + percentiles(fixes.ageAtAcknowledgement)
-                    + [String(fixes.unheardAcknowledgements.batches), String(fixes.unheardAcknowledgements.fixes)])
+                    + FixAccount.counters.map { String(fixes[keyPath: $0.value]) })
         }
         return text(rows)
     }

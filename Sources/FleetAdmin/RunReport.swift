@@ -49,19 +49,39 @@ package struct RunReportBody: APIBody {
         ]
     }
 
+    /// What the server sees twice: the counts of `FixAccount.counters` that say so, then the
+    /// in-process receiver's own count.
     struct Duplicates: APIBody {
-        var unheardBatches: Int
-        var unheardFixes: Int
+        var counts: FixCounts
         var receiverBatches: Int?
         var receiverFixes: Int?
 
-        static let example = Duplicates(unheardBatches: 0, unheardFixes: 0, receiverBatches: nil, receiverFixes: nil)
-        static let notes = [
-            "unheard_batches": APINote(
-                "Batches answered 2xx whose answer the device never heard (its timeout, network loss or process "
-                    + "death came first): the SDK sends their fixes again, so the server sees them twice."),
-            "receiver_batches": APINote("Duplicate batches the in-process receiver saw; null with another server."),
-        ]
+        enum CodingKeys: CodingKey {
+            case receiverBatches, receiverFixes
+        }
+
+        init(_ account: FixAccount, receiver: FixAccount.Resent?) {
+            counts = FixCounts(account) { $0.duplicates != nil }
+            receiverBatches = receiver?.batches
+            receiverFixes = receiver?.fixes
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            try counts.encodeFlat(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(receiverBatches, forKey: .receiverBatches)
+            try container.encode(receiverFixes, forKey: .receiverFixes)
+        }
+
+        /// The count the table names `name` in the report (`unheardBatches`), 0 when none.
+        func count(_ name: String) -> Int {
+            counts.values.first { FixCounts.flatName($0.counter) == name }?.value ?? 0
+        }
+
+        static let example = Duplicates(FixAccount(), receiver: nil)
+        static let notes = FixCounts.reportNotes { $0.duplicates != nil }.merging([
+            "receiver_batches": APINote("Duplicate batches the in-process receiver saw; null with another server.")
+        ]) { own, _ in own }
     }
 
     struct Group: APIBody {
@@ -82,10 +102,7 @@ package struct RunReportBody: APIBody {
             uploads = Uploads(figures.uploads, realSeconds: figures.realSeconds)
             latencyMs = PercentilesBody(figures.latency)
             serverLatencyMs = PercentilesBody(figures.serverLatency)
-            duplicates = Duplicates(
-                unheardBatches: figures.fixes.unheardAcknowledgements.batches,
-                unheardFixes: figures.fixes.unheardAcknowledgements.fixes, receiverBatches: receiver?.batches,
-                receiverFixes: receiver?.fixes)
+            duplicates = Duplicates(figures.fixes, receiver: receiver)
         }
 
         static let example = Group(RunFigures(FleetMetrics()), devicesByState: [:], receiver: nil)

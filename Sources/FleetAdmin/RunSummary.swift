@@ -112,11 +112,11 @@ package enum RunSummary {
         lines.append(
             row("fix age at ack", fixes.acknowledged == 0 ? "no fix acknowledged" : percentiles(fixAge, duration)))
         lines.append(row("backlog", "\(count(fixes.pending)) pending now, peak \(count(fixes.maxPending))"))
+        let unheard = (batches: duplicates.count("unheardBatches"), fixes: duplicates.count("unheardFixes"))
         var resent =
-            duplicates.unheardBatches == 0
+            unheard.batches == 0
             ? "none caused by the fleet"
-            : "\(count(duplicates.unheardBatches)) batches (\(count(duplicates.unheardFixes)) fixes) answered 2xx "
-                + "unheard, sent again"
+            : "\(count(unheard.batches)) batches (\(count(unheard.fixes)) fixes) answered 2xx unheard, sent again"
         if let batches = duplicates.receiverBatches, let fixes = duplicates.receiverFixes {
             resent += "; the receiver saw \(count(batches)) duplicate batches, \(count(fixes)) fixes"
         }
