@@ -354,23 +354,6 @@ struct DeviceDetailBody: APIBody {
         ]
     }
 
-    /// Where the device's admitted fixes went, as its store counts them over its whole life.
-    struct Fixes: APIBody {
-        var admitted: Int
-        var acknowledged: Int
-        var rejected: Int
-        var pending: Int
-        var expired: Int
-        var deleted: Int
-        var lost: Int
-
-        static let example = Fixes(
-            admitted: 0, acknowledged: 0, rejected: 0, pending: 0, expired: 0, deleted: 0, lost: 0)
-        static let summary: String? =
-            "The device store's own ledger, over its whole life (every run on this data folder): admitted = "
-            + "acknowledged + rejected + pending + expired + deleted + lost. Null before the store was first opened."
-    }
-
     /// The last answer to the SDK's `getCurrentLocation()` (the action of that name).
     struct CurrentLocation: APIBody {
         enum Answer: String, APIEnum { case fix, timedOut, unavailable }
@@ -411,7 +394,7 @@ struct DeviceDetailBody: APIBody {
         var config: ConfigBody?
         var sync: Sync
         var auth: Auth
-        var fixes: Fixes?
+        var fixes: StoreLedgerBody?
         var stateHistory: [Change]
         var uploads: [UploadRecordBody]
         var streams: [StreamRecordBody]
@@ -473,11 +456,7 @@ extension DeviceDetailBody.Members {
             state: device.auth.state, validUntil: APITime(optional: device.auth.validUntil),
             lastRefreshOutcome: device.auth.lastRefreshOutcome?.description,
             breakerOpenUntil: APITime(optional: device.auth.breakerOpenUntil))
-        fixes = device.fixes.map {
-            DeviceDetailBody.Fixes(
-                admitted: $0.admitted, acknowledged: $0.acknowledged, rejected: $0.rejected, pending: $0.pending,
-                expired: $0.expired, deleted: $0.deleted, lost: $0.lost)
-        }
+        fixes = device.fixes.map(StoreLedgerBody.init)
         stateHistory = device.stateHistory.map {
             DeviceDetailBody.Change(at: APITime($0.at), state: $0.state.description, cause: $0.cause)
         }

@@ -1,3 +1,4 @@
+import BeekonStore
 import FleetEngine
 
 // The figures the admin API and the run report both show, one type each: the API writes them in
@@ -27,55 +28,70 @@ struct PercentilesBody: APIBody {
     }
 }
 
+/// A store's ledger (`FixLedger`): where a device's admitted fixes went, as its store counts them
+/// over its whole life (a device's `fixes`), and the middle of a run's account (`FixesBody`).
+struct StoreLedgerBody: APIBody {
+    var admitted: Int
+    var acknowledged: Int
+    var rejected: Int
+    var pending: Int
+    var expired: Int
+    var deleted: Int
+    var lost: Int
+
+    init(_ ledger: FixLedger) {
+        admitted = ledger.admitted
+        acknowledged = ledger.acknowledged
+        rejected = ledger.rejected
+        pending = ledger.pending
+        expired = ledger.expired
+        deleted = ledger.deleted
+        lost = ledger.lost
+    }
+
+    static let example = StoreLedgerBody(FixLedger())
+    static let summary: String? =
+        "The device store's own ledger, over its whole life (every run on this data folder): admitted = "
+        + "acknowledged + rejected + pending + expired + deleted + lost. Null before the store was first opened."
+}
+
 /// Where the run's fixes went (`FixAccount`), for the fleet or one group: the ledger (`Ledger`,
 /// which the report shows alone), with the fixes' age at acknowledgement and the run's own counts
 /// (`FixAccount.counters`).
 struct FixesBody: APIBody {
     /// `carriedOver + admitted == acknowledged + rejected + pending + expired + deleted + lost`.
+    @dynamicMemberLookup
     struct Ledger: APIBody {
         var carriedOver: Int
-        var admitted: Int
-        var acknowledged: Int
-        var rejected: Int
-        var pending: Int
-        var expired: Int
-        var deleted: Int
-        var lost: Int
+        var store: StoreLedgerBody
         var unaccounted: Int
         var maxPending: Int
-
         /// The run's own counts the report's `duplicates` does not show.
         var counts: FixCounts
 
         init(_ account: FixAccount) {
             counts = FixCounts(account) { $0.duplicates == nil }
             carriedOver = account.carriedOver
-            admitted = account.ledger.admitted
-            acknowledged = account.ledger.acknowledged
-            rejected = account.ledger.rejected
-            pending = account.ledger.pending
-            expired = account.ledger.expired
-            deleted = account.ledger.deleted
-            lost = account.ledger.lost
+            store = StoreLedgerBody(account.ledger)
             unaccounted = account.unaccounted
             maxPending = account.maxPending
         }
 
+        /// The store ledger's counts, as the account's own.
+        subscript(dynamicMember keyPath: KeyPath<StoreLedgerBody, Int>) -> Int { store[keyPath: keyPath] }
+
         enum CodingKeys: CodingKey {
-            case carriedOver, admitted, acknowledged, rejected, pending, expired, deleted, lost, unaccounted
-            case maxPending
+            case carriedOver, unaccounted, maxPending
         }
 
-        /// Its members, then the counts (in the report, a part is its member's name and its own).
+        /// `carriedOver`, the store ledger's members, the two after them, then the counts (in the
+        /// report, a part is its member's name and its own): one object.
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
-            for (key, value) in [
-                (CodingKeys.carriedOver, carriedOver), (.admitted, admitted), (.acknowledged, acknowledged),
-                (.rejected, rejected), (.pending, pending), (.expired, expired), (.deleted, deleted), (.lost, lost),
-                (.unaccounted, unaccounted), (.maxPending, maxPending),
-            ] {
-                try container.encode(value, forKey: key)
-            }
+            try container.encode(carriedOver, forKey: .carriedOver)
+            try store.encode(to: encoder)
+            try container.encode(unaccounted, forKey: .unaccounted)
+            try container.encode(maxPending, forKey: .maxPending)
             try counts.encodeFlat(to: encoder)
         }
 
