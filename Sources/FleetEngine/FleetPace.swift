@@ -1,3 +1,4 @@
+import BeekonDevice
 import Foundation
 
 /// How the run keeps up with its warp: measured over its last real seconds (`PaceMeter`), with

@@ -1,3 +1,5 @@
+import BeekonDevice
+
 /// How far each unit's figures are rounded wherever they are shown (the API, the report, its CSV
 /// and HTML, thresholds' texts): one place per unit, so two surfaces never disagree.
 public enum Rounding {
@@ -15,13 +17,4 @@ public enum Rounding {
 
     /// A live rate (a count per second of recent real time), to the hundredth.
     public static func perSecond(_ value: Double) -> Double { value.rounded(places: 2) }
-}
-
-extension Double {
-    /// To `places` decimal places, halves away from zero.
-    public func rounded(places: Int) -> Double {
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        return (self * scale).rounded() / scale
-    }
 }

@@ -1,3 +1,4 @@
+import BeekonDevice
 import FleetDescription
 
 /// A threshold checked against a run's figures: the value it measured (nil when there was
