@@ -23,7 +23,7 @@ struct APIBodyTests {
         #expect(report.contains(#""fleet_health":"# + Self.text(StatsBody(snapshot).fleetHealth, keys: .snakeCase)))
         let ledger = FixesBody.Ledger(snapshot.metrics.fixes)
         #expect(report.contains(#""fixes":"# + Self.text(ledger, keys: .snakeCase)))
-        #expect(Self.text(FixesBody(snapshot.metrics.fixes)).hasPrefix(Self.text(ledger).dropLast() + ","))
+        #expect(Self.text(FixesBody(snapshot.metrics.fixes)).hasPrefix(#"{"carriedOver":0,"admitted":0,"#))
     }
 
     @Test("every body's schema comes from its members' types: none is of a type without a schema")
