@@ -1,4 +1,5 @@
 import BeekonDevice
+import BeekonStore
 import FleetDescription
 import FleetEngine
 
@@ -394,7 +395,7 @@ struct DeviceDetailBody: APIBody {
         var config: ConfigBody?
         var sync: Sync
         var auth: Auth
-        var fixes: StoreLedgerBody?
+        var fixes: FixLedger?
         var stateHistory: [Change]
         var uploads: [UploadRecordBody]
         var streams: [StreamRecordBody]
@@ -456,7 +457,7 @@ extension DeviceDetailBody.Members {
             state: device.auth.state, validUntil: APITime(optional: device.auth.validUntil),
             lastRefreshOutcome: device.auth.lastRefreshOutcome?.description,
             breakerOpenUntil: APITime(optional: device.auth.breakerOpenUntil))
-        fixes = device.fixes.map(StoreLedgerBody.init)
+        fixes = device.fixes
         stateHistory = device.stateHistory.map {
             DeviceDetailBody.Change(at: APITime($0.at), state: $0.state.description, cause: $0.cause)
         }

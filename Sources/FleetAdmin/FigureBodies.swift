@@ -28,28 +28,10 @@ struct PercentilesBody: APIBody {
     }
 }
 
-/// A store's ledger (`FixLedger`): where a device's admitted fixes went, as its store counts them
-/// over its whole life (a device's `fixes`), and the middle of a run's account (`FixesBody`).
-struct StoreLedgerBody: APIBody {
-    var admitted: Int
-    var acknowledged: Int
-    var rejected: Int
-    var pending: Int
-    var expired: Int
-    var deleted: Int
-    var lost: Int
-
-    init(_ ledger: FixLedger) {
-        admitted = ledger.admitted
-        acknowledged = ledger.acknowledged
-        rejected = ledger.rejected
-        pending = ledger.pending
-        expired = ledger.expired
-        deleted = ledger.deleted
-        lost = ledger.lost
-    }
-
-    static let example = StoreLedgerBody(FixLedger())
+/// A store's ledger: where a device's admitted fixes went, as its store counts them over its whole
+/// life (a device's `fixes`), and the middle of a run's account (`FixesBody`). The store's own type.
+extension FixLedger: APIBody {
+    static let example = FixLedger()
     static let summary: String? =
         "The device store's own ledger, over its whole life (every run on this data folder): admitted = "
         + "acknowledged + rejected + pending + expired + deleted + lost. Null before the store was first opened."
@@ -63,7 +45,7 @@ struct FixesBody: APIBody {
     @dynamicMemberLookup
     struct Ledger: APIBody {
         var carriedOver: Int
-        var store: StoreLedgerBody
+        var store: FixLedger
         var unaccounted: Int
         var maxPending: Int
         /// The run's own counts the report's `duplicates` does not show.
@@ -72,13 +54,13 @@ struct FixesBody: APIBody {
         init(_ account: FixAccount) {
             counts = FixCounts(account) { $0.duplicates == nil }
             carriedOver = account.carriedOver
-            store = StoreLedgerBody(account.ledger)
+            store = account.ledger
             unaccounted = account.unaccounted
             maxPending = account.maxPending
         }
 
         /// The store ledger's counts, as the account's own.
-        subscript(dynamicMember keyPath: KeyPath<StoreLedgerBody, Int>) -> Int { store[keyPath: keyPath] }
+        subscript(dynamicMember keyPath: KeyPath<FixLedger, Int>) -> Int { store[keyPath: keyPath] }
 
         enum CodingKeys: CodingKey {
             case carriedOver, unaccounted, maxPending
