@@ -1,20 +1,46 @@
 import BeekonDevice
 
+/// How members are named in JSON: the admin API's camelCase, or the run report's snake_case (a
+/// file other tools read, as k6's and Locust's exports). A body's type spells its members once, in
+/// camelCase; the encoder writes them in the style it is given. A map's keys (`MemberName`) are
+/// data, written as they are.
+enum APIKeyStyle: Sendable {
+    case camelCase
+    case snakeCase
+
+    /// `key` as written in this style: `latencyMs` or `latency_ms`.
+    func name(_ key: some CodingKey) -> String {
+        let name = key.stringValue
+        guard self == .snakeCase, !(key is MemberName), name.contains(where: \.isUppercase) else { return name }
+        var snake = ""
+        for character in name {
+            if character.isUppercase { snake += "_" + character.lowercased() } else { snake.append(character) }
+        }
+        return snake
+    }
+
+    /// The style `value` is written in by default: its body type's own (`APIBody.keyStyle`).
+    static func of(_ value: some Encodable) -> APIKeyStyle {
+        (type(of: value) as? any APIBody.Type)?.keyStyle ?? .camelCase
+    }
+}
+
 /// Writes the admin API's `Encodable` bodies as JSON: members in the order the type encodes
-/// them, a nil member as `null` (never left out: every member is required in the document),
-/// numbers as `JSONWriter` writes them (whole numbers without a point).
+/// them, named in a key style (by default the body's own), a nil member as `null` (never left
+/// out: every member is required in the document), numbers as `JSONWriter` writes them (whole
+/// numbers without a point).
 enum APIJSON {
-    static func bytes(_ value: some Encodable, capacity: Int = 1024) -> [UInt8] {
+    static func bytes(_ value: some Encodable, keys: APIKeyStyle? = nil, capacity: Int = 1024) -> [UInt8] {
         var json = JSONWriter(capacity: capacity)
-        write(value, to: &json)
+        write(value, keys: keys, to: &json)
         return json.bytes
     }
 
     /// Writes `value` as the next value of `json`.
-    static func write(_ value: some Encodable, to json: inout JSONWriter) {
+    static func write(_ value: some Encodable, keys: APIKeyStyle? = nil, to json: inout JSONWriter) {
         let root = Node()
         do {
-            try value.encode(to: NodeEncoder(node: root))
+            try value.encode(to: NodeEncoder(node: root, keys: keys ?? APIKeyStyle.of(value)))
         } catch {
             // The bodies' encoders never throw; should one, the body says so rather than lie.
             root.content = .string("unencodable: \(error)")
@@ -85,43 +111,47 @@ enum APIJSON {
 
     struct NodeEncoder: Encoder {
         let node: Node
+        let keys: APIKeyStyle
         var codingPath: [any CodingKey] = []
         var userInfo: [CodingUserInfoKey: Any] { [:] }
 
         func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
             if case .object = node.content {} else { node.content = .object([]) }
-            return KeyedEncodingContainer(Keyed<Key>(node: node))
+            return KeyedEncodingContainer(Keyed<Key>(node: node, keys: keys))
         }
 
         func unkeyedContainer() -> any UnkeyedEncodingContainer {
             if case .array = node.content {} else { node.content = .array([]) }
-            return Unkeyed(node: node)
+            return Unkeyed(node: node, keys: keys)
         }
 
-        func singleValueContainer() -> any SingleValueEncodingContainer { Single(node: node) }
+        func singleValueContainer() -> any SingleValueEncodingContainer { Single(node: node, keys: keys) }
     }
 
     struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
         let node: Node
+        let keys: APIKeyStyle
         var codingPath: [any CodingKey] { [] }
 
-        mutating func encodeNil(forKey key: Key) { node.append(key.stringValue).content = .null }
-        mutating func encode(_ value: Bool, forKey key: Key) { node.append(key.stringValue).content = .bool(value) }
+        private func member(_ key: Key) -> Node { node.append(keys.name(key)) }
+
+        mutating func encodeNil(forKey key: Key) { member(key).content = .null }
+        mutating func encode(_ value: Bool, forKey key: Key) { member(key).content = .bool(value) }
         mutating func encode(_ value: String, forKey key: Key) {
-            node.append(key.stringValue).content = .string(value)
+            member(key).content = .string(value)
         }
         mutating func encode(_ value: Double, forKey key: Key) {
-            node.append(key.stringValue).content = .number(value)
+            member(key).content = .number(value)
         }
         mutating func encode(_ value: Int, forKey key: Key) {
-            node.append(key.stringValue).content = .integer(Int64(value))
+            member(key).content = .integer(Int64(value))
         }
         mutating func encode(_ value: Int64, forKey key: Key) {
-            node.append(key.stringValue).content = .integer(value)
+            member(key).content = .integer(value)
         }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             if let member = value as? any OmittableMember, member.isAbsent { return }
-            try value.encode(to: NodeEncoder(node: node.append(key.stringValue)))
+            try value.encode(to: NodeEncoder(node: member(key), keys: keys))
         }
         // Synthesized conformances call these for optional members: nil is written as null.
         mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
@@ -144,23 +174,24 @@ enum APIJSON {
         }
         private mutating func encodeIfPresent(_ value: (any Encodable)?, _ key: Key) throws {
             guard let value else { return encodeNil(forKey: key) }
-            try value.encode(to: NodeEncoder(node: node.append(key.stringValue)))
+            try value.encode(to: NodeEncoder(node: member(key), keys: keys))
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(
             keyedBy keyType: NestedKey.Type, forKey key: Key
         ) -> KeyedEncodingContainer<NestedKey> {
-            NodeEncoder(node: node.append(key.stringValue)).container(keyedBy: keyType)
+            NodeEncoder(node: member(key), keys: keys).container(keyedBy: keyType)
         }
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-            NodeEncoder(node: node.append(key.stringValue)).unkeyedContainer()
+            NodeEncoder(node: member(key), keys: keys).unkeyedContainer()
         }
-        mutating func superEncoder() -> any Encoder { NodeEncoder(node: node) }
-        mutating func superEncoder(forKey key: Key) -> any Encoder { NodeEncoder(node: node.append(key.stringValue)) }
+        mutating func superEncoder() -> any Encoder { NodeEncoder(node: node, keys: keys) }
+        mutating func superEncoder(forKey key: Key) -> any Encoder { NodeEncoder(node: member(key), keys: keys) }
     }
 
     struct Unkeyed: UnkeyedEncodingContainer {
         let node: Node
+        let keys: APIKeyStyle
         var codingPath: [any CodingKey] { [] }
         var count: Int {
             if case .array(let items) = node.content { return items.count }
@@ -170,21 +201,22 @@ enum APIJSON {
         mutating func encodeNil() { node.appendItem().content = .null }
         mutating func encode(_ value: String) { node.appendItem().content = .string(value) }
         mutating func encode<T: Encodable>(_ value: T) throws {
-            try value.encode(to: NodeEncoder(node: node.appendItem()))
+            try value.encode(to: NodeEncoder(node: node.appendItem(), keys: keys))
         }
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
             -> KeyedEncodingContainer<NestedKey>
         {
-            NodeEncoder(node: node.appendItem()).container(keyedBy: keyType)
+            NodeEncoder(node: node.appendItem(), keys: keys).container(keyedBy: keyType)
         }
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-            NodeEncoder(node: node.appendItem()).unkeyedContainer()
+            NodeEncoder(node: node.appendItem(), keys: keys).unkeyedContainer()
         }
-        mutating func superEncoder() -> any Encoder { NodeEncoder(node: node.appendItem()) }
+        mutating func superEncoder() -> any Encoder { NodeEncoder(node: node.appendItem(), keys: keys) }
     }
 
     struct Single: SingleValueEncodingContainer {
         let node: Node
+        let keys: APIKeyStyle
         var codingPath: [any CodingKey] { [] }
 
         mutating func encodeNil() { node.content = .null }
@@ -202,25 +234,47 @@ enum APIJSON {
         mutating func encode(_ value: UInt16) { node.content = .integer(Int64(value)) }
         mutating func encode(_ value: UInt32) { node.content = .integer(Int64(value)) }
         mutating func encode(_ value: UInt64) { node.content = .integer(Int64(clamping: value)) }
-        mutating func encode<T: Encodable>(_ value: T) throws { try value.encode(to: NodeEncoder(node: node)) }
+        mutating func encode<T: Encodable>(_ value: T) throws {
+            try value.encode(to: NodeEncoder(node: node, keys: keys))
+        }
     }
 }
 
 /// Derives an `APIBody`'s members from what its `encode(to:)` does with an example value: each
-/// member's name in order and its schema from its static type (`APIDescribed`), nullable when
-/// encoded as an optional. A member of a type with no schema is recorded as
-/// `undescribed` so the document test names it.
+/// member's name in order (in the key style it is recorded in) and its schema from its static type
+/// (`APIDescribed`), nullable when encoded as an optional. A member of a type with no schema is
+/// recorded as `undescribed` so the document test names it.
 struct APISchemaRecorder {
     static let undescribed = "UNDESCRIBED"
 
-    func members(of value: some Encodable) -> [APIMember] {
-        let record = Record()
+    var keys: APIKeyStyle = .camelCase
+
+    /// The members, each with the name its type gives it (its notes may use either).
+    func members(of value: some Encodable) -> [(member: APIMember, key: String)] {
+        let record = Record(keys: keys)
         try? value.encode(to: Recorder(record: record))
-        return record.members
+        return record.objectMembers.map { ($0, record.keyOf[$0.name] ?? $0.name) }
     }
 
     final class Record {
+        let keys: APIKeyStyle
         var members: [APIMember] = []
+        /// A member's name as its type spells it, by its name as written.
+        var keyOf: [String: String] = [:]
+        /// The members of a member encoded through a nested container, by its name as written.
+        var nested: [String: Record] = [:]
+
+        init(keys: APIKeyStyle = .camelCase) { self.keys = keys }
+
+        /// The members, a nested container's as an object of its own members.
+        var objectMembers: [APIMember] {
+            members.map { member in
+                guard let record = nested[member.name] else { return member }
+                var member = member
+                member.schema = APISchema(.object(record.objectMembers))
+                return member
+            }
+        }
 
         func add(_ name: String, _ type: Any.Type, nullable: Bool) {
             var schema: APISchema
@@ -229,13 +283,20 @@ struct APISchemaRecorder {
                 schema = omittable.wrappedSchema
                 required = false
             } else if let described = type as? any APIDescribed.Type {
-                schema = described.apiSchema
+                schema = described.apiSchema(keys: keys)
             } else {
                 schema = APISchema(.anyObject, description: "\(APISchemaRecorder.undescribed) \(type)")
             }
             if nullable { schema.nullable = true }
             members.removeAll { $0.name == name }
             members.append(APIMember(name: name, schema: schema, required: required))
+        }
+
+        /// A member named by `key`, in the record's key style.
+        func add(_ key: some CodingKey, _ type: Any.Type, nullable: Bool) {
+            let name = keys.name(key)
+            keyOf[name] = key.stringValue
+            add(name, type, nullable: nullable)
         }
     }
 
@@ -249,9 +310,11 @@ struct APISchemaRecorder {
         }
         // A body is an object; anything else it encodes at its top is not a member.
         func unkeyedContainer() -> any UnkeyedEncodingContainer {
-            APIJSON.Unkeyed(node: APIJSON.Node())
+            APIJSON.Unkeyed(node: APIJSON.Node(), keys: record.keys)
         }
-        func singleValueContainer() -> any SingleValueEncodingContainer { APIJSON.Single(node: APIJSON.Node()) }
+        func singleValueContainer() -> any SingleValueEncodingContainer {
+            APIJSON.Single(node: APIJSON.Node(), keys: record.keys)
+        }
     }
 
     struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
@@ -259,10 +322,10 @@ struct APISchemaRecorder {
         var codingPath: [any CodingKey] { [] }
 
         mutating func encodeNil(forKey key: Key) {
-            record.add(key.stringValue, Never.self, nullable: true)
+            record.add(key, Never.self, nullable: true)
         }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) {
-            record.add(key.stringValue, T.self, nullable: false)
+            record.add(key, T.self, nullable: false)
         }
         mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) { add(Bool.self, key) }
         mutating func encodeIfPresent(_ value: String?, forKey key: Key) { add(String.self, key) }
@@ -271,20 +334,22 @@ struct APISchemaRecorder {
         mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) { add(Int64.self, key) }
         mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) { add(T.self, key) }
         private func add(_ type: Any.Type, _ key: Key) {
-            record.add(key.stringValue, type, nullable: true)
+            record.add(key, type, nullable: true)
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(
             keyedBy keyType: NestedKey.Type, forKey key: Key
         ) -> KeyedEncodingContainer<NestedKey> {
-            record.add(key.stringValue, Never.self, nullable: false)
-            return KeyedEncodingContainer(Keyed<NestedKey>(record: Record()))
+            record.add(key, Never.self, nullable: false)
+            let nested = Record(keys: record.keys)
+            record.nested[record.keys.name(key)] = nested
+            return KeyedEncodingContainer(Keyed<NestedKey>(record: nested))
         }
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-            record.add(key.stringValue, Never.self, nullable: false)
-            return APIJSON.Unkeyed(node: APIJSON.Node())
+            record.add(key, Never.self, nullable: false)
+            return APIJSON.Unkeyed(node: APIJSON.Node(), keys: record.keys)
         }
         mutating func superEncoder() -> any Encoder { Recorder(record: record) }
-        mutating func superEncoder(forKey key: Key) -> any Encoder { Recorder(record: Record()) }
+        mutating func superEncoder(forKey key: Key) -> any Encoder { Recorder(record: Record(keys: record.keys)) }
     }
 }

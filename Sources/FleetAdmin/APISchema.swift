@@ -220,6 +220,12 @@ struct APISchema: Sendable {
 /// A type whose JSON form has a schema: the admin API's bodies and what they are made of.
 protocol APIDescribed {
     static var apiSchema: APISchema { get }
+    /// Its schema with its members named in `keys`' style (the same for a type with no members).
+    static func apiSchema(keys: APIKeyStyle) -> APISchema
+}
+
+extension APIDescribed {
+    static func apiSchema(keys: APIKeyStyle) -> APISchema { apiSchema }
 }
 
 extension String: APIDescribed { static var apiSchema: APISchema { APISchema(.string(oneOf: nil)) } }
@@ -230,16 +236,19 @@ extension Double: APIDescribed { static var apiSchema: APISchema { APISchema(.nu
 extension Bool: APIDescribed { static var apiSchema: APISchema { APISchema(.boolean) } }
 
 extension Array: APIDescribed where Element: APIDescribed {
-    static var apiSchema: APISchema { APISchema(.array(Element.apiSchema)) }
+    static var apiSchema: APISchema { apiSchema(keys: .camelCase) }
+    static func apiSchema(keys: APIKeyStyle) -> APISchema { APISchema(.array(Element.apiSchema(keys: keys))) }
 }
 
 extension Dictionary: APIDescribed where Key == String, Value: APIDescribed {
-    static var apiSchema: APISchema { APISchema(.map(Value.apiSchema)) }
+    static var apiSchema: APISchema { apiSchema(keys: .camelCase) }
+    static func apiSchema(keys: APIKeyStyle) -> APISchema { APISchema(.map(Value.apiSchema(keys: keys))) }
 }
 
 extension Optional: APIDescribed where Wrapped: APIDescribed {
-    static var apiSchema: APISchema {
-        var schema = Wrapped.apiSchema
+    static var apiSchema: APISchema { apiSchema(keys: .camelCase) }
+    static func apiSchema(keys: APIKeyStyle) -> APISchema {
+        var schema = Wrapped.apiSchema(keys: keys)
         schema.nullable = true
         return schema
     }
@@ -261,7 +270,8 @@ struct APIMap<Value: Encodable & Sendable & APIDescribed>: Encodable, Sendable, 
         for entry in entries { try container.encode(entry.value, forKey: MemberName(stringValue: entry.key)) }
     }
 
-    static var apiSchema: APISchema { APISchema(.map(Value.apiSchema)) }
+    static var apiSchema: APISchema { apiSchema(keys: .camelCase) }
+    static func apiSchema(keys: APIKeyStyle) -> APISchema { APISchema(.map(Value.apiSchema(keys: keys))) }
 }
 
 /// A member name known only when encoding (a map's keys, an action's parameters).
@@ -271,12 +281,6 @@ struct MemberName: CodingKey {
     init(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { nil }
 }
-
-/// Milliseconds to the microsecond, as the API writes durations.
-func roundedMillis(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
-
-/// Seconds to the tenth, as the pace's figures are given.
-func roundedSeconds(_ value: Double) -> Double { (value * 10).rounded() / 10 }
 
 /// A string of a fixed set: its schema lists every case.
 protocol APIEnum: APIDescribed, Encodable, CaseIterable, RawRepresentable where RawValue == String {}
@@ -308,7 +312,11 @@ struct APITime: Encodable, Sendable, APIDescribed {
 /// One of the admin API's bodies: a `Codable` type whose schema is derived from the members it
 /// encodes, in order, with their static types (see `APISchemaRecorder`), plus what `notes` says
 /// of each. A `component` is written once under `components.schemas` and referred to elsewhere.
+/// One type serves the API and the run report: its members are named in the encoder's key style
+/// (`APIKeyStyle`), the API's camelCase unless the body says otherwise (`keyStyle`).
 protocol APIBody: Encodable, Sendable, APIDescribed {
+    /// How its members are named when nothing else says (the run report's are snake_case).
+    static var keyStyle: APIKeyStyle { get }
     /// A value to derive the schema from: every member is encoded, whatever its value, so any
     /// value will do; nil members are recorded as nullable.
     static var example: Self { get }
@@ -317,28 +325,44 @@ protocol APIBody: Encodable, Sendable, APIDescribed {
     /// The body's own description.
     static var summary: String? { get }
     /// Per member: a description, and a range or a string set where the type alone does not say.
+    /// Keyed by the member's name as its type spells it, or as written.
     static var notes: [String: APINote] { get }
+    /// The description and notes where the body is written in `keys`' style: by default `summary`
+    /// and `notes`; a body the report shares with the API may say it in the report's own words.
+    static func summary(_ keys: APIKeyStyle) -> String?
+    static func notes(_ keys: APIKeyStyle) -> [String: APINote]
 }
 
 extension APIBody {
+    static var keyStyle: APIKeyStyle { .camelCase }
     static var component: String? { nil }
     static var summary: String? { nil }
     static var notes: [String: APINote] { [:] }
+    static func summary(_ keys: APIKeyStyle) -> String? { summary }
+    static func notes(_ keys: APIKeyStyle) -> [String: APINote] { notes }
 
-    static var apiSchema: APISchema {
-        if let component { return APISchema(.reference(component)) }
-        return objectSchema
+    static var apiSchema: APISchema { apiSchema(keys: keyStyle) }
+
+    /// A component is referred to in the API's document; in the report's style it is written
+    /// where it is used (the report's schema stands alone).
+    static func apiSchema(keys: APIKeyStyle) -> APISchema {
+        if let component, keys == .camelCase { return APISchema(.reference(component)) }
+        return objectSchema(keys: keys)
     }
 
-    /// The schema of the members this type encodes.
-    static var objectSchema: APISchema {
-        let recorder = APISchemaRecorder()
-        let members = recorder.members(of: example).map { member in
+    /// The schema of the members this type encodes, in its own key style.
+    static var objectSchema: APISchema { objectSchema(keys: keyStyle) }
+
+    /// The schema of the members this type encodes, named in `keys`' style.
+    static func objectSchema(keys: APIKeyStyle) -> APISchema {
+        let recorder = APISchemaRecorder(keys: keys)
+        let notes = notes(keys)
+        let members = recorder.members(of: example).map { member, key in
             var member = member
-            if let note = notes[member.name] { note.apply(to: &member.schema) }
+            if let note = notes[member.name] ?? notes[key] { note.apply(to: &member.schema) }
             return member
         }
-        return APISchema(.object(members), description: summary)
+        return APISchema(.object(members), description: summary(keys))
     }
 }
 

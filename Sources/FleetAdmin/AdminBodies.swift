@@ -1,4 +1,5 @@
 import BeekonDevice
+import BeekonStore
 import FleetDescription
 import FleetEngine
 
@@ -48,69 +49,6 @@ struct ErrorBody: APIBody {
 
     static let example = ErrorBody(error: .example)
     static let component: String? = "Error"
-}
-
-/// Where the run's fixes went (`FixAccount`), for the fleet or one group.
-struct FixesBody: APIBody {
-    struct Resent: APIBody {
-        var batches: Int
-        var fixes: Int
-
-        static let example = Resent(batches: 0, fixes: 0)
-    }
-
-    var carriedOver: Int
-    var admitted: Int
-    var acknowledged: Int
-    var rejected: Int
-    var pending: Int
-    var expired: Int
-    var deleted: Int
-    var lost: Int
-    var unaccounted: Int
-    var maxPending: Int
-    var ageAtAcknowledgementMs: PercentilesBody
-    var unheardAcknowledgements: Resent
-
-    init(_ account: FixAccount) {
-        carriedOver = account.carriedOver
-        admitted = account.ledger.admitted
-        acknowledged = account.ledger.acknowledged
-        rejected = account.ledger.rejected
-        pending = account.ledger.pending
-        expired = account.ledger.expired
-        deleted = account.ledger.deleted
-        lost = account.ledger.lost
-        unaccounted = account.unaccounted
-        maxPending = account.maxPending
-        ageAtAcknowledgementMs = PercentilesBody(account.ageAtAcknowledgement)
-        unheardAcknowledgements = Resent(
-            batches: account.unheardAcknowledgements.batches, fixes: account.unheardAcknowledgements.fixes)
-    }
-
-    static let example = FixesBody(FixAccount())
-    static let component: String? = "Fixes"
-    static let summary: String? =
-        "Where the run's fixes went: carriedOver + admitted = acknowledged + rejected + pending + expired + deleted "
-        + "+ lost, counted from the device stores' own files."
-    static let notes = [
-        "carriedOver": APINote("Fixes pending in the stores when this run first opened them (an earlier run's)."),
-        "admitted": APINote("Fixes the devices' gates admitted this run: stored, or lost when the insert failed."),
-        "acknowledged": APINote("Fixes deleted after their batch was answered 2xx."),
-        "rejected": APINote("Fixes dropped after their batch was answered 400 or 422."),
-        "pending": APINote("Fixes in the stores now, not yet acknowledged."),
-        "expired": APINote("Fixes retention deleted: 7 days (local-only) or the 100,000-fix cap."),
-        "deleted": APINote("Fixes the app deleted (`deleteLocations`)."),
-        "lost": APINote("Fixes admitted but never stored (a store failure)."),
-        "unaccounted": APINote(
-            "Fixes the devices handed to their stores this run, as the fleet counted them, less what the stores "
-                + "admitted: 0 unless something miscounted (or a store that never opened lost fixes it cannot count)."),
-        "maxPending": APINote("The most fixes pending at once this run: the backlog's peak."),
-        "ageAtAcknowledgementMs": APINote("Virtual ms from a fix's timestamp to its batch's acknowledgement."),
-        "unheardAcknowledgements": APINote(
-            "Batches answered 2xx whose answer the device never heard (its timeout, network loss, process "
-                + "death or deletion came first): the SDK sends their fixes again, so the server sees them twice."),
-    ]
 }
 
 /// `GET /api/v1/fleet`, the `fleet` live event and `PATCH /api/v1/fleet`'s answer.
@@ -169,11 +107,11 @@ struct FleetSummaryBody: APIBody {
 
         init(_ pace: FleetPace) {
             warp = pace.warp
-            achievedWarp = pace.achievedWarp.map { ($0 * 100).rounded() / 100 }
-            timerLatenessP99Ms = (pace.timerLatenessP99Millis * 1000).rounded() / 1000
-            timerLatenessMaxMs = (pace.timerLatenessMaxMillis * 1000).rounded() / 1000
+            achievedWarp = pace.achievedWarp.map(Rounding.warp)
+            timerLatenessP99Ms = Rounding.millis(pace.timerLatenessP99Millis)
+            timerLatenessMaxMs = Rounding.millis(pace.timerLatenessMaxMillis)
             behind = pace.behind
-            behindSeconds = (pace.behindSeconds * 10).rounded() / 10
+            behindSeconds = Rounding.seconds(pace.behindSeconds)
         }
 
         static let example = Pace(FleetPace())
@@ -239,7 +177,7 @@ struct FleetSummaryBody: APIBody {
         maxWarp = snapshot.maxWarp
         deterministic = snapshot.deterministic
         timing = TimingBody(deterministic: snapshot.deterministic)
-        realSeconds = (metrics.realSeconds * 10).rounded() / 10
+        realSeconds = Rounding.seconds(metrics.realSeconds)
         devices = metrics.devices
         targetDevices = snapshot.targetDevices
         activeFaults = snapshot.timeline.filter { $0.phase == .active }.map {
@@ -417,23 +355,6 @@ struct DeviceDetailBody: APIBody {
         ]
     }
 
-    /// Where the device's admitted fixes went, as its store counts them over its whole life.
-    struct Fixes: APIBody {
-        var admitted: Int
-        var acknowledged: Int
-        var rejected: Int
-        var pending: Int
-        var expired: Int
-        var deleted: Int
-        var lost: Int
-
-        static let example = Fixes(
-            admitted: 0, acknowledged: 0, rejected: 0, pending: 0, expired: 0, deleted: 0, lost: 0)
-        static let summary: String? =
-            "The device store's own ledger, over its whole life (every run on this data folder): admitted = "
-            + "acknowledged + rejected + pending + expired + deleted + lost. Null before the store was first opened."
-    }
-
     /// The last answer to the SDK's `getCurrentLocation()` (the action of that name).
     struct CurrentLocation: APIBody {
         enum Answer: String, APIEnum { case fix, timedOut, unavailable }
@@ -474,7 +395,7 @@ struct DeviceDetailBody: APIBody {
         var config: ConfigBody?
         var sync: Sync
         var auth: Auth
-        var fixes: Fixes?
+        var fixes: FixLedger?
         var stateHistory: [Change]
         var uploads: [UploadRecordBody]
         var streams: [StreamRecordBody]
@@ -536,11 +457,7 @@ extension DeviceDetailBody.Members {
             state: device.auth.state, validUntil: APITime(optional: device.auth.validUntil),
             lastRefreshOutcome: device.auth.lastRefreshOutcome?.description,
             breakerOpenUntil: APITime(optional: device.auth.breakerOpenUntil))
-        fixes = device.fixes.map {
-            DeviceDetailBody.Fixes(
-                admitted: $0.admitted, acknowledged: $0.acknowledged, rejected: $0.rejected, pending: $0.pending,
-                expired: $0.expired, deleted: $0.deleted, lost: $0.lost)
-        }
+        fixes = device.fixes
         stateHistory = device.stateHistory.map {
             DeviceDetailBody.Change(at: APITime($0.at), state: $0.state.description, cause: $0.cause)
         }
@@ -678,8 +595,8 @@ extension UploadRecordBody {
         batchId = upload.batchID.text
         fixes = upload.fixes
         outcome = upload.outcome.description
-        latencyMs = roundedMillis(upload.latencyMillis)
-        serverMs = upload.serverMillis.map(roundedMillis)
+        latencyMs = Rounding.millis(upload.latencyMillis)
+        serverMs = upload.serverMillis.map(Rounding.millis)
     }
 }
 
@@ -837,26 +754,6 @@ struct SpawnedBody: APIBody {
     static let component: String? = "Spawned"
 }
 
-/// Latency percentiles in milliseconds (zeros when there were none).
-struct PercentilesBody: APIBody {
-    var p50: Double
-    var p90: Double
-    var p95: Double
-    var p99: Double
-    var max: Double
-
-    init(_ histogram: LatencyHistogram) {
-        p50 = roundedMillis(histogram.percentile(0.5))
-        p90 = roundedMillis(histogram.percentile(0.9))
-        p95 = roundedMillis(histogram.percentile(0.95))
-        p99 = roundedMillis(histogram.percentile(0.99))
-        max = roundedMillis(histogram.max)
-    }
-
-    static let example = PercentilesBody(LatencyHistogram())
-    static let component: String? = "Percentiles"
-}
-
 /// How an answer takes its time on the virtual clock now: the engine's resolution of
 /// `TimingChoice` (`auto` is one of these at any instant), which says what upload latency means.
 enum TimingBody: String, APIEnum {
@@ -903,7 +800,7 @@ struct StatsBody: APIBody {
 
     /// Per second, to the hundredth.
     static func rate(_ count: Int, _ seconds: Double) -> Double {
-        (Double(count) / Swift.max(seconds, 0.001) * 100).rounded() / 100
+        Rounding.perSecond(Double(count) / Swift.max(seconds, 0.001))
     }
 
     struct Outcome: APIBody {
@@ -930,44 +827,6 @@ struct StatsBody: APIBody {
         ]
     }
 
-    /// What the fleet itself did to its requests, over the run: never the server's.
-    struct FleetHealth: APIBody {
-        var notSent: APIMap<Int>
-        var heldBack: Int
-        var connectionWaitMs: PercentilesBody
-        var cancelledOnWire: Int
-        var warpTimeouts: Int
-        var answerWaitSeconds: Double
-        var behindSeconds: Double
-
-        init(_ metrics: FleetMetrics) {
-            notSent = APIMap(metrics.notSentByCause.map { ($0.key.rawValue, $0.value) })
-            heldBack = metrics.heldBack
-            connectionWaitMs = PercentilesBody(metrics.connectionWait)
-            cancelledOnWire = metrics.cancelledOnWire
-            warpTimeouts = metrics.warpTimeouts
-            answerWaitSeconds = roundedSeconds(metrics.pace.answerWaitSeconds)
-            behindSeconds = roundedSeconds(metrics.pace.behindSeconds)
-        }
-
-        static let example = FleetHealth(FleetMetrics())
-        static let summary: String? =
-            "The fleet's own doing over the run, not the server's (as the run report's `fleet_health`)."
-        static let notes = [
-            "notSent": APINote(
-                "Uploads never put on the wire before their device gave up, by cause: `connection-cap` "
-                    + "(`--max-connections`), `descriptors` (out of file descriptors)."),
-            "heldBack": APINote("Requests the fleet's connection cap held back before they went out.", minimum: 0),
-            "connectionWaitMs": APINote("Real ms those requests waited for a connection."),
-            "cancelledOnWire": APINote("Requests on the wire closed because their device gave up on them.", minimum: 0),
-            "warpTimeouts": APINote(
-                "Uploads heard as `warp-timeout` (as-answered timing above warp 1).", minimum: 0),
-            "answerWaitSeconds": APINote(
-                "Real seconds the clock yielded to the server's answers (modelled timing).", minimum: 0),
-            "behindSeconds": APINote("Real seconds the run was behind its warp.", minimum: 0),
-        ]
-    }
-
     var outcomes: [Outcome]
     var fixes: FixesBody
     var uploadsPerSecond: Double
@@ -976,7 +835,7 @@ struct StatsBody: APIBody {
     var timing: TimingBody
     var latencyMs: PercentilesBody
     var serverLatencyMs: PercentilesBody
-    var fleetHealth: FleetHealth
+    var fleetHealth: FleetHealthBody
 
     init(_ snapshot: FleetSnapshot) {
         let window = UInt64(UploadStats.windowSeconds)
@@ -1006,7 +865,7 @@ struct StatsBody: APIBody {
         timing = TimingBody(deterministic: snapshot.deterministic)
         latencyMs = PercentilesBody(snapshot.metrics.latency)
         serverLatencyMs = PercentilesBody(snapshot.metrics.serverLatency)
-        fleetHealth = FleetHealth(snapshot.metrics)
+        fleetHealth = FleetHealthBody(snapshot.metrics)
     }
 
     static let example = StatsBody(FleetSnapshot())

@@ -148,8 +148,8 @@ final class EventPublisher: Sendable {
         return UploadsEventBody(
             byOutcome: APIMap(sorting: tallies.mapValues(\.count)),
             latencyMs: UploadsEventBody.Latency(
-                p50: roundedMillis(latency.percentile(0.5)), p95: roundedMillis(latency.percentile(0.95)),
-                p99: roundedMillis(latency.percentile(0.99))))
+                p50: Rounding.millis(latency.percentile(0.5)), p95: Rounding.millis(latency.percentile(0.95)),
+                p99: Rounding.millis(latency.percentile(0.99))))
     }
 
 }

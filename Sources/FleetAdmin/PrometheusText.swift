@@ -61,13 +61,12 @@ package enum PrometheusText {
             ("rejected", \.ledger.rejected, "Fixes dropped after their batch was answered 400 or 422."),
             ("expired", \.ledger.expired, "Fixes retention deleted (7 days local-only, or the 100,000-fix cap)."),
             ("deleted", \.ledger.deleted, "Fixes the app deleted (deleteLocations)."),
-            (
-                "unheard_acknowledged", \.unheardAcknowledgements.fixes,
-                "Fixes in batches answered 2xx that the device never heard (timeout, network loss, process "
-                    + "death): sent again."
-            ),
         ]
-        for (name, value, help) in counters {
+        // Then the run's own counts (`FixAccount.counters`) that have a counter here.
+        let own: [(String, (FixAccount) -> Int, String)] = FixAccount.counters.compactMap { counter in
+            counter.metric.map { metric in (metric.name, { $0[keyPath: counter.value] }, metric.help) }
+        }
+        for (name, value, help) in counters + own {
             family("beekon_fleet_fixes_\(name)_total", "counter", help)
             for group in groups { text += "beekon_fleet_fixes_\(name)_total{\(group.label)} \(value(group.fixes))\n" }
         }

@@ -58,9 +58,8 @@ package enum RunCSV {
                 "Group", "Carried Over", "Admitted", "Acknowledged", "Rejected", "Pending", "Expired", "Deleted",
                 "Lost",
                 "Unaccounted", "Max Pending", "Age at Ack p50 (ms)", "Age at Ack p90 (ms)", "Age at Ack p95 (ms)",
-                "Age at Ack p99 (ms)", "Age at Ack Max (ms)", "Unheard Acknowledged Batches",
-                "Unheard Acknowledged Fixes",
-            ]
+                "Age at Ack p99 (ms)", "Age at Ack Max (ms)",
+            ] + FixAccount.counters.map(\.column)
         ]
         for (name, figures) in scopes(snapshot) {
             let fixes = figures.fixes
@@ -72,7 +71,7 @@ package enum RunCSV {
                         ledger.expired, ledger.deleted, ledger.lost, fixes.unaccounted, fixes.maxPending,
                     ].map(String.init)
                     + percentiles(fixes.ageAtAcknowledgement)
-                    + [String(fixes.unheardAcknowledgements.batches), String(fixes.unheardAcknowledgements.fixes)])
+                    + FixAccount.counters.map { String(fixes[keyPath: $0.value]) })
         }
         return text(rows)
     }
@@ -111,7 +110,7 @@ package enum RunCSV {
         return text(rows)
     }
 
-    /// The fleet's own doing, a row per figure with its unit and clock (`RunReportBody.FleetHealth`).
+    /// The fleet's own doing, a row per figure with its unit and clock (`FleetHealthBody`).
     static func fleetHealth(_ snapshot: FleetSnapshot) -> String {
         let metrics = snapshot.metrics
         let wait = metrics.connectionWait
@@ -143,7 +142,7 @@ package enum RunCSV {
     private static func coarse(_ value: Double?) -> String { value.map(decimal) ?? "" }
 
     private static func decimal(_ value: Double) -> String {
-        let rounded = (value * 1000).rounded() / 1000
+        let rounded = Rounding.millis(value)
         return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
     }
 

@@ -194,7 +194,7 @@ package enum RunHTML {
     }
 
     /// What the fleet itself did to its requests: its limits, its timing, its pace.
-    private static func fleetHealthTable(_ health: RunReportBody.FleetHealth) -> String {
+    private static func fleetHealthTable(_ health: FleetHealthBody) -> String {
         let rows: [(String, String)] =
             health.notSent.entries.map { ("Not sent: \($0.key) (uploads)", String($0.value)) } + [
                 ("Held back by the connection cap (requests)", String(health.heldBack)),
@@ -242,7 +242,7 @@ package enum RunHTML {
         """
 
     private static func number(_ value: Double) -> String {
-        let rounded = (value * 100).rounded() / 100
+        let rounded = value.rounded(places: 2)
         return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
     }
 

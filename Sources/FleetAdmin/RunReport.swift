@@ -2,91 +2,18 @@ import FleetDescription
 import FleetEngine
 
 /// A run's report: `run --report FILE` at its end and `GET /api/v1/report` live. Its members are
-/// snake_case, as a file other tools read (k6's and Locust's exports are); its JSON Schema is
-/// generated from this type like the API's (`docs/report.schema.json`, and `RunReport` in the
+/// written snake_case (`keyStyle`), as a file other tools read (k6's and Locust's exports are);
+/// the figures it shares with the API are the API's own types (`FigureBodies`). Its JSON Schema
+/// is generated from this type like the API's (`docs/report.schema.json`, and `RunReport` in the
 /// OpenAPI document).
 package struct RunReportBody: APIBody {
-    /// Percentiles of durations, ms.
-    struct Percentiles: APIBody {
-        var p50: Double
-        var p90: Double
-        var p95: Double
-        var p99: Double
-        var max: Double
-
-        init(_ histogram: LatencyHistogram) {
-            p50 = roundedMillis(histogram.percentile(0.5))
-            p90 = roundedMillis(histogram.percentile(0.9))
-            p95 = roundedMillis(histogram.percentile(0.95))
-            p99 = roundedMillis(histogram.percentile(0.99))
-            max = roundedMillis(histogram.max)
-        }
-
-        static let example = Percentiles(LatencyHistogram())
-        static let summary: String? = "Percentiles, ms (nearest rank, within 1 %); zeros when nothing was measured."
-    }
-
-    struct Fixes: APIBody {
-        var carriedOver: Int
-        var admitted: Int
-        var acknowledged: Int
-        var rejected: Int
-        var pending: Int
-        var expired: Int
-        var deleted: Int
-        var lost: Int
-        var unaccounted: Int
-        var maxPending: Int
-
-        enum CodingKeys: String, CodingKey {
-            case carriedOver = "carried_over"
-            case admitted, acknowledged, rejected, pending, expired, deleted, lost
-            case unaccounted
-            case maxPending = "max_pending"
-        }
-
-        init(_ account: FixAccount) {
-            carriedOver = account.carriedOver
-            admitted = account.ledger.admitted
-            acknowledged = account.ledger.acknowledged
-            rejected = account.ledger.rejected
-            pending = account.ledger.pending
-            expired = account.ledger.expired
-            deleted = account.ledger.deleted
-            lost = account.ledger.lost
-            unaccounted = account.unaccounted
-            maxPending = account.maxPending
-        }
-
-        static let example = Fixes(FixAccount())
-        static let summary: String? =
-            "Where the fixes went: carried_over + admitted = acknowledged + rejected + pending + expired + deleted "
-            + "+ lost, from the device stores' own counts; unaccounted is the fleet's own count of the fixes it "
-            + "handed to the stores less what they admitted (0 unless something miscounted)."
-        static let notes = [
-            "carried_over": APINote("Pending in the stores when the run first opened them (an earlier run's)."),
-            "admitted": APINote("Admitted by the devices' gates this run: stored, or lost when the insert failed."),
-            "acknowledged": APINote("Deleted after their batch was answered 2xx."),
-            "rejected": APINote("Dropped after their batch was answered 400 or 422."),
-            "pending": APINote("In the stores at the report's instant."),
-            "expired": APINote("Deleted by retention: 7 days (local-only) or the 100,000-fix cap."),
-            "deleted": APINote("Deleted by the app (`deleteLocations`)."),
-            "lost": APINote("Admitted but never stored (a store failure)."),
-            "max_pending": APINote("The backlog's peak: the most fixes pending at once."),
-        ]
-    }
+    static let keyStyle = APIKeyStyle.snakeCase
 
     struct Outcome: APIBody {
         var count: Int
         var rate: Double
         var perSecond: Double
-        var latencyMs: Percentiles
-
-        enum CodingKeys: String, CodingKey {
-            case count, rate
-            case perSecond = "per_second"
-            case latencyMs = "latency_ms"
-        }
+        var latencyMs: PercentilesBody
 
         static let example = Outcome(count: 0, rate: 0, perSecond: 0, latencyMs: .example)
         static let notes = [
@@ -100,24 +27,17 @@ package struct RunReportBody: APIBody {
         var total: Int
         var byOutcome: APIMap<Outcome>
 
-        enum CodingKeys: String, CodingKey {
-            case total
-            case byOutcome = "by_outcome"
-        }
-
         init(_ outcomes: [TransferOutcome: UploadStats.Tally], realSeconds: Double) {
             total = outcomes.values.reduce(0) { $0 + $1.count }
             let all = total
             byOutcome = APIMap(
                 sorting: outcomes.mapValues { tally in
                     Outcome(
-                        count: tally.count, rate: all == 0 ? 0 : Self.rounded(Double(tally.count) / Double(all)),
-                        perSecond: realSeconds > 0 ? Self.rounded(Double(tally.count) / realSeconds) : 0,
-                        latencyMs: Percentiles(tally.latency))
+                        count: tally.count, rate: all == 0 ? 0 : Rounding.ratio(Double(tally.count) / Double(all)),
+                        perSecond: realSeconds > 0 ? Rounding.ratio(Double(tally.count) / realSeconds) : 0,
+                        latencyMs: PercentilesBody(tally.latency))
                 })
         }
-
-        static func rounded(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }
 
         static let example = Uploads([:], realSeconds: 0)
         static let notes = [
@@ -129,61 +49,60 @@ package struct RunReportBody: APIBody {
         ]
     }
 
+    /// What the server sees twice: the counts of `FixAccount.counters` that say so, then the
+    /// in-process receiver's own count.
     struct Duplicates: APIBody {
-        var unheardBatches: Int
-        var unheardFixes: Int
+        var counts: FixCounts
         var receiverBatches: Int?
         var receiverFixes: Int?
 
-        enum CodingKeys: String, CodingKey {
-            case unheardBatches = "unheard_batches"
-            case unheardFixes = "unheard_fixes"
-            case receiverBatches = "receiver_batches"
-            case receiverFixes = "receiver_fixes"
+        enum CodingKeys: CodingKey {
+            case receiverBatches, receiverFixes
         }
 
-        static let example = Duplicates(unheardBatches: 0, unheardFixes: 0, receiverBatches: nil, receiverFixes: nil)
-        static let notes = [
-            "unheard_batches": APINote(
-                "Batches answered 2xx whose answer the device never heard (its timeout, network loss or process "
-                    + "death came first): the SDK sends their fixes again, so the server sees them twice."),
-            "receiver_batches": APINote("Duplicate batches the in-process receiver saw; null with another server."),
-        ]
+        init(_ account: FixAccount, receiver: FixAccount.Resent?) {
+            counts = FixCounts(account) { $0.duplicates != nil }
+            receiverBatches = receiver?.batches
+            receiverFixes = receiver?.fixes
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            try counts.encodeFlat(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(receiverBatches, forKey: .receiverBatches)
+            try container.encode(receiverFixes, forKey: .receiverFixes)
+        }
+
+        /// The count the table names `name` in the report (`unheardBatches`), 0 when none.
+        func count(_ name: String) -> Int {
+            counts.values.first { FixCounts.flatName($0.counter) == name }?.value ?? 0
+        }
+
+        static let example = Duplicates(FixAccount(), receiver: nil)
+        static let notes = FixCounts.reportNotes { $0.duplicates != nil }.merging([
+            "receiver_batches": APINote("Duplicate batches the in-process receiver saw; null with another server.")
+        ]) { own, _ in own }
     }
 
     struct Group: APIBody {
         var devices: Int
         var devicesByState: APIMap<Int>
-        var fixes: Fixes
-        var fixAgeMs: Percentiles
+        var fixes: FixesBody.Ledger
+        var fixAgeMs: PercentilesBody
         var uploads: Uploads
-        var latencyMs: Percentiles
-        var serverLatencyMs: Percentiles
+        var latencyMs: PercentilesBody
+        var serverLatencyMs: PercentilesBody
         var duplicates: Duplicates
-
-        enum CodingKeys: String, CodingKey {
-            case devices
-            case devicesByState = "devices_by_state"
-            case fixes
-            case fixAgeMs = "fix_age_ms"
-            case uploads
-            case latencyMs = "latency_ms"
-            case serverLatencyMs = "server_latency_ms"
-            case duplicates
-        }
 
         init(_ figures: RunFigures, devicesByState: [DeviceState: Int], receiver: FixAccount.Resent?) {
             devices = devicesByState.values.reduce(0, +)
             self.devicesByState = APIMap(sorting: devicesByState)
-            fixes = Fixes(figures.fixes)
-            fixAgeMs = Percentiles(figures.fixes.ageAtAcknowledgement)
+            fixes = FixesBody.Ledger(figures.fixes)
+            fixAgeMs = PercentilesBody(figures.fixes.ageAtAcknowledgement)
             uploads = Uploads(figures.uploads, realSeconds: figures.realSeconds)
-            latencyMs = Percentiles(figures.latency)
-            serverLatencyMs = Percentiles(figures.serverLatency)
-            duplicates = Duplicates(
-                unheardBatches: figures.fixes.unheardAcknowledgements.batches,
-                unheardFixes: figures.fixes.unheardAcknowledgements.fixes, receiverBatches: receiver?.batches,
-                receiverFixes: receiver?.fixes)
+            latencyMs = PercentilesBody(figures.latency)
+            serverLatencyMs = PercentilesBody(figures.serverLatency)
+            duplicates = Duplicates(figures.fixes, receiver: receiver)
         }
 
         static let example = Group(RunFigures(FleetMetrics()), devicesByState: [:], receiver: nil)
@@ -207,15 +126,6 @@ package struct RunReportBody: APIBody {
         var pendingBefore: Int
         var pendingAtEnd: Int
         var drainMs: Int64?
-
-        enum CodingKeys: String, CodingKey {
-            case fault, source, action
-            case startedAt = "started_at"
-            case endedAt = "ended_at"
-            case pendingBefore = "pending_before"
-            case pendingAtEnd = "pending_at_end"
-            case drainMs = "drain_ms"
-        }
 
         init(_ drain: FaultDrain) {
             fault = drain.fault
@@ -249,13 +159,6 @@ package struct RunReportBody: APIBody {
         var startedAt: APITime
         var endsAt: APITime?
         var applied: Int
-
-        enum CodingKeys: String, CodingKey {
-            case fault, source, action
-            case startedAt = "started_at"
-            case endsAt = "ends_at"
-            case applied
-        }
 
         init(_ fault: TimelineFault) {
             self.fault = fault.fault
@@ -298,15 +201,9 @@ package struct RunReportBody: APIBody {
         var behind: Bool
 
         init(_ pace: FleetPace) {
-            behindSeconds = roundedSeconds(pace.behindSeconds)
-            minAchievedWarp = pace.minAchievedWarp.map { ($0 * 100).rounded() / 100 }
+            behindSeconds = Rounding.seconds(pace.behindSeconds)
+            minAchievedWarp = pace.minAchievedWarp.map(Rounding.warp)
             behind = pace.behind
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case behindSeconds = "behind_seconds"
-            case minAchievedWarp = "min_achieved_warp"
-            case behind
         }
 
         static let example = Pace(FleetPace())
@@ -323,62 +220,6 @@ package struct RunReportBody: APIBody {
                     + "window); null when none was (max warp throughout, or a run shorter than a second).",
                 minimum: 0),
             "behind": APINote("Behind at the last measurement (at the end, for a finished run)."),
-        ]
-    }
-
-    /// What the fleet itself did to its requests (its limits, its timing, its pace): never the server's.
-    struct FleetHealth: APIBody {
-        var notSent: APIMap<Int>
-        var heldBack: Int
-        var connectionWaitMs: Percentiles
-        var cancelledOnWire: Int
-        var warpTimeouts: Int
-        var answerWaitSeconds: Double
-        var behindSeconds: Double
-
-        enum CodingKeys: String, CodingKey {
-            case notSent = "not_sent"
-            case heldBack = "held_back"
-            case connectionWaitMs = "connection_wait_ms"
-            case cancelledOnWire = "cancelled_on_wire"
-            case warpTimeouts = "warp_timeouts"
-            case answerWaitSeconds = "answer_wait_seconds"
-            case behindSeconds = "behind_seconds"
-        }
-
-        init(_ metrics: FleetMetrics) {
-            notSent = APIMap(metrics.notSentByCause.map { ($0.key.rawValue, $0.value) })
-            heldBack = metrics.heldBack
-            connectionWaitMs = Percentiles(metrics.connectionWait)
-            cancelledOnWire = metrics.cancelledOnWire
-            warpTimeouts = metrics.warpTimeouts
-            answerWaitSeconds = roundedSeconds(metrics.pace.answerWaitSeconds)
-            behindSeconds = roundedSeconds(metrics.pace.behindSeconds)
-        }
-
-        static let example = FleetHealth(FleetMetrics())
-        static let summary: String? =
-            "The fleet's own doing, not the server's: requests its limits kept off the wire or held back, requests "
-            + "it closed, timeouts its timing made, and real time its clock spent waiting or behind."
-        static let notes = [
-            "not_sent": APINote(
-                "Uploads never put on the wire before their device gave up (heard as `not-sent-CAUSE`), by cause: "
-                    + "`connection-cap` (`--max-connections`), `descriptors` (out of file descriptors)."),
-            "held_back": APINote(
-                "Requests (uploads and token refreshes) the fleet's connection cap held back before they went out.",
-                minimum: 0),
-            "connection_wait_ms": APINote("Real ms those requests waited for a connection."),
-            "cancelled_on_wire": APINote(
-                "Requests on the wire closed because their device gave up on them (its timeout), as a phone's "
-                    + "HTTP client does.", minimum: 0),
-            "warp_timeouts": APINote(
-                "Uploads heard as `warp-timeout`: as-answered timing above warp 1 made the server's real time × "
-                    + "the warp pass the SDK's timeout.", minimum: 0),
-            "answer_wait_seconds": APINote(
-                "Real seconds the clock yielded to the server's answers (modelled timing waits for each real "
-                    + "answer) rather than falling behind.", minimum: 0),
-            "behind_seconds": APINote(
-                "Real seconds the run was behind its warp for its own sake (as `pace.behind_seconds`).", minimum: 0),
         ]
     }
 
@@ -416,14 +257,14 @@ package struct RunReportBody: APIBody {
     var digest: String?
     var devices: Int
     var devicesByState: APIMap<Int>
-    var fixes: Fixes
+    var fixes: FixesBody.Ledger
     var lostByCause: APIMap<Int>
-    var fixAgeMs: Percentiles
+    var fixAgeMs: PercentilesBody
     var uploads: Uploads
     var timing: TimingBody
-    var latencyMs: Percentiles
-    var serverLatencyMs: Percentiles
-    var fleetHealth: FleetHealth
+    var latencyMs: PercentilesBody
+    var serverLatencyMs: PercentilesBody
+    var fleetHealth: FleetHealthBody
     var duplicates: Duplicates
     var faults: [FaultRun]
     var drains: [Drain]
@@ -433,30 +274,6 @@ package struct RunReportBody: APIBody {
     var pace: Pace
     var shard: ShardBody?
     package var mergeState: String?
-
-    enum CodingKeys: String, CodingKey {
-        case name, seed
-        case startedAt = "started_at"
-        case virtualTime = "virtual_time"
-        case virtualSeconds = "virtual_seconds"
-        case realSeconds = "real_seconds"
-        case endedBy = "ended_by"
-        case abortedBy = "aborted_by"
-        case exitCode = "exit_code"
-        case digest, devices
-        case devicesByState = "devices_by_state"
-        case fixes
-        case lostByCause = "lost_by_cause"
-        case fixAgeMs = "fix_age_ms"
-        case uploads, timing
-        case latencyMs = "latency_ms"
-        case serverLatencyMs = "server_latency_ms"
-        case fleetHealth = "fleet_health"
-        case duplicates, faults, drains, thresholds
-        case thresholdsCount = "thresholds_count"
-        case groups, pace, shard
-        case mergeState = "merge_state"
-    }
 
     /// The threshold that aborted the run.
     package struct ThresholdAbortRecord: Sendable {
@@ -478,7 +295,7 @@ package struct RunReportBody: APIBody {
         startedAt = APITime(snapshot.startedAt)
         virtualTime = APITime(snapshot.virtualNow)
         virtualSeconds = Double(snapshot.virtualNow - snapshot.startedAt) / 1000
-        realSeconds = (metrics.realSeconds * 10).rounded() / 10
+        realSeconds = Rounding.seconds(metrics.realSeconds)
         endedBy = end.map {
             switch $0 {
             case .stopped: abortedBy == nil ? .stopped : .thresholdAbort
@@ -499,7 +316,7 @@ package struct RunReportBody: APIBody {
         timing = TimingBody(deterministic: snapshot.deterministic)
         latencyMs = fleet.latencyMs
         serverLatencyMs = fleet.serverLatencyMs
-        fleetHealth = FleetHealth(metrics)
+        fleetHealth = FleetHealthBody(metrics)
         duplicates = fleet.duplicates
         faults = metrics.timeline.map(FaultRun.init)
         drains = metrics.drains.map(Drain.init)

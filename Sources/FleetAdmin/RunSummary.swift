@@ -75,9 +75,9 @@ package enum RunSummary {
     }
 
     private static func figures(
-        devices: Int, devicesByState: APIMap<Int>, fixes: RunReportBody.Fixes, lostByCause: APIMap<Int>?,
-        fixAge: RunReportBody.Percentiles, uploads: RunReportBody.Uploads, realSeconds: Double,
-        latency: RunReportBody.Percentiles, serverLatency: RunReportBody.Percentiles, timing: TimingBody,
+        devices: Int, devicesByState: APIMap<Int>, fixes: FixesBody.Ledger, lostByCause: APIMap<Int>?,
+        fixAge: PercentilesBody, uploads: RunReportBody.Uploads, realSeconds: Double,
+        latency: PercentilesBody, serverLatency: PercentilesBody, timing: TimingBody,
         duplicates: RunReportBody.Duplicates, indent: String
     ) -> [String] {
         // Labels padded with dots to one column, as k6's summary.
@@ -112,11 +112,11 @@ package enum RunSummary {
         lines.append(
             row("fix age at ack", fixes.acknowledged == 0 ? "no fix acknowledged" : percentiles(fixAge, duration)))
         lines.append(row("backlog", "\(count(fixes.pending)) pending now, peak \(count(fixes.maxPending))"))
+        let unheard = (batches: duplicates.count("unheardBatches"), fixes: duplicates.count("unheardFixes"))
         var resent =
-            duplicates.unheardBatches == 0
+            unheard.batches == 0
             ? "none caused by the fleet"
-            : "\(count(duplicates.unheardBatches)) batches (\(count(duplicates.unheardFixes)) fixes) answered 2xx "
-                + "unheard, sent again"
+            : "\(count(unheard.batches)) batches (\(count(unheard.fixes)) fixes) answered 2xx unheard, sent again"
         if let batches = duplicates.receiverBatches, let fixes = duplicates.receiverFixes {
             resent += "; the receiver saw \(count(batches)) duplicate batches, \(count(fixes)) fixes"
         }
@@ -162,7 +162,7 @@ package enum RunSummary {
     }
 
     /// What the fleet itself did to its requests, said as the fleet's; nil when it did nothing.
-    static func healthLine(_ health: RunReportBody.FleetHealth) -> String? {
+    static func healthLine(_ health: FleetHealthBody) -> String? {
         var parts: [String] = []
         let notSent = health.notSent.entries.filter { $0.value > 0 }
         if !notSent.isEmpty {
@@ -189,7 +189,7 @@ package enum RunSummary {
         return "behind its warp for \(duration(pace.behindSeconds * 1000)) real" + (lowest.map { " (\($0))" } ?? "")
     }
 
-    private static func percentiles(_ values: RunReportBody.Percentiles, _ text: (Double) -> String) -> String {
+    private static func percentiles(_ values: PercentilesBody, _ text: (Double) -> String) -> String {
         "p50 \(text(values.p50))  p90 \(text(values.p90))  p99 \(text(values.p99))  max \(text(values.max))"
     }
 

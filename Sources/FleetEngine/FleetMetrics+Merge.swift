@@ -113,8 +113,7 @@ extension FixAccount {
         handedToStores += other.handedToStores
         ledger += other.ledger
         ageAtAcknowledgement.merge(other.ageAtAcknowledgement)
-        unheardAcknowledgements.batches += other.unheardAcknowledgements.batches
-        unheardAcknowledgements.fixes += other.unheardAcknowledgements.fixes
+        for counter in Self.counters { self[keyPath: counter.value] += other[keyPath: counter.value] }
     }
 }
 

@@ -1,3 +1,4 @@
+import BeekonDevice
 import Foundation
 
 /// How the run keeps up with its warp: measured over its last real seconds (`PaceMeter`), with
@@ -56,7 +57,7 @@ public struct FleetPace: Sendable, Hashable, Codable {
 
     /// A warp in a few figures: `1,250`, `41`, `2.5`, `1`.
     package static func rate(_ value: Double) -> String {
-        value >= 10 ? StoreErrorLog.grouped(Int(value.rounded())) : String(format: "%g", (value * 10).rounded() / 10)
+        value >= 10 ? StoreErrorLog.grouped(Int(value.rounded())) : String(format: "%g", value.rounded(places: 1))
     }
 
     /// A lateness in real time: `120 ms`, `2.3 s`.

@@ -1,3 +1,4 @@
+import BeekonDevice
 import FleetDescription
 
 /// A threshold checked against a run's figures: the value it measured (nil when there was
@@ -104,8 +105,8 @@ public struct ThresholdResult: Sendable, Hashable {
         switch threshold.metric {
         case .latency, .serverLatency, .fixAge, .drainMax: return FleetDuration.display(millis: value)
         case .errors(.rate), .status(_, .rate), .failure(_, .rate), .notSent(.rate):
-            return "\((value * 10_000).rounded() / 10_000)"
-        case .acknowledgedPerSecond: return "\((value * 10).rounded() / 10)/s"
+            return "\(Rounding.ratio(value))"
+        case .acknowledgedPerSecond: return "\(value.rounded(places: 1))/s"
         default: return String(Int64(value))
         }
     }

@@ -144,10 +144,10 @@ public struct OSProvider: Sendable {
         activityReading = reading
         return OSFix(
             latitude: min(max(latitude, -90), 90), longitude: Self.wrapLongitude(longitude),
-            timestamp: now, accuracy: (accuracy * 10).rounded() / 10,
-            speed: moving ? (speed * 100).rounded() / 100 : 0,
+            timestamp: now, accuracy: accuracy.rounded(places: 1),
+            speed: moving ? speed.rounded(places: 2) : 0,
             bearing: moving ? Self.wrapBearing(truth.bearing + gaussian() * 5) : nil,
-            altitude: altitude.map { ($0 * 10).rounded() / 10 },
+            altitude: altitude.map { $0.rounded(places: 1) },
             activity: reading.activity, isMock: profile.isMock)
     }
 

@@ -39,8 +39,7 @@ struct BenchReport {
                 writer.key(figure.key)
                 // Rates and times are rounded to what the measurement can tell apart; a
                 // sub-millisecond latency keeps its microseconds.
-                let scale = abs(figure.value) < 10 ? 1000.0 : 10.0
-                writer.number((figure.value * scale).rounded() / scale)
+                writer.number(figure.value.rounded(places: abs(figure.value) < 10 ? 3 : 1))
             }
             writer.endObject()
             return String(decoding: writer.bytes, as: UTF8.self)

@@ -7,7 +7,24 @@ import Testing
 /// from them: what a body encodes and what the document says of it cannot part.
 @Suite("Codable bodies and their generated schemas")
 struct APIBodyTests {
-    static func text(_ value: some Encodable) -> String { String(decoding: APIJSON.bytes(value), as: UTF8.self) }
+    static func text(_ value: some Encodable, keys: APIKeyStyle? = nil) -> String {
+        String(decoding: APIJSON.bytes(value, keys: keys), as: UTF8.self)
+    }
+
+    @Test("one body type is written camelCase for the API and snake_case for the report, map keys as they are")
+    func keyStyleIsTheEncoders() {
+        let snapshot = FleetHealthSurfacesTests.snapshot()
+        let health = FleetHealthBody(snapshot.metrics)
+        #expect(Self.text(health).hasPrefix(#"{"notSent":{"connection-cap":3,"descriptors":0},"heldBack":7,"#))
+        #expect(
+            Self.text(health, keys: .snakeCase).hasPrefix(
+                #"{"not_sent":{"connection-cap":3,"descriptors":0},"held_back":7,"connection_wait_ms":{"p50":"#))
+        let report = Self.text(RunReportBody(snapshot))
+        #expect(report.contains(#""fleet_health":"# + Self.text(StatsBody(snapshot).fleetHealth, keys: .snakeCase)))
+        let ledger = FixesBody.Ledger(snapshot.metrics.fixes)
+        #expect(report.contains(#""fixes":"# + Self.text(ledger, keys: .snakeCase)))
+        #expect(Self.text(FixesBody(snapshot.metrics.fixes)).hasPrefix(#"{"carriedOver":0,"admitted":0,"#))
+    }
 
     @Test("every body's schema comes from its members' types: none is of a type without a schema")
     func everyMemberDescribed() {

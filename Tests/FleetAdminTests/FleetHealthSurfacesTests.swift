@@ -67,15 +67,15 @@ struct FleetHealthSurfacesTests {
             try JSONSerialization.jsonObject(with: Data(APIJSON.bytes(body))) as? [String: Any])
         #expect(json["timing"] as? String == timing)
         let server = try #require(json["server_latency_ms"] as? [String: Double])
-        #expect(server["max"] == roundedMillis(metrics.serverLatency.max))
-        #expect(server["p99"] == roundedMillis(metrics.serverLatency.percentile(0.99)))
+        #expect(server["max"] == Rounding.millis(metrics.serverLatency.max))
+        #expect(server["p99"] == Rounding.millis(metrics.serverLatency.percentile(0.99)))
         #expect(abs(server["max"]! - 900) < 9, "the unheard answer is the server's slowest")
         let groups = try #require(json["groups"] as? [String: [String: Any]])
         for (index, name) in snapshot.groups.enumerated() {
             let group = try #require(groups[name]?["server_latency_ms"] as? [String: Double])
             let histogram = metrics.uploadsByGroup[index].serverLatency
-            #expect(group["p50"] == roundedMillis(histogram.percentile(0.5)), "\(name)")
-            #expect(group["max"] == roundedMillis(histogram.max), "\(name)")
+            #expect(group["p50"] == Rounding.millis(histogram.percentile(0.5)), "\(name)")
+            #expect(group["max"] == Rounding.millis(histogram.max), "\(name)")
         }
         let health = try #require(json["fleet_health"] as? [String: Any])
         #expect(health["not_sent"] as? [String: Int] == ["connection-cap": 3, "descriptors": 0])
@@ -85,7 +85,7 @@ struct FleetHealthSurfacesTests {
         #expect(health["answer_wait_seconds"] as? Double == 3.3)
         #expect(health["behind_seconds"] as? Double == 1.5)
         let wait = try #require(health["connection_wait_ms"] as? [String: Double])
-        #expect(wait["max"] == roundedMillis(metrics.connectionWait.max))
+        #expect(wait["max"] == Rounding.millis(metrics.connectionWait.max))
     }
 
     @Test("the summary says the heard latency is virtual, the server's real, timeouts by whose, the fleet's own")

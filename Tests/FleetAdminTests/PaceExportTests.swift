@@ -64,7 +64,9 @@ struct PaceExportTests {
     @Test("the report and its summary say how long the run was behind and its lowest achieved warp")
     func report() {
         let body = RunReportBody(Self.snapshot(Self.behind))
-        #expect(APIBodyTests.text(body.pace) == #"{"behind_seconds":12.3,"min_achieved_warp":38.46,"behind":true}"#)
+        #expect(
+            APIBodyTests.text(body.pace, keys: .snakeCase)
+                == #"{"behind_seconds":12.3,"min_achieved_warp":38.46,"behind":true}"#)
         #expect(RunSummary.paceLine(body.pace) == "behind its warp for 12.3s real (lowest achieved warp 38×)")
         var kept = FleetPace(warp: 60)
         kept.minAchievedWarp = 59.5
