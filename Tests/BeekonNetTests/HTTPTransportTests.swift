@@ -283,13 +283,13 @@ struct HTTPTransportTests {
 
     @Test("a request cancelled on the wire ends as cancelled, without its answer, and its connection is closed")
     func cancelRunning() async throws {
-        // An answer a minute away: the cancel comes first however loaded the machine is.
-        let server = try LoopbackServer(answer: .init(delayMillis: 60_000))
+        // An answer ten minutes away: the cancel comes first however loaded the machine is.
+        let server = try LoopbackServer(answer: .init(delayMillis: 600_000))
         defer { server.stop() }
         let transport = try HTTPTransport()
         defer { transport.shutdown() }
         let result = Mutex<HTTPResult?>(nil)
-        transport.submit(OutboundRequest(url: Self.url(server), timeoutMillis: 90_000, connectionKey: "a"), id: 7) {
+        transport.submit(OutboundRequest(url: Self.url(server), timeoutMillis: 900_000, connectionKey: "a"), id: 7) {
             outcome in result.withLock { $0 = outcome }
         }
         while server.received.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
@@ -308,13 +308,15 @@ struct HTTPTransportTests {
 
     @Test("a request cancelled while it waits for room never reaches the server")
     func cancelWaiting() async throws {
-        // The first request holds the only slot until the test cancels it too: no timing involved.
-        let server = try LoopbackServer(answer: .init(delayMillis: 60_000))
+        // The first request holds the only slot until the test cancels it too (its answer and its
+        // timeout ten minutes away): no timing involved.
+        let server = try LoopbackServer(answer: .init(delayMillis: 600_000))
         let transport = try HTTPTransport(maxConcurrentTransfers: 1)
         defer { transport.shutdown() }
         let outcomes = Mutex<[Int: HTTPResult]>([:])
         for (id, path) in [(1, "/first"), (2, "/second")] {
-            transport.submit(OutboundRequest(url: Self.url(server, path), connectionKey: path), id: id) { outcome in
+            let request = OutboundRequest(url: Self.url(server, path), timeoutMillis: 900_000, connectionKey: path)
+            transport.submit(request, id: id) { outcome in
                 outcomes.withLock { $0[id] = outcome }
             }
             while id == 1, server.received.isEmpty { try await Task.sleep(for: .milliseconds(5)) }

@@ -17,8 +17,8 @@ struct ClockStartRunTests {
     }
 
     /// `beekon-fleet run ARGUMENTS`, to its end.
-    static func run(_ arguments: [String]) throws -> ChildRun.Result {
-        try ChildRun.run(ChildRun.fleetExecutable, ["run"] + arguments)
+    static func run(_ arguments: [String]) async throws -> ChildRun.Result {
+        try await ChildRun.run(ChildRun.fleetExecutable, ["run"] + arguments)
     }
 
     /// The line of `output` that starts with `prefix`, without the prefix.
@@ -33,7 +33,7 @@ struct ClockStartRunTests {
         as printed on a third fresh folder, prints it too
         """
     )
-    func clockStartPinsTheStart() throws {
+    func clockStartPinsTheStart() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let fleet = try Self.fleetFile(in: workspace)
@@ -45,7 +45,7 @@ struct ClockStartRunTests {
         var replays: [String] = []
         for name in ["first", "second"] {
             let data = workspace.folder.appendingPathComponent(name).path
-            let result = try Self.run([fleet, "--data", data] + flags)
+            let result = try await Self.run([fleet, "--data", data] + flags)
             #expect(result.status == 0, "\(result.output)\(result.errors)")
             #expect(
                 result.output.contains(
@@ -64,7 +64,7 @@ struct ClockStartRunTests {
         // The replay, word for word (the fleet's path has no space to quote).
         let third = workspace.folder.appendingPathComponent("third").path
         let words = replays[0].split(separator: " ").map(String.init).dropFirst(2)
-        let replayed = try Self.run(words.map { $0 == "FRESH-FOLDER" ? third : $0 } + ["--admin", "off"])
+        let replayed = try await Self.run(words.map { $0 == "FRESH-FOLDER" ? third : $0 } + ["--admin", "off"])
         #expect(replayed.status == 0, "\(replayed.output)\(replayed.errors)")
         #expect(Self.line("beekon-fleet: sent ", in: replayed.output) == digests[0])
     }
@@ -72,11 +72,11 @@ struct ClockStartRunTests {
     @Test(
         "a run whose answers took real time says a replay needs --timing modelled, and names the start it had"
     )
-    func unmodelledRunSaysToAddDeterministic() throws {
+    func unmodelledRunSaysToAddDeterministic() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let fleet = try Self.fleetFile(in: workspace)
-        let result = try Self.run([
+        let result = try await Self.run([
             fleet, "--data", workspace.data, "--warp", "3000", "--for", "2m", "--seed", "9", "--admin", "off",
             "--timing", "as-answered",
         ])
@@ -105,8 +105,8 @@ struct ClockStartRunTests {
             ("1969-12-31T23:59:59Z", #""1969-12-31T23:59:59Z" is out of range; expected RFC 3339"#),
             ("", #""" is not an instant"#),
         ])
-    func badClockStartIsRefused(value: String, problem: String) throws {
-        let result = try Self.run(["--admin", "off", "--clock-start", value])
+    func badClockStartIsRefused(value: String, problem: String) async throws {
+        let result = try await Self.run(["--admin", "off", "--clock-start", value])
         #expect(result.status == 64, "\(result.output)\(result.errors)")
         #expect(result.errors.contains("'--clock-start <instant>'"), "\(result.errors)")
         #expect(result.errors.contains(problem), "\(result.errors)")
@@ -120,20 +120,22 @@ struct ClockStartRunTests {
         folder replays it
         """
     )
-    func clockStartOnAnEarlierRunIsRefused() throws {
+    func clockStartOnAnEarlierRunIsRefused() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         // A fixed clock.start, which --clock-start overrides, and a resume does not use.
         let fleet = try RunStartTests.fleetFile(devices: 5, in: workspace)
         let flags = ["--warp", "max", "--for", "2m", "--admin", "off"]
-        let first = try Self.run([fleet, "--data", workspace.data, "--clock-start", "2026-06-01T08:00:00Z"] + flags)
+        let first = try await Self.run(
+            [fleet, "--data", workspace.data, "--clock-start", "2026-06-01T08:00:00Z"] + flags)
         #expect(first.status == 0, "\(first.output)\(first.errors)")
         let before = RunStartTests.listing(workspace.data)
         let resumesAt = Timestamp.text(
             unixMillis: try ResumeRunTests.clockRecord(workspace.data).latestPossibleMillis + 1)
         #expect(resumesAt.hasPrefix("2026-06-01T08:02:00."))
 
-        let refused = try Self.run([fleet, "--data", workspace.data, "--clock-start", "2027-01-01T00:00:00Z"] + flags)
+        let refused = try await Self.run(
+            [fleet, "--data", workspace.data, "--clock-start", "2027-01-01T00:00:00Z"] + flags)
         #expect(refused.status == 64, "\(refused.output)\(refused.errors)")
         #expect(
             refused.errors.contains(
@@ -142,7 +144,7 @@ struct ClockStartRunTests {
         #expect(refused.errors.contains("--fresh discards that run and starts at 2027-01-01T00:00:00.000Z"))
         #expect(RunStartTests.listing(workspace.data) == before)
 
-        let resumed = try Self.run([fleet, "--data", workspace.data] + flags)
+        let resumed = try await Self.run([fleet, "--data", workspace.data] + flags)
         #expect(resumed.status == 0, "\(resumed.output)\(resumed.errors)")
         #expect(resumed.output.contains("beekon-fleet: resuming at \(resumesAt), "), "\(resumed.output)")
         #expect(

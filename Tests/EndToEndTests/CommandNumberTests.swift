@@ -13,8 +13,8 @@ import Testing
 struct CommandNumberTests {
     /// Runs `command` to its end, its first word the executable (`beekon-fleet`, `beekon-bench`)
     /// built next to the tests: the exit status and what it wrote to stderr and stdout.
-    static func runToExit(_ command: [String]) throws -> (status: Int32, errors: String, output: String) {
-        let result = try ChildRun.run(ChildRun.built(command[0]), Array(command.dropFirst()))
+    static func runToExit(_ command: [String]) async throws -> (status: Int32, errors: String, output: String) {
+        let result = try await ChildRun.run(ChildRun.built(command[0]), Array(command.dropFirst()))
         return (result.status, result.errors, result.output)
     }
 
@@ -70,15 +70,15 @@ struct CommandNumberTests {
     @Test(
         "every numeric flag refuses what its range refuses: exit 64 naming the flag, the value and the range",
         arguments: cases)
-    func hostileFlag(command: [String], flag: String, value: String) throws {
-        let (status, errors, _) = try Self.runToExit(command + ["\(flag)=\(value)"])
+    func hostileFlag(command: [String], flag: String, value: String) async throws {
+        let (status, errors, _) = try await Self.runToExit(command + ["\(flag)=\(value)"])
         #expect(status == 64, "\(errors)")
         #expect(errors.contains("The value '\(value)' is invalid for '\(flag) <"), "\(errors)")
         #expect(errors.contains("\"\(value)\" is") && errors.contains("; expected "), "\(errors)")
     }
 
     @Test("validate lists every out-of-range number of a fleet file and exits 64, as run does")
-    func validateListsAll() throws {
+    func validateListsAll() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "beekon-numbers-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -94,7 +94,7 @@ struct CommandNumberTests {
             route: r.csv
             spread: .nan
         """.write(toFile: path, atomically: true, encoding: .utf8)
-        let (status, _, text) = try Self.runToExit(["beekon-fleet", "validate", path])
+        let (status, _, text) = try await Self.runToExit(["beekon-fleet", "validate", path])
         #expect(status == 64)
         #expect(
             text.contains(

@@ -22,8 +22,8 @@ struct EarlierRunTests {
     }
 
     /// `beekon-fleet run FLEET --data DATA` for 2 virtual minutes at max warp, then `more`.
-    static func run(_ fleet: String, _ data: String, _ more: [String] = []) throws -> ChildRun.Result {
-        try ChildRun.run(
+    static func run(_ fleet: String, _ data: String, _ more: [String] = []) async throws -> ChildRun.Result {
+        try await ChildRun.run(
             ChildRun.fleetExecutable,
             ["run", fleet, "--data", data, "--warp", "max", "--for", "2m", "--admin", "off"] + more)
     }
@@ -75,17 +75,17 @@ struct EarlierRunTests {
         --ingest, is refused (exit 64) naming both and the ways on, and changes nothing
         """
     )
-    func otherIngestIsRefused() throws {
+    func otherIngestIsRefused() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let fleet = try Self.fleetFile(in: workspace)
-        let first = try Self.run(fleet, workspace.data)
+        let first = try await Self.run(fleet, workspace.data)
         #expect(first.status == 0, "\(first.output)\(first.errors)")
         var info = stat()
         #expect(stat(workspace.data + "/run-identity.json", &info) == 0 && info.st_mode & 0o777 == 0o600)
         let before = RunStartTests.listing(workspace.data)
 
-        let second = try Self.run(fleet, workspace.data, ["--ingest", "http://127.0.0.1:9/ingest"])
+        let second = try await Self.run(fleet, workspace.data, ["--ingest", "http://127.0.0.1:9/ingest"])
         #expect(second.status == 64, "\(second.output)\(second.errors)")
         #expect(
             second.errors.contains(
@@ -98,17 +98,17 @@ struct EarlierRunTests {
     }
 
     @Test("--resume goes on with the earlier run's devices against another ingest, which gets their pending fixes")
-    func resumeAnyway() throws {
+    func resumeAnyway() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let fleet = try Self.fleetFile(in: workspace)
-        #expect(try Self.run(fleet, workspace.data).status == 0)
+        #expect(try await Self.run(fleet, workspace.data).status == 0)
         let pending = try ResumeRunTests.storedFixes(workspace.data)
         #expect(pending.count > 10)
         let server = try workspace.receiver()
         defer { server.stop() }
 
-        let second = try Self.run(fleet, workspace.data, ["--ingest", server.url, "--resume"])
+        let second = try await Self.run(fleet, workspace.data, ["--ingest", server.url, "--resume"])
         #expect(second.status == 0, "\(second.output)\(second.errors)")
         #expect(
             second.output.contains(
@@ -116,7 +116,7 @@ struct EarlierRunTests {
                     + "\"test\" uploading to the in-process receiver"), "\(second.output)")
         #expect(second.output.contains("beekon-fleet: resuming at "), "\(second.output)")
         // The record is now this run's: a third run like it resumes without a word.
-        let third = try Self.run(fleet, workspace.data, ["--ingest", server.url])
+        let third = try await Self.run(fleet, workspace.data, ["--ingest", server.url])
         #expect(third.status == 0, "\(third.output)\(third.errors)")
         #expect(!third.output.contains("resuming anyway"), "\(third.output)")
     }
@@ -127,11 +127,11 @@ struct EarlierRunTests {
         receiver's database), says how many fixes were pending, and starts at clock.start
         """
     )
-    func freshDiscards() throws {
+    func freshDiscards() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let fleet = try Self.fleetFile(in: workspace)
-        #expect(try Self.run(fleet, workspace.data).status == 0)
+        #expect(try await Self.run(fleet, workspace.data).status == 0)
         let earlier = Set(try ResumeRunTests.storedFixes(workspace.data).map(\.id))
         #expect(earlier.count > 10)
         let installs = try JSONDecoder().decode(
@@ -139,7 +139,7 @@ struct EarlierRunTests {
         try Data("notes".utf8).write(to: URL(fileURLWithPath: workspace.data + "/notes.txt"))
 
         // Another seed: other install ids, so the earlier stores' folders must be gone.
-        let fresh = try Self.run(
+        let fresh = try await Self.run(
             fleet, workspace.data, ["--ingest", "http://127.0.0.1:9/ingest", "--fresh", "--seed", "8"])
         #expect(fresh.status == 0, "\(fresh.output)\(fresh.errors)")
         #expect(
@@ -158,11 +158,11 @@ struct EarlierRunTests {
     }
 
     @Test("--resume and --fresh together are refused (exit 64), before anything is made")
-    func resumeAndFreshAreRefused() throws {
+    func resumeAndFreshAreRefused() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let fleet = try Self.fleetFile(in: workspace)
-        let result = try Self.run(fleet, workspace.data, ["--resume", "--fresh"])
+        let result = try await Self.run(fleet, workspace.data, ["--resume", "--fresh"])
         #expect(result.status == 64, "\(result.output)\(result.errors)")
         #expect(
             result.errors.contains("--resume goes on with the data folder's earlier run and --fresh discards it"),
@@ -176,26 +176,26 @@ struct EarlierRunTests {
         without a word about the record; a folder without run-identity.json says once that it has none
         """
     )
-    func sameRunResumesSilently() throws {
+    func sameRunResumesSilently() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let fleet = try Self.fleetFile(in: workspace)
-        #expect(try Self.run(fleet, workspace.data).status == 0)
-        let second = try Self.run(fleet, workspace.data, ["--for", "3m"])
+        #expect(try await Self.run(fleet, workspace.data).status == 0)
+        let second = try await Self.run(fleet, workspace.data, ["--for", "3m"])
         #expect(second.status == 0, "\(second.output)\(second.errors)")
         #expect(second.output.contains("beekon-fleet: resuming at 2026-06-15T08:02:00.001Z"), "\(second.output)")
         #expect(!second.output.contains("--resume") && !second.output.contains("does not record"), "\(second.output)")
 
         // As a folder from before run-identity.json: resumed, said once.
         try FileManager.default.removeItem(atPath: workspace.data + "/run-identity.json")
-        let older = try Self.run(fleet, workspace.data)
+        let older = try await Self.run(fleet, workspace.data)
         #expect(older.status == 0, "\(older.output)\(older.errors)")
         #expect(
             older.output.contains(
                 "beekon-fleet: the data folder \(workspace.data) does not record the fleet and ingest of its "
                     + "earlier run"),
             "\(older.output)")
-        let after = try Self.run(fleet, workspace.data)
+        let after = try await Self.run(fleet, workspace.data)
         #expect(after.status == 0 && !after.output.contains("does not record"), "\(after.output)")
     }
 

@@ -16,7 +16,7 @@ struct FleetCrashTests {
         with the devices over one loop or several, and resumed over another count
         """,
         arguments: [(1, 1), (2, 3)])
-    func sigkillLosesNothing(killedLoops: Int, resumedLoops: Int) throws {
+    func sigkillLosesNothing(killedLoops: Int, resumedLoops: Int) async throws {
         #expect(
             FileManager.default.isExecutableFile(atPath: ChildRun.fleetExecutable),
             "beekon-fleet was not built next to the tests")
@@ -71,7 +71,7 @@ struct FleetCrashTests {
         let healthy = try workspace.receiver()
         defer { healthy.stop() }
         let report = workspace.folder.appendingPathComponent("run.json").path
-        let resumed = try ChildRun.run(
+        let resumed = try await ChildRun.run(
             ChildRun.fleetExecutable,
             [
                 "run", fleetPath, "--data", workspace.data, "--ingest", healthy.url, "--admin", "off", "--warp", "max",

@@ -39,18 +39,18 @@ struct ProcessDeathTests {
             // (the step; whether the server already has the batch when the process dies)
             ("beforeSend", false), ("afterSend", true), ("after2xx", true),
         ])
-    func killAtStep(step: String, serverHasIt: Bool) throws {
+    func killAtStep(step: String, serverHasIt: Bool) async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let path = workspace.folder.appendingPathComponent("device/beekon.db").path
-        let first = try ChildRun.run(Self.probe, ["--upload", path, step])
+        let first = try await ChildRun.run(Self.probe, ["--upload", path, step])
         #expect(first.status == 128 + SIGKILL, "\(first.errors)")
         let atLine = try #require(first.output.split(separator: "\n").last)
         let held = try #require(Upload(atLine, after: "at \(step) "), "probe printed: \(first.output)")
         let sentBefore = Self.uploads(first.output)
         #expect(sentBefore.count == (serverHasIt ? 1 : 0))
 
-        let second = try ChildRun.run(Self.probe, ["--upload", path, "relaunch"])
+        let second = try await ChildRun.run(Self.probe, ["--upload", path, "relaunch"])
         #expect(second.status == 0, "\(second.errors)")
         #expect(second.output.hasSuffix("pending 0\n"), "\(second.output)")
         let sentAfter = Self.uploads(second.output)

@@ -384,14 +384,14 @@ struct ResumeRunTests {
     }
 
     @Test("beekon-fleet run on a folder with a corrupt clock.json exits non-zero with the file named on standard error")
-    func corruptClockFileFailsTheCommand() throws {
+    func corruptClockFileFailsTheCommand() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let fleet = try RunStartTests.fleetFile(devices: 2, in: workspace)
         try FileManager.default.createDirectory(atPath: workspace.data, withIntermediateDirectories: true)
         let path = workspace.data + "/clock.json"
         try Data("not json".utf8).write(to: URL(fileURLWithPath: path))
-        let outcome = try ChildRun.runFleet([
+        let outcome = try await ChildRun.runFleet([
             "run", fleet, "--data", workspace.data, "--ingest", "http://127.0.0.1:9", "--admin", "off",
         ])
         #expect(outcome.status != 0)

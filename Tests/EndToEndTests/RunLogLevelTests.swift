@@ -13,29 +13,26 @@ struct RunLogLevelTests {
     /// late: 60 virtual s at the fleet's warp 3000, so the first progress line, at 5 s, comes with
     /// the slow-server warning. Returns what it printed and how many uploads the receiver was sent.
     static func run(flags: [String], variable: String?) async throws -> (ChildRun.Result, uploads: Int) {
-        try await offPool {
-            let workspace = try Workspace()
-            defer { workspace.cleanUp() }
-            let server = try workspace.receiver { $0.script.latencyMillis = 20 }
-            defer { server.stop() }
-            let fleet = workspace.folder.appendingPathComponent("fleet.yaml").path
-            try Workspace.yaml(devices: 5, sync: "{syncThreshold: 1, intervalSeconds: 60}")
-                .write(toFile: fleet, atomically: true, encoding: .utf8)
-            let outcome = try Self.command(
-                [
-                    "run", fleet, "--data", workspace.data, "--ingest", server.url, "--admin", "off", "--duration",
-                    "7s",
-                    "--timing", "as-answered",
-                ] + flags,
-                variable: variable)
-            return (outcome, server.uploadLog().count)
-        }
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let server = try workspace.receiver { $0.script.latencyMillis = 20 }
+        defer { server.stop() }
+        let fleet = workspace.folder.appendingPathComponent("fleet.yaml").path
+        try Workspace.yaml(devices: 5, sync: "{syncThreshold: 1, intervalSeconds: 60}")
+            .write(toFile: fleet, atomically: true, encoding: .utf8)
+        let outcome = try await Self.command(
+            [
+                "run", fleet, "--data", workspace.data, "--ingest", server.url, "--admin", "off", "--duration", "7s",
+                "--timing", "as-answered",
+            ] + flags,
+            variable: variable)
+        return (outcome, server.uploadLog().count)
     }
 
     /// Runs `beekon-fleet ARGUMENTS` to its end with `BEEKON_LOG_LEVEL` set to `variable` (unset
     /// when nil, whatever the test's own environment says).
-    static func command(_ arguments: [String], variable: String?) throws -> ChildRun.Result {
-        try ChildRun.runFleet(arguments, environment: ["BEEKON_LOG_LEVEL": variable])
+    static func command(_ arguments: [String], variable: String?) async throws -> ChildRun.Result {
+        try await ChildRun.runFleet(arguments, environment: ["BEEKON_LOG_LEVEL": variable])
     }
 
     static let warning = "beekon-fleet: warning: "
@@ -87,8 +84,8 @@ struct RunLogLevelTests {
             (["run", "--admin", "off"], "loud", "BEEKON_LOG_LEVEL \"loud\" is"),
             (["receive", "--listen", "127.0.0.1:0"], "verbose", "BEEKON_LOG_LEVEL \"verbose\" is"),
         ] as [([String], String?, String)])
-    func badLevel(arguments: [String], variable: String?, named: String) throws {
-        let outcome = try Self.command(arguments, variable: variable)
+    func badLevel(arguments: [String], variable: String?, named: String) async throws {
+        let outcome = try await Self.command(arguments, variable: variable)
         #expect(outcome.status == 64, "\(outcome.errors)")
         #expect(
             outcome.errors.contains(

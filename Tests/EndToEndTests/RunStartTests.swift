@@ -36,11 +36,11 @@ struct RunStartTests {
         start, names the numbers and the fix, and creates nothing
         """
     )
-    func lowLimitIsRefused() throws {
+    func lowLimitIsRefused() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let fleet = try Self.fleetFile(devices: 2000, in: workspace)
-        let outcome = try ChildRun.runFleet(
+        let outcome = try await ChildRun.runFleet(
             ["run", fleet, "--data", workspace.data, "--duration", "5s", "--admin", "127.0.0.1:0"], openFiles: 256)
         let needed = DescriptorBudget.run(
             devices: 2000, maxConnections: 256, idleConnections: 1024, adminConnections: 256, embeddedReceiver: true
@@ -56,7 +56,7 @@ struct RunStartTests {
     }
 
     @Test("a start refused for its admin port leaves no data folder it created")
-    func failedStartLeavesNothing() throws {
+    func failedStartLeavesNothing() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let fleet = try Self.fleetFile(devices: 5, in: workspace)
@@ -64,7 +64,7 @@ struct RunStartTests {
         let busy = try workspace.receiver()
         defer { busy.stop() }
         let data = workspace.data + "/nested/data"
-        let outcome = try ChildRun.runFleet([
+        let outcome = try await ChildRun.runFleet([
             "run", fleet, "--data", data, "--duration", "5s", "--admin", "127.0.0.1:\(busy.port)",
         ])
         #expect(outcome.status != 0)
@@ -74,7 +74,7 @@ struct RunStartTests {
     }
 
     @Test("a start refused for its admin port leaves a data folder that was there, and its stores, as they were")
-    func failedStartKeepsWhatWasThere() throws {
+    func failedStartKeepsWhatWasThere() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let fleet = try Self.fleetFile(devices: 5, in: workspace)
@@ -97,7 +97,7 @@ struct RunStartTests {
         // A port something already listens on.
         let busy = try workspace.receiver()
         defer { busy.stop() }
-        let outcome = try ChildRun.runFleet([
+        let outcome = try await ChildRun.runFleet([
             "run", fleet, "--data", workspace.data, "--duration", "5s", "--admin", "127.0.0.1:\(busy.port)",
         ])
         #expect(outcome.status != 0)
@@ -113,11 +113,11 @@ struct RunStartTests {
         and a receive refused for its port leaves no database
         """
     )
-    func receiveStartChecks() throws {
+    func receiveStartChecks() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let database = workspace.folder.appendingPathComponent("ingest.db").path
-        let low = try ChildRun.runFleet(
+        let low = try await ChildRun.runFleet(
             ["receive", "--listen", "127.0.0.1:0", "--db", database, "--connection-limit", "8192"], openFiles: 256)
         let needed = DescriptorBudget.receive(connectionLimit: 8192).needed
         #expect(low.status != 0)
@@ -127,7 +127,7 @@ struct RunStartTests {
 
         let busy = try workspace.receiver()
         defer { busy.stop() }
-        let taken = try ChildRun.runFleet(["receive", "--listen", "127.0.0.1:\(busy.port)", "--db", database])
+        let taken = try await ChildRun.runFleet(["receive", "--listen", "127.0.0.1:\(busy.port)", "--db", database])
         #expect(taken.status != 0)
         #expect(taken.errors.contains("cannot listen on 127.0.0.1:\(busy.port)"), "\(taken.errors)")
         let left = (try? FileManager.default.contentsOfDirectory(atPath: workspace.folder.path)) ?? []

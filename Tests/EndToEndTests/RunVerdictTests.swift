@@ -10,11 +10,11 @@ struct RunVerdictTests {
     /// A run of 10 walkers for 10 virtual minutes at max warp against `receiver`.
     static func run(
         _ workspace: Workspace, ingest: String, arguments: [String] = []
-    ) throws -> ChildRun.Result {
+    ) async throws -> ChildRun.Result {
         let path = workspace.folder.appendingPathComponent("fleet.yaml").path
         try Workspace.yaml(devices: 10, sync: "{syncThreshold: 1, intervalSeconds: 60}")
             .write(toFile: path, atomically: true, encoding: .utf8)
-        return try ChildRun.runFleet(
+        return try await ChildRun.runFleet(
             [
                 "run", path, "--data", workspace.data, "--admin", "off", "--warp", "max", "--for", "10m", "--ingest",
                 ingest,
@@ -23,13 +23,13 @@ struct RunVerdictTests {
     }
 
     @Test("against a healthy server: the given thresholds are met, printed ✓ with their values, and the run exits 0")
-    func healthy() throws {
+    func healthy() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let receiver = try workspace.receiver()
         defer { receiver.stop() }
         let report = workspace.folder.appendingPathComponent("run.json").path
-        let outcome = try Self.run(
+        let outcome = try await Self.run(
             workspace, ingest: receiver.url,
             arguments: [
                 "--threshold", "upload.errors.rate < 0.01", "--threshold", "upload.latency.p99 < 1s", "--threshold",
@@ -98,7 +98,7 @@ struct RunVerdictTests {
         a threshold with abortOnFail stops the run once it fails past its delay: exit 99, said, and \
         the report ends by it, long before the run's length
         """)
-    func abortOnFail() throws {
+    func abortOnFail() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let receiver = try workspace.receiver { configuration in
@@ -111,7 +111,7 @@ struct RunVerdictTests {
             + "thresholds:\n  - {threshold: \"upload.status.503.rate < 10%\", abortOnFail: true, delayAbortEval: 2m}\n")
             .write(toFile: path, atomically: true, encoding: .utf8)
         let report = workspace.folder.appendingPathComponent("run.json").path
-        let outcome = try ChildRun.runFleet([
+        let outcome = try await ChildRun.runFleet([
             "run", path, "--data", workspace.data, "--admin", "off", "--warp", "120", "--for", "2h", "--ingest",
             receiver.url, "--report", report,
         ])
@@ -131,20 +131,21 @@ struct RunVerdictTests {
     @Test(
         "a report whose folder is missing, or a threshold on a group the fleet lacks, is refused at once: exit 64"
     )
-    func refusedBeforeTheRun() throws {
+    func refusedBeforeTheRun() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
-        let missing = try Self.run(
+        let missing = try await Self.run(
             workspace, ingest: "http://127.0.0.1:9/ingest", arguments: ["--report", "/nonexistent/run.json"])
         #expect(missing.status == 64, "\(missing.output)\(missing.errors)")
         #expect(missing.errors.contains("--report /nonexistent/run.json: the folder /nonexistent does not exist"))
         let plain = workspace.folder.appendingPathComponent("plain.txt").path
         try "not a folder".write(toFile: plain, atomically: true, encoding: .utf8)
-        let file = try Self.run(workspace, ingest: "http://127.0.0.1:9/ingest", arguments: ["--csv", plain + "/run"])
+        let file = try await Self.run(
+            workspace, ingest: "http://127.0.0.1:9/ingest", arguments: ["--csv", plain + "/run"])
         #expect(file.status == 64, "\(file.output)\(file.errors)")
         #expect(
             file.errors.contains("--csv \(plain)/run_stats.csv: \(plain) is a file, not a folder"), "\(file.errors)")
-        let group = try Self.run(
+        let group = try await Self.run(
             workspace, ingest: "http://127.0.0.1:9/ingest", arguments: ["--threshold", "fixes.lost{group: cars} == 0"])
         #expect(group.status == 64, "\(group.output)\(group.errors)")
         #expect(group.errors.contains("has no group \"cars\" (it has \"walkers\")"), "\(group.errors)")
@@ -153,7 +154,7 @@ struct RunVerdictTests {
 
     @Test(
         "against a server answering half the uploads 503: the threshold on 503s fails, is named, and the run exits 99")
-    func halfFailing() throws {
+    func halfFailing() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let receiver = try workspace.receiver { configuration in
@@ -161,7 +162,7 @@ struct RunVerdictTests {
         }
         defer { receiver.stop() }
         let report = workspace.folder.appendingPathComponent("run.json").path
-        let outcome = try Self.run(
+        let outcome = try await Self.run(
             workspace, ingest: receiver.url,
             arguments: [
                 "--threshold", "upload.status.503.rate < 10%", "--threshold", "fixes.lost == 0", "--report", report,
@@ -184,31 +185,31 @@ struct RunVerdictTests {
         with the server down from the start, the default thresholds are reported and fail the run \
         only with --strict (exit 99, then 0 without it), and the run says no upload succeeded
         """)
-    func serverDown() throws {
+    func serverDown() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let down = "http://127.0.0.1:9/ingest"
-        let strict = try Self.run(workspace, ingest: down, arguments: ["--strict"])
+        let strict = try await Self.run(workspace, ingest: down, arguments: ["--strict"])
         #expect(strict.status == 99, "\(strict.output)\(strict.errors)")
         #expect(strict.output.contains("  ✗ upload.errors.rate < 0.05  (1.0)"), "\(strict.output)")
         #expect(strict.output.contains("no upload succeeded"), "\(strict.output)")
         try? FileManager.default.removeItem(atPath: workspace.data)
-        let lenient = try Self.run(workspace, ingest: down)
+        let lenient = try await Self.run(workspace, ingest: down)
         #expect(lenient.status == 0, "\(lenient.output)\(lenient.errors)")
         #expect(lenient.output.contains("they count only with --strict"))
     }
 
     @Test("a bad --threshold or a fleet file the run cannot take exits 64, naming what is wrong")
-    func usage() throws {
+    func usage() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
-        let bad = try Self.run(
+        let bad = try await Self.run(
             workspace, ingest: "http://127.0.0.1:9/ingest", arguments: ["--threshold", "fixes.lost"])
         #expect(bad.status == 64)
         #expect(bad.errors.contains("threshold `fixes.lost` has no comparison"), "\(bad.errors)")
         let path = workspace.folder.appendingPathComponent("broken.yaml").path
         try "name: x\ngroups: []\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let broken = try ChildRun.runFleet(["run", path, "--data", workspace.data, "--admin", "off"])
+        let broken = try await ChildRun.runFleet(["run", path, "--data", workspace.data, "--admin", "off"])
         #expect(broken.status == 64)
         #expect(broken.errors.contains("broken.yaml:2:9: error: no groups"), "\(broken.errors)")
     }

@@ -25,8 +25,15 @@ struct ShardProcessTests {
     /// Runs the fleet (or one shard of it) to 30 virtual minutes at max warp.
     static func run(
         _ workspace: Workspace, ingest: String, data: String, report: String, extra: [String] = []
+    ) async throws -> ChildRun.Result {
+        try await offPool { try runBlocking(workspace, ingest: ingest, data: data, report: report, extra: extra) }
+    }
+
+    /// `run`, on the calling thread (one of `together`'s).
+    static func runBlocking(
+        _ workspace: Workspace, ingest: String, data: String, report: String, extra: [String] = []
     ) throws -> ChildRun.Result {
-        try ChildRun.run(
+        try ChildRun.runBlocking(
             ChildRun.fleetExecutable,
             [
                 "run", workspace.folder.appendingPathComponent("fleet.yaml").path, "--data", data, "--ingest", ingest,
@@ -93,7 +100,7 @@ struct ShardProcessTests {
         and their merged report is the single run's report, with the same verdict and exit code
         """
     )
-    func fourShardsAreOneFleet() throws {
+    func fourShardsAreOneFleet() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         try Self.fleetYAML.write(
@@ -102,7 +109,8 @@ struct ShardProcessTests {
 
         let single = try workspace.receiver()
         defer { single.stop() }
-        let whole = try Self.run(workspace, ingest: single.url, data: folder + "/whole", report: folder + "/whole.json")
+        let whole = try await Self.run(
+            workspace, ingest: single.url, data: folder + "/whole", report: folder + "/whole.json")
         #expect(whole.status == 99, "the failing threshold fails the run: \(whole.output)\(whole.errors)")
         single.stop()
 
@@ -114,7 +122,7 @@ struct ShardProcessTests {
         let startAt = try #require(ISO8601DateFormatter().date(from: startText))
         let shards = 4
         let (results, failures) = Self.together(shards) { index in
-            try Self.run(
+            try Self.runBlocking(
                 workspace, ingest: shared.url, data: folder + "/shards", report: folder + "/shard-\(index).json",
                 extra: ["--shard", "\(index)/\(shards)", "--start-at", startText])
         }
@@ -137,7 +145,7 @@ struct ShardProcessTests {
         #expect(Set(try shared.receivedFixes().map(\.id)) == Set(try single.receivedFixes().map(\.id)))
 
         // One verdict: the merged report is the single run's, failing as it did.
-        let merge = try ChildRun.run(
+        let merge = try await ChildRun.run(
             ChildRun.fleetExecutable,
             ["report", "merge"] + (0..<shards).reversed().map { "\(folder)/shard-\($0).json" } + [
                 "--report", folder + "/merged.json", "--html", folder + "/merged.html", "--csv", folder + "/merged",
@@ -176,7 +184,7 @@ struct ShardProcessTests {
         let replicas = try workspace.receiver()
         defer { replicas.stop() }
         let held = Self.together(3) { _ in
-            try Self.run(
+            try Self.runBlocking(
                 workspace, ingest: replicas.url, data: folder + "/replicas", report: folder + "/auto-{shard}.json",
                 extra: ["--shard", "auto/3"])
         }.results.map(\.value)
@@ -185,25 +193,25 @@ struct ShardProcessTests {
         #expect(
             Set(held.compactMap { result in (0..<3).first { result.output.contains("holds shard \($0)/3") } })
                 == [0, 1, 2], "\(held.map(\.output))")
-        let autoMerge = try ChildRun.run(
+        let autoMerge = try await ChildRun.run(
             ChildRun.fleetExecutable, ["report", "merge"] + (0..<3).map { "\(folder)/auto-\($0).json" })
         #expect(autoMerge.status == 99, "\(autoMerge.output)\(autoMerge.errors)")
         #expect(autoMerge.output.contains("digest \(wholeReport["digest"] as? String ?? "-")"), "\(autoMerge.output)")
 
         // Not every shard, or not a shard's report: refused, naming what is wrong.
-        let partial = try ChildRun.run(
+        let partial = try await ChildRun.run(
             ChildRun.fleetExecutable, ["report", "merge"] + (0..<3).map { "\(folder)/shard-\($0).json" })
         #expect(partial.status == 64)
         #expect(partial.errors.contains("shard 3/4 of the run \(folder)/shard-0.json is part of is missing"))
         let live = folder + "/live.json"
         try #"{"name": "test", "exit_code": null}"#.write(toFile: live, atomically: true, encoding: .utf8)
-        let unmergeable = try ChildRun.run(ChildRun.fleetExecutable, ["report", "merge", live])
+        let unmergeable = try await ChildRun.run(ChildRun.fleetExecutable, ["report", "merge", live])
         #expect(unmergeable.status == 64)
         #expect(unmergeable.errors.contains("\(live): has no merge_state"), "\(unmergeable.errors)")
-        let missing = try ChildRun.run(ChildRun.fleetExecutable, ["report", "merge", folder + "/none.json"])
+        let missing = try await ChildRun.run(ChildRun.fleetExecutable, ["report", "merge", folder + "/none.json"])
         #expect(
             missing.status == 64 && missing.errors.contains("\(folder)/none.json: no such file"), "\(missing.errors)")
-        let twice = try ChildRun.run(
+        let twice = try await ChildRun.run(
             ChildRun.fleetExecutable,
             ["report", "merge", "\(folder)/shard-1.json", "\(folder)/shard-1.json", "\(folder)/shard-2.json"])
         #expect(twice.status == 64)
@@ -223,8 +231,8 @@ struct ShardProcessTests {
             (["--start-at", "2099-01-01T00:00:00Z"], "expected an instant at most 7 days from now"),
             (["--linger"], "--linger keeps the admin API up after the run; it needs --admin, not off"),
         ] as [([String], String)])
-    func refused(arguments: [String], problem: String) throws {
-        let result = try ChildRun.run(ChildRun.fleetExecutable, ["run", "--admin", "off"] + arguments)
+    func refused(arguments: [String], problem: String) async throws {
+        let result = try await ChildRun.run(ChildRun.fleetExecutable, ["run", "--admin", "off"] + arguments)
         #expect(result.status == 64, "\(result.output)\(result.errors)")
         #expect(result.errors.contains(problem), "\(result.errors)")
     }

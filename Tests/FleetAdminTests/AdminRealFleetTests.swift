@@ -62,9 +62,9 @@ struct AdminRealFleetTests {
         """
     )
     func twoLoops() async throws {
-        // Long enough for every call below on a busy machine (20 s real at warp 120; each command
-        // waits for every device to stand at one instant); it ends by itself.
-        let harness = try AdminHarness(devices: 4, duration: "40m", fleet: .real(started: true), loops: 2)
+        // Longer than every call below takes on the busiest machine (each command waits for every
+        // device to stand at one instant): 4 real minutes at warp 120, stopped once they are done.
+        let harness = try AdminHarness(devices: 4, duration: "8h", fleet: .real(started: true), loops: 2)
         #expect(harness.real.runtime.loops == 2)
         let listing = await harness.call("GET", "/api/v1/devices?limit=1000")
         let listed = listing.object["devices"] as? [[String: Any]]
@@ -95,6 +95,7 @@ struct AdminRealFleetTests {
         #expect((actions.object["ids"] as? [String])?.count == 6, "\(actions.text)")
         let scaled = await harness.call("PATCH", "/api/v1/fleet", body: #"{"devices": 4}"#)
         #expect(scaled.status == 200, "\(scaled.text)")
+        harness.real.runtime.stop()
         await harness.real.waitForEnd()
         let stored = harness.real.receiver.stats()
         let ended = await harness.call("GET", "/api/v1/fleet").object

@@ -44,16 +44,16 @@ struct FleetScaleTests {
     }
 
     @Test("run --devices starts that many devices; fewer than the groups, or out of range, exits 64")
-    func command() throws {
+    func command() async throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
         let path = workspace.folder.appendingPathComponent("fleet.yaml").path
         try Workspace.yaml(devices: 20).write(toFile: path, atomically: true, encoding: .utf8)
         let base = ["run", path, "--data", workspace.data, "--admin", "off", "--warp", "max", "--for", "1m"]
-        let seven = try ChildRun.runFleet(base + ["--devices", "7", "--ingest", "http://127.0.0.1:9/i"])
+        let seven = try await ChildRun.runFleet(base + ["--devices", "7", "--ingest", "http://127.0.0.1:9/i"])
         #expect(seven.output.contains(": 7 devices, data in"), "\(seven.output)\(seven.errors)")
         for bad in ["0", "1000001", "many"] {
-            let refused = try ChildRun.runFleet(base + ["--devices", bad])
+            let refused = try await ChildRun.runFleet(base + ["--devices", bad])
             #expect(refused.status == 64, "--devices \(bad): \(refused.errors)")
             #expect(refused.errors.contains("--devices"), "\(refused.errors)")
         }

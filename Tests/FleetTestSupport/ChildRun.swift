@@ -35,15 +35,15 @@ package enum ChildRun {
     /// `environment`'s variables set (a nil value unsets one, whatever the test's own says).
     package static func runFleet(
         _ arguments: [String], openFiles: Int? = nil, environment changes: [String: String?] = [:]
-    ) throws -> Result {
+    ) async throws -> Result {
         var environment = ProcessInfo.processInfo.environment
         for (name, value) in changes { environment[name] = value }
         return if let openFiles {
-            try run(
+            try await run(
                 "/bin/bash", ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", fleetExecutable] + arguments,
                 environment: environment)
         } else {
-            try run(fleetExecutable, arguments, environment: environment)
+            try await run(fleetExecutable, arguments, environment: environment)
         }
     }
 
@@ -57,10 +57,19 @@ package enum ChildRun {
                 symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
         }()
 
-    /// Runs `executable` with `arguments` (and `environment`, else ours) and waits for its end.
-    package static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws
-        -> Result
-    {
+    /// Runs `executable` with `arguments` (and `environment`, else ours) to its end, waited for off
+    /// the cooperative pool (see `offPool`): a child that runs for a minute must not hold one of
+    /// the pool's two threads while other tests' awaits wait for it.
+    package static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+    ) async throws -> Result {
+        try await offPool { try runBlocking(executable, arguments, environment: environment) }
+    }
+
+    /// `run`, on the calling thread: for code off the pool already (a thread of its own).
+    package static func runBlocking(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+    ) throws -> Result {
         var output: [Int32] = [-1, -1]
         var errors: [Int32] = [-1, -1]
         guard pipe(&output) == 0, pipe(&errors) == 0 else {
