@@ -31,6 +31,9 @@ struct APISchema: Sendable {
     var maxItems: Int?
     var minItems: Int?
     var minLength: Int?
+    var maxLength: Int?
+    /// A regular expression (ECMA 262) a string matches somewhere: anchor it to match it whole.
+    var pattern: String?
     /// An object that takes no member but its own (`additionalProperties: false`).
     var closed = false
     /// A boolean that must be true (`enum: [true]`).
@@ -163,6 +166,14 @@ struct APISchema: Sendable {
         if let minLength {
             json.key("minLength")
             json.integer(Int64(minLength))
+        }
+        if let maxLength {
+            json.key("maxLength")
+            json.integer(Int64(maxLength))
+        }
+        if let pattern {
+            json.key("pattern")
+            json.string(pattern)
         }
         json.endObject()
     }
@@ -318,12 +329,15 @@ protocol APIBody: Encodable, Sendable, APIDescribed {
     static var summary: String? { get }
     /// Per member: a description, and a range or a string set where the type alone does not say.
     static var notes: [String: APINote] { get }
+    /// Whether a request may send it (as `Geofence`): then no member but its own is taken.
+    static var closed: Bool { get }
 }
 
 extension APIBody {
     static var component: String? { nil }
     static var summary: String? { nil }
     static var notes: [String: APINote] { [:] }
+    static var closed: Bool { false }
 
     static var apiSchema: APISchema {
         if let component { return APISchema(.reference(component)) }
@@ -338,7 +352,9 @@ extension APIBody {
             if let note = notes[member.name] { note.apply(to: &member.schema) }
             return member
         }
-        return APISchema(.object(members), description: summary)
+        var schema = APISchema(.object(members), description: summary)
+        schema.closed = closed
+        return schema
     }
 }
 
@@ -393,11 +409,18 @@ struct APINote: Sendable {
     var maxItems: Int?
     var minItems: Int?
     var minLength: Int?
+    var maxLength: Int?
+    var pattern: String?
+    /// `minLength` of each item of an array of strings.
+    var itemMinLength: Int?
+    /// A schema of `components.schemas` that says what the member holds (hand-written there).
+    var reference: String?
     var onlyTrue = false
 
     init(
         _ description: String? = nil, minimum: Double? = nil, maximum: Double? = nil, oneOf: [String]? = nil,
-        maxItems: Int? = nil, minItems: Int? = nil, minLength: Int? = nil, onlyTrue: Bool = false
+        maxItems: Int? = nil, minItems: Int? = nil, minLength: Int? = nil, maxLength: Int? = nil,
+        pattern: String? = nil, itemMinLength: Int? = nil, reference: String? = nil, onlyTrue: Bool = false
     ) {
         self.description = description
         self.minimum = minimum
@@ -406,6 +429,10 @@ struct APINote: Sendable {
         self.maxItems = maxItems
         self.minItems = minItems
         self.minLength = minLength
+        self.maxLength = maxLength
+        self.pattern = pattern
+        self.itemMinLength = itemMinLength
+        self.reference = reference
         self.onlyTrue = onlyTrue
     }
 
@@ -423,6 +450,13 @@ struct APINote: Sendable {
         if let maxItems { schema.maxItems = maxItems }
         if let minItems { schema.minItems = minItems }
         if let minLength { schema.minLength = minLength }
+        if let maxLength { schema.maxLength = maxLength }
+        if let pattern { schema.pattern = pattern }
+        if let itemMinLength, case .array(var items) = schema.shape {
+            items.minLength = itemMinLength
+            schema.shape = .array(items)
+        }
+        if let reference { schema.shape = .reference(reference) }
         if onlyTrue { schema.onlyTrue = true }
         if let oneOf, case .string = schema.shape { schema.shape = .string(oneOf: oneOf) }
     }
