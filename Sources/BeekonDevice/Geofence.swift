@@ -15,6 +15,10 @@ public struct Geofence: Sendable, Hashable, Codable {
     public static let longitudeRange = NumberRange(-180...180, unit: "°")
     /// `radius`: 1 m to 100 km (the SDK needs it above 0; a fleet file's geofences stay in this).
     public static let radiusRange = NumberRange(1...100_000, unit: "m")
+    /// The longest `id`, in Unicode scalars (as JSON Schema's `maxLength` counts).
+    public static let idMaxLength = 100
+    /// The prefix the SDK keeps for its own ids.
+    public static let reservedIDPrefix = "bk:"
 
     /// A geofence from its parts (validated when added, not here).
     public init(id: String, latitude: Double, longitude: Double, radiusMeters: Double) {

@@ -135,8 +135,8 @@ public struct GeofenceMonitor: Sendable, Hashable {
     /// What is wrong with `geofence`, or nil when it may be added.
     public static func problem(with geofence: Geofence) -> GeofenceValidationError.Reason? {
         if geofence.id.isEmpty { return .emptyID }
-        if geofence.id.count > 100 { return .idTooLong }
-        if geofence.id.hasPrefix("bk:") { return .reservedPrefix }
+        if geofence.id.unicodeScalars.count > Geofence.idMaxLength { return .idTooLong }
+        if geofence.id.hasPrefix(Geofence.reservedIDPrefix) { return .reservedPrefix }
         if !(geofence.latitude >= -90 && geofence.latitude <= 90) { return .latitudeOutOfRange }
         if !(geofence.longitude >= -180 && geofence.longitude <= 180) { return .longitudeOutOfRange }
         if !(geofence.radiusMeters > 0 && geofence.radiusMeters.isFinite) { return .radiusNotPositive }

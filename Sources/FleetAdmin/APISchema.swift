@@ -31,6 +31,9 @@ struct APISchema: Sendable {
     var maxItems: Int?
     var minItems: Int?
     var minLength: Int?
+    var maxLength: Int?
+    /// A regular expression (ECMA 262) a string matches somewhere: anchor it to match it whole.
+    var pattern: String?
     /// An object that takes no member but its own (`additionalProperties: false`).
     var closed = false
     /// A boolean that must be true (`enum: [true]`).
@@ -163,6 +166,14 @@ struct APISchema: Sendable {
         if let minLength {
             json.key("minLength")
             json.integer(Int64(minLength))
+        }
+        if let maxLength {
+            json.key("maxLength")
+            json.integer(Int64(maxLength))
+        }
+        if let pattern {
+            json.key("pattern")
+            json.string(pattern)
         }
         json.endObject()
     }
@@ -331,6 +342,8 @@ protocol APIBody: Encodable, Sendable, APIDescribed {
     /// and `notes`; a body the report shares with the API may say it in the report's own words.
     static func summary(_ keys: APIKeyStyle) -> String?
     static func notes(_ keys: APIKeyStyle) -> [String: APINote]
+    /// Whether a request may send it (as `Geofence`): then no member but its own is taken.
+    static var closed: Bool { get }
 }
 
 extension APIBody {
@@ -340,6 +353,7 @@ extension APIBody {
     static var notes: [String: APINote] { [:] }
     static func summary(_ keys: APIKeyStyle) -> String? { summary }
     static func notes(_ keys: APIKeyStyle) -> [String: APINote] { notes }
+    static var closed: Bool { false }
 
     static var apiSchema: APISchema { apiSchema(keys: keyStyle) }
 
@@ -362,7 +376,9 @@ extension APIBody {
             if let note = notes[member.name] ?? notes[key] { note.apply(to: &member.schema) }
             return member
         }
-        return APISchema(.object(members), description: summary(keys))
+        var schema = APISchema(.object(members), description: summary(keys))
+        schema.closed = closed
+        return schema
     }
 }
 
@@ -417,11 +433,18 @@ struct APINote: Sendable {
     var maxItems: Int?
     var minItems: Int?
     var minLength: Int?
+    var maxLength: Int?
+    var pattern: String?
+    /// `minLength` of each item of an array of strings.
+    var itemMinLength: Int?
+    /// A schema of `components.schemas` that says what the member holds (hand-written there).
+    var reference: String?
     var onlyTrue = false
 
     init(
         _ description: String? = nil, minimum: Double? = nil, maximum: Double? = nil, oneOf: [String]? = nil,
-        maxItems: Int? = nil, minItems: Int? = nil, minLength: Int? = nil, onlyTrue: Bool = false
+        maxItems: Int? = nil, minItems: Int? = nil, minLength: Int? = nil, maxLength: Int? = nil,
+        pattern: String? = nil, itemMinLength: Int? = nil, reference: String? = nil, onlyTrue: Bool = false
     ) {
         self.description = description
         self.minimum = minimum
@@ -430,6 +453,10 @@ struct APINote: Sendable {
         self.maxItems = maxItems
         self.minItems = minItems
         self.minLength = minLength
+        self.maxLength = maxLength
+        self.pattern = pattern
+        self.itemMinLength = itemMinLength
+        self.reference = reference
         self.onlyTrue = onlyTrue
     }
 
@@ -447,6 +474,13 @@ struct APINote: Sendable {
         if let maxItems { schema.maxItems = maxItems }
         if let minItems { schema.minItems = minItems }
         if let minLength { schema.minLength = minLength }
+        if let maxLength { schema.maxLength = maxLength }
+        if let pattern { schema.pattern = pattern }
+        if let itemMinLength, case .array(var items) = schema.shape {
+            items.minLength = itemMinLength
+            schema.shape = .array(items)
+        }
+        if let reference { schema.shape = .reference(reference) }
         if onlyTrue { schema.onlyTrue = true }
         if let oneOf, case .string = schema.shape { schema.shape = .string(oneOf: oneOf) }
     }

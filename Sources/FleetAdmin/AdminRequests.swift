@@ -172,11 +172,7 @@ struct SpawnDevicesRequest: APIRequest {
     static let notes = [
         "group": APINote("An existing group whose template is copied."),
         "ratePerSecond": APINote("At most this many spawn each real second; absent: all at once."),
-        "spec": APINote(
-            "One group exactly as in a fleet file (name, count up to 10000, route, platform, pace, config, …), "
-                + "read by the fleet file's reader. Its name must be new (409 otherwise); an unknown key is 400 "
-                + "`unknown_field` with `field: spec.KEY`; a route that cannot be read is 400 with "
-                + "`field: spec.route`."),
+        "spec": APINote("A new group, as in a fleet file.", reference: "GroupSpec"),
     ]
 }
 
@@ -203,7 +199,7 @@ struct SelectorRequest: APIRequest {
     static let notes = [
         "all": APINote(onlyTrue: true),
         "seed": APINote("Without it, the choice is seeded by the run seed and the action's number."),
-        "ids": APINote(minItems: 1),
+        "ids": APINote(minItems: 1, itemMinLength: 1),
         "state": APINote(
             "Same matching as the list's `state` filter (exact, or a prefix ending in `*`).", minLength: 1),
     ]
@@ -225,6 +221,9 @@ struct SelectorRequest: APIRequest {
         if let fraction { return .fraction(fraction.value, seed: seed.map { UInt64($0.value) }) }
         if let ids {
             guard !ids.isEmpty else { throw .badRequest("`ids` is empty", field: "selector.ids") }
+            if let empty = ids.firstIndex(of: "") {
+                throw .badRequest("an id is empty; expected a device id", field: "selector.ids[\(empty)]")
+            }
             return .ids(ids)
         }
         guard let state, !state.isEmpty else { throw .badRequest("`state` is empty", field: "selector.state") }

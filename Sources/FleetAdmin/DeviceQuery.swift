@@ -19,8 +19,6 @@ struct DeviceQuery {
 
     /// `limit`: devices a page.
     static let limitRange = NumberRange.integer(1...1000, unit: "devices")
-    /// The offset a `cursor` carries: as many devices as a fleet can hold, and then some.
-    static let offsetRange = NumberRange.integer(0...100_000_000)
 
     /// Reads and checks the query arguments.
     init(_ query: [String: String]) throws(APIError) {
@@ -43,7 +41,10 @@ struct DeviceQuery {
         if let value = try Self.integer(query, "limit", Self.limitRange) { limit = Int(value) }
         if let cursor = query["cursor"], !cursor.isEmpty {
             guard let offset = Self.offset(cursor: cursor) else {
-                throw .badRequest("cursor \"\(cursor)\" is not one this server gave", field: "cursor")
+                throw .badRequest(
+                    "cursor \"\(cursor.prefix(40))\" is not one this server gave; expected the `next` of a page "
+                        + "(1 to 9 digits)",
+                    field: "cursor")
             }
             self.offset = offset
         }
@@ -71,16 +72,19 @@ struct DeviceQuery {
         return (matching[start..<end], matching.count, next)
     }
 
+    /// A page's place in the sorted list: its offset, 1 to 9 digits (`cursorPattern`).
     static func cursor(offset: Int) -> String {
-        Data("o:\(offset)".utf8).base64EncodedString()
+        String(offset)
     }
 
+    /// What a cursor is, as the OpenAPI document's `cursor` says it.
+    static let cursorPattern = "^[0-9]{1,9}$"
+
     static func offset(cursor: String) -> Int? {
-        guard let data = Data(base64Encoded: cursor), let text = String(data: data, encoding: .utf8),
-            text.hasPrefix("o:"),
-            let offset = try? offsetRange.readInteger(String(text.dropFirst(2)))
-        else { return nil }
-        return Int(offset)
+        guard (1...9).contains(cursor.utf8.count), cursor.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            return nil
+        }
+        return Int(cursor)
     }
 
     /// The query argument `name` as a whole number in `range`; nil when absent or empty.

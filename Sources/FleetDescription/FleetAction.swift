@@ -83,90 +83,14 @@ public enum FleetAction: Sendable, Hashable {
     /// The action `name` with the parameters a reader found for it (by parameter name, each
     /// of its kind): nil when a required one is missing.
     public init?(_ name: Name, _ values: [String: ActionParameter.Value]) {
-        switch name {
-        case .revokePermission: self = .revokePermission
-        case .grantPermission: self = .grantPermission
-        case .locationServicesOff: self = .locationServicesOff
-        case .locationServicesOn: self = .locationServicesOn
-        case .osError: self = .osError
-        case .background: self = .background
-        case .foreground: self = .foreground
-        case .kill: self = .kill(relaunchAfterMillis: values["relaunchAfterSeconds"]?.millis)
-        case .reboot: self = .reboot(relaunchAfterMillis: values["relaunchAfterSeconds"]?.millis)
-        case .networkOffline: self = .networkOffline
-        case .networkOnline: self = .networkOnline
-        case .latency:
-            guard let millis = values["ms"]?.millis else { return nil }
-            self = .latency(millis: millis)
-        case .timeouts:
-            guard case .number(let fraction)? = values["fraction"] else { return nil }
-            self = .timeouts(fraction: fraction)
-        case .start: self = .start
-        case .stop: self = .stop
-        case .sync: self = .sync
-        case .configure:
-            guard case .config(let config)? = values["config"] else { return nil }
-            self = .configure(config)
-        case .setExtras:
-            guard case .stringMap(let extras)? = values["extras"] else { return nil }
-            self = .setExtras(extras)
-        case .addGeofences:
-            guard case .geofences(let geofences)? = values["geofences"] else { return nil }
-            self = .addGeofences(geofences)
-        case .removeGeofences:
-            guard case .strings(let ids)? = values["ids"] else { return nil }
-            self = .removeGeofences(ids: ids)
-        case .getCurrentLocation:
-            var accuracy = AccuracyRequest.high
-            if case .choice(let text)? = values["accuracy"] {
-                guard let given = AccuracyRequest(rawValue: text) else { return nil }
-                accuracy = given
-            }
-            self = .getCurrentLocation(
-                timeoutMillis: values["timeoutSeconds"]?.millis ?? Device.currentLocationTimeoutMillis,
-                accuracy: accuracy)
-        case .deleteLocations:
-            var before: Int64?
-            if case .instant(let given)? = values["before"] { before = given }
-            self = .deleteLocations(before: before)
-        case .shutdown: self = .shutdown
-        case .gpsJump:
-            var meters = Self.gpsJumpDefaultMeters
-            if case .number(let given)? = values["meters"] { meters = given }
-            var bearing: Double?
-            if case .number(let given)? = values["bearing"] { bearing = given }
-            self = .gpsJump(meters: meters, bearing: bearing, forMillis: values["forSeconds"]?.millis)
-        }
+        guard let action = name.details.make(values) else { return nil }
+        self = action
     }
 }
 
 extension FleetAction {
     /// The action's parameters by name: what `init(_:_:)` takes back.
-    public var parameterValues: [String: ActionParameter.Value] {
-        switch self {
-        case .kill(let after?), .reboot(let after?): ["relaunchAfterSeconds": .millis(after)]
-        case .latency(let millis): ["ms": .millis(millis)]
-        case .timeouts(let fraction): ["fraction": .number(fraction)]
-        case .configure(let config): ["config": .config(config)]
-        case .setExtras(let extras): ["extras": .stringMap(extras)]
-        case .addGeofences(let geofences): ["geofences": .geofences(geofences)]
-        case .removeGeofences(let ids): ["ids": .strings(ids)]
-        case .getCurrentLocation(let timeout, let accuracy):
-            ["timeoutSeconds": .millis(timeout), "accuracy": .choice(accuracy.rawValue)]
-        case .deleteLocations(let before?): ["before": .instant(before)]
-        case .gpsJump(let meters, let bearing, let length):
-            // Only what was given: without a bearing each device draws its own.
-            [
-                "meters": .number(meters), "bearing": bearing.map { .number($0) },
-                "forSeconds": length.map { .millis($0) },
-            ]
-            .compactMapValues { $0 }
-        case .revokePermission, .grantPermission, .locationServicesOff, .locationServicesOn, .osError, .background,
-            .foreground, .kill, .reboot, .networkOffline, .networkOnline, .start, .stop, .sync, .deleteLocations,
-            .shutdown:
-            [:]
-        }
-    }
+    public var parameterValues: [String: ActionParameter.Value] { name.details.values(self) }
 }
 
 /// What an action does and takes, for every reader and every document.
@@ -178,6 +102,31 @@ public struct ActionDescription: Sendable {
     public let parameters: [ActionParameter]
     /// What a timeline fault's `for` means for it.
     public let ending: Ending
+    /// The action from the values a reader found (by parameter name); nil when one it needs is missing.
+    let make: @Sendable ([String: ActionParameter.Value]) -> FleetAction?
+    /// The values `make` takes back, for an action of this name (only those given).
+    let values: @Sendable (FleetAction) -> [String: ActionParameter.Value]
+
+    /// An action that takes parameters: how to make it from their values, and read them back.
+    init(
+        name: FleetAction.Name, summary: String, parameters: [ActionParameter], ending: Ending,
+        make: @escaping @Sendable ([String: ActionParameter.Value]) -> FleetAction?,
+        values: @escaping @Sendable (FleetAction) -> [String: ActionParameter.Value]
+    ) {
+        self.name = name
+        self.summary = summary
+        self.parameters = parameters
+        self.ending = ending
+        self.make = make
+        self.values = values
+    }
+
+    /// An action that takes none.
+    init(_ action: FleetAction, summary: String, ending: Ending) {
+        self.init(
+            name: action.name, summary: summary, parameters: [], ending: ending, make: { _ in action },
+            values: { _ in [:] })
+    }
 
     /// How an action ends.
     public enum Ending: Sendable, Equatable {
@@ -312,73 +261,98 @@ extension FleetAction {
         summary: "the relaunch delay (a timeline fault's `for` gives it too); see the platform rules",
         example: "30")
 
-    /// Every action, described once.
+    /// Every action, described once: what it does, its parameters with their ranges, how a `for`
+    /// ends it, and how its case is made from their values and read back.
     public static let catalog: [Name: ActionDescription] = Dictionary(
         uniqueKeysWithValues: [
             ActionDescription(
-                name: .revokePermission, summary: "the user revokes location permission", parameters: [],
+                .revokePermission, summary: "the user revokes location permission",
                 ending: .undoneBy(.grantPermission)),
+            ActionDescription(.grantPermission, summary: "the user grants location permission again", ending: .never),
             ActionDescription(
-                name: .grantPermission, summary: "the user grants location permission again", parameters: [],
-                ending: .never),
-            ActionDescription(
-                name: .locationServicesOff, summary: "system location services go off", parameters: [],
+                .locationServicesOff, summary: "system location services go off",
                 ending: .undoneBy(.locationServicesOn)),
+            ActionDescription(.locationServicesOn, summary: "system location services come back on", ending: .never),
             ActionDescription(
-                name: .locationServicesOn, summary: "system location services come back on", parameters: [],
-                ending: .never),
+                .osError, summary: "a transient OS error: tracking pauses (unknown), then recovers",
+                ending: .recovers),
             ActionDescription(
-                name: .osError, summary: "a transient OS error: tracking pauses (unknown), then recovers",
-                parameters: [], ending: .recovers),
-            ActionDescription(
-                name: .background, summary: "the app leaves the foreground", parameters: [],
-                ending: .undoneBy(.foreground)),
-            ActionDescription(
-                name: .foreground, summary: "the app returns to the foreground", parameters: [], ending: .never),
+                .background, summary: "the app leaves the foreground", ending: .undoneBy(.foreground)),
+            ActionDescription(.foreground, summary: "the app returns to the foreground", ending: .never),
             ActionDescription(
                 name: .kill,
                 summary:
                     "the app's process dies; Android's WorkManager relaunches it after the delay (default 60 s); "
                     + "on iOS a 500 m move relaunches it, or the user opens it after the delay if one is given",
-                parameters: [relaunchAfter], ending: .relaunches),
+                parameters: [relaunchAfter], ending: .relaunches,
+                make: { .kill(relaunchAfterMillis: $0["relaunchAfterSeconds"]?.millis) },
+                values: { action in
+                    guard case .kill(let after?) = action else { return [:] }
+                    return ["relaunchAfterSeconds": .millis(after)]
+                }),
             ActionDescription(
                 name: .reboot,
                 summary:
                     "the phone is down for the delay (default 60 s), then boots: Android's boot receiver relaunches "
                     + "the app, iOS waits for a 500 m move from where the phone booted",
-                parameters: [relaunchAfter], ending: .relaunches),
+                parameters: [relaunchAfter], ending: .relaunches,
+                make: { .reboot(relaunchAfterMillis: $0["relaunchAfterSeconds"]?.millis) },
+                values: { action in
+                    guard case .reboot(let after?) = action else { return [:] }
+                    return ["relaunchAfterSeconds": .millis(after)]
+                }),
             ActionDescription(
-                name: .networkOffline,
+                .networkOffline,
                 summary:
                     "the phone loses its network: a transfer out at that instant ends as offline, nothing is sent "
                     + "until the network is back",
-                parameters: [], ending: .undoneBy(.networkOnline)),
-            ActionDescription(
-                name: .networkOnline, summary: "the phone regains its network", parameters: [], ending: .never),
+                ending: .undoneBy(.networkOnline)),
+            ActionDescription(.networkOnline, summary: "the phone regains its network", ending: .never),
             ActionDescription(
                 name: .latency, summary: "each request of the device is delayed",
                 parameters: [
                     ActionParameter(
                         name: "ms", kind: .millis(latencyRange), required: true,
                         summary: "the delay added to each request", example: "800")
-                ], ending: .undoneBy(.latency(millis: 0))),
+                ], ending: .undoneBy(.latency(millis: 0)),
+                make: { values in values["ms"]?.millis.map { .latency(millis: $0) } },
+                values: { action in
+                    guard case .latency(let millis) = action else { return [:] }
+                    return ["ms": .millis(millis)]
+                }),
             ActionDescription(
                 name: .timeouts, summary: "a share of the device's requests time out",
                 parameters: [
                     ActionParameter(
                         name: "fraction", kind: .number(timeoutFractionRange), required: true,
                         summary: "the share of requests that time out", example: "0.3")
-                ], ending: .undoneBy(.timeouts(fraction: 0))),
-            ActionDescription(name: .start, summary: "the SDK's start()", parameters: [], ending: .never),
-            ActionDescription(name: .stop, summary: "the SDK's stop()", parameters: [], ending: .never),
-            ActionDescription(name: .sync, summary: "the SDK's sync(): upload now", parameters: [], ending: .never),
+                ], ending: .undoneBy(.timeouts(fraction: 0)),
+                make: { values in
+                    guard case .number(let fraction)? = values["fraction"] else { return nil }
+                    return .timeouts(fraction: fraction)
+                },
+                values: { action in
+                    guard case .timeouts(let fraction) = action else { return [:] }
+                    return ["fraction": .number(fraction)]
+                }),
+            ActionDescription(.start, summary: "the SDK's start()", ending: .never),
+            ActionDescription(.stop, summary: "the SDK's stop()", ending: .never),
+            ActionDescription(.sync, summary: "the SDK's sync(): upload now", ending: .never),
             ActionDescription(
                 name: .configure, summary: "the SDK's configure(): a new configuration",
                 parameters: [
                     ActionParameter(
                         name: "config", kind: .config, required: true, summary: "a config block, as a group's",
                         example: #"{"stationaryRadiusMeters": 50}"#)
-                ], ending: .never),
+                ], ending: .never,
+                make: { values in
+                    guard case .config(let config)? = values["config"] else { return nil }
+                    return .configure(config)
+                },
+                values: { action in
+                    guard case .configure(let config) = action else { return [:] }
+                    return ["config": .config(config)]
+                }),
             ActionDescription(
                 name: .setExtras, summary: "the SDK's setExtras()",
                 parameters: [
@@ -386,7 +360,15 @@ extension FleetAction {
                         name: "extras", kind: .stringMap, required: true,
                         summary: "the new extras; `{index}`, `{group}` and `{id}` are filled per device",
                         example: #"{"driver": "{index}"}"#)
-                ], ending: .never),
+                ], ending: .never,
+                make: { values in
+                    guard case .stringMap(let extras)? = values["extras"] else { return nil }
+                    return .setExtras(extras)
+                },
+                values: { action in
+                    guard case .setExtras(let extras) = action else { return [:] }
+                    return ["extras": .stringMap(extras)]
+                }),
             ActionDescription(
                 name: .addGeofences, summary: "the SDK's addGeofences()",
                 parameters: [
@@ -394,14 +376,30 @@ extension FleetAction {
                         name: "geofences", kind: .geofences, required: true,
                         summary: "geofences, as a group's `geofences`",
                         example: #"[{"id": "depot", "latitude": 51.5, "longitude": -0.12, "radius": 200}]"#)
-                ], ending: .never),
+                ], ending: .never,
+                make: { values in
+                    guard case .geofences(let geofences)? = values["geofences"] else { return nil }
+                    return .addGeofences(geofences)
+                },
+                values: { action in
+                    guard case .addGeofences(let geofences) = action else { return [:] }
+                    return ["geofences": .geofences(geofences)]
+                }),
             ActionDescription(
                 name: .removeGeofences, summary: "the SDK's removeGeofences()",
                 parameters: [
                     ActionParameter(
                         name: "ids", kind: .strings, required: true, summary: "the ids of the geofences to remove",
                         example: #"["depot"]"#)
-                ], ending: .never),
+                ], ending: .never,
+                make: { values in
+                    guard case .strings(let ids)? = values["ids"] else { return nil }
+                    return .removeGeofences(ids: ids)
+                },
+                values: { action in
+                    guard case .removeGeofences(let ids) = action else { return [:] }
+                    return ["ids": .strings(ids)]
+                }),
             ActionDescription(
                 name: .getCurrentLocation,
                 summary:
@@ -416,7 +414,21 @@ extension FleetAction {
                         name: "accuracy", kind: .choice(AccuracyRequest.allCases.map(\.rawValue)), required: false,
                         summary: "the accuracy asked of the OS provider (default high, the SDK's)",
                         example: #""high""#),
-                ], ending: .never),
+                ], ending: .never,
+                make: { values in
+                    var accuracy = AccuracyRequest.high
+                    if case .choice(let text)? = values["accuracy"] {
+                        guard let given = AccuracyRequest(rawValue: text) else { return nil }
+                        accuracy = given
+                    }
+                    return .getCurrentLocation(
+                        timeoutMillis: values["timeoutSeconds"]?.millis ?? Device.currentLocationTimeoutMillis,
+                        accuracy: accuracy)
+                },
+                values: { action in
+                    guard case .getCurrentLocation(let timeout, let accuracy) = action else { return [:] }
+                    return ["timeoutSeconds": .millis(timeout), "accuracy": .choice(accuracy.rawValue)]
+                }),
             ActionDescription(
                 name: .deleteLocations,
                 summary:
@@ -427,13 +439,21 @@ extension FleetAction {
                         name: "before", kind: .instant, required: false,
                         summary: "an RFC 3339 instant; absent: every stored fix",
                         example: #""2026-06-15T08:00:00Z""#)
-                ], ending: .never),
+                ], ending: .never,
+                make: { values in
+                    guard case .instant(let before)? = values["before"] else { return .deleteLocations(before: nil) }
+                    return .deleteLocations(before: before)
+                },
+                values: { action in
+                    guard case .deleteLocations(let before?) = action else { return [:] }
+                    return ["before": .instant(before)]
+                }),
             ActionDescription(
-                name: .shutdown,
+                .shutdown,
                 summary:
                     "the SDK's shutdown(): the in-memory state holder goes (the device is idle, its timers and "
                     + "tracking stop); the store, with its pending fixes, stays",
-                parameters: [], ending: .never),
+                ending: .never),
             ActionDescription(
                 name: .gpsJump,
                 summary:
@@ -451,7 +471,23 @@ extension FleetAction {
                         name: "forSeconds", kind: .seconds(gpsJumpForRange), required: false,
                         summary: "how long the jump lasts (default 60; a timeline fault's `for` gives it too)",
                         example: "60"),
-                ], ending: .lapses),
+                ], ending: .lapses,
+                make: { values in
+                    var meters = gpsJumpDefaultMeters
+                    if case .number(let given)? = values["meters"] { meters = given }
+                    var bearing: Double?
+                    if case .number(let given)? = values["bearing"] { bearing = given }
+                    return .gpsJump(meters: meters, bearing: bearing, forMillis: values["forSeconds"]?.millis)
+                },
+                values: { action in
+                    guard case .gpsJump(let meters, let bearing, let length) = action else { return [:] }
+                    // Only what was given: without a bearing each device draws its own.
+                    return [
+                        "meters": .number(meters), "bearing": bearing.map { .number($0) },
+                        "forSeconds": length.map { .millis($0) },
+                    ]
+                    .compactMapValues { $0 }
+                }),
         ].map { ($0.name, $0) })
 
     /// The action that ends this one when a timeline fault's `for` runs out; nil for those

@@ -227,7 +227,12 @@ struct FleetFileReader {
             report(node, "a group has no `name`", expected: "`name: couriers` or similar")
             return nil
         }
-        let name = string(nameNode, "name") ?? ""
+        let given = string(nameNode, "name")
+        let name = given ?? ""
+        if given?.isEmpty == true {
+            report(nameNode, "a group's `name` is empty", expected: "`name: couriers` or similar")
+            problems[problems.count - 1].field = "name"
+        }
         var count = 0
         if let countNode = map["count"] {
             if let value = integer(countNode, "count", DeviceGroup.countRange) { count = Int(value) }
@@ -419,7 +424,8 @@ struct FleetFileReader {
         }
         if let node = map["detectActivity"] { config.detectActivity = bool(node, "detectActivity") ?? false }
         if let syncNode = map["sync"] {
-            if syncNode.bool == false || syncNode.null != nil {
+            // A JSON body's null arrives tagged, not as YAML's plain `null`.
+            if syncNode.bool == false || syncNode.null != nil || syncNode.tag.rawValue == Tag.Name.null.rawValue {
                 config.sync = nil
             } else {
                 config.sync = readSync(syncNode, ingest: ingest)

@@ -6,9 +6,9 @@ import FleetDescription
 public struct FleetControlError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of refusal.
     public enum Kind: String, Sendable, Hashable {
-        /// A value is wrong (an unknown group in a selector, a bad route).
+        /// A value is wrong (a route that cannot be read, a spec the fleet cannot run).
         case badRequest
-        /// No such device.
+        /// What it names is not there: a device, a group.
         case notFound
         /// It clashes with what exists (a group name taken).
         case conflict

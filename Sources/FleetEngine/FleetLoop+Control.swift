@@ -21,7 +21,7 @@ extension FleetLoop {
         case .group(let name):
             guard let index = fleet.groups.firstIndex(where: { $0.name == name }) else {
                 throw FleetControlError(
-                    .badRequest,
+                    .notFound,
                     "no group is named \"\(name)\"; groups: \(fleet.groups.map(\.name).joined(separator: ", "))",
                     field: "group")
             }
@@ -116,12 +116,12 @@ extension FleetLoop {
     package mutating func act(_ action: FleetAction, on selector: FaultSelector) throws(FleetControlError) -> [String] {
         switch selector {
         case .group(let name) where !fleet.groups.contains(where: { $0.name == name }):
-            throw FleetControlError(.badRequest, "no group is named \"\(name)\"", field: "selector.group")
+            throw FleetControlError(.notFound, "no group is named \"\(name)\"", field: "selector.group")
         // A fleet split into shards checks ids against the whole fleet before the shards take
         // the command, each acting on its own (`FleetRuntime.apply`).
         case .ids(let ids) where options.shard == .whole:
             if let unknown = ids.first(where: { id in roster.slotsByID[id].map { slots[$0].removed } ?? true }) {
-                throw FleetControlError(.badRequest, "no device is named \"\(unknown)\"", field: "selector.ids")
+                throw FleetControlError(.notFound, "no device is named \"\(unknown)\"", field: "selector.ids")
             }
         default:
             break

@@ -58,7 +58,7 @@ public struct Route: Sendable, Hashable {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw RouteError(
-                file: path, problem: "no such file", expected: "a readable route file")
+                file: path, problem: RouteError.noSuchFile, expected: "a readable route file")
         }
         guard !isDirectory.boolValue else {
             throw RouteError(

@@ -37,6 +37,9 @@ public struct RouteError: Error, CustomStringConvertible, Sendable, Hashable {
             expected: expected)
     }
 
+    /// The problem of a route file that is not there (`Route.load`).
+    public static let noSuchFile = "no such file"
+
     /// The standard wording for a cell that should have been a number.
     static func notANumber(
         _ text: some StringProtocol, file: String, at position: RouteSourcePosition?,

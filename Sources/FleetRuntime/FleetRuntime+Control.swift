@@ -30,7 +30,7 @@ extension FleetRuntime: FleetControl {
     }
 
     /// Applies an action to the devices `selector` picks; answers their ids. An unknown group
-    /// or id in the selector is refused (`badRequest`, field `selector.group`/`selector.ids`).
+    /// or id in the selector is refused (`notFound`, field `selector.group`/`selector.ids`).
     public func apply(
         _ action: FleetAction, to selector: FaultSelector,
         reply: @escaping @Sendable (Result<[String], FleetControlError>) -> Void
@@ -41,7 +41,7 @@ extension FleetRuntime: FleetControl {
             let fleet = snapshot
             if let unknown = ids.first(where: { fleet.device($0) == nil }) {
                 reply(
-                    .failure(FleetControlError(.badRequest, "no device is named \"\(unknown)\"", field: "selector.ids"))
+                    .failure(FleetControlError(.notFound, "no device is named \"\(unknown)\"", field: "selector.ids"))
                 )
                 return
             }

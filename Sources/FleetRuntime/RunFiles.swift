@@ -33,8 +33,13 @@ enum RunFiles {
         guard case .spec(let group) = request.template else { return [:] }
         var routes: [String: Route] = [:]
         for path in group.routes where engine.roster.routes[path] == nil && routes[path] == nil {
+            let resolved = Route.resolvedPath(path, folder: engine.options.routeFolder)
             do throws(RouteError) {
-                routes[path] = try Route.load(path: Route.resolvedPath(path, folder: engine.options.routeFolder))
+                routes[path] = try Route.load(path: resolved)
+            } catch  where error.problem == RouteError.noSuchFile {
+                // A route file of a known kind that is not there: what the spec names is missing.
+                throw FleetControlError(
+                    .notFound, "route \"\(path)\" is not there (looked for \(resolved))", field: "spec.route")
             } catch {
                 throw FleetControlError(.badRequest, "route \"\(path)\" cannot be used: \(error)", field: "spec.route")
             }

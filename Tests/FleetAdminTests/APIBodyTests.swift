@@ -161,11 +161,23 @@ struct APIRequestTests {
             ("FleetPatch", #"{"warp": "max"}"#, true), ("FleetPatch", #"{"warp": 0.001}"#, false),
             ("FleetPatch", #"{"speed": 1}"#, false), ("FleetPatch", #"{}"#, true),
             ("SpawnRequest", #"{"group": "g", "count": 2}"#, true), ("SpawnRequest", #"{"group": "g"}"#, false),
-            ("SpawnRequest", #"{"spec": {"name": "n"}, "ratePerSecond": 1}"#, true),
+            ("SpawnRequest", #"{"spec": {"name": "n", "count": 1, "route": "r.gpx"}, "ratePerSecond": 1}"#, true),
+            ("SpawnRequest", #"{"spec": {"name": "n", "count": 1}}"#, false),
+            ("SpawnRequest", #"{"spec": {"name": "", "count": 1, "route": "r.gpx"}}"#, false),
+            ("SpawnRequest", #"{"spec": {"name": "n", "count": 1, "route": "r.gpx", "colour": "red"}}"#, false),
+            ("SpawnRequest", #"{"spec": {"name": "n", "count": 1, "route": "r.gpx", "platform": {"ios": 0}}}"#, false),
             ("SpawnRequest", #"{"group": null, "count": 2}"#, false),
             ("Selector", #"{"all": true}"#, true), ("Selector", #"{"all": false}"#, false),
             ("Selector", #"{"fraction": 0.5, "seed": 3}"#, true), ("Selector", #"{"group": "g", "seed": 3}"#, false),
             ("Selector", #"{"ids": []}"#, false), ("Selector", #"{"state": ""}"#, false),
+            ("Selector", #"{"ids": ["a", ""]}"#, false),
+            (
+                "Geofence",
+                #"{"id": "bk:1", "latitude": 0, "#
+                    + #""longitude": 0, "radius": 5}"#, false
+            ),
+            ("Geofence", #"{"id": "depot", "latitude": 0, "longitude": 0, "radius": 5, "x": 1}"#, false),
+            ("InstantBound", #""2026-06-15T08:00:00Z""#, true), ("InstantBound", #"-1"#, false),
         ])
     func schemas(component: String, body: String, valid: Bool) throws {
         let contract = try OpenAPIContract.served.get()

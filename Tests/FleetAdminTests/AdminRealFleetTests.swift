@@ -84,7 +84,7 @@ struct AdminRealFleetTests {
         let unknown = await harness.call(
             "POST", "/api/v1/fleet/actions",
             body: #"{"action": "sync", "selector": {"ids": ["walkers-0001", "walkers-0099"]}}"#)
-        #expect(unknown.status == 400 && unknown.errorField == "selector.ids", "\(unknown.text)")
+        #expect(unknown.status == 404 && unknown.errorField == "selector.ids", "\(unknown.text)")
         #expect(await harness.call("DELETE", "/api/v1/devices/walkers-0006").status == 204)
         #expect(await harness.call("GET", "/api/v1/devices/walkers-0006").status == 404)
         #expect(await harness.call("DELETE", "/api/v1/devices/walkers-0099").status == 404)

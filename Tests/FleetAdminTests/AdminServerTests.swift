@@ -497,6 +497,10 @@ struct AdminServerTests {
             await listed("from=\(AdminHarness.start + 12_000)&to=\(AdminHarness.start + 14_000)") == inRange, "Unix ms")
         #expect(await listed("from=\(from)&to=\(to)&limit=1") == Array(inRange.prefix(1)))
         #expect(await listed("from=\(to)&to=\(from)").isEmpty)
+        // Any RFC 3339 date-time is a bound, before 1970 and with an offset too.
+        let upTo = zip(ids, instants).filter { $0.1 <= AdminHarness.start + 14_000 }.map(\.0)
+        #expect(await listed("from=0001-01-01T00:00:00%2B23:59&to=\(to)") == upTo)
+        #expect(await listed("to=1969-12-31T23:59:59.999Z").isEmpty)
     }
 
     @Test(
@@ -598,11 +602,11 @@ struct AdminServerTests {
     @Test(
         """
         POST /api/v1/devices refuses an unknown group, a wrong type, an unknown \
-        field, a taken name, a missing route, too many and a header name HTTP does not allow, \
+        field, a taken or empty name, a missing route, too many and a header name HTTP does not allow, \
         and adds nothing
         """,
         arguments: [
-            (#"{"group": "nobody", "count": 1}"#, 400, "bad_request", "group"),
+            (#"{"group": "nobody", "count": 1}"#, 404, "not_found", "group"),
             (#"{"group": "walkers", "count": "two"}"#, 400, "bad_type", "count"),
             (#"{"group": "walkers"}"#, 400, "bad_request", "count"),
             (
@@ -610,7 +614,9 @@ struct AdminServerTests {
                 "spec.colour"
             ),
             (#"{"spec": {"name": "walkers", "count": 1, "route": "walk.csv"}}"#, 409, "conflict", "spec.name"),
-            (#"{"spec": {"name": "lost", "count": 1, "route": "nowhere.gpx"}}"#, 400, "bad_request", "spec.route"),
+            (#"{"spec": {"name": "lost", "count": 1, "route": "nowhere.gpx"}}"#, 404, "not_found", "spec.route"),
+            (#"{"spec": {"name": "lost", "count": 1, "route": "."}}"#, 400, "bad_request", "spec.route"),
+            (#"{"spec": {"name": "", "count": 1, "route": "walk.csv"}}"#, 400, "bad_request", "spec.name"),
             (#"{"group": "walkers", "count": 100000}"#, 400, "bad_request", "count"),
             (
                 #"{"spec": {"name": "x", "count": 1, "route": "walk.csv", "config": "#
@@ -755,12 +761,16 @@ struct AdminServerTests {
         arguments: [
             ("/api/v1/devices/nobody/actions", #"{"action": "sync"}"#, 404, "not_found", nil),
             (
-                "/api/v1/fleet/actions", #"{"action": "sync", "selector": {"group": "nobody"}}"#, 400, "bad_request",
+                "/api/v1/fleet/actions", #"{"action": "sync", "selector": {"group": "nobody"}}"#, 404, "not_found",
                 "selector.group"
             ),
             (
-                "/api/v1/fleet/actions", #"{"action": "sync", "selector": {"ids": ["nobody"]}}"#, 400, "bad_request",
+                "/api/v1/fleet/actions", #"{"action": "sync", "selector": {"ids": ["nobody"]}}"#, 404, "not_found",
                 "selector.ids"
+            ),
+            (
+                "/api/v1/fleet/actions", #"{"action": "sync", "selector": {"ids": ["walkers-0001", ""]}}"#, 400,
+                "bad_request", "selector.ids[1]"
             ),
             ("/api/v1/fleet/actions", #"{"action": "sync", "selector": {}}"#, 400, "bad_request", "selector"),
             (

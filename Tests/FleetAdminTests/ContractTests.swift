@@ -135,7 +135,27 @@ struct ContractTests {
             ("{type: integer, format: int64}", "9223372036854775807", true),
             ("{type: integer, format: int64}", "9223372036854775808", false),
             // A keyword the validator does not apply is refused, not skipped.
-            ("{type: string, pattern: '^a'}", #""a""#, false), ("{anyOf: [{type: string}]}", #""a""#, false),
+            ("{type: string, not: {pattern: '^a'}}", #""b""#, false), ("{type: string, const: a}", #""a""#, false),
+            ("{type: string, pattern: '^a'}", #""ab""#, true), ("{type: string, pattern: '^a'}", #""ba""#, false),
+            ("{type: string, pattern: '^(?!bk:)'}", #""bk:1""#, false),
+            ("{type: string, maxLength: 2}", #""abc""#, false),
+            ("{anyOf: [{type: string}, {type: integer}]}", "1", true),
+            ("{anyOf: [{type: string}, {type: integer}]}", "1.5", false),
+            ("{type: object, minProperties: 1}", "{}", false),
+            (
+                "{type: object, additionalProperties: false, patternProperties: {'^x': {type: string}}}",
+                #"{"xa": "b"}"#, true
+            ),
+            (
+                "{type: object, additionalProperties: false, patternProperties: {'^x': {type: string}}}",
+                #"{"ya": "b"}"#, false
+            ),
+            (
+                "{type: object, additionalProperties: false, patternProperties: {'^x': {type: string}}}", #"{"xa": 1}"#,
+                false
+            ),
+            ("{type: number, minimum: 0, exclusiveMinimum: true}", "0", false),
+            ("{type: number, minimum: 0, exclusiveMinimum: true}", "5e-324", true),
         ])
     func schemaValidator(schema: String, instance: String, valid: Bool) throws {
         let validator = try SchemaValidator(document: OpenAPIContract(yaml: Self.schemaDocument).document)

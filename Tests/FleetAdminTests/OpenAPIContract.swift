@@ -248,7 +248,15 @@ struct OpenAPIContract: Sendable {
             } else {
                 value = .string(text)
             }
-            problems += schemas.problems(value, schema, at: "query \(argument.name)")
+            var found = schemas.problems(value, schema, at: "query \(argument.name)")
+            // A query's text is no typed value: `anyOf` a number or a string takes it as either.
+            if !found.isEmpty, resolved(schema)["anyOf"] != nil,
+                let number = try? JSONValue.parse(Array(text.utf8)), case .number = number,
+                schemas.problems(number, schema, at: "query \(argument.name)").isEmpty
+            {
+                found = []
+            }
+            problems += found
         }
         for parameter in queryParameters where parameter["required"] == .bool(true) {
             if !query.contains(where: { .string($0.name) == parameter["name"] }) {

@@ -6,8 +6,10 @@ import Foundation
 /// JSON Schema the admin's document uses: `type` (`integer` a whole number written without a
 /// fraction or an exponent), `nullable` (OpenAPI 3.0.3: it admits null only beside a `type`, and
 /// `enum` still applies to it), `enum`, `properties`, `required`, `additionalProperties` (a
-/// boolean or a schema), `items`, `minItems`, `maxItems`, `minLength`, `minimum`, `maximum`, `oneOf`,
-/// `allOf`, `format` (`date-time` as RFC 3339, `int64`, `binary`) and `$ref` into the document.
+/// boolean or a schema), `patternProperties`, `minProperties`, `items`, `minItems`, `maxItems`, `minLength`,
+/// `maxLength`, `pattern` (by `NSRegularExpression`), `minimum`, `maximum`, `exclusiveMinimum` (3.0's
+/// boolean), `oneOf`, `anyOf`, `allOf`, `format` (`date-time` as RFC 3339, `int64`, `binary`) and `$ref`
+/// into the document.
 /// A keyword outside that subset is a problem of its own, so the document cannot rely on a rule
 /// this checker would skip; annotations (`description`, `title`, `default`, `example`) are read
 /// past. An object with a member twice is a problem too: which one counts is up to the reader.
@@ -17,7 +19,8 @@ struct SchemaValidator: Sendable {
 
     static let keywords: Set<String> = [
         "type", "nullable", "enum", "properties", "required", "additionalProperties", "items", "minItems", "maxItems",
-        "minLength", "minimum", "maximum", "oneOf", "allOf", "format", "$ref",
+        "minLength", "minimum", "maximum", "oneOf", "allOf", "format", "$ref", "anyOf", "maxLength", "pattern",
+        "patternProperties", "minProperties", "exclusiveMinimum",
     ]
     static let annotations: Set<String> = ["description", "title", "default", "example"]
 
@@ -79,6 +82,14 @@ struct SchemaValidator: Sendable {
         if let all = schema["allOf"] {
             for part in Self.schemas(all, "allOf", at, &problems) { check(value, part, at, &problems) }
         }
+        if let any = schema["anyOf"] {
+            let parts = Self.schemas(any, "anyOf", at, &problems)
+            let results = parts.map { self.problems(value, $0, at: at) }
+            if !results.contains(where: \.isEmpty) {
+                let why = results.enumerated().map { "[\($0)] \($1.first ?? "valid")" }.joined(separator: "; ")
+                problems.append("\(at): valid against none of anyOf's \(parts.count) schemas: " + why.prefix(600))
+            }
+        }
         if let one = schema["oneOf"] {
             let parts = Self.schemas(one, "oneOf", at, &problems)
             let results = parts.map { self.problems(value, $0, at: at) }
@@ -128,16 +139,24 @@ struct SchemaValidator: Sendable {
                 problems.append("\(at): the required member \"\(name)\" is missing")
             }
         }
+        if let least = Self.count(schema["minProperties"]), fields.count < least {
+            problems.append("\(at): \(fields.count) members, fewer than minProperties \(least)")
+        }
         let properties = schema["properties"]
         if let properties, !Self.isObject(properties) {
             problems.append("\(at): the schema's properties is not an object")
         }
+        var patterns: [(String, JSONValue)] = []
+        if case .object(let entries)? = schema["patternProperties"] { patterns = entries.map { ($0.key, $0.value) } }
         for field in fields {
             let place = "\(at).\(field.key)"
             if let property = properties?[field.key] {
                 check(field.value, property, place, &problems)
                 continue
             }
+            let matching = patterns.filter { Self.matches(field.key, $0.0) }
+            for (_, property) in matching { check(field.value, property, place, &problems) }
+            if !matching.isEmpty { continue }
             switch schema["additionalProperties"] {
             case nil, .bool(true)?: break
             case .bool(false)?: problems.append("\(at): the member \"\(field.key)\" is not in the schema")
@@ -163,6 +182,11 @@ struct SchemaValidator: Sendable {
         if case .number(let least, _)? = schema["minimum"], number < least {
             problems.append("\(at): \(text) is below the minimum \(least)")
         }
+        if case .number(let least, _)? = schema["minimum"], schema["exclusiveMinimum"] == .bool(true),
+            number <= least
+        {
+            problems.append("\(at): \(text) is not above the exclusive minimum \(least)")
+        }
         if case .number(let most, _)? = schema["maximum"], number > most {
             problems.append("\(at): \(text) is above the maximum \(most)")
         }
@@ -181,6 +205,12 @@ struct SchemaValidator: Sendable {
         if let least = Self.count(schema["minLength"]), text.unicodeScalars.count < least {
             problems.append("\(at): \(text.unicodeScalars.count) characters, fewer than minLength \(least)")
         }
+        if let most = Self.count(schema["maxLength"]), text.unicodeScalars.count > most {
+            problems.append("\(at): \(text.unicodeScalars.count) characters, more than maxLength \(most)")
+        }
+        if case .string(let pattern)? = schema["pattern"], !Self.matches(text, pattern) {
+            problems.append("\(at): \"\(text.prefix(60))\" does not match the pattern \(pattern)")
+        }
         switch schema["format"] {
         case nil, .string("binary")?: break
         case .string("date-time")?:
@@ -197,6 +227,12 @@ struct SchemaValidator: Sendable {
             return []
         }
         return parts
+    }
+
+    /// Whether `pattern` matches somewhere in `text` (JSON Schema's patterns are not anchored).
+    static func matches(_ text: String, _ pattern: String) -> Bool {
+        guard let expression = try? NSRegularExpression(pattern: pattern) else { return false }
+        return expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
 
     private static func isObject(_ value: JSONValue) -> Bool {

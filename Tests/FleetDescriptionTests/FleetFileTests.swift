@@ -217,6 +217,16 @@ struct FleetFileTests {
         }
     }
 
+    @Test("a group's empty name is refused at its line: its devices' ids would start with a dash")
+    func emptyGroupName() {
+        do {
+            _ = try FleetFile.parse(yaml: "groups:\n  - name: \"\"\n    count: 1\n    route: r.gpx\n", file: "f.yaml")
+            Issue.record("parsed")
+        } catch {
+            #expect(error.description.contains("f.yaml:2:11: error: a group's `name` is empty"), "\(error)")
+        }
+    }
+
     @Test(
         "clock.warp is a rate or max, clock.deterministic true or false; anything else is refused where it stands",
         arguments: [
