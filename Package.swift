@@ -89,12 +89,19 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The run report: its JSON, CSV and HTML, the figure bodies it shares with the admin API,
+        // the JSON encoding with its key style, and the schema builder. No HTTP.
+        .target(
+            name: "FleetReport",
+            dependencies: [
+                "FleetDescription", "FleetEngine", "FleetRuntime", "BeekonDevice", "BeekonNet", "BeekonStore",
+            ]),
         // The admin server: REST API v1, live events, metrics and the page from web/.
         .target(
             name: "FleetAdmin",
             dependencies: [
-                "MicroHTTP", "FleetDescription", "FleetEngine", "FleetRuntime", "BeekonDevice", "BeekonNet", "JSON",
-                "HTTPMessage",
+                "FleetReport", "MicroHTTP", "FleetDescription", "FleetEngine", "FleetRuntime", "BeekonDevice",
+                "BeekonStore", "JSON", "HTTPMessage",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
             ]),
@@ -113,7 +120,7 @@ let package = Package(
             name: "beekon-fleet",
             dependencies: [
                 "BeekonDevice", "BeekonNet", "FleetDescription", "FleetEngine", "FleetRuntime", "IngestReceiver",
-                "FleetAdmin", "FleetCommandLine",
+                "FleetReport", "FleetAdmin", "FleetCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -187,8 +194,9 @@ let package = Package(
         .testTarget(
             name: "FleetAdminTests",
             dependencies: [
-                "FleetAdmin", "FleetDescription", "FleetEngine", "FleetRuntime", "IngestReceiver", "BeekonDevice",
-                "BeekonNet", "MicroHTTP", "HTTPMessage", .product(name: "HTTPTypes", package: "swift-http-types"),
+                "FleetAdmin", "FleetReport", "FleetDescription", "FleetEngine", "FleetRuntime", "IngestReceiver",
+                "BeekonDevice", "BeekonNet", "MicroHTTP", "HTTPMessage",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),

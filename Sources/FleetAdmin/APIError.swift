@@ -1,6 +1,7 @@
 import BeekonDevice
 import FleetDescription
 import FleetEngine
+import FleetReport
 import HTTPTypes
 import MicroHTTP
 

@@ -1,5 +1,6 @@
 import BeekonDevice
 import FleetDescription
+import FleetReport
 
 /// A request body of the admin API: a `Decodable` type read by `BodyDecoder`, whose refusals name
 /// the field, and whose schema is derived from the members its `init(from:)` asks for

@@ -1,5 +1,6 @@
 import BeekonDevice
 import FleetDescription
+import FleetReport
 
 /// `GET /api/v1/actions`: every action as `FleetAction.catalog` describes it, and the selectors
 /// that pick devices for it. The page builds its action controls from this document.

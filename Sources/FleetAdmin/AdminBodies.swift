@@ -2,6 +2,7 @@ import BeekonDevice
 import BeekonStore
 import FleetDescription
 import FleetEngine
+import FleetReport
 
 // The admin API's response bodies and live events, as `Codable` types: `APIJSON` writes them,
 // and their schemas in docs/openapi.yaml are generated from them (`AdminSchemas`).
@@ -13,7 +14,7 @@ extension SyncView.Phase: APIEnum, Encodable {}
 extension AuthView.State: APIEnum, Encodable {}
 extension FleetAction.Name: APIDescribed {
     /// Listed once, as `ActionName` (`ActionSchemas`).
-    static var apiSchema: APISchema { APISchema(.reference("ActionName")) }
+    package static var apiSchema: APISchema { APISchema(.reference("ActionName")) }
 }
 extension Preset: APIEnum {}
 extension StationaryMode: APIEnum {}
@@ -752,28 +753,6 @@ struct SpawnedBody: APIBody {
 
     static let example = SpawnedBody(ids: [])
     static let component: String? = "Spawned"
-}
-
-/// How an answer takes its time on the virtual clock now: the engine's resolution of
-/// `TimingChoice` (`auto` is one of these at any instant), which says what upload latency means.
-enum TimingBody: String, APIEnum {
-    /// 100 virtual ms plus injected latency, whatever the server's real time.
-    case modelled
-    /// The server's real time × the warp.
-    case asAnswered = "as-answered"
-
-    init(deterministic: Bool) { self = deterministic ? .modelled : .asAnswered }
-}
-
-extension FleetMetrics {
-    /// Uploads the fleet never put on the wire, by cause: every cause, 0 included, so a reader
-    /// finds the same keys in every run.
-    var notSentByCause: [(key: TransferOutcome.NotSentCause, value: Int)] {
-        TransferOutcome.NotSentCause.allCases.map { ($0, uploads.overall[.notSent($0)]?.count ?? 0) }
-    }
-
-    /// Uploads heard as `warp-timeout` (timed as answered above warp 1).
-    var warpTimeouts: Int { uploads.overall[.warpTimeout]?.count ?? 0 }
 }
 
 /// `GET /api/v1/stats`.

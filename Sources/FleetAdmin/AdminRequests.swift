@@ -1,6 +1,7 @@
 import BeekonDevice
 import FleetDescription
 import FleetEngine
+import FleetReport
 import Yams
 
 /// The admin API's request bodies, read into fleet control values; every refusal names the

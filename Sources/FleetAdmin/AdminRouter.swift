@@ -1,5 +1,6 @@
 import BeekonDevice
 import FleetEngine
+import FleetReport
 import Foundation
 import HTTPMessage
 import HTTPTypes

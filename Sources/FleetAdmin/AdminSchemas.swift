@@ -1,3 +1,5 @@
+import FleetReport
+
 /// The generated part of docs/openapi.yaml: the lines between its `BEGIN`/`END` marker lines under
 /// `components.schemas`, the schemas of every response body and live event (from their
 /// `Codable` types), of the request bodies (from their `Decodable` types) and of the action

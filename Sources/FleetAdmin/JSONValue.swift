@@ -1,4 +1,5 @@
 import BeekonDevice
+import FleetReport
 import JSON
 import Yams
 

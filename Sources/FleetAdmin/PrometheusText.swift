@@ -1,4 +1,5 @@
 import FleetEngine
+import FleetReport
 
 /// `GET /metrics`: the fleet's counters in the Prometheus text format (version 0.0.4).
 package enum PrometheusText {

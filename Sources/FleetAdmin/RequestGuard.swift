@@ -1,3 +1,4 @@
+import FleetReport
 import Foundation
 import HTTPMessage
 import HTTPTypes

@@ -1,3 +1,4 @@
+import FleetReport
 import FleetRuntime
 import Foundation
 import HTTPTypes

@@ -5,6 +5,7 @@ import FleetAdmin
 import FleetCommandLine
 import FleetDescription
 import FleetEngine
+import FleetReport
 import FleetRuntime
 import Foundation
 import IngestReceiver

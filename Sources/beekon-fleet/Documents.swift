@@ -2,6 +2,7 @@ import ArgumentParser
 import FleetAdmin
 import FleetCommandLine
 import FleetDescription
+import FleetReport
 import Foundation
 
 /// Lists what a fleet file's fault timeline and the admin API can do to devices.
@@ -93,7 +94,7 @@ struct ReportSchema: ParsableCommand {
     var output: String?
 
     func run() throws {
-        let schema = AdminDocuments.reportSchema
+        let schema = ReportDocuments.schema
         guard let output else { return print(schema, terminator: "") }
         try replaceFile(output, with: schema)
     }

@@ -1,7 +1,7 @@
 import ArgumentParser
-import FleetAdmin
 import FleetCommandLine
 import FleetEngine
+import FleetReport
 import Foundation
 
 /// `report`: what can be done with run reports once the runs are over.

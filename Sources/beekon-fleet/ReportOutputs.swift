@@ -1,7 +1,7 @@
 import ArgumentParser
-import FleetAdmin
 import FleetCommandLine
 import FleetEngine
+import FleetReport
 
 /// The files a run (or `report merge`) writes at its end: the JSON report, CSV and one HTML page.
 struct ReportOutputs: ParsableArguments {

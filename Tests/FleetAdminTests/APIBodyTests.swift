@@ -2,6 +2,7 @@ import FleetEngine
 import Testing
 
 @testable import FleetAdmin
+@testable import FleetReport
 
 /// The admin API's bodies are `Codable` types, and their schemas in the document are generated
 /// from them: what a body encodes and what the document says of it cannot part.

@@ -4,6 +4,7 @@ import Testing
 
 @testable import FleetAdmin
 @testable import FleetDescription
+@testable import FleetReport
 
 /// Every action is described once (`FleetAction.catalog`); the fleet file's timeline, the admin
 /// API and `GET /api/v1/actions` all follow that description.
@@ -136,7 +137,7 @@ struct ActionCatalogTests {
             .deletingLastPathComponent()
         let text = try String(contentsOf: root.appendingPathComponent("docs/report.schema.json"), encoding: .utf8)
         #expect(
-            text == AdminDocuments.reportSchema,
+            text == ReportDocuments.schema,
             "docs/report.schema.json is out of date: run `beekon-fleet report-schema --output docs/report.schema.json`"
         )
         let schema = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])

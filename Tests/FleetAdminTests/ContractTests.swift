@@ -4,6 +4,7 @@ import Testing
 import Yams
 
 @testable import FleetAdmin
+@testable import FleetReport
 
 /// One contract for the admin API, held both ways: the router's table and the served OpenAPI
 /// document name the same operations, and every answer a test gets is checked against the

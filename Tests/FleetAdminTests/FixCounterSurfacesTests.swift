@@ -2,6 +2,7 @@ import FleetEngine
 import Testing
 
 @testable import FleetAdmin
+@testable import FleetReport
 
 /// The run's own counts of fixes are described once (`FixAccount.counters`), and every surface
 /// reads that table: a count added there is in the API, the report, the CSV and `/metrics`.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import FleetAdmin
+@testable import FleetReport
 
 /// The server's real answer time beside the devices' virtual latency, the run's timing and the
 /// fleet's own doing (not sent, held back, cancelled, warp-timeouts, waits), on every surface:

@@ -2,6 +2,7 @@ import FleetEngine
 import Testing
 
 @testable import FleetAdmin
+@testable import FleetReport
 
 /// The run's pace as the admin API, `/metrics` and the run report say it, from a made-up
 /// `FleetPace` (the measurement itself: `PaceMeterTests`; a real run: `AdminRealFleetTests`).

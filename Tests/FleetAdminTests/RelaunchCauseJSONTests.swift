@@ -4,6 +4,7 @@ import Testing
 
 @testable import FleetAdmin
 @testable import FleetEngine
+@testable import FleetReport
 
 /// How a device's state history reads in the admin API: every change has `cause`, the reason a
 /// dead app came back on the first state it entered, null elsewhere.

@@ -4,6 +4,7 @@ import Testing
 
 @testable import FleetAdmin
 @testable import FleetEngine
+@testable import FleetReport
 
 /// How a device in `storeError`, and store failures by cause, read in the admin API and `/metrics`.
 @Suite("Admin API: store errors")

@@ -3,8 +3,8 @@ import BeekonDevice
 /// A JSON Schema in the OpenAPI 3.0 subset the admin's document uses. The schemas of the API's
 /// bodies are generated from their `Codable` types (`APIDescribed`), so a body and its
 /// description cannot part: `beekon-fleet openapi` writes them into docs/openapi.yaml.
-struct APISchema: Sendable {
-    indirect enum Shape: Sendable {
+package struct APISchema: Sendable {
+    package indirect enum Shape: Sendable {
         case string(oneOf: [String]?)
         case integer
         case number
@@ -24,10 +24,10 @@ struct APISchema: Sendable {
 
     var shape: Shape
     var format: String?
-    var nullable = false
+    package var nullable = false
     var description: String?
-    var minimum: Double?
-    var maximum: Double?
+    package var minimum: Double?
+    package var maximum: Double?
     var maxItems: Int?
     var minItems: Int?
     var minLength: Int?
@@ -35,18 +35,18 @@ struct APISchema: Sendable {
     /// A regular expression (ECMA 262) a string matches somewhere: anchor it to match it whole.
     var pattern: String?
     /// An object that takes no member but its own (`additionalProperties: false`).
-    var closed = false
+    package var closed = false
     /// A boolean that must be true (`enum: [true]`).
     var onlyTrue = false
 
-    init(_ shape: Shape, format: String? = nil, description: String? = nil) {
+    package init(_ shape: Shape, format: String? = nil, description: String? = nil) {
         self.shape = shape
         self.format = format
         self.description = description
     }
 
     /// This schema with `description`.
-    func described(_ text: String?) -> APISchema {
+    package func described(_ text: String?) -> APISchema {
         var copy = self
         if let text { copy.description = text }
         return copy
@@ -54,7 +54,7 @@ struct APISchema: Sendable {
 
     /// The schema as compact JSON (a YAML flow mapping too): OpenAPI 3.0's form, or with
     /// `jsonSchema` JSON Schema 2020-12's, where a nullable type is `["number", "null"]`.
-    func write(to json: inout JSONWriter, jsonSchema: Bool = false) {
+    package func write(to json: inout JSONWriter, jsonSchema: Bool = false) {
         json.beginObject()
         // `$ref` stands alone: OpenAPI 3.0 ignores its siblings.
         if case .reference(let name) = shape, !nullable, description == nil {
@@ -180,7 +180,7 @@ struct APISchema: Sendable {
 
     /// The schema as YAML lines `indent` spaces in: an object's members a line each (so the
     /// document reads and diffs member by member), everything else as one flow line.
-    func yaml(named name: String, indent: Int) -> [String] {
+    package func yaml(named name: String, indent: Int) -> [String] {
         let pad = String(repeating: " ", count: indent)
         if case .array(let items) = shape, case .object = items.shape, !items.nullable, !nullable {
             var lines = [pad + "\(Self.yamlKey(name)):", pad + "  type: array"]
@@ -229,36 +229,36 @@ struct APISchema: Sendable {
 }
 
 /// A type whose JSON form has a schema: the admin API's bodies and what they are made of.
-protocol APIDescribed {
+package protocol APIDescribed {
     static var apiSchema: APISchema { get }
     /// Its schema with its members named in `keys`' style (the same for a type with no members).
     static func apiSchema(keys: APIKeyStyle) -> APISchema
 }
 
 extension APIDescribed {
-    static func apiSchema(keys: APIKeyStyle) -> APISchema { apiSchema }
+    package static func apiSchema(keys: APIKeyStyle) -> APISchema { apiSchema }
 }
 
-extension String: APIDescribed { static var apiSchema: APISchema { APISchema(.string(oneOf: nil)) } }
-extension Int: APIDescribed { static var apiSchema: APISchema { APISchema(.integer) } }
-extension Int64: APIDescribed { static var apiSchema: APISchema { APISchema(.integer, format: "int64") } }
-extension UInt64: APIDescribed { static var apiSchema: APISchema { APISchema(.integer, format: "int64") } }
-extension Double: APIDescribed { static var apiSchema: APISchema { APISchema(.number) } }
-extension Bool: APIDescribed { static var apiSchema: APISchema { APISchema(.boolean) } }
+extension String: APIDescribed { package static var apiSchema: APISchema { APISchema(.string(oneOf: nil)) } }
+extension Int: APIDescribed { package static var apiSchema: APISchema { APISchema(.integer) } }
+extension Int64: APIDescribed { package static var apiSchema: APISchema { APISchema(.integer, format: "int64") } }
+extension UInt64: APIDescribed { package static var apiSchema: APISchema { APISchema(.integer, format: "int64") } }
+extension Double: APIDescribed { package static var apiSchema: APISchema { APISchema(.number) } }
+extension Bool: APIDescribed { package static var apiSchema: APISchema { APISchema(.boolean) } }
 
 extension Array: APIDescribed where Element: APIDescribed {
-    static var apiSchema: APISchema { apiSchema(keys: .camelCase) }
-    static func apiSchema(keys: APIKeyStyle) -> APISchema { APISchema(.array(Element.apiSchema(keys: keys))) }
+    package static var apiSchema: APISchema { apiSchema(keys: .camelCase) }
+    package static func apiSchema(keys: APIKeyStyle) -> APISchema { APISchema(.array(Element.apiSchema(keys: keys))) }
 }
 
 extension Dictionary: APIDescribed where Key == String, Value: APIDescribed {
-    static var apiSchema: APISchema { apiSchema(keys: .camelCase) }
-    static func apiSchema(keys: APIKeyStyle) -> APISchema { APISchema(.map(Value.apiSchema(keys: keys))) }
+    package static var apiSchema: APISchema { apiSchema(keys: .camelCase) }
+    package static func apiSchema(keys: APIKeyStyle) -> APISchema { APISchema(.map(Value.apiSchema(keys: keys))) }
 }
 
 extension Optional: APIDescribed where Wrapped: APIDescribed {
-    static var apiSchema: APISchema { apiSchema(keys: .camelCase) }
-    static func apiSchema(keys: APIKeyStyle) -> APISchema {
+    package static var apiSchema: APISchema { apiSchema(keys: .camelCase) }
+    package static func apiSchema(keys: APIKeyStyle) -> APISchema {
         var schema = Wrapped.apiSchema(keys: keys)
         schema.nullable = true
         return schema
@@ -266,58 +266,58 @@ extension Optional: APIDescribed where Wrapped: APIDescribed {
 }
 
 /// An object of any keys, in a fixed order (a dictionary's would change from run to run).
-struct APIMap<Value: Encodable & Sendable & APIDescribed>: Encodable, Sendable, APIDescribed {
+package struct APIMap<Value: Encodable & Sendable & APIDescribed>: Encodable, Sendable, APIDescribed {
     var entries: [(key: String, value: Value)]
 
-    init(_ entries: [(key: String, value: Value)]) { self.entries = entries }
+    package init(_ entries: [(key: String, value: Value)]) { self.entries = entries }
 
     /// Counts and the like, in their keys' order, each key named by its description.
-    init<Key: Comparable & CustomStringConvertible>(sorting map: [Key: Value]) {
+    package init<Key: Comparable & CustomStringConvertible>(sorting map: [Key: Value]) {
         entries = map.sorted { $0.key < $1.key }.map { ($0.key.description, $0.value) }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: MemberName.self)
         for entry in entries { try container.encode(entry.value, forKey: MemberName(stringValue: entry.key)) }
     }
 
-    static var apiSchema: APISchema { apiSchema(keys: .camelCase) }
-    static func apiSchema(keys: APIKeyStyle) -> APISchema { APISchema(.map(Value.apiSchema(keys: keys))) }
+    package static var apiSchema: APISchema { apiSchema(keys: .camelCase) }
+    package static func apiSchema(keys: APIKeyStyle) -> APISchema { APISchema(.map(Value.apiSchema(keys: keys))) }
 }
 
 /// A member name known only when encoding (a map's keys, an action's parameters).
-struct MemberName: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
+package struct MemberName: CodingKey {
+    package var stringValue: String
+    package var intValue: Int? { nil }
+    package init(stringValue: String) { self.stringValue = stringValue }
+    package init?(intValue: Int) { nil }
 }
 
 /// A string of a fixed set: its schema lists every case.
-protocol APIEnum: APIDescribed, Encodable, CaseIterable, RawRepresentable where RawValue == String {}
+package protocol APIEnum: APIDescribed, Encodable, CaseIterable, RawRepresentable where RawValue == String {}
 
 extension APIEnum {
-    static var apiSchema: APISchema { APISchema(.string(oneOf: allCases.map(\.rawValue))) }
+    package static var apiSchema: APISchema { APISchema(.string(oneOf: allCases.map(\.rawValue))) }
 }
 
 /// An instant: `2026-11-26T14:00:00.000Z` (the SDK's own wire form), from Unix milliseconds.
-struct APITime: Encodable, Sendable, APIDescribed {
+package struct APITime: Encodable, Sendable, APIDescribed {
     var unixMillis: Int64
 
-    init(_ unixMillis: Int64) { self.unixMillis = unixMillis }
+    package init(_ unixMillis: Int64) { self.unixMillis = unixMillis }
 
     /// Nil for nil: `APITime(optional: device.lastUploadAt)`.
-    init?(optional unixMillis: Int64?) {
+    package init?(optional unixMillis: Int64?) {
         guard let unixMillis else { return nil }
         self.unixMillis = unixMillis
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(Timestamp.text(unixMillis: unixMillis))
     }
 
-    static var apiSchema: APISchema { APISchema(.string(oneOf: nil), format: "date-time") }
+    package static var apiSchema: APISchema { APISchema(.string(oneOf: nil), format: "date-time") }
 }
 
 /// One of the admin API's bodies: a `Codable` type whose schema is derived from the members it
@@ -325,7 +325,7 @@ struct APITime: Encodable, Sendable, APIDescribed {
 /// of each. A `component` is written once under `components.schemas` and referred to elsewhere.
 /// One type serves the API and the run report: its members are named in the encoder's key style
 /// (`APIKeyStyle`), the API's camelCase unless the body says otherwise (`keyStyle`).
-protocol APIBody: Encodable, Sendable, APIDescribed {
+package protocol APIBody: Encodable, Sendable, APIDescribed {
     /// How its members are named when nothing else says (the run report's are snake_case).
     static var keyStyle: APIKeyStyle { get }
     /// A value to derive the schema from: every member is encoded, whatever its value, so any
@@ -347,28 +347,28 @@ protocol APIBody: Encodable, Sendable, APIDescribed {
 }
 
 extension APIBody {
-    static var keyStyle: APIKeyStyle { .camelCase }
-    static var component: String? { nil }
-    static var summary: String? { nil }
-    static var notes: [String: APINote] { [:] }
-    static func summary(_ keys: APIKeyStyle) -> String? { summary }
-    static func notes(_ keys: APIKeyStyle) -> [String: APINote] { notes }
-    static var closed: Bool { false }
+    package static var keyStyle: APIKeyStyle { .camelCase }
+    package static var component: String? { nil }
+    package static var summary: String? { nil }
+    package static var notes: [String: APINote] { [:] }
+    package static func summary(_ keys: APIKeyStyle) -> String? { summary }
+    package static func notes(_ keys: APIKeyStyle) -> [String: APINote] { notes }
+    package static var closed: Bool { false }
 
-    static var apiSchema: APISchema { apiSchema(keys: keyStyle) }
+    package static var apiSchema: APISchema { apiSchema(keys: keyStyle) }
 
     /// A component is referred to in the API's document; in the report's style it is written
     /// where it is used (the report's schema stands alone).
-    static func apiSchema(keys: APIKeyStyle) -> APISchema {
+    package static func apiSchema(keys: APIKeyStyle) -> APISchema {
         if let component, keys == .camelCase { return APISchema(.reference(component)) }
         return objectSchema(keys: keys)
     }
 
     /// The schema of the members this type encodes, in its own key style.
-    static var objectSchema: APISchema { objectSchema(keys: keyStyle) }
+    package static var objectSchema: APISchema { objectSchema(keys: keyStyle) }
 
     /// The schema of the members this type encodes, named in `keys`' style.
-    static func objectSchema(keys: APIKeyStyle) -> APISchema {
+    package static func objectSchema(keys: APIKeyStyle) -> APISchema {
         let recorder = APISchemaRecorder(keys: keys)
         let notes = notes(keys)
         let members = recorder.members(of: example).map { member, key in
@@ -383,30 +383,36 @@ extension APIBody {
 }
 
 /// A member of an object schema.
-struct APIMember: Sendable {
-    var name: String
-    var schema: APISchema
-    var required = true
+package struct APIMember: Sendable {
+    package var name: String
+    package var schema: APISchema
+    package var required = true
+
+    package init(name: String, schema: APISchema, required: Bool = true) {
+        self.name = name
+        self.schema = schema
+        self.required = required
+    }
 }
 
 /// A member left out of its object when absent, rather than written as `null`: the schema lists
 /// it as not required.
-enum Omittable<Wrapped: Encodable & APIDescribed>: Encodable, OmittableMember {
+package enum Omittable<Wrapped: Encodable & APIDescribed>: Encodable, OmittableMember {
     case absent
     case present(Wrapped)
 
-    init(_ value: Wrapped?) {
+    package init(_ value: Wrapped?) {
         self = value.map { .present($0) } ?? .absent
     }
 
-    var isAbsent: Bool {
+    package var isAbsent: Bool {
         if case .absent = self { return true }
         return false
     }
 
-    static var wrappedSchema: APISchema { Wrapped.apiSchema }
+    package static var wrappedSchema: APISchema { Wrapped.apiSchema }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         switch self {
         case .present(let value): try value.encode(to: encoder)
         case .absent:
@@ -419,13 +425,13 @@ enum Omittable<Wrapped: Encodable & APIDescribed>: Encodable, OmittableMember {
 /// What the encoder and the schema recorder ask of an `Omittable` whatever it wraps.
 extension Omittable: Sendable where Wrapped: Sendable {}
 
-protocol OmittableMember {
+package protocol OmittableMember {
     var isAbsent: Bool { get }
     static var wrappedSchema: APISchema { get }
 }
 
 /// What a member's type does not say: its description, range, or the strings it takes.
-struct APINote: Sendable {
+package struct APINote: Sendable {
     var description: String?
     var minimum: Double?
     var maximum: Double?
@@ -441,7 +447,7 @@ struct APINote: Sendable {
     var reference: String?
     var onlyTrue = false
 
-    init(
+    package init(
         _ description: String? = nil, minimum: Double? = nil, maximum: Double? = nil, oneOf: [String]? = nil,
         maxItems: Int? = nil, minItems: Int? = nil, minLength: Int? = nil, maxLength: Int? = nil,
         pattern: String? = nil, itemMinLength: Int? = nil, reference: String? = nil, onlyTrue: Bool = false
@@ -461,13 +467,13 @@ struct APINote: Sendable {
     }
 
     /// A number's range, as the reader that takes it checks it (its unit in the description).
-    init(_ description: String? = nil, range: NumberRange) {
+    package init(_ description: String? = nil, range: NumberRange) {
         let unit = range.unit.isEmpty ? nil : "In \(range.unit)."
         self.init(
             [description, unit].compactMap { $0 }.joined(separator: " "), minimum: range.lower, maximum: range.upper)
     }
 
-    func apply(to schema: inout APISchema) {
+    package func apply(to schema: inout APISchema) {
         if let description { schema.description = description }
         if let minimum { schema.minimum = minimum }
         if let maximum { schema.maximum = maximum }

@@ -17,8 +17,7 @@ package enum RunHTML {
     /// web/charts.js's text from the page's folder (`--web`, else the shipped one), or nil with
     /// where it was looked for.
     package static func chartsScript(web: String? = nil) -> Result<String, Missing> {
-        let files = WebFiles.locate(web: web)
-        guard let folder = files.webDirectory else {
+        guard let folder = web ?? ShippedFiles.find("web") else {
             return .failure(
                 Missing(
                     "the admin page's folder (web/, for its charts) was not found; looked in "

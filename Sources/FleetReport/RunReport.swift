@@ -7,7 +7,7 @@ import FleetEngine
 /// is generated from this type like the API's (`docs/report.schema.json`, and `RunReport` in the
 /// OpenAPI document).
 package struct RunReportBody: APIBody {
-    static let keyStyle = APIKeyStyle.snakeCase
+    package static let keyStyle = APIKeyStyle.snakeCase
 
     struct Outcome: APIBody {
         var count: Int
@@ -342,11 +342,11 @@ package struct RunReportBody: APIBody {
     package var fileText: String { String(decoding: APIJSON.bytes(self), as: UTF8.self) + "\n" }
 
     package static let example = RunReportBody(FleetSnapshot())
-    static let component: String? = "RunReport"
-    static let summary: String? =
+    package static let component: String? = "RunReport"
+    package static let summary: String? =
         "A run's report: what `run --report FILE` writes at the end and `GET /api/v1/report` answers live "
         + "(`ended_by`, `exit_code` and `digest` null until the run is over)."
-    static let notes = [
+    package static let notes = [
         "seed": APINote("The run's seed, as text (it may not fit a JSON number exactly)."),
         "virtual_seconds": APINote("Virtual time the run covered, from `started_at`."),
         "real_seconds": APINote("Real seconds the fleet ran."),

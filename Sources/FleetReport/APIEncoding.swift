@@ -4,7 +4,7 @@ import BeekonDevice
 /// file other tools read, as k6's and Locust's exports). A body's type spells its members once, in
 /// camelCase; the encoder writes them in the style it is given. A map's keys (`MemberName`) are
 /// data, written as they are.
-enum APIKeyStyle: Sendable {
+package enum APIKeyStyle: Sendable {
     case camelCase
     case snakeCase
 
@@ -29,8 +29,8 @@ enum APIKeyStyle: Sendable {
 /// them, named in a key style (by default the body's own), a nil member as `null` (never left
 /// out: every member is required in the document), numbers as `JSONWriter` writes them (whole
 /// numbers without a point).
-enum APIJSON {
-    static func bytes(_ value: some Encodable, keys: APIKeyStyle? = nil, capacity: Int = 1024) -> [UInt8] {
+package enum APIJSON {
+    package static func bytes(_ value: some Encodable, keys: APIKeyStyle? = nil, capacity: Int = 1024) -> [UInt8] {
         var json = JSONWriter(capacity: capacity)
         write(value, keys: keys, to: &json)
         return json.bytes
@@ -244,7 +244,7 @@ enum APIJSON {
 /// member's name in order (in the key style it is recorded in) and its schema from its static type
 /// (`APIDescribed`), nullable when encoded as an optional. A member of a type with no schema is
 /// recorded as `undescribed` so the document test names it.
-struct APISchemaRecorder {
+package struct APISchemaRecorder {
     static let undescribed = "UNDESCRIBED"
 
     var keys: APIKeyStyle = .camelCase
@@ -256,15 +256,15 @@ struct APISchemaRecorder {
         return record.objectMembers.map { ($0, record.keyOf[$0.name] ?? $0.name) }
     }
 
-    final class Record {
+    package final class Record {
         let keys: APIKeyStyle
-        var members: [APIMember] = []
+        package var members: [APIMember] = []
         /// A member's name as its type spells it, by its name as written.
         var keyOf: [String: String] = [:]
         /// The members of a member encoded through a nested container, by its name as written.
         var nested: [String: Record] = [:]
 
-        init(keys: APIKeyStyle = .camelCase) { self.keys = keys }
+        package init(keys: APIKeyStyle = .camelCase) { self.keys = keys }
 
         /// The members, a nested container's as an object of its own members.
         var objectMembers: [APIMember] {
@@ -276,7 +276,7 @@ struct APISchemaRecorder {
             }
         }
 
-        func add(_ name: String, _ type: Any.Type, nullable: Bool) {
+        package func add(_ name: String, _ type: Any.Type, nullable: Bool) {
             var schema: APISchema
             var required = true
             if let omittable = type as? any OmittableMember.Type {

@@ -6,14 +6,14 @@ import FleetEngine
 // describes a figure in its own words, `summary(_:)` and `notes(_:)` give them for its style.
 
 /// Latency percentiles in milliseconds (zeros when there were none).
-struct PercentilesBody: APIBody {
+package struct PercentilesBody: APIBody {
     var p50: Double
     var p90: Double
     var p95: Double
     var p99: Double
     var max: Double
 
-    init(_ histogram: LatencyHistogram) {
+    package init(_ histogram: LatencyHistogram) {
         p50 = Rounding.millis(histogram.percentile(0.5))
         p90 = Rounding.millis(histogram.percentile(0.9))
         p95 = Rounding.millis(histogram.percentile(0.95))
@@ -21,9 +21,9 @@ struct PercentilesBody: APIBody {
         max = Rounding.millis(histogram.max)
     }
 
-    static let example = PercentilesBody(LatencyHistogram())
-    static let component: String? = "Percentiles"
-    static func summary(_ keys: APIKeyStyle) -> String? {
+    package static let example = PercentilesBody(LatencyHistogram())
+    package static let component: String? = "Percentiles"
+    package static func summary(_ keys: APIKeyStyle) -> String? {
         keys == .snakeCase ? "Percentiles, ms (nearest rank, within 1 %); zeros when nothing was measured." : nil
     }
 }
@@ -31,8 +31,8 @@ struct PercentilesBody: APIBody {
 /// A store's ledger: where a device's admitted fixes went, as its store counts them over its whole
 /// life (a device's `fixes`), and the middle of a run's account (`FixesBody`). The store's own type.
 extension FixLedger: APIBody {
-    static let example = FixLedger()
-    static let summary: String? =
+    package static let example = FixLedger()
+    package static let summary: String? =
         "The device store's own ledger, over its whole life (every run on this data folder): admitted = "
         + "acknowledged + rejected + pending + expired + deleted + lost. Null before the store was first opened."
 }
@@ -40,7 +40,7 @@ extension FixLedger: APIBody {
 /// Where the run's fixes went (`FixAccount`), for the fleet or one group: the ledger (`Ledger`,
 /// which the report shows alone), with the fixes' age at acknowledgement and the run's own counts
 /// (`FixAccount.counters`).
-struct FixesBody: APIBody {
+package struct FixesBody: APIBody {
     /// `carriedOver + admitted == acknowledged + rejected + pending + expired + deleted + lost`.
     @dynamicMemberLookup
     struct Ledger: APIBody {
@@ -104,7 +104,7 @@ struct FixesBody: APIBody {
         case ageAtAcknowledgementMs
     }
 
-    init(_ account: FixAccount) {
+    package init(_ account: FixAccount) {
         var ledger = Ledger(account)
         ledger.counts = FixCounts(account) { _ in false }
         self.ledger = ledger
@@ -113,19 +113,19 @@ struct FixesBody: APIBody {
     }
 
     /// The ledger's members, then the age and the run's own counts, in one object.
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         try ledger.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(ageAtAcknowledgementMs, forKey: .ageAtAcknowledgementMs)
         try counts.encodeGrouped(to: encoder)
     }
 
-    static let example = FixesBody(FixAccount())
-    static let component: String? = "Fixes"
-    static let summary: String? =
+    package static let example = FixesBody(FixAccount())
+    package static let component: String? = "Fixes"
+    package static let summary: String? =
         "Where the run's fixes went: carriedOver + admitted = acknowledged + rejected + pending + expired + deleted "
         + "+ lost, counted from the device stores' own files."
-    static let notes = [
+    package static let notes = [
         "carriedOver": APINote("Fixes pending in the stores when this run first opened them (an earlier run's)."),
         "admitted": APINote("Fixes the devices' gates admitted this run: stored, or lost when the insert failed."),
         "acknowledged": APINote("Fixes deleted after their batch was answered 2xx."),
@@ -144,7 +144,7 @@ struct FixesBody: APIBody {
 
 /// Some of the run's own counts of one account (`FixAccount.counters`), written as members of the
 /// object that holds them.
-struct FixCounts: Sendable {
+package struct FixCounts: Sendable {
     var values: [(counter: FixCounter, value: Int)]
 
     init(_ account: FixAccount, _ shown: (FixCounter) -> Bool) {
@@ -209,7 +209,7 @@ struct FixCounts: Sendable {
 
 /// What the fleet itself did to its requests (its limits, its timing, its pace) over the run:
 /// never the server's. `GET /api/v1/stats`' `fleetHealth` and the report's `fleet_health`.
-struct FleetHealthBody: APIBody {
+package struct FleetHealthBody: APIBody {
     var notSent: APIMap<Int>
     var heldBack: Int
     var connectionWaitMs: PercentilesBody
@@ -218,7 +218,7 @@ struct FleetHealthBody: APIBody {
     var answerWaitSeconds: Double
     var behindSeconds: Double
 
-    init(_ metrics: FleetMetrics) {
+    package init(_ metrics: FleetMetrics) {
         notSent = APIMap(metrics.notSentByCause.map { ($0.key.rawValue, $0.value) })
         heldBack = metrics.heldBack
         connectionWaitMs = PercentilesBody(metrics.connectionWait)
@@ -228,9 +228,9 @@ struct FleetHealthBody: APIBody {
         behindSeconds = Rounding.seconds(metrics.pace.behindSeconds)
     }
 
-    static let example = FleetHealthBody(FleetMetrics())
+    package static let example = FleetHealthBody(FleetMetrics())
 
-    static func summary(_ keys: APIKeyStyle) -> String? {
+    package static func summary(_ keys: APIKeyStyle) -> String? {
         switch keys {
         case .camelCase: "The fleet's own doing over the run, not the server's (as the run report's `fleet_health`)."
         case .snakeCase:
@@ -239,7 +239,7 @@ struct FleetHealthBody: APIBody {
         }
     }
 
-    static func notes(_ keys: APIKeyStyle) -> [String: APINote] {
+    package static func notes(_ keys: APIKeyStyle) -> [String: APINote] {
         switch keys {
         case .camelCase: apiNotes
         case .snakeCase: reportNotes
