@@ -52,23 +52,3 @@ public struct BeekonConfig: Sendable, Hashable, Codable {
     /// Whether the device is in local-only mode (no sync block).
     public var isLocalOnly: Bool { sync == nil }
 }
-
-/// A gate preset: minimum time and distance between admitted fixes, and the OS accuracy request.
-public enum Preset: String, Sendable, Hashable, CaseIterable, Codable {
-    /// 60 s, 150 m, low accuracy (cell/Wi-Fi).
-    case saver
-    /// 30 s, 100 m, balanced accuracy. The default.
-    case balanced
-    /// 10 s, 30 m, high accuracy (GPS).
-    case precision
-}
-
-/// What tracking does while the device is stationary.
-public enum StationaryMode: String, Sendable, Hashable, CaseIterable, Codable {
-    /// Stop admitting fixes inside the stationary region. The default.
-    case pause
-    /// Nothing special: the gate keeps filtering.
-    case keepTracking
-    /// As `pause`, plus a `check_in` row every 15 minutes.
-    case pauseWithCheckIns
-}

@@ -17,9 +17,3 @@ public struct GeofenceEvent: Sendable, Hashable {
         self.timestamp = timestamp
     }
 }
-
-/// The direction of a geofence crossing; the raw value is its wire spelling.
-public enum GeofenceEventType: String, Sendable, Hashable, CaseIterable, Codable {
-    case enter
-    case exit
-}

@@ -1,37 +1,3 @@
-/// The SDK's five tracking states (seed 01).
-public enum TrackingState: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// Configured, not started.
-    case idle
-    /// `start()` was called; the platform is bringing up its location pipeline.
-    case starting
-    /// Live updates flow from the OS provider through the gate.
-    case tracking
-    /// Something external interrupted tracking; recovers by itself.
-    case paused(PauseReason)
-    /// `stop()` was called; only a new `start()` leaves this state.
-    case stopped
-
-    public var description: String {
-        switch self {
-        case .idle: "idle"
-        case .starting: "starting"
-        case .tracking: "tracking"
-        case .paused(let reason): "paused(\(reason.rawValue))"
-        case .stopped: "stopped"
-        }
-    }
-}
-
-/// Why tracking is paused; the raw value is the Swift SDK's spelling.
-public enum PauseReason: String, Sendable, Hashable, CaseIterable, Codable {
-    /// The user revoked location permission.
-    case permissionRevoked
-    /// System-wide location services were turned off.
-    case locationDisabled
-    /// A transient OS error; Beekon recovers after a few seconds.
-    case unknown
-}
-
 /// The lifecycle state machine: seed 01's states and transitions, and spec §2's platform
 /// differences. It knows the OS preconditions (permission, location services, a transient
 /// error) and whether the app intends to track; it returns the states it passed through.

@@ -1,14 +1,6 @@
 import Foundation
 import Synchronization
 
-/// A submitted request and the closure that receives its result.
-struct HTTPPendingRequest: Sendable {
-    let request: OutboundRequest
-    /// The caller's name for it, for `HTTPTransport.cancel(id:)`.
-    var id: Int?
-    let completion: @Sendable (HTTPResult) -> Void
-}
-
 /// What callers and the transport thread share: requests handed over, the stop flag, and the
 /// multi handle's wake-up call. Everything else belongs to the transport thread alone.
 final class HTTPTransportInbox: Sendable {

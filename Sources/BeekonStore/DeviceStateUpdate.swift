@@ -69,14 +69,3 @@ public struct DeviceStateUpdate: Sendable {
     /// Whether nothing was set or cleared.
     public var isEmpty: Bool { changes.isEmpty && encodingFailure == nil }
 }
-
-/// The JSON coding of state values: sorted keys, so equal values are stored as equal text.
-enum DeviceStateCoding {
-    static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
-
-    static var decoder: JSONDecoder { JSONDecoder() }
-}

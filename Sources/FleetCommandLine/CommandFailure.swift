@@ -17,12 +17,6 @@ public struct CommandFailure: Error, CustomStringConvertible {
     }
 }
 
-/// How `run` exits, as k6 and ArgumentParser do: 0 every threshold met, 99 one failed, 64 a
-/// usage or fleet-file error, 1 the run could not go on.
-public enum RunExit {
-    public static let thresholdFailed: Int32 = 99
-}
-
 extension ExitCode {
     /// 64, `EX_USAGE`: a bad flag or fleet file.
     public static let usage = ExitCode(64)

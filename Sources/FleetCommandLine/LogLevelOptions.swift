@@ -52,23 +52,6 @@ public struct LogLevelOptions: ParsableArguments {
     }
 }
 
-/// A value that names no log level; says which names do.
-public struct LogLevelProblem: Error, CustomStringConvertible {
-    /// The value as given.
-    public let text: String
-
-    /// `"loud" is not a log level; expected one of trace, debug, info, notice, warning, error, critical`.
-    public var description: String {
-        "\"\(text.prefix(100))\" is not a log level; expected one of "
-            + Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
-    }
-}
-
-/// A command that takes `--log-level` (as `@OptionGroup var logging: LogLevelOptions`).
-public protocol LoggingCommand: ParsableCommand {
-    var logging: LogLevelOptions { get }
-}
-
 extension ParsableCommand {
     /// The executable's `main`: parses the arguments, sets up logging once for the whole process
     /// (the chosen command's `--log-level`, else `BEEKON_LOG_LEVEL`, else `info`), then runs the

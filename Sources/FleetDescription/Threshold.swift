@@ -274,15 +274,6 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
     ]
 }
 
-/// Why a threshold cannot be read: the expression, what is wrong, and what was expected.
-public struct ThresholdProblem: Error, Sendable, Hashable, CustomStringConvertible {
-    public var expression: String
-    public var problem: String
-    public var expected: String
-
-    public var description: String { "threshold `\(expression)` \(problem); expected \(expected)" }
-}
-
 extension String {
     fileprivate var trimmingSpaces: String {
         var text = Substring(self)

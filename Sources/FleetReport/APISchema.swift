@@ -228,13 +228,6 @@ package struct APISchema: Sendable {
     }
 }
 
-/// A type whose JSON form has a schema: the admin API's bodies and what they are made of.
-package protocol APIDescribed {
-    static var apiSchema: APISchema { get }
-    /// Its schema with its members named in `keys`' style (the same for a type with no members).
-    static func apiSchema(keys: APIKeyStyle) -> APISchema
-}
-
 extension APIDescribed {
     package static func apiSchema(keys: APIKeyStyle) -> APISchema { apiSchema }
 }
@@ -265,85 +258,8 @@ extension Optional: APIDescribed where Wrapped: APIDescribed {
     }
 }
 
-/// An object of any keys, in a fixed order (a dictionary's would change from run to run).
-package struct APIMap<Value: Encodable & Sendable & APIDescribed>: Encodable, Sendable, APIDescribed {
-    var entries: [(key: String, value: Value)]
-
-    package init(_ entries: [(key: String, value: Value)]) { self.entries = entries }
-
-    /// Counts and the like, in their keys' order, each key named by its description.
-    package init<Key: Comparable & CustomStringConvertible>(sorting map: [Key: Value]) {
-        entries = map.sorted { $0.key < $1.key }.map { ($0.key.description, $0.value) }
-    }
-
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: MemberName.self)
-        for entry in entries { try container.encode(entry.value, forKey: MemberName(stringValue: entry.key)) }
-    }
-
-    package static var apiSchema: APISchema { apiSchema(keys: .camelCase) }
-    package static func apiSchema(keys: APIKeyStyle) -> APISchema { APISchema(.map(Value.apiSchema(keys: keys))) }
-}
-
-/// A member name known only when encoding (a map's keys, an action's parameters).
-package struct MemberName: CodingKey {
-    package var stringValue: String
-    package var intValue: Int? { nil }
-    package init(stringValue: String) { self.stringValue = stringValue }
-    package init?(intValue: Int) { nil }
-}
-
-/// A string of a fixed set: its schema lists every case.
-package protocol APIEnum: APIDescribed, Encodable, CaseIterable, RawRepresentable where RawValue == String {}
-
 extension APIEnum {
     package static var apiSchema: APISchema { APISchema(.string(oneOf: allCases.map(\.rawValue))) }
-}
-
-/// An instant: `2026-11-26T14:00:00.000Z` (the SDK's own wire form), from Unix milliseconds.
-package struct APITime: Encodable, Sendable, APIDescribed {
-    var unixMillis: Int64
-
-    package init(_ unixMillis: Int64) { self.unixMillis = unixMillis }
-
-    /// Nil for nil: `APITime(optional: device.lastUploadAt)`.
-    package init?(optional unixMillis: Int64?) {
-        guard let unixMillis else { return nil }
-        self.unixMillis = unixMillis
-    }
-
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(Timestamp.text(unixMillis: unixMillis))
-    }
-
-    package static var apiSchema: APISchema { APISchema(.string(oneOf: nil), format: "date-time") }
-}
-
-/// One of the admin API's bodies: a `Codable` type whose schema is derived from the members it
-/// encodes, in order, with their static types (see `APISchemaRecorder`), plus what `notes` says
-/// of each. A `component` is written once under `components.schemas` and referred to elsewhere.
-/// One type serves the API and the run report: its members are named in the encoder's key style
-/// (`APIKeyStyle`), the API's camelCase unless the body says otherwise (`keyStyle`).
-package protocol APIBody: Encodable, Sendable, APIDescribed {
-    /// How its members are named when nothing else says (the run report's are snake_case).
-    static var keyStyle: APIKeyStyle { get }
-    /// A value to derive the schema from: every member is encoded, whatever its value, so any
-    /// value will do; nil members are recorded as nullable.
-    static var example: Self { get }
-    /// Its name under `components.schemas`, or nil to be written where it is used.
-    static var component: String? { get }
-    /// The body's own description.
-    static var summary: String? { get }
-    /// Per member: a description, and a range or a string set where the type alone does not say.
-    /// Keyed by the member's name as its type spells it, or as written.
-    static var notes: [String: APINote] { get }
-    /// The description and notes where the body is written in `keys`' style: by default `summary`
-    /// and `notes`; a body the report shares with the API may say it in the report's own words.
-    static func summary(_ keys: APIKeyStyle) -> String?
-    static func notes(_ keys: APIKeyStyle) -> [String: APINote]
-    /// Whether a request may send it (as `Geofence`): then no member but its own is taken.
-    static var closed: Bool { get }
 }
 
 extension APIBody {
@@ -379,115 +295,5 @@ extension APIBody {
         var schema = APISchema(.object(members), description: summary(keys))
         schema.closed = closed
         return schema
-    }
-}
-
-/// A member of an object schema.
-package struct APIMember: Sendable {
-    package var name: String
-    package var schema: APISchema
-    package var required = true
-
-    package init(name: String, schema: APISchema, required: Bool = true) {
-        self.name = name
-        self.schema = schema
-        self.required = required
-    }
-}
-
-/// A member left out of its object when absent, rather than written as `null`: the schema lists
-/// it as not required.
-package enum Omittable<Wrapped: Encodable & APIDescribed>: Encodable, OmittableMember {
-    case absent
-    case present(Wrapped)
-
-    package init(_ value: Wrapped?) {
-        self = value.map { .present($0) } ?? .absent
-    }
-
-    package var isAbsent: Bool {
-        if case .absent = self { return true }
-        return false
-    }
-
-    package static var wrappedSchema: APISchema { Wrapped.apiSchema }
-
-    package func encode(to encoder: any Encoder) throws {
-        switch self {
-        case .present(let value): try value.encode(to: encoder)
-        case .absent:
-            var container = encoder.singleValueContainer()
-            try container.encodeNil()
-        }
-    }
-}
-
-/// What the encoder and the schema recorder ask of an `Omittable` whatever it wraps.
-extension Omittable: Sendable where Wrapped: Sendable {}
-
-package protocol OmittableMember {
-    var isAbsent: Bool { get }
-    static var wrappedSchema: APISchema { get }
-}
-
-/// What a member's type does not say: its description, range, or the strings it takes.
-package struct APINote: Sendable {
-    var description: String?
-    var minimum: Double?
-    var maximum: Double?
-    var oneOf: [String]?
-    var maxItems: Int?
-    var minItems: Int?
-    var minLength: Int?
-    var maxLength: Int?
-    var pattern: String?
-    /// `minLength` of each item of an array of strings.
-    var itemMinLength: Int?
-    /// A schema of `components.schemas` that says what the member holds (hand-written there).
-    var reference: String?
-    var onlyTrue = false
-
-    package init(
-        _ description: String? = nil, minimum: Double? = nil, maximum: Double? = nil, oneOf: [String]? = nil,
-        maxItems: Int? = nil, minItems: Int? = nil, minLength: Int? = nil, maxLength: Int? = nil,
-        pattern: String? = nil, itemMinLength: Int? = nil, reference: String? = nil, onlyTrue: Bool = false
-    ) {
-        self.description = description
-        self.minimum = minimum
-        self.maximum = maximum
-        self.oneOf = oneOf
-        self.maxItems = maxItems
-        self.minItems = minItems
-        self.minLength = minLength
-        self.maxLength = maxLength
-        self.pattern = pattern
-        self.itemMinLength = itemMinLength
-        self.reference = reference
-        self.onlyTrue = onlyTrue
-    }
-
-    /// A number's range, as the reader that takes it checks it (its unit in the description).
-    package init(_ description: String? = nil, range: NumberRange) {
-        let unit = range.unit.isEmpty ? nil : "In \(range.unit)."
-        self.init(
-            [description, unit].compactMap { $0 }.joined(separator: " "), minimum: range.lower, maximum: range.upper)
-    }
-
-    package func apply(to schema: inout APISchema) {
-        if let description { schema.description = description }
-        if let minimum { schema.minimum = minimum }
-        if let maximum { schema.maximum = maximum }
-        if let maxItems { schema.maxItems = maxItems }
-        if let minItems { schema.minItems = minItems }
-        if let minLength { schema.minLength = minLength }
-        if let maxLength { schema.maxLength = maxLength }
-        if let pattern { schema.pattern = pattern }
-        if let itemMinLength, case .array(var items) = schema.shape {
-            items.minLength = itemMinLength
-            schema.shape = .array(items)
-        }
-        if let reference { schema.shape = .reference(reference) }
-        if onlyTrue { schema.onlyTrue = true }
-        if let oneOf, case .string = schema.shape { schema.shape = .string(oneOf: oneOf) }
     }
 }

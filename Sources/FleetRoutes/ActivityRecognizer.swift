@@ -1,37 +1,5 @@
 import BeekonDevice
 
-/// How sure a recognizer is of its activity, in iOS's words (`CMMotionActivityConfidence`).
-public enum ActivityConfidence: String, Sendable, Hashable, CaseIterable, Comparable {
-    case low
-    case medium
-    case high
-
-    /// Android's 0–100 confidence in iOS's three steps: below 50 low, below 75 medium, else high
-    /// (75 is the level Google's samples treat as "likely").
-    public init(percent: Int) {
-        switch percent {
-        case ..<50: self = .low
-        case ..<75: self = .medium
-        default: self = .high
-        }
-    }
-
-    public static func < (lhs: Self, rhs: Self) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-    }
-}
-
-/// What the recognizer says at an instant: the activity it reports and how sure it is.
-public struct ActivityReading: Sendable, Hashable {
-    /// The activity reported on fixes.
-    public var activity: Activity
-    /// 0–100, as Android's `DetectedActivity.getConfidence()`.
-    public var confidence: Int
-
-    /// The confidence in iOS's steps.
-    public var level: ActivityConfidence { ActivityConfidence(percent: confidence) }
-}
-
 /// The emulated OS activity recognizer of one device (Android's Activity Recognition Transition
 /// API, iOS's `CMMotionActivityManager`): classifies the true motion into an `Activity` and
 /// reports a change only once the new activity has held for a debounce, as the platforms do.

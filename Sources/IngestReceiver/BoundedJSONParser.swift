@@ -24,14 +24,6 @@ indirect enum JSONNode: Sendable, Hashable {
     }
 }
 
-/// Why a body is not JSON the receiver will read: the byte offset and what is wrong there.
-struct JSONProblem: Error, Sendable, Hashable, CustomStringConvertible {
-    var offset: Int
-    var reason: String
-
-    var description: String { "\(reason) (at byte \(offset))" }
-}
-
 /// The receiver's reading of a body: the encoding checked first (UTF-8 without a byte order mark),
 /// then the one JSON parser (`JSONParser`) with the receiver's limits, into `JSONNode`s whose
 /// objects refuse a key given twice.

@@ -1,0 +1,11 @@
+/// What brought a dead process back.
+public enum RelaunchCause: String, Sendable, Hashable, CaseIterable, Codable {
+    /// iOS: a significant-location-change wake (about 500 m of movement).
+    case significantLocationChange
+    /// Android: WorkManager's restart-if-killed.
+    case workManager
+    /// Android: the boot receiver after a reboot.
+    case boot
+    /// The user opened the app again.
+    case userLaunch
+}

@@ -1,0 +1,9 @@
+import BeekonDevice
+import FleetDescription
+import FleetReport
+
+/// One shape of a request body: the members it needs, and those it may add.
+struct APIRequestForm: Sendable {
+    var required: [String]
+    var optional: [String] = []
+}

@@ -1,0 +1,13 @@
+import BeekonDevice
+import BeekonStore
+import FleetDescription
+import FleetEngine
+import FleetReport
+
+/// `GET /healthz`.
+struct HealthBody: APIBody {
+    var status: RunPhase
+
+    static let example = HealthBody(status: .running)
+    static let component: String? = "Health"
+}

@@ -1,0 +1,8 @@
+import BeekonDevice
+import FleetDescription
+import FleetReport
+
+/// What a `Ranged` number's range is.
+protocol NumberField: Sendable {
+    static var range: NumberRange { get }
+}

@@ -1,0 +1,14 @@
+import BeekonDevice
+import BeekonStore
+import FleetDescription
+import FleetEngine
+import FleetReport
+
+/// `GET /api/v1/devices/{id}/uploads`.
+struct UploadsBody: APIBody {
+    var uploads: [UploadRecordBody]
+
+    static let example = UploadsBody(uploads: [])
+    static let component: String? = "Uploads"
+    static let notes = ["uploads": APINote("The last 50, most recent first.", maxItems: 50)]
+}

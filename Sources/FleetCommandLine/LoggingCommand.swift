@@ -1,0 +1,8 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// A command that takes `--log-level` (as `@OptionGroup var logging: LogLevelOptions`).
+public protocol LoggingCommand: ParsableCommand {
+    var logging: LogLevelOptions { get }
+}

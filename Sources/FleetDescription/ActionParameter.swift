@@ -1,0 +1,82 @@
+import BeekonDevice
+
+/// One parameter of an action (a key of `params`).
+public struct ActionParameter: Sendable {
+    public let name: String
+    public let kind: Kind
+    public let required: Bool
+    public let summary: String
+    /// A value as a fleet file or a JSON body writes it.
+    public let example: String
+
+    /// What the parameter holds, as a reader checks it.
+    public enum Kind: Sendable {
+        /// Milliseconds in range: a JSON integer; a fleet file may also write a duration (`2s`).
+        case millis(NumberRange)
+        /// A number in range.
+        case number(NumberRange)
+        /// Seconds in range, kept as milliseconds.
+        case seconds(NumberRange)
+        /// An SDK configuration, as a group's `config` block.
+        case config
+        /// A map of strings (`{index}`, `{group}` and `{id}` filled per device).
+        case stringMap
+        /// A list of geofences, as a group's `geofences`.
+        case geofences
+        /// A list of strings.
+        case strings
+        /// One of these words (the SDK's own names).
+        case choice([String])
+        /// An RFC 3339 instant (`2026-06-15T08:00:00Z`, or with an offset), kept as Unix ms.
+        case instant
+    }
+
+    /// The JSON type a value of `kind` has (a fleet file's YAML may be looser: `2s` for ms).
+    public enum JSONType: String, Sendable, CaseIterable, Codable {
+        case integer, number, string, object, array
+    }
+
+    public var jsonType: JSONType {
+        switch kind {
+        case .millis: .integer
+        case .number, .seconds: .number
+        case .config, .stringMap: .object
+        case .geofences, .strings: .array
+        case .choice, .instant: .string
+        }
+    }
+
+    /// The range of a number kind; nil for the others.
+    public var range: NumberRange? {
+        switch kind {
+        case .millis(let range), .number(let range), .seconds(let range): range
+        case .config, .stringMap, .geofences, .strings, .choice, .instant: nil
+        }
+    }
+
+    /// The words a `choice` takes; nil for the other kinds.
+    public var choices: [String]? {
+        if case .choice(let words) = kind { return words }
+        return nil
+    }
+
+    /// A value a reader found for a parameter.
+    public enum Value: Sendable, Hashable {
+        case millis(Int64)
+        case number(Double)
+        case config(BeekonConfig)
+        case stringMap(StringMap)
+        case geofences([Geofence])
+        case strings([String])
+        /// One of a `choice`'s words.
+        case choice(String)
+        /// An instant, Unix ms.
+        case instant(Int64)
+
+        /// Milliseconds, for the kinds kept as milliseconds.
+        package var millis: Int64? {
+            if case .millis(let value) = self { return value }
+            return nil
+        }
+    }
+}

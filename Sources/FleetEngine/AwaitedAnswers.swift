@@ -1,0 +1,15 @@
+import BeekonDevice
+import BeekonNet
+import BeekonStore
+import FleetDescription
+import FleetRoutes
+import Foundation
+
+/// The transfers a device has out, and the answer its events wait for.
+package struct AwaitedAnswers {
+    /// The transfers it has out, by number (see `FleetLoop.transfers`).
+    var transfersOut: [Int] = []
+    /// Modelled timing: the earliest answer instant of its transfers whose real answer is not in
+    /// yet. Its own events wait there (`FleetLoop.runDue`); nil when nothing is awaited.
+    package var answerHold: Int64?
+}

@@ -1,0 +1,19 @@
+import BeekonDevice
+import BeekonNet
+import BeekonStore
+import FleetDescription
+import FleetRoutes
+import Foundation
+
+/// The OS's switches a user or fault flips, and the app's process.
+struct PhoneOS {
+    var permissionGranted = true
+    var locationServicesOn = true
+    var online = true
+    var processAlive = true
+    /// While the app is dead from a kill or reboot: what brings it back.
+    var outage: ProcessOutage?
+    /// Its app's processes so far: one more at each death, so an answer to a transfer an earlier
+    /// process sent is known as unheard.
+    var life = 0
+}

@@ -1,0 +1,17 @@
+import BeekonDevice
+import BeekonNet
+import BeekonStore
+import FleetDescription
+import FleetRoutes
+import Foundation
+
+/// A device's store and how it fares.
+package struct SlotStorage {
+    package let store: any DeviceStorage
+    /// The store's failure while it lasts (the device is listed as `storeError`).
+    var problem: StoreProblem?
+    /// The latest instant it acted at: a commit that fails tells it then.
+    var actedAt: Int64 = 0
+    /// Its store's ledger as the fleet's accounts last counted it (nil before the store opened).
+    var ledger: FixLedger?
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import FleetAdmin
+import FleetCommandLine
+import FleetDescription
+import FleetReport
+import Foundation
+
+/// Lists what a fleet file's fault timeline and the admin API can do to devices.
+struct Actions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List every action (fault or control) with its parameters, and the selectors.",
+        discussion: """
+            The same description the admin API serves at GET /api/v1/actions (--json prints \
+            that document) and a fleet file's `faults:` entries follow.
+            """)
+
+    @Flag(help: "Print the JSON document GET /api/v1/actions serves.")
+    var json = false
+
+    func run() {
+        guard !json else {
+            print(AdminDocuments.actionCatalog)
+            return
+        }
+        for name in FleetAction.Name.allCases {
+            let action = name.details
+            var line = "\(name.rawValue): \(action.summary)"
+            switch action.ending {
+            case .never: break
+            case .undoneBy(let opposite): line += "; `for` then runs \(AdminDocuments.request(opposite))"
+            case .recovers: line += "; `for` is the recovery time (default 5 s)"
+            case .relaunches: line += "; `for` is the relaunch delay"
+            case .lapses: line += "; `for` is how long it lasts (default 60 s)"
+            }
+            print(line)
+            for parameter in action.parameters {
+                let range =
+                    parameter.range.map { ", \($0)" } ?? parameter.choices.map {
+                        ", one of \($0.joined(separator: "|"))"
+                    }
+                    ?? ""
+                let need = parameter.required ? "required" : "optional"
+                print(
+                    "    params.\(parameter.name) (\(parameter.jsonType.rawValue)\(range), \(need)): "
+                        + "\(parameter.summary); e.g. \(parameter.example)")
+            }
+        }
+        print("selectors: all, {group: NAME}, {fraction: 0.2, seed: 7}, {ids: [ID, …]}, {state: paused*}")
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import FleetCommandLine
+import FleetEngine
+import FleetReport
+import Foundation
+
+/// Merges the reports of a fleet's shards into the report of the whole fleet, and judges it.
+struct Merge: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Merge the reports of every shard of one run (`run --shard I/N --report FILE`) into one.",
+        discussion: """
+            Counts add up and the histograms merge, so percentiles are the whole fleet's, not an \
+            average of the shards'. The thresholds the run was given are checked against the whole, \
+            with the same verdict and exit codes as `run`: 0 when they pass, 99 when one that counts \
+            fails (or a shard was aborted by one), 64 when the files are not every shard of one run.
+            """)
+
+    @Argument(help: "Every shard's report, in any order (`run --shard I/N --report FILE` writes one).")
+    var files: [String]
+
+    @OptionGroup var outputs: ReportOutputs
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("give every shard's report") }
+    }
+
+    func run() throws {
+        StandardOutput.flushEachLine()
+        let chartsScript = try outputs.check()
+        var records: [(name: String, record: RunRecord)] = []
+        for file in files {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file, isDirectory: &isFolder) else {
+                throw CommandFailure("\(file): no such file", exitCode: .usage)
+            }
+            guard !isFolder.boolValue, let text = FileManager.default.contents(atPath: file) else {
+                throw CommandFailure(
+                    "\(file): cannot be read (\(isFolder.boolValue ? "a folder" : "no permission")); expected a "
+                        + "shard's report (run --report)", exitCode: .usage)
+            }
+            do throws(RunRecordProblem) {
+                records.append((file, try RunRecord.read(report: text, file: file)))
+            } catch {
+                throw CommandFailure(error.description, exitCode: .usage)
+            }
+        }
+        let whole: RunRecord
+        do throws(RunRecordProblem) {
+            whole = try RunRecord.merged(records)
+        } catch {
+            throw CommandFailure(error.description, exitCode: .usage)
+        }
+        let snapshot = whole.snapshot
+        let results = whole.thresholds.check(whole.metrics, groups: whole.groups)
+        let passed = whole.abortedBy == nil && (!whole.thresholds.counted || results.allSatisfy(\.passed))
+        let merged = RunReportBody(
+            snapshot, end: whole.end, abortedBy: whole.abortedBy.map { .init(expression: $0) },
+            exitCode: passed ? 0 : Int(RunExit.thresholdFailed), digest: whole.metrics.sent.text,
+            receiver: whole.receiverDuplicates,
+            devicesByGroup: whole.devicesByGroup)
+        print("beekon-fleet: merged \(records.count) shard report\(records.count == 1 ? "" : "s") of \"\(whole.name)\"")
+        for line in RunSummary.lines(merged) { print("beekon-fleet: " + line) }
+        Run.verdict(whole.thresholds, results, metrics: whole.metrics)
+        if let abortedBy = whole.abortedBy {
+            print("beekon-fleet: a shard was aborted: `\(abortedBy)` failed and has abortOnFail (exit 99)")
+        }
+        print(
+            "beekon-fleet: sent \(whole.metrics.sent.count) requests, digest \(whole.metrics.sent.text) "
+                + "(the digest one process running the whole fleet prints)")
+        var stored = merged
+        if let report = outputs.report {
+            do throws(RunRecordProblem) {
+                stored.mergeState = try whole.mergeStateText()
+            } catch {
+                throw CommandFailure("--report \(report): \(error)")
+            }
+        }
+        if let (path, error) = outputs.write(
+            report: stored, page: merged, snapshot: snapshot, chartsScript: chartsScript
+        ).first {
+            throw CommandFailure("\(path): \(error)")
+        }
+        if !passed { throw ExitCode(RunExit.thresholdFailed) }
+    }
+}
