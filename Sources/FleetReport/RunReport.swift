@@ -3,9 +3,9 @@ import FleetEngine
 
 /// A run's report: `run --report FILE` at its end and `GET /api/v1/report` live. Its members are
 /// written snake_case (`keyStyle`), as a file other tools read (k6's and Locust's exports are);
-/// the figures it shares with the API are the API's own types (`FigureBodies`). Its JSON Schema
-/// is generated from this type like the API's (`docs/report.schema.json`, and `RunReport` in the
-/// OpenAPI document).
+/// the figures it shares with the API are the API's own types (`PercentilesBody`, `FixesBody`,
+/// `FleetHealthBody`). Its JSON Schema is generated from this type like the API's
+/// (`docs/report.schema.json`, and `RunReport` in the OpenAPI document).
 package struct RunReportBody: APIBody {
     package static let keyStyle = APIKeyStyle.snakeCase
 

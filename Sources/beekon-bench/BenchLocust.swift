@@ -1,3 +1,0 @@
-import FleetCommandLine
-import FleetRuntime
-import Foundation

@@ -1,5 +1,0 @@
-import ArgumentParser
-import FleetCommandLine
-import FleetEngine
-import FleetReport
-import Foundation
