@@ -123,9 +123,7 @@ extension FleetLoop {
     /// heard at its modelled instant, or just past where the clock stands if that has gone by,
     /// once its answer is in; one already answered or given up on ends as it would have.
     package mutating func useModelledTiming() {
-        let modelled = TransferTiming.deterministic
-        guard !clock.transferTiming.isModelled, case .modelled(let latency) = modelled else { return }
-        clock.useModelledTiming()
+        guard let latency = clock.useModelledTiming() else { return }
         let now = metrics.virtualNow
         for number in transfers.numbers {
             guard let transfer = transfers[number], transfer.answerAt == nil, !transfer.hangs, !transfer.realEnded

@@ -70,15 +70,18 @@ package struct LoopClock {
     /// Where the run's clock started, virtual Unix ms.
     package var startMillis: Int64 { runStart.millis }
 
-    /// Sets the warp; whether transfers are now to be modelled (the timing follows the warp and
-    /// it left 1, and they are not modelled yet).
+    /// Sets the warp; whether transfers are to be modelled from now on (the timing follows the
+    /// warp, and it left 1).
     mutating func setWarp(_ newWarp: Double) -> Bool {
         warp = newWarp
-        return timingFollowsWarp && newWarp != 1 && !transferTiming.isModelled
+        return timingFollowsWarp && newWarp != 1
     }
 
-    /// Transfers are timed by the model from now on.
-    mutating func useModelledTiming() {
+    /// Transfers are timed by the model from now on: the modelled latency, or nil when they were
+    /// already.
+    mutating func useModelledTiming() -> Int64? {
+        guard !transferTiming.isModelled, case .modelled(let latency) = TransferTiming.deterministic else { return nil }
         transferTiming = .deterministic
+        return latency
     }
 }
