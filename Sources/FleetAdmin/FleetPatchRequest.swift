@@ -18,7 +18,11 @@ struct FleetPatchRequest: APIRequest {
             "Virtual seconds per real second (ends max warp from the time reached), or `max`: from the time "
                 + "reached, each device runs on until it needs an answer it does not have yet, with every answer "
                 + "taking 100 virtual ms from then on (modelled timing, as `run --deterministic`)."),
-        "paused": APINote("true stops virtual time; false restarts it."),
+        "paused": APINote(
+            "true stops the devices' virtual clock (the server's runs on): what the server answers to requests "
+                + "already out is heard at the paused instant, and what devices send meanwhile waits until false "
+                + "restarts it, so nothing new reaches the server and the paused fleet's figures agree with its store "
+                + "(at max warp answers wait too). A paused run is not the digest of one never paused."),
         "devices": APINote(
             "Bring the fleet to this many running devices now, shared over the groups by the counts the fleet file "
                 + "gave them (as `run --devices`): new ones are spawned, stopped ones started again first; fewer stops "

@@ -172,6 +172,9 @@ struct FleetSummaryBody: APIBody {
         "endsAtMillis": APINote("`endsAt` as Unix ms; null when it has no virtual-time limit."),
         "warp": APINote(
             "Virtual seconds per real second: as set, or with `maxWarp` the rate reached since max warp began."),
+        "paused": APINote(
+            "The devices' virtual clock stands still (`PATCH /api/v1/fleet`'s `paused`): nothing new reaches the "
+                + "server, and what it answered has been heard."),
         "maxWarp": APINote(
             "Virtual time goes as fast as the machine goes (`run --warp max`, the fleet file's `clock.warp: max`, or "
                 + "`warp: max` here) instead of following the wall clock: each device runs on until it needs an "

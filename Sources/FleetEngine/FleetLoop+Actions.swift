@@ -58,7 +58,6 @@ extension FleetLoop {
             case .sendBatch(let request):
                 // The run is over: nothing new leaves (the device keeps the rows for the next run).
                 guard !draining else { break }
-                metrics.batchesSent += 1
                 // Gzipped on the transport's thread: deflate is a sixth of a 1-fix upload's cost
                 // on this one, which every device shares.
                 startTransfer(
@@ -68,7 +67,6 @@ extension FleetLoop {
                     fixes: request.payload.locations.count, at: time)
             case .sendRefresh(let request):
                 guard !draining else { break }
-                metrics.refreshesSent += 1
                 startTransfer(
                     slot: slot, kind: .refresh,
                     request: OutboundRequest(request.head, body: request.body, connectionKey: slots[slot].id),

@@ -30,8 +30,57 @@ extension FleetLoop {
             let answerAt = time + latency + transfer.injectedLatencyMillis
             if answerAt < deadline { awaitAnswer(number, at: answerAt) }
         }
-        metrics.sent.add(device: slots[slot].id, request: request)
-        effects.append(.send(OutgoingTransfer(number: number, kind: kind, sentAt: time, http: request)))
+        let outgoing = OutgoingTransfer(number: number, kind: kind, sentAt: time, http: request)
+        if clock.standsStill {
+            transfers[number]?.waitsForResume = true
+            transfers.waitForResume(outgoing)
+        } else {
+            putOut(outgoing, slot: slot)
+        }
+    }
+
+    /// Hands a sent transfer to the driver, which puts it on the wire.
+    private mutating func putOut(_ outgoing: OutgoingTransfer, slot: Int) {
+        switch outgoing.kind {
+        case .upload: metrics.batchesSent += 1
+        case .refresh: metrics.refreshesSent += 1
+        }
+        metrics.sent.add(device: slots[slot].id, request: outgoing.http)
+        effects.append(.send(outgoing))
+    }
+
+    /// The fleet was paused at a warp (`standsStill`), or goes on again. Paused, nothing new
+    /// reaches the server, and what it answered is heard at once, at the paused instant (not at
+    /// a modelled instant past it), so a paused fleet's accounting agrees with the server's
+    /// store; a request a device sends meanwhile (the drain's next batch) waits, on the device's
+    /// stopped clock, until the fleet goes on. A fault's delay (injected latency, a `timeouts`
+    /// hang) stays on the stopped clock too. So a paused and resumed run is not the digest of
+    /// one never paused, as a warp change under `as-answered` timing is not.
+    package mutating func setStandsStill(_ still: Bool) {
+        guard clock.setStandsStill(still) else { return }
+        if still {
+            for number in transfers.numbers { hearWhileStill(number) }
+            return
+        }
+        for outgoing in transfers.takeWaitingForResume() {
+            guard let slot = transfers[outgoing.number]?.slot else { continue }
+            transfers[outgoing.number]?.waitsForResume = false
+            putOut(outgoing, slot: slot)
+        }
+    }
+
+    /// Transfer `number`'s real request ended while the clock stands still: its device hears it
+    /// now (an answer, a network failure, or with no answer within the SDK's timeout in real
+    /// time, the server's `timeout`), unless a fault delays it.
+    private mutating func hearWhileStill(_ number: Int) {
+        guard clock.standsStill, let transfer = transfers[number], transfer.realEnded, !transfer.hangs,
+            transfer.injectedLatencyMillis == 0
+        else { return }
+        if let held = transfer.held {
+            finishTransfer(number, outcome: held.outcome, label: held.label, at: metrics.virtualNow)
+        } else if transfer.answerAt == nil {
+            transferTimedOut(number, at: metrics.virtualNow)
+        }
     }
 
     /// The real request ended (on the transport's thread, handed over at the virtual time the
@@ -77,6 +126,7 @@ extension FleetLoop {
                 schedule.timers.cancel(.delivery(number))
                 transfers[number] = transfer
                 refreshAnswerHold(transfer.slot)
+                hearWhileStill(number)
                 return
             }
             transfer.serverMillis = millis
@@ -87,6 +137,7 @@ extension FleetLoop {
             if transfer.answerAt != nil { transfer.held = (outcome, label) }
             transfers[number] = transfer
             refreshAnswerHold(transfer.slot)
+            hearWhileStill(number)
             return
         }
         let answerAt = now + transfer.injectedLatencyMillis
@@ -195,7 +246,7 @@ extension FleetLoop {
         for number in slots[slot].waiting.transfersOut.sorted() {
             if transfers[number]?.realEnded == true {
                 metrics.answersAfterOffline += 1
-            } else {
+            } else if transfers[number]?.waitsForResume == false {
                 let upload = if case .upload = transfers[number]?.kind { true } else { false }
                 transfers.markOffline(number, slot: slot, upload: upload)
             }
@@ -298,7 +349,7 @@ extension FleetLoop {
             if !transfer.realEnded {
                 // Its end may still come (a cancelled one's too, if its answer beat the close);
                 // one never put on the wire has none.
-                if !transfer.heldBack { transfers.markUnheard(number, slot: slot, fixes: transfer.fixes) }
+                if !transfer.neverOnWire { transfers.markUnheard(number, slot: slot, fixes: transfer.fixes) }
             } else if let status = transfer.answeredStatus,
                 label != .status(status) || transfer.life != slots[slot].os.life || slots[slot].removed
             {

@@ -27,6 +27,9 @@ package struct LoopClock {
     /// heard: a server's HTTP-dates are on its clock, not the fleet's (nil: the simulated
     /// driver's servers date on the virtual clock).
     package var wallMillis: Int64?
+    /// The clock stands still at the time reached, every device with it: the fleet was paused at
+    /// a warp (at max warp devices may stand past the clock, so a pause there only stops turns).
+    package private(set) var standsStill = false
 
     /// The clock `options` and `fleet` ask for; refuses a warp or clock start out of range, and
     /// max warp with transfers timed as answered.
@@ -69,6 +72,12 @@ package struct LoopClock {
 
     /// Where the run's clock started, virtual Unix ms.
     package var startMillis: Int64 { runStart.millis }
+
+    /// Whether the clock stands still from now on; whether that changed.
+    mutating func setStandsStill(_ still: Bool) -> Bool {
+        defer { standsStill = still }
+        return still != standsStill
+    }
 
     /// Sets the warp; whether transfers are to be modelled from now on (the timing follows the
     /// warp, and it left 1).

@@ -36,10 +36,16 @@ struct TransferInFlight {
     /// fault, latency past the deadline, no real answer).
     var answerAt: Int64?
 
+    /// Sent while the fleet stood still (paused): not given to the driver until it goes on.
+    var waitsForResume = false
     /// The driver holds it behind the fleet's connection cap: not on the wire yet.
     var heldBack = false
     /// How long it waited behind the cap before it went on the wire, real ms (0: never held).
     var heldBackMillis = 0.0
+
+    /// Its device stopped waiting for it before it reached the wire (the cap held it, or the
+    /// fleet stood still): no answer will come.
+    var neverOnWire: Bool { heldBack || waitsForResume }
 
     /// Modelled timing: the answer instant while its real answer is not in yet (what the clock,
     /// or the device with lookahead, must not reach before it is); nil otherwise.

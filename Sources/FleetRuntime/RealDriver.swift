@@ -301,7 +301,10 @@ struct RealDriver {
     /// a pause, and a lower warp slows the fleet at once. `max` starts max warp from the time
     /// reached (with modelled timing from then on); a rate ends it.
     mutating func setClock(warp setting: Warp?, paused: Bool?, realNanos: UInt64) {
-        defer { restartPace(realNanos: realNanos) }
+        defer {
+            engine.setStandsStill(clock.isPaused && !maxWarp)
+            restartPace(realNanos: realNanos)
+        }
         let reached = engine.metrics.virtualNow
         switch setting {
         case .max? where !maxWarp:

@@ -31,6 +31,8 @@ package struct SimulatedFleet {
     private(set) var notices: [String] = []
     /// Max warp, as the snapshot shows it (the run's warp, or one the control API set).
     private(set) var maxWarp: Bool
+    /// Paused: virtual time stands still (`advance` does nothing) until `setPaused(false)`.
+    private(set) var paused = false
 
     /// A fleet over `fleet` with `options` (its data folder, warp, timing), answered by `network`,
     /// started at `wallNow` (Unix ms; what `clock.start: now` means here).
@@ -72,9 +74,28 @@ package struct SimulatedFleet {
         }
     }
 
+    /// Pauses the fleet or lets it go on. Paused, its virtual clock stands still while the
+    /// servers' (the real clock runs on): every answer on its way comes at once, and the devices
+    /// hear it at the paused instant; what they send meanwhile waits for the resume. At max warp
+    /// a pause only stops time, as the real driver's stops its turns.
+    mutating func setPaused(_ paused: Bool) {
+        self.paused = paused
+        engine.setStandsStill(paused && !maxWarp)
+        carryOutEffects()
+        guard paused, !maxWarp else { return }
+        let answers = arriving.map { (number: $0.number, result: $0.result) } + onWire
+        arriving = []
+        onWire = []
+        for answer in answers.sorted(by: { $0.number < $1.number }) {
+            engine.transferFinished(number: answer.number, result: answer.result)
+            carryOutEffects()
+        }
+    }
+
     /// Runs every event up to and including `instant` (or the run's virtual end, if sooner),
     /// in virtual-time order, and leaves the clock there.
     mutating func advance(to instant: Int64) {
+        guard !paused else { return }
         let target = min(instant, engine.endsAt ?? .max)
         while true {
             var next = engine.nextDeadline() ?? .max

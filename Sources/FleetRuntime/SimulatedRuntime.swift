@@ -13,7 +13,7 @@ import Synchronization
 public final class SimulatedRuntime: FleetControl {
     private let fleet: Mutex<SimulatedFleet>
     private let published = Mutex(FleetSnapshot())
-    private let state = Mutex((paused: false, finished: false))
+    private let finished = Mutex(false)
 
     /// A started fleet over `fleet` with `options` (its data folder and routes), answered by `network`.
     public init(
@@ -25,7 +25,7 @@ public final class SimulatedRuntime: FleetControl {
 
     public var snapshot: FleetSnapshot { published.withLock { $0 } }
 
-    public var phase: RunPhase { state.withLock { $0.finished } ? .stopping : .running }
+    public var phase: RunPhase { finished.withLock { $0 } ? .stopping : .running }
 
     /// Its engine's part of the fleet.
     public var shard: Shard { fleet.withLock { $0.engine.options.shard } }
@@ -38,7 +38,7 @@ public final class SimulatedRuntime: FleetControl {
 
     /// Runs `millis` of virtual time (none while paused) and publishes the snapshot.
     public func advance(byMillis millis: Int64) {
-        guard !state.withLock({ $0.paused || $0.finished }) else { return }
+        guard !finished.withLock({ $0 }) else { return }
         fleet.withLock { $0.advance(byMillis: millis) }
         publish()
     }
@@ -46,9 +46,9 @@ public final class SimulatedRuntime: FleetControl {
     /// Ends the run; later commands are refused as `unavailable`.
     public func finish() {
         guard
-            !state.withLock({ state in
-                defer { state.finished = true }
-                return state.finished
+            !finished.withLock({ finished in
+                defer { finished = true }
+                return finished
             })
         else { return }
         fleet.withLock { $0.finish() }
@@ -91,7 +91,7 @@ public final class SimulatedRuntime: FleetControl {
                 try fleet.command { (engine) throws(FleetControlError) in try engine.setFleetDevices(devices) }
             }
             if let warp { fleet.setWarp(warp) }
-            if let paused { self.state.withLock { $0.paused = paused } }
+            if let paused { fleet.setPaused(paused) }
         }
     }
 
@@ -119,7 +119,7 @@ public final class SimulatedRuntime: FleetControl {
         _ reply: @escaping @Sendable (Result<Answer, FleetControlError>) -> Void,
         _ body: (inout SimulatedFleet) throws(FleetControlError) -> Answer
     ) {
-        guard !state.withLock({ $0.finished }) else {
+        guard !finished.withLock({ $0 }) else {
             reply(.failure(FleetControlError(.unavailable, "the fleet is not running")))
             return
         }
@@ -135,8 +135,8 @@ public final class SimulatedRuntime: FleetControl {
     }
 
     private func publish() {
-        let paused = state.withLock { $0.paused }
         let snapshot = fleet.withLock { fleet in
+            let paused = fleet.paused
             var metrics = fleet.engine.snapshot()
             // The real time a driver at the run's warp would have run for (rates per second).
             metrics.realSeconds = Double(fleet.engine.clock.realNow) / 1e9
