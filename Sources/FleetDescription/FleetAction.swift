@@ -163,8 +163,9 @@ extension FleetAction {
             ActionDescription(
                 .networkOffline,
                 summary:
-                    "the phone loses its network: a transfer out at that instant ends as offline, nothing is sent "
-                    + "until the network is back",
+                    "the phone loses its network: a transfer out at that instant ends for its device as offline "
+                    + "(rows kept, no failure counted), nothing is sent until the network is back, and what waits "
+                    + "goes then",
                 ending: .undoneBy(.networkOnline)),
             ActionDescription(.networkOnline, summary: "the phone regains its network", ending: .never),
             ActionDescription(

@@ -17,9 +17,16 @@ struct Actions: ParsableCommand {
     @Flag(help: "Print the JSON document GET /api/v1/actions serves.")
     var json = false
 
+    @Flag(help: "Print the Markdown table docs/fleet-file.md carries.")
+    var markdown = false
+
     func run() {
         guard !json else {
             print(AdminDocuments.actionCatalog)
+            return
+        }
+        guard !markdown else {
+            print(AdminDocuments.actionTable, terminator: "")
             return
         }
         for name in FleetAction.Name.allCases {

@@ -131,6 +131,19 @@ struct ActionCatalogTests {
         #expect(served == text)
     }
 
+    @Test("docs/fleet-file.md carries the action table the catalog generates")
+    func actionTableIsGenerated() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("docs/fleet-file.md"), encoding: .utf8)
+        #expect(
+            text.contains("\n" + AdminDocuments.actionTable + "\n"),
+            "docs/fleet-file.md's action table is out of date: paste `swift run beekon-fleet actions --markdown`")
+        for name in FleetAction.Name.allCases {
+            #expect(AdminDocuments.actionTable.contains("| `\(name.rawValue)` |"))
+        }
+    }
+
     @Test("docs/report.schema.json is the run report's schema as generated, a JSON Schema 2020-12 document")
     func reportSchemaFileIsGenerated() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
