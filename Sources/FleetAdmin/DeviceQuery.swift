@@ -51,26 +51,40 @@ struct DeviceQuery {
         }
     }
 
-    /// The page of matching devices, how many match, and the cursor of the next page.
-    func page(of snapshot: FleetSnapshot) -> (devices: ArraySlice<DeviceSnapshot>, total: Int, next: String?) {
-        var matching = snapshot.devices.filter { device in
-            !device.deleted && (group == nil || device.group == group)
-                && (state.map { device.state.matches($0) } ?? true)
-                && (outcome == nil || device.lastOutcome?.description == outcome)
-                && (text.map { device.id.contains($0) } ?? true)
+    /// The page of matching devices, how many match, and the cursor of the next page. Filters
+    /// and sorts slot numbers by keys read in place, never the devices themselves: a device's
+    /// snapshot is large, and a fleet may hold a hundred thousand.
+    func page(of snapshot: FleetSnapshot) -> (devices: [DeviceSnapshot], total: Int, next: String?) {
+        let table = snapshot.devices
+        let matching = table.indices.filter { slot in
+            table.read(slot) { device in
+                !device.deleted && (group == nil || device.group == group)
+                    && (state.map { device.state.matches($0) } ?? true)
+                    && (outcome == nil || device.lastOutcome?.description == outcome)
+                    && (text.map { device.id.contains($0) } ?? true)
+            }
         }
-        let ascending: (DeviceSnapshot, DeviceSnapshot) -> Bool
+        let ids = matching.map { slot in table.read(slot) { $0.id } }
+        let ascending: (Int, Int) -> Bool
         switch sort {
-        case .id: ascending = { $0.id < $1.id }
-        case .state: ascending = { ($0.state.description, $0.id) < ($1.state.description, $1.id) }
-        case .pending: ascending = { ($0.pending, $0.id) < ($1.pending, $1.id) }
-        case .lastUpload: ascending = { ($0.lastUploadAt ?? Int64.min, $0.id) < ($1.lastUploadAt ?? Int64.min, $1.id) }
+        case .id:
+            ascending = { ids[$0] < ids[$1] }
+        case .state:
+            let states = matching.map { slot in table.read(slot) { $0.state.description } }
+            ascending = { (states[$0], ids[$0]) < (states[$1], ids[$1]) }
+        case .pending:
+            let pending = matching.map { slot in table.read(slot) { $0.pending } }
+            ascending = { (pending[$0], ids[$0]) < (pending[$1], ids[$1]) }
+        case .lastUpload:
+            let last = matching.map { slot in table.read(slot) { $0.lastUploadAt ?? .min } }
+            ascending = { (last[$0], ids[$0]) < (last[$1], ids[$1]) }
         }
-        matching.sort(by: descending ? { ascending($1, $0) } : ascending)
-        let start = min(offset, matching.count)
-        let end = min(start + limit, matching.count)
-        let next = end < matching.count ? Self.cursor(offset: end) : nil
-        return (matching[start..<end], matching.count, next)
+        var order = Array(matching.indices)
+        order.sort(by: descending ? { ascending($1, $0) } : ascending)
+        let start = min(offset, order.count)
+        let end = min(start + limit, order.count)
+        let next = end < order.count ? Self.cursor(offset: end) : nil
+        return (order[start..<end].map { table[matching[$0]] }, order.count, next)
     }
 
     /// A page's place in the sorted list: its offset, 1 to 9 digits (`cursorPattern`).

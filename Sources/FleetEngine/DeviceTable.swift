@@ -46,6 +46,13 @@ public struct DeviceTable: RandomAccessCollection, ExpressibleByArrayLiteral, Se
         return device
     }
 
+    /// `body` of slot `index`'s snapshot as stored, read in place: no copy of its fields, and its
+    /// `auth` as last written rather than seen at `now`. For a few fields of many devices (the
+    /// device list's filters and sort keys).
+    package func read<Value>(_ index: Int, _ body: (DeviceSnapshot) -> Value) -> Value {
+        body(chunks[index >> Self.chunkShift][index & Self.chunkMask].device)
+    }
+
     /// Sets slot `index`'s snapshot; `index` is at most `count` (the next slot is appended).
     mutating func set(_ index: Int, _ device: DeviceSnapshot) {
         setBox(index, Box(device))
