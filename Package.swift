@@ -141,20 +141,22 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(
             name: "BeekonStoreTests",
-            dependencies: ["BeekonStore", "BeekonDevice", "SQLite", "beekon-store-probe"]),
+            dependencies: ["BeekonStore", "BeekonDevice", "SQLite", "FleetTestSupport", "beekon-store-probe"]),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "FleetTestSupport"]),
         .testTarget(
             name: "BeekonNetTests",
             dependencies: [
                 "BeekonNet", "MicroHTTP", "HTTPMessage", .product(name: "HTTPTypes", package: "swift-http-types"),
                 "beekon-net-probe",
             ]),
-        // What the test targets share, once: a workspace with a route and a fleet file, the simulated
-        // ingest, the receiver on loopback and its harness, child runs of the built executables.
+        // What the test targets share, once: a workspace with a route and a fleet file, a temporary
+        // folder, the simulated ingest, the receiver on loopback and its harness, child runs of the
+        // built executables, and the made-up snapshots the report and the admin API are both held to.
         .target(
             name: "FleetTestSupport",
             dependencies: [
-                "BeekonDevice", "BeekonNet", "FleetDescription", "FleetEngine", "FleetRuntime", "HTTPMessage",
-                "IngestReceiver", "SQLite", .product(name: "HTTPTypes", package: "swift-http-types"),
+                "BeekonDevice", "BeekonNet", "FleetDescription", "FleetEngine", "FleetReport", "FleetRuntime",
+                "HTTPMessage", "IngestReceiver", "SQLite", .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Tests/FleetTestSupport"),
         .testTarget(name: "FleetRoutesTests", dependencies: ["FleetRoutes", "BeekonDevice"]),
@@ -191,11 +193,15 @@ let package = Package(
                 "IngestReceiver", "BeekonDevice", "BeekonNet", "SQLite", "HTTPMessage", "FleetTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
+        // The run report, its CSV, HTML and summary, and the figure bodies, without a server.
+        .testTarget(
+            name: "FleetReportTests",
+            dependencies: ["FleetReport", "FleetEngine", "FleetTestSupport"]),
         .testTarget(
             name: "FleetAdminTests",
             dependencies: [
                 "FleetAdmin", "FleetReport", "FleetDescription", "FleetEngine", "FleetRuntime", "IngestReceiver",
-                "BeekonDevice", "BeekonNet", "MicroHTTP", "HTTPMessage",
+                "BeekonDevice", "BeekonNet", "MicroHTTP", "HTTPMessage", "FleetTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

@@ -1,5 +1,6 @@
 import BeekonDevice
 import BeekonStore
+import FleetTestSupport
 import Testing
 
 @Suite("DeviceStore: persisted device state")

@@ -1,5 +1,6 @@
 import BeekonDevice
 import BeekonStore
+import FleetTestSupport
 import Foundation
 import Testing
 

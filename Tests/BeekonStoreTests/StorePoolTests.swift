@@ -1,4 +1,5 @@
 import BeekonDevice
+import FleetTestSupport
 import Foundation
 import Testing
 

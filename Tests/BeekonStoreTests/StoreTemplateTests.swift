@@ -1,4 +1,5 @@
 import BeekonDevice
+import FleetTestSupport
 import Foundation
 import SQLite
 import Testing
@@ -45,8 +46,8 @@ struct StoreTemplateTests {
             #expect(try store.readDeviceState().installID == nil)
             #expect(!store.isOpen, "a fresh store's state is known without opening it")
             #expect(store.ledger == FixLedger())
-            #expect(PrivateFileTests.mode(path) == 0o600)
-            #expect(PrivateFileTests.mode(directory.file("devices/one")) == 0o700)
+            #expect(FileMode.of(path) == 0o600)
+            #expect(FileMode.of(directory.file("devices/one")) == 0o700)
             #expect(try Self.shape(path) == Self.shape(directory.file("made/beekon.db")))
 
             var maker = FixMaker()

@@ -1,4 +1,5 @@
 import FleetEngine
+import FleetTestSupport
 import Testing
 
 @testable import FleetAdmin
@@ -8,23 +9,19 @@ import Testing
 /// from them: what a body encodes and what the document says of it cannot part.
 @Suite("Codable bodies and their generated schemas")
 struct APIBodyTests {
-    static func text(_ value: some Encodable, keys: APIKeyStyle? = nil) -> String {
-        String(decoding: APIJSON.bytes(value, keys: keys), as: UTF8.self)
-    }
-
     @Test("one body type is written camelCase for the API and snake_case for the report, map keys as they are")
     func keyStyleIsTheEncoders() {
-        let snapshot = FleetHealthSurfacesTests.snapshot()
+        let snapshot = FleetHealthExample.snapshot()
         let health = FleetHealthBody(snapshot.metrics)
-        #expect(Self.text(health).hasPrefix(#"{"notSent":{"connection-cap":3,"descriptors":0},"heldBack":7,"#))
+        #expect(APIJSON.text(health).hasPrefix(#"{"notSent":{"connection-cap":3,"descriptors":0},"heldBack":7,"#))
         #expect(
-            Self.text(health, keys: .snakeCase).hasPrefix(
+            APIJSON.text(health, keys: .snakeCase).hasPrefix(
                 #"{"not_sent":{"connection-cap":3,"descriptors":0},"held_back":7,"connection_wait_ms":{"p50":"#))
-        let report = Self.text(RunReportBody(snapshot))
-        #expect(report.contains(#""fleet_health":"# + Self.text(StatsBody(snapshot).fleetHealth, keys: .snakeCase)))
+        let report = APIJSON.text(RunReportBody(snapshot))
+        #expect(report.contains(#""fleet_health":"# + APIJSON.text(StatsBody(snapshot).fleetHealth, keys: .snakeCase)))
         let ledger = FixesBody.Ledger(snapshot.metrics.fixes)
-        #expect(report.contains(#""fixes":"# + Self.text(ledger, keys: .snakeCase)))
-        #expect(Self.text(FixesBody(snapshot.metrics.fixes)).hasPrefix(#"{"carriedOver":0,"admitted":0,"#))
+        #expect(report.contains(#""fixes":"# + APIJSON.text(ledger, keys: .snakeCase)))
+        #expect(APIJSON.text(FixesBody(snapshot.metrics.fixes)).hasPrefix(#"{"carriedOver":0,"admitted":0,"#))
     }
 
     @Test("every body's schema comes from its members' types: none is of a type without a schema")
@@ -50,28 +47,28 @@ struct APIBodyTests {
         "a nil member is written as null, an absent Omittable is left out, and a map keeps its keys' order",
         arguments: [
             (
-                text(
+                APIJSON.text(
                     DevicesEventBody(
                         changes: [.init(id: "a", state: "dead", pending: 2, lastOutcome: nil)], truncated: .absent)),
                 #"{"changes":[{"id":"a","state":"dead","pending":2,"lastOutcome":null}]}"#
             ),
             (
-                text(DevicesEventBody(changes: [], truncated: .present(true))),
+                APIJSON.text(DevicesEventBody(changes: [], truncated: .present(true))),
                 #"{"changes":[],"truncated":true}"#
             ),
             (
-                text(
+                APIJSON.text(
                     UploadsEventBody(
                         byOutcome: APIMap(sorting: ["b": 1, "a": 2, "c": 3]), latencyMs: .init(p50: 1.5, p95: 2, p99: 3)
                     )),
                 #"{"byOutcome":{"a":2,"b":1,"c":3},"latencyMs":{"p50":1.5,"p95":2,"p99":3}}"#
             ),
             (
-                text(ErrorBody(error: .init(code: .unknownField, message: "m", field: Omittable("params.ms")))),
+                APIJSON.text(ErrorBody(error: .init(code: .unknownField, message: "m", field: Omittable("params.ms")))),
                 #"{"error":{"code":"unknown_field","message":"m","field":"params.ms"}}"#
             ),
             (
-                text(ActionEventBody(action: .latency, applied: 3, at: APITime(0))),
+                APIJSON.text(ActionEventBody(action: .latency, applied: 3, at: APITime(0))),
                 #"{"action":"latency","applied":3,"at":"1970-01-01T00:00:00.000Z"}"#
             ),
         ])
@@ -81,7 +78,7 @@ struct APIBodyTests {
 
     @Test("a device's detail is one object: the summary's members, then the detail's")
     func detailMergesSummary() throws {
-        let text = Self.text(DeviceDetailBody.example)
+        let text = APIJSON.text(DeviceDetailBody.example)
         let value = try JSONValue.parse(Array(text.utf8))
         guard case .object(let members) = value else {
             Issue.record("not an object: \(text)")

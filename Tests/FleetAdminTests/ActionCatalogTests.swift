@@ -4,7 +4,6 @@ import Testing
 
 @testable import FleetAdmin
 @testable import FleetDescription
-@testable import FleetReport
 
 /// Every action is described once (`FleetAction.catalog`); the fleet file's timeline, the admin
 /// API and `GET /api/v1/actions` all follow that description.
@@ -142,24 +141,6 @@ struct ActionCatalogTests {
         for name in FleetAction.Name.allCases {
             #expect(AdminDocuments.actionTable.contains("| `\(name.rawValue)` |"))
         }
-    }
-
-    @Test("docs/report.schema.json is the run report's schema as generated, a JSON Schema 2020-12 document")
-    func reportSchemaFileIsGenerated() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let text = try String(contentsOf: root.appendingPathComponent("docs/report.schema.json"), encoding: .utf8)
-        #expect(
-            text == ReportDocuments.schema,
-            "docs/report.schema.json is out of date: run `beekon-fleet report-schema --output docs/report.schema.json`"
-        )
-        let schema = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-        #expect(schema["$schema"] as? String == "https://json-schema.org/draft/2020-12/schema")
-        let properties = try #require(schema["properties"] as? [String: Any])
-        for member in ["fixes", "uploads", "latency_ms", "thresholds", "exit_code", "groups"] {
-            #expect(properties[member] != nil, "\(member)")
-        }
-        #expect(!text.contains("nullable"), "OpenAPI 3.0's nullable is not JSON Schema")
     }
 }
 

@@ -1,31 +1,31 @@
 import Foundation
 
 /// A fresh folder for one test's database files, removed when the test is done with it.
-struct TemporaryDirectory {
+package struct TemporaryDirectory {
     /// The folder's path.
-    let path: String
+    package let path: String
 
     /// Makes a new, empty folder under the system's temporary folder.
-    init() throws {
+    package init() throws {
         path =
             FileManager.default.temporaryDirectory
-            .appendingPathComponent("beekon-store-tests-\(UUID().uuidString)").path
+            .appendingPathComponent("beekon-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
     /// The path of `name` inside the folder.
-    func file(_ name: String) -> String {
+    package func file(_ name: String) -> String {
         (path as NSString).appendingPathComponent(name)
     }
 
     /// Removes the folder and everything in it.
-    func remove() {
+    package func remove() {
         try? FileManager.default.removeItem(atPath: path)
     }
 }
 
 /// Runs `body` with a fresh temporary folder and removes the folder afterwards, pass or fail.
-func withTemporaryDirectory<Result>(_ body: (TemporaryDirectory) throws -> Result) throws -> Result {
+package func withTemporaryDirectory<Result>(_ body: (TemporaryDirectory) throws -> Result) throws -> Result {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     return try body(directory)

@@ -1,66 +1,21 @@
 import FleetEngine
+import FleetTestSupport
 import Foundation
 import Testing
 
-@testable import FleetAdmin
 @testable import FleetReport
 
 /// The server's real answer time beside the devices' virtual latency, the run's timing and the
-/// fleet's own doing (not sent, held back, cancelled, warp-timeouts, waits), on every surface:
-/// the report, its summary, CSV and HTML, `/metrics` and `GET /api/v1/stats` and `/fleet`, from
-/// a `FleetMetrics` made here (the engine's counting: `FixAccountingTests`).
-@Suite("Server latency and fleet health on every surface")
-struct FleetHealthSurfacesTests {
-    /// Uploads by outcome, heard latency (virtual ms) and the server's answer time (real ms), for
-    /// group 0 or 1.
-    static let uploads: [(outcome: TransferOutcome, group: Int, heard: Double, server: Double?)] = [
-        (.status(200), 0, 100, 20), (.status(200), 0, 100, 40), (.status(200), 1, 100, 300),
-        (.failed(.timeout), 0, 30_000, nil), (.injectedTimeout, 1, 30_000, nil),
-        (.warpTimeout, 1, 30_000, nil), (.warpTimeout, 1, 30_000, nil),
-        (.notSent(.connectionCap), 0, 30_000, nil), (.notSent(.connectionCap), 0, 30_000, nil),
-        (.notSent(.connectionCap), 1, 30_000, nil),
-    ]
-
-    static func snapshot(deterministic: Bool = true) -> FleetSnapshot {
-        var metrics = FleetMetrics()
-        metrics.uploadsByGroup = [GroupUploads(), GroupUploads()]
-        for upload in uploads {
-            metrics.uploads.record(
-                upload.outcome, latencyMillis: upload.heard, serverMillis: upload.server, realNanos: 0)
-            metrics.latency.record(upload.heard)
-            var group = GroupUploads()
-            group.byOutcome[upload.outcome, default: UploadStats.Tally()].count += 1
-            group.byOutcome[upload.outcome]!.latency.record(upload.heard)
-            group.latency.record(upload.heard)
-            if let server = upload.server {
-                group.byOutcome[upload.outcome]!.serverLatency.record(server)
-                group.serverLatency.record(server)
-                metrics.serverLatency.record(server)
-            }
-            metrics.uploadsByGroup[upload.group].merge(group)
-        }
-        // An answer its device never heard still counts as the server's time.
-        metrics.serverLatency.record(900)
-        metrics.uploadsByGroup[1].serverLatency.record(900)
-        metrics.heldBack = 7
-        metrics.connectionWait.record(50)
-        metrics.connectionWait.record(120)
-        metrics.cancelledOnWire = 4
-        metrics.pace.answerWaitSeconds = 3.25
-        metrics.pace.behindSeconds = 1.5
-        var snapshot = FleetSnapshot()
-        snapshot.name = "health"
-        snapshot.groups = ["walkers", "drivers"]
-        snapshot.deterministic = deterministic
-        snapshot.metrics = metrics
-        return snapshot
-    }
-
+/// fleet's own doing (not sent, held back, cancelled, warp-timeouts, waits) in the report, its
+/// summary, CSV and HTML, from a `FleetMetrics` made in `FleetHealthExample` (the engine's
+/// counting: `FixAccountingTests`; `/metrics` and the API: `FleetHealthAPITests`).
+@Suite("Server latency and fleet health in the report")
+struct FleetHealthReportTests {
     @Test(
         "the report has the server's real latency per group beside the heard one, the timing, and fleet health",
         arguments: [(true, "modelled"), (false, "as-answered")])
     func report(deterministic: Bool, timing: String) throws {
-        let snapshot = Self.snapshot(deterministic: deterministic)
+        let snapshot = FleetHealthExample.snapshot(deterministic: deterministic)
         let metrics = snapshot.metrics
         let body = RunReportBody(snapshot)
         #expect(body.timing.rawValue == timing)
@@ -91,7 +46,7 @@ struct FleetHealthSurfacesTests {
 
     @Test("the summary says the heard latency is virtual, the server's real, timeouts by whose, the fleet's own")
     func summary() {
-        let snapshot = Self.snapshot()
+        let snapshot = FleetHealthExample.snapshot()
         let metrics = snapshot.metrics
         let lines = RunSummary.lines(RunReportBody(snapshot))
         func ms(_ value: Double) -> String {
@@ -116,7 +71,7 @@ struct FleetHealthSurfacesTests {
                 + "(real: the server's own time)",
         ]
         for line in expected { #expect(lines.contains(line), "\(line)\n\(lines.joined(separator: "\n"))") }
-        let asAnswered = RunSummary.lines(RunReportBody(Self.snapshot(deterministic: false)))
+        let asAnswered = RunSummary.lines(RunReportBody(FleetHealthExample.snapshot(deterministic: false)))
         #expect(asAnswered.contains { $0.hasSuffix("(virtual, as heard: real × warp)") })
     }
 
@@ -132,7 +87,7 @@ struct FleetHealthSurfacesTests {
 
     @Test("CSV: server latency columns per group and outcome, in real ms; the fleet's health a row per figure")
     func csv() throws {
-        let snapshot = Self.snapshot()
+        let snapshot = FleetHealthExample.snapshot()
         let metrics = snapshot.metrics
         let rows = RunCSV.stats(snapshot).split(separator: "\r\n").map {
             $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
@@ -164,7 +119,7 @@ struct FleetHealthSurfacesTests {
 
     @Test("the HTML report has the latency table on both clocks and the fleet-health table")
     func html() {
-        let snapshot = Self.snapshot()
+        let snapshot = FleetHealthExample.snapshot()
         let page = RunHTML.page(RunReportBody(snapshot), snapshot: snapshot, chartsScript: "")
         for text in [
             "<h2>Latency: as heard (virtual) and the server's (real)</h2>", "<th>Server p50 real ms</th>",
@@ -176,52 +131,13 @@ struct FleetHealthSurfacesTests {
         }
     }
 
-    @Test("/metrics: the server's latency per group, not-sent by cause, held back, cancelled, answer wait")
-    func prometheus() throws {
-        let snapshot = Self.snapshot()
-        let metrics = snapshot.metrics
-        let text = PrometheusText.render(snapshot)
-        for (index, name) in snapshot.groups.enumerated() {
-            let count = metrics.uploadsByGroup[index].serverLatency.count
-            #expect(text.contains("\nbeekon_fleet_upload_server_latency_seconds_count{group=\"\(name)\"} \(count)\n"))
-        }
-        #expect(text.contains("\nbeekon_fleet_upload_server_latency_seconds_bucket{group=\"drivers\",le=\"+Inf\"} 2\n"))
-        #expect(text.contains("\nbeekon_fleet_upload_server_latency_seconds_bucket{group=\"walkers\",le=\"0.05\"} 2\n"))
-        for line in [
-            "# TYPE beekon_fleet_uploads_not_sent_total counter",
-            "beekon_fleet_uploads_not_sent_total{cause=\"connection-cap\"} 3",
-            "beekon_fleet_uploads_not_sent_total{cause=\"descriptors\"} 0",
-            "# TYPE beekon_fleet_requests_held_back_total counter", "beekon_fleet_requests_held_back_total 7",
-            "# TYPE beekon_fleet_requests_cancelled_on_wire_total counter",
-            "beekon_fleet_requests_cancelled_on_wire_total 4",
-            "# TYPE beekon_fleet_answer_wait_seconds_total counter", "beekon_fleet_answer_wait_seconds_total 3.25",
-        ] {
-            #expect(text.contains("\n\(line)\n"), "\(line)")
-        }
-    }
-
-    @Test("GET /api/v1/stats has the run's heard and server latency, the timing and fleet health; /fleet the timing")
-    func stats() throws {
-        let snapshot = Self.snapshot()
-        let metrics = snapshot.metrics
-        let body = StatsBody(snapshot)
-        #expect(APIBodyTests.text(body.timing) == #""modelled""#)
-        #expect(APIBodyTests.text(body.serverLatencyMs) == APIBodyTests.text(PercentilesBody(metrics.serverLatency)))
-        #expect(APIBodyTests.text(body.latencyMs) == APIBodyTests.text(PercentilesBody(metrics.latency)))
-        let wait = APIBodyTests.text(PercentilesBody(metrics.connectionWait))
-        #expect(
-            APIBodyTests.text(body.fleetHealth)
-                == #"{"notSent":{"connection-cap":3,"descriptors":0},"heldBack":7,"connectionWaitMs":"# + wait
-                + #","cancelledOnWire":4,"warpTimeouts":2,"answerWaitSeconds":3.3,"behindSeconds":1.5}"#)
-        #expect(FleetSummaryBody(snapshot).timing == .modelled)
-        #expect(FleetSummaryBody(Self.snapshot(deterministic: false)).timing == .asAnswered)
-    }
-
     @Test("a shard's record carries its timing; merged shards keep it only when they agree")
     func recordTiming() throws {
-        let modelled = RunRecord(Self.snapshot(), shard: try Shard(index: 0, count: 2), end: nil, abortedBy: nil)
+        let modelled = RunRecord(
+            FleetHealthExample.snapshot(), shard: try Shard(index: 0, count: 2), end: nil, abortedBy: nil)
         var other = RunRecord(
-            Self.snapshot(deterministic: false), shard: try Shard(index: 1, count: 2), end: nil, abortedBy: nil)
+            FleetHealthExample.snapshot(deterministic: false), shard: try Shard(index: 1, count: 2), end: nil,
+            abortedBy: nil)
         #expect(modelled.snapshot.deterministic)
         #expect(try RunRecord.merged([("a", modelled), ("b", other)]).deterministic == nil)
         other.deterministic = true
