@@ -1,6 +1,3 @@
-import HTTPMessage
-import HTTPTypes
-
 /// The `authChanges` stream's values. None carries a token.
 public enum AuthChange: Sendable, Hashable {
     /// A seed from `configure()` was adopted.

@@ -1,6 +1,3 @@
-import HTTPMessage
-import HTTPTypes
-
 /// What a device knows about its credentials beyond the tokens (spec §7).
 public struct AuthHealth: Sendable, Hashable, Codable {
     /// The token endpoint declared the credentials dead: no refresh until a new seed.

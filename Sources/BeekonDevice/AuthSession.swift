@@ -1,4 +1,3 @@
-import HTTPMessage
 import HTTPTypes
 
 /// The device's side of declarative auth (seed 05, spec §7): it adopts the `AuthConfig` seed

@@ -1,6 +1,3 @@
-import HTTPMessage
-import HTTPTypes
-
 /// The answer to `getCurrentLocation`.
 public enum CurrentLocationAnswer: Sendable, Hashable {
     /// The next OS fix, tagged `manual`.

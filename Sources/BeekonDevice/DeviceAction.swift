@@ -1,6 +1,3 @@
-import HTTPMessage
-import HTTPTypes
-
 /// What a device asks its runtime to do. The device never does I/O itself: it returns these,
 /// in order, and the runtime carries them out (store, transport, timers, streams).
 public enum DeviceAction: Sendable, Hashable {

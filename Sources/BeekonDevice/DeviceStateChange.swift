@@ -1,6 +1,3 @@
-import HTTPMessage
-import HTTPTypes
-
 /// One piece of the state a device persists with its store, so that it survives process death.
 public enum DeviceStateChange: Sendable, Hashable {
     /// Made once per install, never changed.

@@ -1,6 +1,3 @@
-import HTTPMessage
-import HTTPTypes
-
 /// The timers a device arms; at most one of each is pending.
 public enum DeviceTimer: Sendable, Hashable {
     /// The scheduled upload cadence.

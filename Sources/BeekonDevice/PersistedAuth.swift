@@ -1,6 +1,3 @@
-import HTTPMessage
-import HTTPTypes
-
 /// The auth state a device persists: the live tokens and the seed they grew from, so that a
 /// new seed from `configure()` can be told apart from the one already adopted, and the
 /// credentials' health, so that a relaunch neither revives dead credentials nor forgets the

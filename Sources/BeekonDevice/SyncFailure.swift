@@ -1,6 +1,3 @@
-import HTTPMessage
-import HTTPTypes
-
 /// Why sync stopped trying by itself.
 public enum SyncFailure: String, Sendable, Hashable {
     /// Authentication failed and cannot be fixed without `configure()` or `sync()`.

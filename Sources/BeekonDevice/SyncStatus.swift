@@ -1,6 +1,3 @@
-import HTTPMessage
-import HTTPTypes
-
 /// The `syncStatus` stream's values (spec §6).
 public enum SyncStatus: Sendable, Hashable {
     case idle

@@ -1,6 +1,3 @@
-import Foundation
-import Synchronization
-
 /// A submitted request and the closure that receives its result.
 struct HTTPPendingRequest: Sendable {
     let request: OutboundRequest

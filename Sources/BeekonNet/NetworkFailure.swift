@@ -1,5 +1,3 @@
-import HTTPTypes
-
 /// The kinds of network failure the SDK tells apart, from libcurl's result codes.
 public enum NetworkFailure: String, Sendable, Hashable, CaseIterable, Codable {
     /// The host name did not resolve.

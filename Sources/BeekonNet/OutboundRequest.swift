@@ -1,4 +1,3 @@
-import HTTPMessage
 import HTTPTypes
 
 /// One HTTP request from one emulated device: the message (`head`, swift-http-types' request,

@@ -1,6 +1,4 @@
-import BeekonDevice
 import Foundation
-import Synchronization
 
 /// The JSON coding of state values: sorted keys, so equal values are stored as equal text.
 enum DeviceStateCoding {

@@ -1,5 +1,4 @@
 import BeekonDevice
-import Foundation
 import Synchronization
 
 /// Several device-state keys to set or clear together, written in one transaction.

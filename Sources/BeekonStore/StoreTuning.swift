@@ -1,4 +1,3 @@
-import Foundation
 internal import SQLite
 
 /// The numbers that size each store's connection, chosen by measuring 1 000 stores written

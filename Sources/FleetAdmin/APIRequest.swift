@@ -1,5 +1,3 @@
-import BeekonDevice
-import FleetDescription
 import FleetReport
 
 /// A request body of the admin API: a `Decodable` type read by `BodyDecoder`, whose refusals name

@@ -1,7 +1,3 @@
-import BeekonDevice
-import FleetDescription
-import FleetReport
-
 /// One shape of a request body: the members it needs, and those it may add.
 struct APIRequestForm: Sendable {
     var required: [String]

@@ -1,5 +1,3 @@
-import BeekonDevice
-import FleetDescription
 import FleetReport
 
 /// Derives a request's members from what its `init(from:)` asks for: each key in order with the

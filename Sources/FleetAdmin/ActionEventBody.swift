@@ -1,7 +1,4 @@
-import BeekonDevice
-import BeekonStore
 import FleetDescription
-import FleetEngine
 import FleetReport
 
 /// The `action` live event: an action just applied.

@@ -1,6 +1,5 @@
 import BeekonDevice
 import FleetDescription
-import FleetReport
 
 /// The OpenAPI schemas of the action requests, generated from `FleetAction.catalog` (a part of
 /// the document's generated schemas: see `AdminSchemas`).

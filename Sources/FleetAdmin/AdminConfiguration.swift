@@ -1,10 +1,3 @@
-import BeekonDevice
-import FleetEngine
-import FleetReport
-import Foundation
-import Logging
-import MicroHTTP
-
 /// How the admin server is set up.
 public struct AdminConfiguration: Sendable {
     /// The IPv4 address to listen on (`127.0.0.1`; `0.0.0.0` needs a token).

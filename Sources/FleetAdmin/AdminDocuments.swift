@@ -1,6 +1,5 @@
 import FleetDescription
 import FleetReport
-import Foundation
 
 /// The admin API's descriptions as the server serves them, for the command line.
 public enum AdminDocuments {

@@ -1,10 +1,3 @@
-import BeekonDevice
-import FleetEngine
-import FleetReport
-import Foundation
-import Logging
-import MicroHTTP
-
 /// Why the admin server could not start; the message says what to do.
 public struct AdminError: Error, Sendable, CustomStringConvertible {
     /// What went wrong and what to do.

@@ -1,8 +1,6 @@
 import BeekonDevice
 import FleetDescription
 import FleetEngine
-import FleetReport
-import Yams
 
 /// The admin API's request bodies, read into fleet control values; every refusal names the
 /// field.

@@ -1,5 +1,4 @@
 import FleetEngine
-import FleetReport
 import MicroHTTP
 
 /// One operation of the admin server: the methods it answers, its path as docs/openapi.yaml

@@ -1,8 +1,6 @@
 import BeekonDevice
 import FleetEngine
 import FleetReport
-import Foundation
-import HTTPMessage
 import HTTPTypes
 import MicroHTTP
 

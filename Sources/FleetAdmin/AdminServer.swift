@@ -1,7 +1,4 @@
-import BeekonDevice
 import FleetEngine
-import FleetReport
-import Foundation
 import Logging
 import MicroHTTP
 

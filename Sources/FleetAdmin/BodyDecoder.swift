@@ -1,7 +1,3 @@
-import BeekonDevice
-import FleetDescription
-import FleetReport
-
 /// Reads a `JSONValue` into a `Decodable` type the way the admin API refuses a body: a member of
 /// the wrong type is `bad_type` naming it (`selector.ids[1]`), a member nobody asked for is
 /// `unknown_field` with the ones that would do, a `BodyReadable` member reads itself.

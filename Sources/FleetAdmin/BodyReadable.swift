@@ -1,5 +1,3 @@
-import BeekonDevice
-import FleetDescription
 import FleetReport
 
 /// A member type that reads itself from its JSON value, naming `field` when it refuses it: a

@@ -1,7 +1,4 @@
 import BeekonDevice
-import BeekonStore
-import FleetDescription
-import FleetEngine
 import FleetReport
 
 /// A device's SDK configuration with every secret (header values, tokens, refresh payload and

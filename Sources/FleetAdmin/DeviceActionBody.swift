@@ -1,9 +1,3 @@
-import BeekonDevice
-import FleetDescription
-import FleetEngine
-import FleetReport
-import Yams
-
 /// `POST /api/v1/devices/{id}/actions`'s body (its schema, one shape per action, is
 /// `ActionSchemas`'s).
 struct DeviceActionBody: APIRequest {

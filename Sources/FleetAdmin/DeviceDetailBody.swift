@@ -1,6 +1,5 @@
 import BeekonDevice
 import BeekonStore
-import FleetDescription
 import FleetEngine
 import FleetReport
 

@@ -1,7 +1,5 @@
 import BeekonDevice
 import FleetEngine
-import FleetReport
-import Foundation
 
 /// `GET /api/v1/devices`' query: filters, a sort, and a page.
 struct DeviceQuery {

@@ -1,6 +1,4 @@
 import BeekonDevice
-import BeekonStore
-import FleetDescription
 import FleetEngine
 import FleetReport
 

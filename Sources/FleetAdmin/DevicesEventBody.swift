@@ -1,7 +1,3 @@
-import BeekonDevice
-import BeekonStore
-import FleetDescription
-import FleetEngine
 import FleetReport
 
 /// The `devices` live event: devices whose state, pending count or last outcome changed.

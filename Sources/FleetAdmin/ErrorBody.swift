@@ -1,7 +1,3 @@
-import BeekonDevice
-import BeekonStore
-import FleetDescription
-import FleetEngine
 import FleetReport
 
 /// Every error answer: `{"error": {"code", "message", "field"?}}`.

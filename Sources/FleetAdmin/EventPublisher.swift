@@ -1,4 +1,3 @@
-import BeekonDevice
 import FleetEngine
 import FleetReport
 import Foundation

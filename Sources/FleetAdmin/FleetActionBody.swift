@@ -1,9 +1,3 @@
-import BeekonDevice
-import FleetDescription
-import FleetEngine
-import FleetReport
-import Yams
-
 /// `POST /api/v1/fleet/actions`'s body: an action and the devices it picks.
 struct FleetActionBody: APIRequest {
     var action: String?

@@ -1,8 +1,5 @@
-import BeekonDevice
 import FleetDescription
-import FleetEngine
 import FleetReport
-import Yams
 
 /// `PATCH /api/v1/fleet`'s body.
 struct FleetPatchRequest: APIRequest {

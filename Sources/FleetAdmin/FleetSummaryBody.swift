@@ -1,6 +1,3 @@
-import BeekonDevice
-import BeekonStore
-import FleetDescription
 import FleetEngine
 import FleetReport
 

@@ -1,5 +1,4 @@
 import BeekonDevice
-import FleetDescription
 import FleetReport
 
 /// A geofence as a request and a fleet file give it.

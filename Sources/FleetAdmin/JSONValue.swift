@@ -1,5 +1,4 @@
 import BeekonDevice
-import FleetReport
 import JSON
 import Yams
 

@@ -1,6 +1,4 @@
 import BeekonDevice
-import FleetDescription
-import FleetReport
 
 /// What a `Ranged` number's range is.
 protocol NumberField: Sendable {

@@ -1,5 +1,4 @@
 import BeekonDevice
-import FleetDescription
 import FleetReport
 
 /// A number in its field's one range (whole when the range is): anything else is refused naming

@@ -1,5 +1,3 @@
-import BeekonDevice
-import FleetDescription
 import FleetReport
 
 /// A member passed on as it came, to a reader of its own (a group spec, an action's params).

@@ -1,6 +1,3 @@
-import FleetReport
-import Foundation
-import HTTPMessage
 import HTTPTypes
 import MicroHTTP
 

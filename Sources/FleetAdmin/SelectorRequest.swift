@@ -1,8 +1,5 @@
-import BeekonDevice
 import FleetDescription
-import FleetEngine
 import FleetReport
-import Yams
 
 /// Which devices a fleet action picks: exactly one of `all`, `group`, `fraction` (+ `seed`),
 /// `ids`, `state`.

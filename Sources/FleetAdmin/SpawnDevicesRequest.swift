@@ -1,8 +1,5 @@
-import BeekonDevice
-import FleetDescription
 import FleetEngine
 import FleetReport
-import Yams
 
 /// `POST /api/v1/devices`'s body: copies of a group, or a new group.
 struct SpawnDevicesRequest: APIRequest {

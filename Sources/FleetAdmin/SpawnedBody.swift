@@ -1,7 +1,3 @@
-import BeekonDevice
-import BeekonStore
-import FleetDescription
-import FleetEngine
 import FleetReport
 
 /// A spawn's answer: the new devices' ids.

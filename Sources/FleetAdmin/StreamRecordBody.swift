@@ -1,7 +1,3 @@
-import BeekonDevice
-import BeekonStore
-import FleetDescription
-import FleetEngine
 import FleetReport
 
 /// A value of a device's SDK stream: `{"at", "stream": "syncStatus", "status", …}` or

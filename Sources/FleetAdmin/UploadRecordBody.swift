@@ -1,7 +1,3 @@
-import BeekonDevice
-import BeekonStore
-import FleetDescription
-import FleetEngine
 import FleetReport
 
 /// One upload as its device heard it.

@@ -1,7 +1,3 @@
-import BeekonDevice
-import BeekonStore
-import FleetDescription
-import FleetEngine
 import FleetReport
 
 /// `GET /api/v1/devices/{id}/uploads`.

@@ -1,7 +1,5 @@
-import FleetReport
 import FleetRuntime
 import Foundation
-import HTTPTypes
 import MicroHTTP
 
 /// Where the page (`web/`) and the OpenAPI file (`docs/openapi.yaml`) are, and how they are

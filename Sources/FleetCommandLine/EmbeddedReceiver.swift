@@ -1,5 +1,4 @@
 import BeekonStore
-import Foundation
 import IngestReceiver
 
 /// The reference receiver `run` starts when the fleet has nowhere to upload (and `beekon-bench

@@ -1,6 +1,5 @@
 import BeekonDevice
 import FleetDescription
-import FleetEngine
 
 /// Reads numeric flags through their field's `NumberRange`: a bad value stops the command
 /// with exit code 64 and `The value 'nan' is invalid for '--warp <warp>': "nan" is not a

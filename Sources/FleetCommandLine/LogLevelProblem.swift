@@ -1,5 +1,3 @@
-import ArgumentParser
-import Foundation
 import Logging
 
 /// A value that names no log level; says which names do.

@@ -1,6 +1,4 @@
 import ArgumentParser
-import Foundation
-import Logging
 
 /// A command that takes `--log-level` (as `@OptionGroup var logging: LogLevelOptions`).
 public protocol LoggingCommand: ParsableCommand {

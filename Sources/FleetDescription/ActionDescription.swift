@@ -1,5 +1,3 @@
-import BeekonDevice
-
 /// What an action does and takes, for every reader and every document.
 public struct ActionDescription: Sendable {
     public let name: FleetAction.Name

@@ -1,6 +1,3 @@
-import BeekonDevice
-import FleetRoutes
-
 /// One entry of the fault timeline.
 public struct FaultEntry: Sendable, Hashable {
     /// When, ms after the clock's start.

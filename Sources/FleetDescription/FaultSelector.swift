@@ -1,5 +1,4 @@
 import BeekonDevice
-import FleetRoutes
 
 /// Which devices a fault or an admin action applies to.
 public enum FaultSelector: Sendable, Hashable {

@@ -1,5 +1,3 @@
-import FleetRoutes
-
 /// Every problem found in a fleet file (validation does not stop at the first).
 public struct FleetFileProblems: Error, Sendable, Hashable, CustomStringConvertible {
     /// In file order.

@@ -1,5 +1,4 @@
 import BeekonDevice
-import FleetRoutes
 
 /// Values a group gives its devices per platform (`sdkVersion`, `osVersion`), assigned
 /// round-robin: each platform's devices of the group in the order they are made.

@@ -1,5 +1,4 @@
 import BeekonDevice
-import Foundation
 
 /// A pass/fail criterion of a run, as k6 has them: `upload.latency.p99 < 500ms`,
 /// `upload.errors.rate < 0.01`, `fixes.lost == 0`. Given with `--threshold` (repeatable) and in

@@ -1,6 +1,3 @@
-import BeekonDevice
-import Foundation
-
 /// Why a threshold cannot be read: the expression, what is wrong, and what was expected.
 public struct ThresholdProblem: Error, Sendable, Hashable, CustomStringConvertible {
     public var expression: String

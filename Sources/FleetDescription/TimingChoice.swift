@@ -1,6 +1,3 @@
-import BeekonDevice
-import FleetRoutes
-
 /// How long an upload or token refresh takes on the virtual clock, as chosen (`run --timing`,
 /// `clock.timing`); the engine resolves it into its `TransferTiming`.
 public enum TimingChoice: String, Sendable, Hashable, CaseIterable {

@@ -1,5 +1,3 @@
-import BeekonDevice
-import BeekonStore
 import FleetDescription
 
 /// A fault or admin action that ran.

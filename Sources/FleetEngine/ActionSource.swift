@@ -1,7 +1,3 @@
-import BeekonDevice
-import BeekonStore
-import FleetDescription
-
 /// Where an action, or the fault it began, came from.
 public enum ActionSource: String, Sendable, Hashable, Codable, CaseIterable {
     /// The fleet file's fault timeline.

@@ -1,7 +1,3 @@
-import BeekonDevice
-import BeekonStore
-import FleetDescription
-
 /// A device's auth session, as far as it may be shown: state and instants, never a token.
 public struct AuthView: Sendable, Hashable {
     /// The session's state.

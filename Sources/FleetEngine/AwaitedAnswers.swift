@@ -1,10 +1,3 @@
-import BeekonDevice
-import BeekonNet
-import BeekonStore
-import FleetDescription
-import FleetRoutes
-import Foundation
-
 /// The transfers a device has out, and the answer its events wait for.
 package struct AwaitedAnswers {
     /// The transfers it has out, by number (see `FleetLoop.transfers`).

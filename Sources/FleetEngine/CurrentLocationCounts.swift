@@ -1,7 +1,3 @@
-import BeekonDevice
-import FleetDescription
-import Foundation
-
 /// How the fleet's `getCurrentLocation` calls were answered.
 public struct CurrentLocationCounts: Sendable, Hashable, Codable {
     /// With the next OS fix.

@@ -1,6 +1,4 @@
 import BeekonDevice
-import FleetDescription
-import Foundation
 
 /// The last answer a device's `getCurrentLocation` got, for its detail.
 public struct CurrentLocationRecord: Sendable, Hashable {

@@ -1,7 +1,3 @@
-import BeekonDevice
-import BeekonStore
-import FleetDescription
-
 /// Why a device's store fails, as the admin API shows it.
 /// A device's listed state, pending count or last outcome as it became: one entry of the loop's
 /// change log.

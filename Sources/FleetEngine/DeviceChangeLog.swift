@@ -1,7 +1,3 @@
-import BeekonDevice
-import BeekonStore
-import FleetDescription
-
 /// The loop's change log, oldest first, numbered without gaps, in chunks shared with the
 /// snapshots published from it.
 ///

@@ -1,5 +1,4 @@
 import BeekonDevice
-import FleetDescription
 import FleetRoutes
 
 /// Who the fleet's devices are and who is still to come: each device's slot by id and install

@@ -1,9 +1,4 @@
 import BeekonDevice
-import BeekonNet
-import BeekonStore
-import FleetDescription
-import FleetRoutes
-import Foundation
 
 /// One emulated phone in the loop: its SDK state machine and the parts around it (what phone it
 /// is, its world, its OS's switches, its network's faults, its store, what it recently did, and

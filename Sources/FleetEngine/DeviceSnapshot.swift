@@ -1,6 +1,5 @@
 import BeekonDevice
 import BeekonStore
-import FleetDescription
 
 /// One device as the admin API shows it: never its tokens.
 public struct DeviceSnapshot: Sendable {

@@ -1,7 +1,3 @@
-import BeekonDevice
-import BeekonStore
-import FleetDescription
-
 public struct DeviceStoreError: Sendable, Hashable {
     /// The cause: `full`, `tooManyOpenFiles`, `ioError`, `readOnly`, `corrupt`, `busy`, … (the
     /// raw values of `StoreError.Kind`).

@@ -1,7 +1,3 @@
-import BeekonDevice
-import BeekonStore
-import FleetDescription
-
 /// Every device slot's `DeviceSnapshot`, by slot: what the loop keeps from one publication to
 /// the next, rewriting only the devices something happened to (`FleetLoop.recordChanges`).
 ///

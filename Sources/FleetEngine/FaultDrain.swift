@@ -1,4 +1,3 @@
-import BeekonStore
 import FleetDescription
 
 /// How long the backlog took to drain after a fault ended (the timeline's or the API's, measured

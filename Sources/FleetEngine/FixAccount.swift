@@ -1,5 +1,4 @@
 import BeekonStore
-import FleetDescription
 
 /// Where the fixes of a run went, for the fleet or one group: the stores' ledgers (see
 /// `FixLedger`) added up from the run's start, with what the stores already held then.

@@ -1,6 +1,3 @@
-import BeekonStore
-import FleetDescription
-
 /// One of the run's own counts of fixes beside the stores' ledger, described once: the API's
 /// `fixes`, the run report, the CSV's fixes file, `/metrics` and the merge of shards all read
 /// `FixAccount.counters`. A new count is a stored property of `FixAccount` and a row there, then

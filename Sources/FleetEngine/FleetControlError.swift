@@ -1,6 +1,3 @@
-import BeekonDevice
-import FleetDescription
-
 /// Why a fleet control command was refused: a kind the admin API turns into a status, a
 /// message that says what to do, and the request field at fault.
 public struct FleetControlError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,5 +1,3 @@
-import Logging
-
 /// What the engine asks its driver to do in the world. The engine appends effects as it
 /// advances; the driver drains them (`FleetLoop.takeEffects()`) after each step and carries
 /// them out in order.

@@ -2,7 +2,6 @@ import BeekonDevice
 import BeekonNet
 import BeekonStore
 import FleetRoutes
-import Foundation
 
 extension FleetLoop {
     /// Carries out a device's actions in order; answers that come straight from the store

@@ -1,8 +1,6 @@
 import BeekonDevice
-import BeekonStore
 import FleetDescription
 import FleetRoutes
-import Foundation
 
 /// The fleet control API's side in the loop: each command runs between turns, on the loop's
 /// thread, with the same functions the fault timeline uses.

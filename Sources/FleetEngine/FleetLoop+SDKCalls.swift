@@ -1,6 +1,4 @@
 import BeekonDevice
-import FleetDescription
-import Foundation
 
 extension FleetLoop {
     /// Starts a `gpsJump` on the device's provider until `until`; without a bearing, each jump

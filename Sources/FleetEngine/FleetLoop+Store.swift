@@ -1,6 +1,5 @@
 import BeekonDevice
 import BeekonStore
-import Foundation
 
 extension FleetLoop {
     /// Counts a store failure by cause, logs it (rate-limited), and puts the device into

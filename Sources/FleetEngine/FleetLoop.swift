@@ -1,9 +1,7 @@
 import BeekonDevice
-import BeekonNet
 import BeekonStore
 import FleetDescription
 import FleetRoutes
-import Foundation
 
 /// The fleet engine: devices, stores, timers, transfers in flight, faults, the world and metrics,
 /// advanced only by what its driver tells it, on the virtual clock: `start`, `runDue(until:)`

@@ -1,6 +1,3 @@
-import BeekonDevice
-import Foundation
-
 /// How the run keeps up with its warp: measured over its last real seconds (`PaceMeter`), with
 /// what the whole run has been through so far.
 public struct FleetPace: Sendable, Hashable, Codable {

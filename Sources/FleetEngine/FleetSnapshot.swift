@@ -1,6 +1,4 @@
-import BeekonDevice
 import BeekonStore
-import FleetDescription
 
 /// The fleet as the loop last published it, a few times a second and after every command:
 /// what the admin API reads, without ever waiting on the loop.

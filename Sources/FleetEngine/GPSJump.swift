@@ -1,5 +1,4 @@
 import BeekonDevice
-import FleetDescription
 import Foundation
 
 /// A `gpsJump` while it lasts: every fix the OS provider makes is moved `meters` along

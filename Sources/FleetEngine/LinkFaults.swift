@@ -1,9 +1,4 @@
 import BeekonDevice
-import BeekonNet
-import BeekonStore
-import FleetDescription
-import FleetRoutes
-import Foundation
 
 /// The `latency` and `timeouts` faults on a device's transfers.
 struct LinkFaults {

@@ -1,5 +1,3 @@
-import BeekonStore
-
 /// The devices' stores as the loop keeps them: the driver's shelf they come from, the rows
 /// waiting to share one commit per device, and the store errors held back from the log.
 struct LoopStorage {

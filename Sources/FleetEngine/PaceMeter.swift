@@ -1,6 +1,3 @@
-import BeekonDevice
-import Foundation
-
 /// Measures the run's pace from readings the driver takes about once a real second: the real
 /// clock (ns), the virtual time reached (ms) and the timers' lateness since the last reading.
 ///

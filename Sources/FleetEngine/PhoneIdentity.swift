@@ -1,9 +1,4 @@
 import BeekonDevice
-import BeekonNet
-import BeekonStore
-import FleetDescription
-import FleetRoutes
-import Foundation
 
 /// What phone a device is: the platform, model, OS release and SDK version it reports, and its
 /// place in its group.

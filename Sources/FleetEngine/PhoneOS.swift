@@ -1,10 +1,3 @@
-import BeekonDevice
-import BeekonNet
-import BeekonStore
-import FleetDescription
-import FleetRoutes
-import Foundation
-
 /// The OS's switches a user or fault flips, and the app's process.
 struct PhoneOS {
     var permissionGranted = true

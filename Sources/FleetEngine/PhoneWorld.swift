@@ -1,9 +1,5 @@
 import BeekonDevice
-import BeekonNet
-import BeekonStore
-import FleetDescription
 import FleetRoutes
-import Foundation
 
 /// A phone's world: its route and where it is along it, and its OS's location provider with
 /// the accuracy the SDK asked of it and the faults on its fixes.

@@ -1,10 +1,3 @@
-import BeekonDevice
-import BeekonNet
-import BeekonStore
-import FleetDescription
-import FleetRoutes
-import Foundation
-
 /// What a device did recently, as the admin API shows it.
 package struct RecentActivity {
     /// The most recent uploads, oldest first (as many as `DeviceRoster.recentCapacity`).

@@ -1,5 +1,3 @@
-import BeekonDevice
-
 /// How far each unit's figures are rounded wherever they are shown (the API, the report, its CSV
 /// and HTML, thresholds' texts): one place per unit, so two surfaces never disagree.
 public enum Rounding {

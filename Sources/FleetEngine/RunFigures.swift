@@ -1,6 +1,3 @@
-import BeekonDevice
-import FleetDescription
-
 /// What thresholds and reports read of a run, for the whole fleet or one group.
 public struct RunFigures: Sendable {
     /// Upload outcomes with their latency.

@@ -1,5 +1,4 @@
 import BeekonDevice
-import BeekonNet
 import BeekonStore
 import FleetDescription
 

@@ -1,6 +1,3 @@
-import BeekonDevice
-import FleetDescription
-
 /// Why records could not be merged.
 public struct RunRecordProblem: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String

@@ -1,9 +1,4 @@
-import BeekonDevice
-import BeekonNet
 import BeekonStore
-import FleetDescription
-import FleetRoutes
-import Foundation
 
 /// A device's store and how it fares.
 package struct SlotStorage {

@@ -1,4 +1,3 @@
-import BeekonDevice
 import FleetDescription
 
 /// One group's stages on the virtual clock: straight lines from one device count to the next.

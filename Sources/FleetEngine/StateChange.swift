@@ -1,6 +1,4 @@
 import BeekonDevice
-import BeekonStore
-import FleetDescription
 
 /// A state a device passed into.
 public struct StateChange: Sendable, Hashable {

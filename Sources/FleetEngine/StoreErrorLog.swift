@@ -1,6 +1,4 @@
-import BeekonDevice
 import BeekonStore
-import Foundation
 
 /// Store errors for the log, at most one line per cause per real minute, each line telling how
 /// many more of that cause it stands for.

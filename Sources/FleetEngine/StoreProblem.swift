@@ -1,6 +1,5 @@
 import BeekonDevice
 import BeekonStore
-import Foundation
 
 /// Why a device is in `storeError`: its store's last failure, until a write succeeds again.
 struct StoreProblem: Sendable, Hashable {

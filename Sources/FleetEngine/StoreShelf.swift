@@ -1,6 +1,3 @@
-import BeekonDevice
-import BeekonStore
-
 /// Where the engine's device stores come from: the driver's side of `DeviceStorage`.
 package protocol StoreShelf: AnyObject {
     /// The store of the device with `installID` (opened on first use, so making one is cheap).

@@ -1,6 +1,4 @@
 import BeekonDevice
-import BeekonStore
-import FleetDescription
 
 /// A value a device's SDK emitted on one of its streams (spec §6): `syncStatus` or `authChanges`.
 public struct StreamRecord: Sendable, Hashable {

@@ -1,7 +1,3 @@
-import BeekonDevice
-import BeekonStore
-import FleetDescription
-
 /// Where a device's sync engine is, as the admin API shows it (the SDK's own `syncStatus`
 /// stream is `BeekonDevice.SyncStatus`).
 public struct SyncView: Sendable, Hashable {

@@ -1,4 +1,3 @@
-import BeekonDevice
 import FleetDescription
 
 /// A threshold checked against a run's figures: the value it measured (nil when there was

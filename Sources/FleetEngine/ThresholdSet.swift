@@ -1,4 +1,3 @@
-import BeekonDevice
 import FleetDescription
 
 /// The thresholds a run is checked against: the command line's and the fleet file's, or, with

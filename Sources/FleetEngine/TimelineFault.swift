@@ -1,4 +1,3 @@
-import BeekonStore
 import FleetDescription
 
 /// A fault as it ran, from the fleet file's timeline or the admin API: when it began, how many

@@ -1,4 +1,3 @@
-import BeekonDevice
 import FleetDescription
 
 /// A fault as the run stands, the fleet file's (upcoming, on, or over) or one the API began.

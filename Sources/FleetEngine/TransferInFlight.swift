@@ -1,6 +1,4 @@
 import BeekonDevice
-import BeekonNet
-import HTTPTypes
 
 /// An upload or token refresh from the moment the device sends it until the device hears how it
 /// ended, by transfer number. The SDK's timeout, injected latency and injected timeouts all

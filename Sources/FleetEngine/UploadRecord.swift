@@ -1,6 +1,4 @@
 import BeekonDevice
-import BeekonStore
-import FleetDescription
 
 /// One upload's end, as the device's recent history keeps it.
 public struct UploadRecord: Sendable, Hashable {

@@ -1,5 +1,3 @@
-import BeekonDevice
-
 /// One of the admin API's bodies: a `Codable` type whose schema is derived from the members it
 /// encodes, in order, with their static types (see `APISchemaRecorder`), plus what `notes` says
 /// of each. A `component` is written once under `components.schemas` and referred to elsewhere.

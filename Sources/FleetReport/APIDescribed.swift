@@ -1,5 +1,3 @@
-import BeekonDevice
-
 /// A type whose JSON form has a schema: the admin API's bodies and what they are made of.
 package protocol APIDescribed {
     static var apiSchema: APISchema { get }

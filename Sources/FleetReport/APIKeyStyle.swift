@@ -1,5 +1,3 @@
-import BeekonDevice
-
 /// How members are named in JSON: the admin API's camelCase, or the run report's snake_case (a
 /// file other tools read, as k6's and Locust's exports). A body's type spells its members once, in
 /// camelCase; the encoder writes them in the style it is given. A map's keys (`MemberName`) are

@@ -1,5 +1,3 @@
-import BeekonDevice
-
 /// An object of any keys, in a fixed order (a dictionary's would change from run to run).
 package struct APIMap<Value: Encodable & Sendable & APIDescribed>: Encodable, Sendable, APIDescribed {
     var entries: [(key: String, value: Value)]

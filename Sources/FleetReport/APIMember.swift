@@ -1,5 +1,3 @@
-import BeekonDevice
-
 /// A member of an object schema.
 package struct APIMember: Sendable {
     package var name: String

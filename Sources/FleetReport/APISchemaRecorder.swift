@@ -1,5 +1,3 @@
-import BeekonDevice
-
 /// Derives an `APIBody`'s members from what its `encode(to:)` does with an example value: each
 /// member's name in order (in the key style it is recorded in) and its schema from its static type
 /// (`APIDescribed`), nullable when encoded as an optional. A member of a type with no schema is

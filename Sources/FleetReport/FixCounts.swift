@@ -1,4 +1,3 @@
-import BeekonStore
 import FleetEngine
 
 /// Some of the run's own counts of one account (`FixAccount.counters`), written as members of the

@@ -1,5 +1,4 @@
 import BeekonStore
-import FleetEngine
 
 // The figures the admin API and the run report both show, one type each: the API writes them in
 // camelCase, the report in snake_case (`APIKeyStyle`, the encoder's choice). Where the report

@@ -1,4 +1,3 @@
-import BeekonStore
 import FleetEngine
 
 /// What the fleet itself did to its requests (its limits, its timing, its pace) over the run:

@@ -1,5 +1,3 @@
-import BeekonDevice
-
 /// A member name known only when encoding (a map's keys, an action's parameters).
 package struct MemberName: CodingKey {
     package var stringValue: String

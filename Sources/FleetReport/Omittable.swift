@@ -1,5 +1,3 @@
-import BeekonDevice
-
 /// A member left out of its object when absent, rather than written as `null`: the schema lists
 /// it as not required.
 package enum Omittable<Wrapped: Encodable & APIDescribed>: Encodable, OmittableMember {

@@ -1,4 +1,3 @@
-import BeekonStore
 import FleetEngine
 
 /// Latency percentiles in milliseconds (zeros when there were none).

@@ -1,6 +1,5 @@
 import BeekonDevice
 import FleetEngine
-import Foundation
 
 /// `run --csv PREFIX`: the run as CSV files, as Locust's `--csv` writes them: `PREFIX_stats.csv`
 /// (a row per group and upload outcome, and an `Aggregated` row per group and for the fleet),

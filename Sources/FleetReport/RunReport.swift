@@ -1,4 +1,3 @@
-import FleetDescription
 import FleetEngine
 
 /// A run's report: `run --report FILE` at its end and `GET /api/v1/report` live. Its members are

@@ -1,7 +1,6 @@
 import BeekonDevice
 import FleetDescription
 import FleetEngine
-import Foundation
 
 /// The end-of-run summary `run` prints, in a terminal's width, from the report itself, so the
 /// two never disagree (k6's end-of-test summary is the model).

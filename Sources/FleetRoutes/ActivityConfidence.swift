@@ -1,5 +1,3 @@
-import BeekonDevice
-
 /// How sure a recognizer is of its activity, in iOS's words (`CMMotionActivityConfidence`).
 public enum ActivityConfidence: String, Sendable, Hashable, CaseIterable, Comparable {
     case low

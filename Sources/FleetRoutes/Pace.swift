@@ -1,6 +1,3 @@
-import BeekonDevice
-import Foundation
-
 /// How fast the person carrying the phone goes, by what they are doing (issue #4's defaults).
 public enum Pace: String, Sendable, Hashable, CaseIterable, Codable {
     case walk

@@ -1,5 +1,4 @@
 import BeekonDevice
-import Foundation
 
 /// How the emulated OS location provider behaves: fix cadence and accuracy per request, and
 /// the realistic trouble (tunnels, urban canyons). Defaults are realistic; all configurable.

@@ -1,6 +1,3 @@
-import BeekonDevice
-import Foundation
-
 /// Where the phone really is at an instant, as the route and the motion say.
 public struct TruePosition: Sendable, Hashable {
     public var latitude: Double

@@ -1,6 +1,5 @@
 import BeekonDevice
 import BeekonNet
-import BeekonStore
 import FleetDescription
 import FleetEngine
 import Foundation

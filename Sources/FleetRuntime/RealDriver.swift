@@ -2,8 +2,6 @@ import BeekonDevice
 import BeekonNet
 import FleetDescription
 import FleetEngine
-import Foundation
-import HTTPTypes
 import Logging
 
 /// The real driver: runs the engine on wall time × warp (`FleetClock`), and carries its effects

@@ -1,6 +1,4 @@
-import BeekonNet
 import FleetEngine
-import Foundation
 import Synchronization
 
 /// The data folder's files that speak for the whole fleet, written for every loop of the run:

@@ -1,10 +1,5 @@
-import BeekonDevice
 import BeekonNet
-import FleetDescription
-import FleetEngine
-import Foundation
 import HTTPTypes
-import Synchronization
 
 /// How the simulated network answers a request, on virtual time.
 public enum SimulatedAnswer: Sendable {

@@ -2,9 +2,7 @@ import BeekonDevice
 import BeekonNet
 import FleetDescription
 import FleetEngine
-import Foundation
 import HTTPTypes
-import Synchronization
 
 /// The simulated driver: runs the fleet engine on virtual time alone, with no sockets, no
 /// sleeps and no wall clock. Time jumps from one event to the next (a timer, an answer, an

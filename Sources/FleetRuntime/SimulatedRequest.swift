@@ -1,10 +1,4 @@
-import BeekonDevice
 import BeekonNet
-import FleetDescription
-import FleetEngine
-import Foundation
-import HTTPTypes
-import Synchronization
 
 /// A request as the simulated network sees it.
 public struct SimulatedRequest: Sendable {

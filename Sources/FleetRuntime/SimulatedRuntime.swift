@@ -1,9 +1,6 @@
 import BeekonDevice
-import BeekonNet
 import FleetDescription
 import FleetEngine
-import Foundation
-import HTTPTypes
 import Synchronization
 
 /// The simulated driver behind the control API (`FleetControl`), for tests of what drives a

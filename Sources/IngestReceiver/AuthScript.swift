@@ -1,5 +1,3 @@
-import BeekonDevice
-
 /// Bearer-token checking on the ingest path.
 public struct AuthScript: Sendable, Hashable {
     /// Answer 401 unless `Authorization` carries a token in `tokens` or one the token endpoint

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 internal import SQLite
 import Synchronization

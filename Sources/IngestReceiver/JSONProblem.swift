@@ -1,5 +1,3 @@
-import JSON
-
 /// Why a body is not JSON the receiver will read: the byte offset and what is wrong there.
 struct JSONProblem: Error, Sendable, Hashable, CustomStringConvertible {
     var offset: Int

@@ -1,5 +1,3 @@
-import BeekonDevice
-
 /// One share of a status mix: this outcome for this percentage of uploads.
 public struct MixEntry: Sendable, Hashable {
     /// What those uploads get.

@@ -1,5 +1,3 @@
-import BeekonDevice
-
 /// A scripted answer other than the normal one.
 public enum ScriptedOutcome: Sendable, Hashable, CustomStringConvertible {
     /// Answer this status. A 2xx status stores the upload first; others do not (unless

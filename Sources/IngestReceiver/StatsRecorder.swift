@@ -1,5 +1,3 @@
-import BeekonDevice
-
 /// Accumulates `IngestStats` under the receiver's lock; fix ages kept in a bounded ring.
 ///
 /// The ages are samples, not an HdrHistogram as the fleet's latencies are: the percentiles are

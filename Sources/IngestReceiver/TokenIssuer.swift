@@ -1,5 +1,4 @@
 import BeekonDevice
-import Foundation
 
 /// The tokens this receiver issued and accepts: access tokens with their expiry, refresh tokens,
 /// and the configured ones. Token text comes from a SplitMix64 seeded by the run seed, so a run

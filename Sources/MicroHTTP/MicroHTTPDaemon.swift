@@ -1,5 +1,4 @@
 internal import CMicroHTTPD
-import Dispatch
 import Foundation
 import HTTPMessage
 import HTTPTypes

@@ -6,7 +6,6 @@ import FleetCommandLine
 import FleetEngine
 import FleetRuntime
 import Foundation
-import HTTPTypes
 
 /// `beekon-bench admin`: admin API latency while a fleet runs.
 struct BenchAdmin: ParsableCommand {

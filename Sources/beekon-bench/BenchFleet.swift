@@ -1,9 +1,6 @@
 import ArgumentParser
 import BeekonDevice
 import FleetCommandLine
-import Foundation
-import MicroHTTP
-import Synchronization
 
 /// `beekon-bench fleet`: a whole fleet against a loopback server that answers 204 at once.
 struct BenchFleet: ParsableCommand {

@@ -1,10 +1,7 @@
 import ArgumentParser
-import BeekonNet
-import BeekonStore
 import FleetCommandLine
 import FleetDescription
 import FleetEngine
-import FleetRuntime
 import Foundation
 
 /// The bench fleet's settings that every fleet benchmark shares: how many devices, how fast,

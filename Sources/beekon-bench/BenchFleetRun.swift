@@ -1,6 +1,4 @@
-import ArgumentParser
 import BeekonNet
-import BeekonStore
 import FleetCommandLine
 import FleetDescription
 import FleetEngine

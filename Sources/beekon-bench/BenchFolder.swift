@@ -1,9 +1,3 @@
-import ArgumentParser
-import BeekonDevice
-import BeekonNet
-import BeekonStore
-import FleetCommandLine
-import FleetDescription
 import Foundation
 
 /// A folder for a benchmark's files: the one given, or a new temporary one that is removed after.

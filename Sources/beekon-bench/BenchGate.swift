@@ -1,11 +1,4 @@
 import ArgumentParser
-import BeekonNet
-import BeekonStore
-import FleetCommandLine
-import FleetDescription
-import FleetEngine
-import FleetRuntime
-import Foundation
 
 /// Which gate the bench fleet's devices use.
 enum BenchGate: String, ExpressibleByArgument, CaseIterable {

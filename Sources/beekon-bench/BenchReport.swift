@@ -1,5 +1,4 @@
 import BeekonDevice
-import Foundation
 
 /// The figures a benchmark measured, printed as aligned text or as one JSON object.
 ///

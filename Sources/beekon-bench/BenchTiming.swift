@@ -1,9 +1,7 @@
 import ArgumentParser
 import BeekonDevice
-import BeekonNet
 import FleetCommandLine
 import FleetDescription
-import FleetEngine
 import FleetRuntime
 import Foundation
 import IngestReceiver

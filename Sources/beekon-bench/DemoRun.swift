@@ -1,5 +1,3 @@
-import ArgumentParser
-import BeekonDevice
 import BeekonNet
 import FleetCommandLine
 import FleetDescription

@@ -1,10 +1,4 @@
-import ArgumentParser
 import BeekonDevice
-import BeekonNet
-import BeekonStore
-import FleetCommandLine
-import FleetDescription
-import Foundation
 
 /// A realistic stream of fixes for benchmarks: a walk with GPS noise, one fix per second.
 struct FixSource {

@@ -1,5 +1,4 @@
 import FleetCommandLine
-import FleetRuntime
 import Foundation
 
 /// The locustfile's steady window: the second half of its run time, as it wrote it.

@@ -1,8 +1,4 @@
-import ArgumentParser
-import BeekonNet
-import FleetCommandLine
 import Foundation
-import Synchronization
 
 /// A minimal blocking HTTP/1.1 client over one loopback socket, so the bench controls every
 /// connection (its source address, when it is opened, that it stays idle).

@@ -1,7 +1,4 @@
-import ArgumentParser
-import BeekonDevice
 import FleetCommandLine
-import Foundation
 import MicroHTTP
 import Synchronization
 

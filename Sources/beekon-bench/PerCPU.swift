@@ -1,7 +1,3 @@
-import FleetCommandLine
-import FleetRuntime
-import Foundation
-
 /// Work per CPU-second, side by side.
 enum PerCPU {
     /// How many times more `count` per CPU-second `cpu` is than `otherCount` per `otherCPU`:

@@ -1,6 +1,3 @@
-import BeekonDevice
-import Foundation
-
 /// What the kernel says about a process's memory.
 enum ProcessMemory {
     /// This process's resident set size in KiB (`VmRSS` of /proc/self/status), or 0 where there is none.

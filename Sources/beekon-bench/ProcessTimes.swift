@@ -1,10 +1,3 @@
-import ArgumentParser
-import BeekonNet
-import BeekonStore
-import FleetCommandLine
-import FleetDescription
-import FleetEngine
-import FleetRuntime
 import Foundation
 
 /// CPU seconds this process has used (user + system).

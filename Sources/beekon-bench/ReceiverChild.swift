@@ -1,8 +1,5 @@
-import ArgumentParser
-import BeekonNet
 import FleetCommandLine
 import Foundation
-import Synchronization
 
 /// `beekon-fleet receive` started as a child process of this one, listening on a free loopback port.
 struct ReceiverChild {

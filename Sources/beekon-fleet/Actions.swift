@@ -1,9 +1,6 @@
 import ArgumentParser
 import FleetAdmin
-import FleetCommandLine
 import FleetDescription
-import FleetReport
-import Foundation
 
 /// Lists what a fleet file's fault timeline and the admin API can do to devices.
 struct Actions: ParsableCommand {

@@ -1,15 +1,7 @@
 import ArgumentParser
-import BeekonDevice
-import BeekonNet
-import FleetAdmin
 import FleetCommandLine
 import FleetDescription
 import FleetEngine
-import FleetReport
-import FleetRuntime
-import Foundation
-import IngestReceiver
-import Logging
 
 /// The `beekon-fleet` command: hosts a fleet of emulated Beekon devices, and the tools around it.
 @main

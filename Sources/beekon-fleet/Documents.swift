@@ -1,8 +1,4 @@
-import ArgumentParser
-import FleetAdmin
 import FleetCommandLine
-import FleetDescription
-import FleetReport
 import Foundation
 
 /// Writes `text` to `path` beside it and renames it over, so a failure leaves the old file whole

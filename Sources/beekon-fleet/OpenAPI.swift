@@ -1,9 +1,5 @@
 import ArgumentParser
 import FleetAdmin
-import FleetCommandLine
-import FleetDescription
-import FleetReport
-import Foundation
 
 /// Prints the admin API's OpenAPI document as the admin server serves it.
 struct OpenAPI: ParsableCommand {

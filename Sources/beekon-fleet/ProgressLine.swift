@@ -1,15 +1,6 @@
-import ArgumentParser
 import BeekonDevice
-import BeekonNet
-import FleetAdmin
-import FleetCommandLine
 import FleetDescription
 import FleetEngine
-import FleetReport
-import FleetRuntime
-import Foundation
-import IngestReceiver
-import Logging
 
 /// The compact line `run` prints every few seconds.
 enum ProgressLine {

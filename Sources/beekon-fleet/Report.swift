@@ -1,8 +1,4 @@
 import ArgumentParser
-import FleetCommandLine
-import FleetEngine
-import FleetReport
-import Foundation
 
 /// `report`: what can be done with run reports once the runs are over.
 struct Report: ParsableCommand {

@@ -1,9 +1,5 @@
 import ArgumentParser
-import FleetAdmin
-import FleetCommandLine
-import FleetDescription
 import FleetReport
-import Foundation
 
 /// Prints the JSON Schema of `run --report`'s file and `GET /api/v1/report`'s answer.
 struct ReportSchema: ParsableCommand {

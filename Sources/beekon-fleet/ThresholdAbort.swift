@@ -1,15 +1,7 @@
-import ArgumentParser
-import BeekonDevice
-import BeekonNet
-import FleetAdmin
-import FleetCommandLine
 import FleetDescription
 import FleetEngine
-import FleetReport
 import FleetRuntime
 import Foundation
-import IngestReceiver
-import Logging
 
 /// k6's `abortOnFail`: every real second, the thresholds that have it are checked against the
 /// published figures; the first that fails on a measured value (nothing measured yet is no

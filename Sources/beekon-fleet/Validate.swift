@@ -1,15 +1,6 @@
 import ArgumentParser
-import BeekonDevice
-import BeekonNet
-import FleetAdmin
 import FleetCommandLine
 import FleetDescription
-import FleetEngine
-import FleetReport
-import FleetRuntime
-import Foundation
-import IngestReceiver
-import Logging
 
 /// Checks a fleet file and its routes, reporting every problem with file:line:column.
 struct Validate: ParsableCommand {
