@@ -927,12 +927,13 @@ struct FleetFileReader {
 
     /// An action's instant for `field`: RFC 3339 with a zone (`Z` or an offset), from 1970 to
     /// 9999, Unix ms (an action runs at a virtual instant a file cannot know, so no `now`).
+    /// An action's instant (`deleteLocations`' `before`): a bound, so any RFC 3339 date-time
+    /// (years 0000 to 9999, any offset), as the API's `from` and `to`; one before 1970 is before
+    /// every fix.
     mutating func actionInstant(_ node: Node, _ field: String) -> Int64? {
-        let expected =
-            "an RFC 3339 instant from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, such as 2026-06-15T08:00:00Z"
+        let expected = "an RFC 3339 instant (years 0000 to 9999, with its offset), such as 2026-06-15T08:00:00Z"
         guard let text = string(node, field) else { return nil }
-        guard let millis = Timestamp.unixMillis(parsingISO8601: text), Timestamp.inputRange.contains(Double(millis))
-        else {
+        guard let millis = Timestamp.unixMillis(parsingISO8601: text) else {
             report(node, "`\(field)` \"\(text)\" is not an instant", expected: expected)
             problems[problems.count - 1].field = field
             return nil

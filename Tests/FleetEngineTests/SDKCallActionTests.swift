@@ -273,8 +273,8 @@ struct SDKCallActionTests {
             ),
             (
                 "{at: 1m, action: deleteLocations, params: {before: yesterday}}",
-                "`params.before` \"yesterday\" is not an instant; expected an RFC 3339 instant from "
-                    + "1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, such as 2026-06-15T08:00:00Z"
+                "`params.before` \"yesterday\" is not an instant; expected an RFC 3339 instant (years 0000 to "
+                    + "9999, with its offset), such as 2026-06-15T08:00:00Z"
             ),
             (
                 "{at: 1m, action: gpsJump, params: {meters: 0}}",
@@ -319,6 +319,11 @@ struct SDKCallActionTests {
             (
                 "{at: 1m, action: deleteLocations, params: {before: \"2026-06-15T10:00:00+02:00\"}}",
                 .deleteLocations(before: start)
+            ),
+            // A bound: any RFC 3339 instant, one before 1970 before every fix.
+            (
+                "{at: 1m, action: deleteLocations, params: {before: \"1463-12-27T17:57:49+23:57\"}}",
+                .deleteLocations(before: -15_968_296_751_000)
             ),
             ("{at: 1m, action: shutdown}", .shutdown),
             ("{at: 1m, for: 2m, action: gpsJump}", .gpsJump(meters: 50_000, bearing: nil, forMillis: nil)),
