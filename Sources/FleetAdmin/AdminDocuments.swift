@@ -22,24 +22,34 @@ public enum AdminDocuments {
                 switch action.ending {
                 case .never: "no"
                 case .undoneBy(let opposite): "then `\(opposite.name.rawValue)`" + undoParams(opposite)
-                case .recovers: "the recovery time (default 5 s)"
-                case .relaunches: "the relaunch delay"
-                case .lapses: "how long it lasts (default 60 s)"
+                default: forMeaning(action.ending) ?? ""
                 }
             let params = action.parameters.map { parameter in
-                let range =
-                    parameter.range.map { ", \($0)" }
-                    ?? parameter.choices.map { ", one of \($0.joined(separator: ", "))" }
                 let need = parameter.required ? "" : ", optional"
-                return
-                    "`\(parameter.name)`: \(parameter.summary) (\(parameter.jsonType.rawValue)\(range ?? "")\(need)), "
-                    + "e.g. `\(parameter.example)`"
+                return "`\(parameter.name)`: \(parameter.summary) (\(parameter.jsonType.rawValue)"
+                    + "\(valuesText(parameter, choicesJoinedBy: ", "))\(need)), e.g. `\(parameter.example)`"
             }
             let cells = ["`\(name.rawValue)`", action.summary, lasts, params.joined(separator: "; ")]
             rows.append(
                 "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
         }
         return rows.joined(separator: "\n") + "\n"
+    }
+
+    /// What a lasting action's `for` is, for one that does not end by its opposite.
+    public static func forMeaning(_ ending: ActionDescription.Ending) -> String? {
+        switch ending {
+        case .never, .undoneBy: nil
+        case .recovers: "the recovery time (default 5 s)"
+        case .relaunches: "the relaunch delay"
+        case .lapses: "how long it lasts (default 60 s)"
+        }
+    }
+
+    /// `, RANGE` or `, one of A…` for a parameter that has either; "" otherwise.
+    public static func valuesText(_ parameter: ActionParameter, choicesJoinedBy separator: String) -> String {
+        parameter.range.map { ", \($0)" } ?? parameter.choices.map { ", one of \($0.joined(separator: separator))" }
+            ?? ""
     }
 
     /// ` with {params}` for an action that has some.

@@ -32,8 +32,7 @@ extension FleetLoop {
         }
         let outgoing = OutgoingTransfer(number: number, kind: kind, sentAt: time, http: request)
         if clock.standsStill {
-            transfers[number]?.waitsForResume = true
-            transfers.waitForResume(outgoing)
+            transfers[number]?.unsent = outgoing
         } else {
             putOut(outgoing, slot: slot)
         }
@@ -62,10 +61,11 @@ extension FleetLoop {
             for number in transfers.numbers { hearWhileStill(number) }
             return
         }
-        for outgoing in transfers.takeWaitingForResume() {
-            guard let slot = transfers[outgoing.number]?.slot else { continue }
-            transfers[outgoing.number]?.waitsForResume = false
-            putOut(outgoing, slot: slot)
+        // In the order sent: numbers are given in that order.
+        for number in transfers.numbers {
+            guard let transfer = transfers[number], let outgoing = transfer.unsent else { continue }
+            transfers[number]?.unsent = nil
+            putOut(outgoing, slot: transfer.slot)
         }
     }
 

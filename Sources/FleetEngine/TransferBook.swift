@@ -14,8 +14,6 @@ struct TransferBook {
     /// Uploads whose device stopped waiting while the real request is out: their fixes, so a 2xx
     /// that comes later is counted as unheard.
     private var unheard: [Int: (slot: Int, fixes: Int)] = [:]
-    /// Sent while the fleet stood still, in the order sent: given to the driver when it goes on.
-    private var waitingForResume: [OutgoingTransfer] = []
 
     /// What the books said of a transfer no device waits for when its real end came.
     struct LateEnd {
@@ -45,17 +43,6 @@ struct TransferBook {
     /// Its device heard how it ended: it is no longer waited for.
     mutating func close(_ number: Int) -> TransferInFlight? {
         waited.removeValue(forKey: number)
-    }
-
-    /// Sent while the fleet stands still: goes out when it goes on.
-    mutating func waitForResume(_ outgoing: OutgoingTransfer) {
-        waitingForResume.append(outgoing)
-    }
-
-    /// The transfers sent while the fleet stood still, in the order sent; none wait after.
-    mutating func takeWaitingForResume() -> [OutgoingTransfer] {
-        defer { waitingForResume = [] }
-        return waitingForResume
     }
 
     /// Its device heard `offline` while the real request is out.

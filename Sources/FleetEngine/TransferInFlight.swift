@@ -34,8 +34,9 @@ struct TransferInFlight {
     /// fault, latency past the deadline, no real answer).
     var answerAt: Int64?
 
-    /// Sent while the fleet stood still (paused): not given to the driver until it goes on.
-    var waitsForResume = false
+    /// Sent while the fleet stood still (paused): the request, given to the driver when it goes on.
+    var unsent: OutgoingTransfer?
+    var waitsForResume: Bool { unsent != nil }
     /// The driver holds it behind the fleet's connection cap: not on the wire yet.
     var heldBack = false
     /// How long it waited behind the cap before it went on the wire, real ms (0: never held).

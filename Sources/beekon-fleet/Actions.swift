@@ -29,20 +29,14 @@ struct Actions: ParsableCommand {
         for name in FleetAction.Name.allCases {
             let action = name.details
             var line = "\(name.rawValue): \(action.summary)"
-            switch action.ending {
-            case .never: break
-            case .undoneBy(let opposite): line += "; `for` then runs \(AdminDocuments.request(opposite))"
-            case .recovers: line += "; `for` is the recovery time (default 5 s)"
-            case .relaunches: line += "; `for` is the relaunch delay"
-            case .lapses: line += "; `for` is how long it lasts (default 60 s)"
+            if case .undoneBy(let opposite) = action.ending {
+                line += "; `for` then runs \(AdminDocuments.request(opposite))"
+            } else if let meaning = AdminDocuments.forMeaning(action.ending) {
+                line += "; `for` is \(meaning)"
             }
             print(line)
             for parameter in action.parameters {
-                let range =
-                    parameter.range.map { ", \($0)" } ?? parameter.choices.map {
-                        ", one of \($0.joined(separator: "|"))"
-                    }
-                    ?? ""
+                let range = AdminDocuments.valuesText(parameter, choicesJoinedBy: "|")
                 let need = parameter.required ? "required" : "optional"
                 print(
                     "    params.\(parameter.name) (\(parameter.jsonType.rawValue)\(range), \(need)): "
