@@ -33,9 +33,9 @@ public enum DeviceAction: Sendable, Hashable {
     /// POST a token refresh.
     case sendRefresh(RefreshRequest)
     /// The server has the batch: delete exactly its rows.
-    case acknowledgeBatch(PendingBatch)
+    case acknowledgeBatch(PendingBatch, batchID: UUIDv7)
     /// The server rejected the batch for good: delete exactly its rows.
-    case dropBatch(PendingBatch)
+    case dropBatch(PendingBatch, batchID: UUIDv7)
 
     // The OS and time.
     /// Start (with an accuracy) or stop (nil) the OS location provider.

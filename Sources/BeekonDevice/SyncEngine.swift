@@ -292,14 +292,14 @@ public struct SyncEngine: Sendable, Hashable {
             phase = .idle
             unsettledBatch = nil
             return [
-                .acknowledgeBatch(held.batch),
+                .acknowledgeBatch(held.batch, batchID: held.batchID),
                 .emitSyncStatus(.succeeded(count: held.batch.locations.count)),
             ] + drain(now: now, bypassingBackoff: false)
         case .rejected:
             pendingFixes = max(0, pendingFixes - held.batch.locations.count)
             phase = .idle
             unsettledBatch = nil
-            return [.dropBatch(held.batch), .emitSyncStatus(.failed(.rejected))]
+            return [.dropBatch(held.batch, batchID: held.batchID), .emitSyncStatus(.failed(.rejected))]
                 + drain(now: now, bypassingBackoff: false)
         case .auth:
             // The token it carried is never sent again (unless the app says so, seed-only).

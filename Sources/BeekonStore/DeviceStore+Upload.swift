@@ -139,16 +139,55 @@ extension DeviceStore {
     ///
     /// When the delete fails the batch's rows are held (see `retryHeldDeletes()`): the error is
     /// thrown, but no later `nextBatch` hands them out, so an acknowledged fix is not sent twice.
+    ///
+    /// `told` (sent as its id, heard at its instant) is recorded in the same transaction.
     @discardableResult
-    public func acknowledge(_ batch: PendingBatch) throws(StoreError) -> Int {
-        try delete(batch, rejected: false, operation: "acknowledge batch")
+    public func acknowledge(_ batch: PendingBatch, told: (batchID: UUIDv7, at: Int64)? = nil) throws(StoreError)
+        -> Int
+    {
+        try delete(batch, rejected: false, told: told, operation: "acknowledge batch")
     }
 
     /// Deletes the rows of a batch the server rejected for good (400/422), and nothing else;
     /// returns how many rows were deleted. A failed delete holds the rows, as `acknowledge` does.
     @discardableResult
-    public func drop(_ batch: PendingBatch) throws(StoreError) -> Int {
-        try delete(batch, rejected: true, operation: "drop batch")
+    public func drop(_ batch: PendingBatch, told: (batchID: UUIDv7, at: Int64)? = nil) throws(StoreError) -> Int {
+        try delete(batch, rejected: true, told: told, operation: "drop batch")
+    }
+
+    /// Records a 2xx the device never heard (its timeout, network loss, death or deletion came
+    /// first): its rows stay pending and go again; the server has them already.
+    public func recordUnheardAcknowledgement(_ told: ToldBatch) throws(StoreError) {
+        try perform("record an unheard acknowledgement") { connection throws(SQLiteError) in
+            try insert(told, on: connection)
+        }
+    }
+
+    /// Every batch the device was told the end of, in the order recorded (over the store's life).
+    public func toldBatches() throws(StoreError) -> [ToldBatch] {
+        try perform("read what the device was told") { connection throws(SQLiteError) in
+            let read = try statement(.readTold, on: connection)
+            defer { read.reset() }
+            var told: [ToldBatch] = []
+            while try read.step() {
+                let batchBytes = read.blob(at: 0)
+                guard let batchID = ToldBatch.unpacked(batchBytes)?.first, batchBytes.count == 16,
+                    let heard = ToldBatch.Heard(rawValue: read.int64(at: 1)),
+                    let fixIDs = ToldBatch.unpacked(read.blob(at: 3))
+                else { throw Self.unreadableRow("told", seq: Int64(told.count + 1), "not a told batch") }
+                told.append(ToldBatch(batchID: batchID, heard: heard, at: read.int64(at: 2), fixIDs: fixIDs))
+            }
+            return told
+        }
+    }
+
+    private func insert(_ told: ToldBatch, on connection: SQLiteConnection) throws(SQLiteError) {
+        let insert = try statement(.insertTold, on: connection)
+        try insert.bind(ToldBatch.packed([told.batchID]), at: 1)
+        try insert.bind(told.heard.rawValue, at: 2)
+        try insert.bind(told.at, at: 3)
+        try insert.bind(ToldBatch.packed(told.fixIDs), at: 4)
+        try insert.run()
     }
 
     /// Whether the store can write again after a failure: deletes the held rows (see
@@ -186,9 +225,17 @@ extension DeviceStore {
         return try delete(HeldDeletes(), operation: "delete acknowledged rows")
     }
 
-    private func delete(_ batch: PendingBatch, rejected: Bool, operation: String) throws(StoreError) -> Int {
+    private func delete(
+        _ batch: PendingBatch, rejected: Bool, told: (batchID: UUIDv7, at: Int64)?, operation: String
+    ) throws(StoreError) -> Int {
         var rows = HeldDeletes()
         rows.add(batch, rejected: rejected)
+        if let told {
+            rows.told.append(
+                ToldBatch(
+                    batchID: told.batchID, heard: rejected ? .rejected : .acknowledged, at: told.at,
+                    fixIDs: batch.locations.map(\.id)))
+        }
         return try delete(rows, operation: operation)
     }
 
@@ -206,8 +253,10 @@ extension DeviceStore {
                 var ledger = storedLedger
                 // One DELETE is a transaction of its own: a 1-row acknowledged batch (the usual
                 // 1-fix upload) needs no BEGIN and COMMIT around it; its trigger counts it.
-                let needed = rows.count > 1 || losses > 0 || rows.fixes.contains { $0.rejected }
+                let needed =
+                    rows.count > 1 || losses > 0 || rows.fixes.contains { $0.rejected } || !rows.told.isEmpty
                 try transaction(on: connection, needed: needed) { () throws(SQLiteError) in
+                    for told in rows.told { try insert(told, on: connection) }
                     var change = LedgerChange(lost: losses)
                     for (table, tableRows) in [(StoreTable.fixes, rows.fixes), (.events, rows.events)] {
                         let delete = try statement(table.deleteRow, on: connection)
@@ -286,8 +335,10 @@ struct HeldDeletes {
 
     var fixes: [Row] = []
     var events: [Row] = []
+    /// What the devices were told of the batches these rows are of: recorded with their delete.
+    var told: [ToldBatch] = []
 
-    var isEmpty: Bool { fixes.isEmpty && events.isEmpty }
+    var isEmpty: Bool { fixes.isEmpty && events.isEmpty && told.isEmpty }
     var count: Int { fixes.count + events.count }
 
     mutating func add(_ batch: PendingBatch, rejected: Bool) {
@@ -302,6 +353,7 @@ struct HeldDeletes {
     mutating func add(_ other: HeldDeletes) {
         fixes += other.fixes
         events += other.events
+        told += other.told
     }
 
     /// The seqs as a JSON array, for the `Excluding` queries' `json_each` parameter.

@@ -45,6 +45,9 @@ enum StoreQuery: Int, CaseIterable {
     case readLedger
     case addToLedger
 
+    case insertTold
+    case readTold
+
     /// The form of an `oldestPending*` query that passes over held rows.
     var excluding: StoreQuery {
         switch self {
@@ -149,6 +152,9 @@ enum StoreQuery: Int, CaseIterable {
             """
         case .deleteFixRow: "DELETE FROM locations WHERE seq = ?1 AND id = ?2"
         case .deleteEventRow: "DELETE FROM geofence_events WHERE seq = ?1 AND id = ?2"
+
+        case .insertTold: "INSERT INTO told (batch_id, heard, at, fix_ids) VALUES (?1, ?2, ?3, ?4)"
+        case .readTold: "SELECT batch_id, heard, at, fix_ids FROM told ORDER BY rowid"
 
         case .readState: "SELECT value FROM device_state WHERE key = ?1"
         case .writeState: "INSERT OR REPLACE INTO device_state (key, value) VALUES (?1, ?2)"

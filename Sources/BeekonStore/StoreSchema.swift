@@ -69,6 +69,18 @@ enum StoreSchema {
         DROP TRIGGER fix_admitted;
         ALTER TABLE fix_ledger DROP COLUMN admitted;
         """,
+        // v4. What the device was told of each batch it uploaded (`ToldBatch`), for checking
+        // against what the server stored: the batch id and its fix ids as 16 bytes each, how it
+        // ended for the device (1 acknowledged, 2 rejected, 3 a 2xx it never heard) and when.
+        // Written in the transaction that deletes the batch's rows.
+        """
+        CREATE TABLE told (
+            batch_id BLOB NOT NULL,
+            heard INTEGER NOT NULL,
+            at INTEGER NOT NULL,
+            fix_ids BLOB NOT NULL
+        );
+        """,
     ]
 
     /// The version a file is at once every migration this build knows has run.
@@ -120,5 +132,11 @@ enum StoreSchema {
         INSERT INTO fix_ledger (only) VALUES (0);
         CREATE TRIGGER fix_removed AFTER DELETE ON locations
         BEGIN UPDATE fix_ledger SET removed = removed + 1; END;
+        CREATE TABLE told (
+            batch_id BLOB NOT NULL,
+            heard INTEGER NOT NULL,
+            at INTEGER NOT NULL,
+            fix_ids BLOB NOT NULL
+        );
         """
 }

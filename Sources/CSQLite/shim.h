@@ -30,6 +30,11 @@ static inline int beekon_sqlite3_bind_text_transient(sqlite3_stmt *statement, in
     return sqlite3_bind_text(statement, index, text, byteCount, SQLITE_TRANSIENT);
 }
 
+static inline int beekon_sqlite3_bind_blob_transient(sqlite3_stmt *statement, int index,
+                                                     const void *bytes, int byteCount) {
+    return sqlite3_bind_blob(statement, index, bytes, byteCount, SQLITE_TRANSIENT);
+}
+
 // sqlite3_db_config(db, SQLITE_DBCONFIG_LOOKASIDE, buffer, slot size, slot count): per connection,
 // so lookaside stays off even if something initialised SQLite before the process-wide config.
 static inline int beekon_sqlite3_db_config_lookaside(sqlite3 *db, void *buffer, int slotSize,

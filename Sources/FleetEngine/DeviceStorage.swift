@@ -17,8 +17,9 @@ package protocol DeviceStorage: AnyObject {
     func readDeviceState() throws(StoreError) -> PersistedDeviceState
     func deleteLocations(before instant: Int64?) throws(StoreError) -> Int
     func nextBatch(limit: Int, resending: SentBatch?) throws(StoreError) -> PendingBatch?
-    @discardableResult func acknowledge(_ batch: PendingBatch) throws(StoreError) -> Int
-    @discardableResult func drop(_ batch: PendingBatch) throws(StoreError) -> Int
+    @discardableResult func acknowledge(_ batch: PendingBatch, told: (batchID: UUIDv7, at: Int64)?)
+        throws(StoreError) -> Int
+    @discardableResult func drop(_ batch: PendingBatch, told: (batchID: UUIDv7, at: Int64)?) throws(StoreError) -> Int
     func pendingCount() throws(StoreError) -> Int
     /// Makes the store ready before its device's first use, cheaply (a new one is written
     /// without opening it); an existing one is opened to read its counts.

@@ -47,13 +47,14 @@ extension FleetLoop {
             case .loadBatch(let limit, let resending):
                 let batch = try store.nextBatch(limit: limit, resending: resending)
                 return handled(.batchLoaded(batch), by: slot, at: time)
-            case .acknowledgeBatch(let batch):
+            case .acknowledgeBatch(let batch, let batchID):
                 // Counted as acknowledged once the delete commits (the ledger); the store holds
-                // back rows it could not delete, so they are not sent again.
+                // back rows it could not delete, so they are not sent again. What the device was
+                // told is recorded with the delete (`ToldBatch`).
                 recordAgeAtAcknowledgement(batch, slot: slot, at: time)
-                try store.acknowledge(batch)
-            case .dropBatch(let batch):
-                try store.drop(batch)
+                try store.acknowledge(batch, told: (batchID, time))
+            case .dropBatch(let batch, let batchID):
+                try store.drop(batch, told: (batchID, time))
             case .sendBatch(let request):
                 // The run is over: nothing new leaves (the device keeps the rows for the next run).
                 guard !draining else { break }

@@ -68,6 +68,16 @@ public final class Statement {
         try connection.check(code)
     }
 
+    /// Binds bytes (a BLOB) to parameter `index`; an empty array is a zero-length BLOB, not NULL.
+    public func bind(_ value: [UInt8], at index: Int32) throws(SQLiteError) {
+        let code = value.withUnsafeBytes { bytes in
+            // A zero-length BLOB still needs a non-null pointer, or SQLite binds NULL.
+            beekon_sqlite3_bind_blob_transient(
+                handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count))
+        }
+        try connection.check(code)
+    }
+
     /// Binds text, or SQL NULL for nil, to parameter `index`.
     public func bind(_ value: String?, at index: Int32) throws(SQLiteError) {
         if let value {
@@ -140,6 +150,13 @@ public final class Statement {
         guard let text = sqlite3_column_text(handle, column) else { return "" }
         let byteCount = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: byteCount), as: UTF8.self)
+    }
+
+    /// The column's bytes (a BLOB; text as its UTF-8 bytes); empty for NULL.
+    public func blob(at column: Int32) -> [UInt8] {
+        // The pointer first, then its size (SQLite's order: the size is of what the pointer shows).
+        guard let bytes = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))))
     }
 
     /// The column's text; nil for NULL.

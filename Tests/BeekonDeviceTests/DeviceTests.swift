@@ -113,7 +113,7 @@ struct DeviceHarness {
                 #expect(!refreshInFlight, "a second refresh started while one was out")
                 refreshes.append(request)
                 refreshInFlight = true
-            case .acknowledgeBatch(let batch), .dropBatch(let batch):
+            case .acknowledgeBatch(let batch, _), .dropBatch(let batch, _):
                 let ids = Set(batch.locations.map(\.id))
                 stored.removeAll { ids.contains($0.fix.id) }
                 let eventIDs = Set(batch.geofenceEvents.map(\.id))
@@ -447,8 +447,8 @@ struct DeviceTests {
         }
         // Every deleted row was in a batch that the server answered with 2xx or 400/422.
         let deletedIDs = harness.log.flatMap { action -> [UUIDv7] in
-            if case .acknowledgeBatch(let batch) = action { return batch.locations.map(\.id) }
-            if case .dropBatch(let batch) = action { return batch.locations.map(\.id) }
+            if case .acknowledgeBatch(let batch, _) = action { return batch.locations.map(\.id) }
+            if case .dropBatch(let batch, _) = action { return batch.locations.map(\.id) }
             return []
         }
         let uploadedIDs = Set(harness.uploads.flatMap { $0.payload.locations.map(\.id) })

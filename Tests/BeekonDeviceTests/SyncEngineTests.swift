@@ -58,10 +58,10 @@ struct SyncHarness {
         }
         actions = engine.uploadFinished(
             batchID: request.payload.batchID, outcome: .response(status: status, headers: headers, body: []), now: now)
-        for case .acknowledgeBatch(let batch) in actions {
+        for case .acknowledgeBatch(let batch, _) in actions {
             pending.removeFirst(batch.locations.count)
         }
-        for case .dropBatch(let batch) in actions {
+        for case .dropBatch(let batch, _) in actions {
             pending.removeFirst(batch.locations.count)
         }
     }

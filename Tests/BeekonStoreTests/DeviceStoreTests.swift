@@ -177,7 +177,7 @@ struct DeviceStoreTests {
             let header = try Self.header(of: path)
             #expect(header.writeVersion == 2 && header.readVersion == 2, "2 means WAL")
             #expect(header.userVersion == DeviceStore.schemaVersion)
-            #expect(DeviceStore.schemaVersion == 3)
+            #expect(DeviceStore.schemaVersion == 4)
             #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
         }
     }

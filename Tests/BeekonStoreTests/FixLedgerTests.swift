@@ -160,7 +160,7 @@ struct FixLedgerTests {
                 let connection = try SQLiteConnection(path: path)
                 try connection.execute(
                     """
-                    DROP TRIGGER fix_removed; DROP TABLE fix_ledger;
+                    DROP TRIGGER fix_removed; DROP TABLE fix_ledger; DROP TABLE told;
                     PRAGMA user_version = 1;
                     """)
             }
@@ -191,6 +191,7 @@ struct FixLedgerTests {
                     UPDATE fix_ledger SET admitted = 3;
                     CREATE TRIGGER fix_admitted AFTER INSERT ON locations
                     BEGIN UPDATE fix_ledger SET admitted = admitted + 1; END;
+                    DROP TABLE told;
                     PRAGMA user_version = 2;
                     """)
             }

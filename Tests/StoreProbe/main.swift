@@ -158,10 +158,10 @@ struct UploadProbe {
                 killed(at: "afterSend", line)
                 followUp = device.handle(
                     .uploadFinished(batchID: request.payload.batchID, .response(status: 200, body: [])), at: now)
-            case .acknowledgeBatch(let batch):
+            case .acknowledgeBatch(let batch, _):
                 killed(at: "after2xx", "- \(batch.locations.map(\.id.text).joined(separator: ","))")
                 try store.acknowledge(batch)
-            case .dropBatch(let batch): try store.drop(batch)
+            case .dropBatch(let batch, _): try store.drop(batch)
             default: break
             }
             queue = followUp[...] + queue
