@@ -155,10 +155,10 @@ extension DeviceStore {
         try delete(batch, rejected: true, told: told, operation: "drop batch")
     }
 
-    /// Records a 2xx the device never heard (its timeout, network loss, death or deletion came
-    /// first): its rows stay pending and go again; the server has them already.
-    public func recordUnheardAcknowledgement(_ told: ToldBatch) throws(StoreError) {
-        try perform("record an unheard acknowledgement") { connection throws(SQLiteError) in
+    /// Records how a batch ended that left its rows pending (no 2xx heard, or a 2xx the device
+    /// never heard): they go again, and the server may hold them already.
+    public func record(_ told: ToldBatch) throws(StoreError) {
+        try perform("record what the device was told") { connection throws(SQLiteError) in
             try insert(told, on: connection)
         }
     }

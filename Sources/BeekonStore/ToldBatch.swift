@@ -15,6 +15,9 @@ public struct ToldBatch: Sendable, Hashable {
         /// A 2xx that came after the device gave up on it: its rows are still pending and go
         /// again in a later batch.
         case unheardAcknowledgement = 3
+        /// No 2xx heard (a failure status, a timeout, a network failure): its rows are still
+        /// pending; the server may hold them.
+        case unacknowledged = 4
     }
 
     public var batchID: UUIDv7

@@ -20,6 +20,8 @@ package protocol DeviceStorage: AnyObject {
     @discardableResult func acknowledge(_ batch: PendingBatch, told: (batchID: UUIDv7, at: Int64)?)
         throws(StoreError) -> Int
     @discardableResult func drop(_ batch: PendingBatch, told: (batchID: UUIDv7, at: Int64)?) throws(StoreError) -> Int
+    /// Records what the device was told of a batch that ended with its rows kept.
+    func record(_ told: ToldBatch) throws(StoreError)
     func pendingCount() throws(StoreError) -> Int
     /// Makes the store ready before its device's first use, cheaply (a new one is written
     /// without opening it); an existing one is opened to read its counts.

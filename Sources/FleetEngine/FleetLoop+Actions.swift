@@ -64,13 +64,13 @@ extension FleetLoop {
                     slot: slot, kind: .upload(request.payload.batchID),
                     request: OutboundRequest(
                         request.head, body: request.payload.encoded(), gzipBody: true, connectionKey: slots[slot].id),
-                    fixes: request.payload.locations.count, at: time)
+                    fixIDs: request.payload.locations.map(\.id), at: time)
             case .sendRefresh(let request):
                 guard !draining else { break }
                 startTransfer(
                     slot: slot, kind: .refresh,
                     request: OutboundRequest(request.head, body: request.body, connectionKey: slots[slot].id),
-                    fixes: 0, at: time)
+                    at: time)
             case .emitState(let state):
                 slots[slot].state = state
                 slots[slot].recent.stateHistory.append(StateChange(at: time, state: .sdk(state)))

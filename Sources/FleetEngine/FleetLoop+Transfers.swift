@@ -1,5 +1,6 @@
 import BeekonDevice
 import BeekonNet
+import BeekonStore
 import HTTPTypes
 
 extension FleetLoop {
@@ -14,14 +15,14 @@ extension FleetLoop {
     /// Sends a transfer: arms its virtual timeout, decides whether a `timeouts` fault takes it,
     /// and queues the real request.
     mutating func startTransfer(
-        slot: Int, kind: TransferKind, request: OutboundRequest, fixes: Int, at time: Int64
+        slot: Int, kind: TransferKind, request: OutboundRequest, fixIDs: [UUIDv7] = [], at time: Int64
     ) {
         let hangs =
             slots[slot].link.timeoutFraction > 0
             && Double.random(in: 0..<1, using: &slots[slot].link.rng) < slots[slot].link.timeoutFraction
         let deadline = time + Self.timeoutMillis(kind)
         let transfer = TransferInFlight(
-            slot: slot, kind: kind, sentAt: time, deadline: deadline, fixes: fixes, hangs: hangs,
+            slot: slot, kind: kind, sentAt: time, deadline: deadline, fixIDs: fixIDs, hangs: hangs,
             injectedLatencyMillis: slots[slot].link.extraLatencyMillis, life: slots[slot].os.life)
         let number = transfers.open(transfer)
         slots[slot].waiting.transfersOut.append(number)
@@ -94,7 +95,9 @@ extension FleetLoop {
         guard var transfer = transfers[number] else {
             let late = transfers.lateEnd(number)
             if let unheard = late.unheard, case .response(let response, _, _) = result {
-                countUnheardAcknowledgement(status: response.status.code, fixes: unheard.fixes, slot: unheard.slot)
+                countUnheardAcknowledgement(
+                    status: response.status.code, batchID: unheard.batchID, fixIDs: unheard.fixIDs, slot: unheard.slot,
+                    at: metrics.virtualNow)
             }
             if late.cancelled {
                 // Closed because its device gave up: an answer that beat the close came too late.
@@ -349,11 +352,17 @@ extension FleetLoop {
             if !transfer.realEnded {
                 // Its end may still come (a cancelled one's too, if its answer beat the close);
                 // one never put on the wire has none.
-                if !transfer.neverOnWire { transfers.markUnheard(number, slot: slot, fixes: transfer.fixes) }
+                if !transfer.neverOnWire {
+                    transfers.markUnheard(number, .init(slot: slot, batchID: batchID, fixIDs: transfer.fixIDs))
+                }
             } else if let status = transfer.answeredStatus,
                 label != .status(status) || transfer.life != slots[slot].os.life || slots[slot].removed
             {
-                countUnheardAcknowledgement(status: status, fixes: transfer.fixes, slot: slot)
+                countUnheardAcknowledgement(
+                    status: status, batchID: batchID, fixIDs: transfer.fixIDs, slot: slot, at: time)
+            }
+            if !transfer.neverOnWire, !label.endsTheBatch {
+                recordTold(.unacknowledged, batchID: batchID, fixIDs: transfer.fixIDs, slot: slot, at: time)
             }
             metrics.latency.record(latency)
             metrics.uploads.record(
@@ -377,14 +386,33 @@ extension FleetLoop {
 
     /// An upload answered `status` that its device never heard (its timeout, its network's loss,
     /// its process's death or its deletion through the admin API came first): a 2xx means its
-    /// fixes will be sent again (a deleted device's, by a later run that resumes it).
-    private mutating func countUnheardAcknowledgement(status: Int, fixes: Int, slot: Int) {
-        guard (200..<300).contains(status) else { return }
+    /// fixes will be sent again (a deleted device's, by a later run that resumes it). Recorded in
+    /// its store too: the server holds fixes the device still has pending.
+    private mutating func countUnheardAcknowledgement(
+        status: Int, batchID: UUIDv7, fixIDs: [UUIDv7], slot: Int, at time: Int64
+    ) {
+        guard UploadVerdict(status: status) == .accepted else { return }
         let group = slots[slot].group
         metrics.fixes.unheardAcknowledgements.batches += 1
-        metrics.fixes.unheardAcknowledgements.fixes += fixes
+        metrics.fixes.unheardAcknowledgements.fixes += fixIDs.count
         metrics.fixesByGroup[group].unheardAcknowledgements.batches += 1
-        metrics.fixesByGroup[group].unheardAcknowledgements.fixes += fixes
+        metrics.fixesByGroup[group].unheardAcknowledgements.fixes += fixIDs.count
+        recordTold(.unheardAcknowledgement, batchID: batchID, fixIDs: fixIDs, slot: slot, at: time)
+    }
+
+    /// Keeps in the device's store what it was told of a batch that ended without its rows being
+    /// deleted (an acknowledgement or rejection is recorded with the delete), so `verify` knows
+    /// every fix id the device sent even after retention or `deleteLocations` removed it. Not for
+    /// a device deleted through the admin API: its store is no longer the fleet's to write.
+    private mutating func recordTold(
+        _ heard: ToldBatch.Heard, batchID: UUIDv7, fixIDs: [UUIDv7], slot: Int, at time: Int64
+    ) {
+        guard !fixIDs.isEmpty, !slots[slot].removed else { return }
+        do throws(StoreError) {
+            try slots[slot].storage.store.record(ToldBatch(batchID: batchID, heard: heard, at: time, fixIDs: fixIDs))
+        } catch {
+            reportStoreError(error, slot: slot, at: time)
+        }
     }
 
     /// Counts a server answer that took more than half the SDK's upload timeout once the warp is

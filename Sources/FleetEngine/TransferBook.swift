@@ -1,3 +1,5 @@
+import BeekonDevice
+
 /// The fleet's transfers by number: those a device waits for, and those it stopped waiting for
 /// (its timeout, its network's loss) whose real request is still out, so that their late end is
 /// counted once, as whose it was, and never heard.
@@ -12,13 +14,20 @@ struct TransferBook {
     /// is dropped.
     private var cancelled: Set<Int> = []
     /// Uploads whose device stopped waiting while the real request is out: their fixes, so a 2xx
-    /// that comes later is counted as unheard.
-    private var unheard: [Int: (slot: Int, fixes: Int)] = [:]
+    /// that comes later is counted and recorded as unheard.
+    private var unheard: [Int: UnheardUpload] = [:]
+
+    /// An upload its device stopped waiting for: whose, which batch, its fix ids.
+    struct UnheardUpload {
+        var slot: Int
+        var batchID: UUIDv7
+        var fixIDs: [UUIDv7]
+    }
 
     /// What the books said of a transfer no device waits for when its real end came.
     struct LateEnd {
-        /// An upload whose device stopped waiting: its device and fixes.
-        var unheard: (slot: Int, fixes: Int)?
+        /// An upload whose device stopped waiting.
+        var unheard: UnheardUpload?
         var cancelled: Bool
         var offline: Bool
     }
@@ -56,8 +65,8 @@ struct TransferBook {
     }
 
     /// An upload its device stopped waiting for while its real request is out.
-    mutating func markUnheard(_ number: Int, slot: Int, fixes: Int) {
-        unheard[number] = (slot, fixes)
+    mutating func markUnheard(_ number: Int, _ upload: UnheardUpload) {
+        unheard[number] = upload
     }
 
     /// The device an upload belongs to, waited for or not (nil for a refresh, or a number no book

@@ -12,8 +12,11 @@ struct TransferInFlight {
     package var sentAt: Int64
     /// When the SDK gives up on it (`sentAt` + the SDK's timeout), virtual Unix ms.
     var deadline: Int64
+    /// The batch's fix ids, in payload order (none for a refresh): what the device is told of
+    /// them is recorded in its store (`ToldBatch`).
+    var fixIDs: [UUIDv7]
     /// Fixes in the batch (0 for a refresh).
-    var fixes: Int
+    var fixes: Int { fixIDs.count }
     /// A `timeouts` fault chose it: whatever the server answers, the device hears `timeout`.
     var hangs: Bool
     /// The `latency` fault's delay in effect when it was sent, added to its answer.

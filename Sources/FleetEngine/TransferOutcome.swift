@@ -1,4 +1,5 @@
 import BeekonNet
+import BeekonDevice
 
 /// What a device heard at the end of an upload or a token refresh, as the fleet counts it. Text
 /// only at the edge (`description`: `200`, `timeout`, `offline`), where it labels counts.
@@ -56,6 +57,13 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
     public var isSuccess: Bool {
         if case .status(let code) = self { return (200..<300).contains(code) }
         return false
+    }
+
+    /// An answer that ends an upload's batch for its device: a 2xx (its rows deleted) or 400/422
+    /// (dropped). Any other outcome leaves them pending, to go again.
+    var endsTheBatch: Bool {
+        guard case .status(let code) = self else { return false }
+        return [.accepted, .rejected].contains(UploadVerdict(status: code))
     }
 
     /// No answer reached the device (a network failure, a fault, the fleet's own), rather than a

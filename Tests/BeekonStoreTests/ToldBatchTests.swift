@@ -22,7 +22,7 @@ struct ToldBatchTests {
                 let store = try DeviceStore(path: path, retention: .syncing)
                 for fix in fixes { try store.insert(fix, sessionID: "S", now: 10_000) }
                 let first = try #require(try store.nextBatch(limit: 2))
-                try store.recordUnheardAcknowledgement(
+                try store.record(
                     ToldBatch(batchID: Self.batchC, heard: .unheardAcknowledgement, at: 11_000, fixIDs: []))
                 try store.acknowledge(first, told: (Self.batchA, 12_000))
                 let second = try #require(try store.nextBatch(limit: 3))

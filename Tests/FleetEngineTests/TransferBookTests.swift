@@ -10,7 +10,7 @@ struct TransferBookTests {
     static func transfer(slot: Int, upload: Bool = true, fixes: Int = 3) -> TransferInFlight {
         TransferInFlight(
             slot: slot, kind: upload ? .upload(UUIDv7(high: 1, low: 2)) : .refresh, sentAt: 0, deadline: 30_000,
-            fixes: fixes, hangs: false, injectedLatencyMillis: 0, life: 0)
+            fixIDs: (0..<fixes).map { UUIDv7(high: 7, low: UInt64($0)) }, hangs: false, injectedLatencyMillis: 0, life: 0)
     }
 
     @Test("numbers run from 1 in the order sent; a closed transfer is no longer waited for or changed")
@@ -34,15 +34,17 @@ struct TransferBookTests {
         var book = TransferBook()
         for slot in 0..<4 { _ = book.open(Self.transfer(slot: slot, upload: slot != 3, fixes: slot + 1)) }
         for number in 1...4 { _ = book.close(number) }
-        book.markUnheard(1, slot: 0, fixes: 1)
-        book.markUnheard(2, slot: 1, fixes: 2)
+        for (number, slot) in [(1, 0), (2, 1)] {
+            let fixIDs = (0..<number).map { UUIDv7(high: 7, low: UInt64($0)) }
+            book.markUnheard(number, .init(slot: slot, batchID: UUIDv7(high: 1, low: UInt64(number)), fixIDs: fixIDs))
+        }
         book.markCancelled(2)
         book.markOffline(3, slot: 2, upload: true)
         book.markOffline(4, slot: 3, upload: false)
         #expect(book.uploadOwner(1) == 0 && book.uploadOwner(3) == 2)
         #expect(book.uploadOwner(4) == nil, "a refresh has no upload owner")
         let first = book.lateEnd(1)
-        #expect(first.unheard?.fixes == 1 && !first.cancelled && !first.offline)
+        #expect(first.unheard?.fixIDs.count == 1 && first.unheard?.batchID == UUIDv7(high: 1, low: 1) && !first.cancelled && !first.offline)
         let second = book.lateEnd(2)
         #expect(second.unheard?.slot == 1 && second.cancelled && !second.offline)
         #expect(book.lateEnd(3).offline && book.lateEnd(4).offline)
