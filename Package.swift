@@ -96,6 +96,10 @@ let package = Package(
             dependencies: [
                 "FleetDescription", "FleetEngine", "FleetRuntime", "BeekonDevice", "BeekonNet", "BeekonStore",
             ]),
+        // `verify`: what every device was told, joined with the rows the server's store holds.
+        .target(
+            name: "ServerTruth",
+            dependencies: ["BeekonDevice", "BeekonStore", "FleetDescription", "FleetEngine", "SQLite"]),
         // The admin server: REST API v1, live events, metrics and the page from web/.
         .target(
             name: "FleetAdmin",
@@ -120,7 +124,7 @@ let package = Package(
             name: "beekon-fleet",
             dependencies: [
                 "BeekonDevice", "BeekonNet", "FleetDescription", "FleetEngine", "FleetRuntime", "IngestReceiver",
-                "FleetReport", "FleetAdmin", "FleetCommandLine",
+                "FleetReport", "FleetAdmin", "FleetCommandLine", "ServerTruth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -139,6 +143,9 @@ let package = Package(
             name: "BeekonDeviceTests",
             dependencies: ["BeekonDevice", "HTTPMessage", .product(name: "HTTPTypes", package: "swift-http-types")]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(
+            name: "ServerTruthTests",
+            dependencies: ["ServerTruth", "BeekonDevice", "BeekonStore", "FleetDescription", "FleetEngine"]),
         .testTarget(
             name: "BeekonStoreTests",
             dependencies: ["BeekonStore", "BeekonDevice", "SQLite", "FleetTestSupport", "beekon-store-probe"]),

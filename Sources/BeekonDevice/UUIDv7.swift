@@ -19,11 +19,18 @@ public struct UUIDv7: Sendable, Hashable, Comparable, Codable, CustomStringConve
     /// receiver parse one per fix).
     @inlinable
     public init?(_ text: some StringProtocol) {
+        self.init(utf8: text.utf8)
+    }
+
+    /// Parses the 36-character hyphenated form (either case) from its UTF-8 bytes; nil for
+    /// anything else.
+    @inlinable
+    public init?(utf8: some Sequence<UInt8>) {
         var high: UInt64 = 0
         var low: UInt64 = 0
         var nibbles = 0
         var count = 0
-        for byte in text.utf8 {
+        for byte in utf8 {
             count += 1
             if count == 9 || count == 14 || count == 19 || count == 24 {
                 guard byte == UInt8(ascii: "-") else { return nil }

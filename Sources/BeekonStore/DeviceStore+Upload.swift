@@ -170,12 +170,10 @@ extension DeviceStore {
             defer { read.reset() }
             var told: [ToldBatch] = []
             while try read.step() {
-                let batchBytes = read.blob(at: 0)
-                guard let batchID = ToldBatch.unpacked(batchBytes)?.first, batchBytes.count == 16,
-                    let heard = ToldBatch.Heard(rawValue: read.int64(at: 1)),
-                    let fixIDs = ToldBatch.unpacked(read.blob(at: 3))
-                else { throw Self.unreadableRow("told", seq: Int64(told.count + 1), "not a told batch") }
-                told.append(ToldBatch(batchID: batchID, heard: heard, at: read.int64(at: 2), fixIDs: fixIDs))
+                guard let batch = ToldBatch(row: read) else {
+                    throw Self.unreadableRow("told", seq: Int64(told.count + 1), "not a told batch")
+                }
+                told.append(batch)
             }
             return told
         }

@@ -1,4 +1,5 @@
 import BeekonDevice
+internal import SQLite
 
 /// What a device was told of one batch it uploaded: its id, how the answer ended for the device,
 /// when (virtual Unix ms), and the batch's fix ids in payload order, whether or not its store
@@ -30,6 +31,15 @@ public struct ToldBatch: Sendable, Hashable {
         self.heard = heard
         self.at = at
         self.fixIDs = fixIDs
+    }
+
+    /// A row of `StoreQuery.readTold`; nil when it is not one this build wrote.
+    init?(row: Statement) {
+        let batchBytes = row.blob(at: 0)
+        guard batchBytes.count == 16, let batchID = Self.unpacked(batchBytes)?.first,
+            let heard = Heard(rawValue: row.int64(at: 1)), let fixIDs = Self.unpacked(row.blob(at: 3))
+        else { return nil }
+        self.init(batchID: batchID, heard: heard, at: row.int64(at: 2), fixIDs: fixIDs)
     }
 
     /// `ids` as 16 bytes each, the UUID's own order (most significant byte first).

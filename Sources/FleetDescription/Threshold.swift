@@ -44,6 +44,10 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         /// `drain.max`: the longest drain after a fault of the timeline ended, virtual ms (one
         /// still draining counts its time so far).
         case drainMax
+        /// `server.lost`, `.duplicates`, `.stored_though_rejected`, `.misattributed`, `.foreign`,
+        /// each a count or with `.rate` a share: what the server's store holds against what the
+        /// devices were told (`verify`, `run --verify`).
+        case server(ServerFigure, Share)
 
         /// A share of the uploads (0 to 1), or how many.
         public enum Share: String, Sendable, Hashable { case rate, count }
@@ -51,6 +55,19 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
             case admitted, acknowledged, rejected, pending, expired, deleted, lost, unaccounted
         }
         public enum DuplicateCount: String, Sendable, Hashable, CaseIterable { case batches, fixes }
+        /// A figure of the server's store (`verify`): the share's total is the acknowledged fixes
+        /// for `lost`, the rejected for `stored_though_rejected`, the server's rows for `foreign`,
+        /// the run's fixes it holds for the others.
+        public enum ServerFigure: String, Sendable, Hashable, CaseIterable {
+            case lost, duplicates, misattributed, foreign
+            case storedThoughRejected = "stored_though_rejected"
+        }
+
+        /// Measured against the server's store (`verify`), not the run's own figures.
+        public var isServerTruth: Bool {
+            if case .server = self { return true }
+            return false
+        }
 
         /// The network outcomes an upload can end in, by the label the devices heard.
         public static let failureLabels = [
@@ -76,6 +93,8 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
             case .backlogMax: "backlog.max"
             case .duplicates(let count): "duplicates.\(count.rawValue)"
             case .drainMax: "drain.max"
+            case .server(let figure, .count): "server.\(figure.rawValue)"
+            case .server(let figure, .rate): "server.\(figure.rawValue).rate"
             }
         }
 
@@ -84,7 +103,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         var unit: Unit {
             switch self {
             case .latency, .serverLatency, .fixAge, .drainMax: .millis
-            case .errors(.rate), .status(_, .rate), .failure(_, .rate), .notSent(.rate): .share
+            case .errors(.rate), .status(_, .rate), .failure(_, .rate), .notSent(.rate), .server(_, .rate): .share
             default: .plain
             }
         }
@@ -98,7 +117,8 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
             + "upload.count, fleet.not_sent.rate|count, "
             + "fixes.admitted|acknowledged|rejected|pending|expired|deleted|lost|unaccounted, "
             + "fixes.acknowledged.per_second, fixes.age.p50|p90|p95|p99|max, backlog.max, duplicates.batches|fixes, "
-            + "drain.max; any of them for one group as METRIC{group: NAME}"
+            + "drain.max, server.lost|duplicates|stored_though_rejected|misattributed|foreign[.rate] (with verify); "
+            + "any of them for one group as METRIC{group: NAME}"
 
         /// The metric named `text`, or nil.
         static func named(_ text: String) -> Metric? {
@@ -109,6 +129,9 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
             case 2 where parts == ["drain", "max"]: return .drainMax
             case 2 where parts[0] == "duplicates": return DuplicateCount(rawValue: parts[1]).map { .duplicates($0) }
             case 2 where parts[0] == "fixes": return FixCount(rawValue: parts[1]).map { .fixes($0) }
+            case 2 where parts[0] == "server": return ServerFigure(rawValue: parts[1]).map { .server($0, .count) }
+            case 3 where parts[0] == "server" && parts[2] == "rate":
+                return ServerFigure(rawValue: parts[1]).map { .server($0, .rate) }
             case 3 where parts[0] == "fixes" && parts[1] == "age":
                 return percentiles.first { $0.0 == parts[2] }.map { .fixAge(fraction: $0.1, name: $0.0) }
             case 3 where parts[0] == "upload" && parts[1] == "latency":

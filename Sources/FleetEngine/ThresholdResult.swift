@@ -8,6 +8,13 @@ public struct ThresholdResult: Sendable, Hashable {
     public var value: Double?
     public var passed: Bool
 
+    /// `threshold` checked against `value` (nil, nothing measured, fails it).
+    public init(threshold: Threshold, value: Double?) {
+        self.threshold = threshold
+        self.value = value
+        passed = value.map { threshold.comparison.holds($0, threshold.limit) } ?? false
+    }
+
     /// Each threshold against `metrics`, in order: a group's against that group's figures
     /// (`groups` names the groups by index, as the fleet file orders them).
     public static func check(
@@ -21,9 +28,7 @@ public struct ThresholdResult: Sendable, Hashable {
                 figures = RunFigures(metrics)
             }
             let value = figures.flatMap { Self.value(of: threshold.metric, in: $0) }
-            return ThresholdResult(
-                threshold: threshold, value: value,
-                passed: value.map { threshold.comparison.holds($0, threshold.limit) } ?? false)
+            return ThresholdResult(threshold: threshold, value: value)
         }
     }
 
@@ -90,6 +95,9 @@ public struct ThresholdResult: Sendable, Hashable {
         case .drainMax:
             // No fault ended: nothing drained, so nothing took long.
             return figures.drains.map { Double($0.drainMillis ?? figures.virtualNow - $0.endedAt) }.max() ?? 0
+        case .server:
+            // The server's store, not the run's figures: `verify` measures it.
+            return nil
         }
     }
 
@@ -103,7 +111,7 @@ public struct ThresholdResult: Sendable, Hashable {
         guard let value else { return "no data" }
         switch threshold.metric {
         case .latency, .serverLatency, .fixAge, .drainMax: return FleetDuration.display(millis: value)
-        case .errors(.rate), .status(_, .rate), .failure(_, .rate), .notSent(.rate):
+        case .errors(.rate), .status(_, .rate), .failure(_, .rate), .notSent(.rate), .server(_, .rate):
             return "\(Rounding.ratio(value))"
         case .acknowledgedPerSecond: return "\(value.rounded(places: 1))/s"
         default: return String(Int64(value))

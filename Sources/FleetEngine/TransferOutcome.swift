@@ -1,5 +1,5 @@
-import BeekonNet
 import BeekonDevice
+import BeekonNet
 
 /// What a device heard at the end of an upload or a token refresh, as the fleet counts it. Text
 /// only at the edge (`description`: `200`, `timeout`, `offline`), where it labels counts.

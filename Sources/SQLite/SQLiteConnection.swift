@@ -36,14 +36,15 @@ public final class SQLiteConnection {
     /// lock on the first before it reads anything.
     static let lockRange = (start: Int64(0x4000_0000), length: Int64(512))
 
-    /// Opens (creating if missing, 0600) the database file at `path` for reading and writing.
-    public init(path: String, locking: FileLocking = .perTransaction) throws(SQLiteError) {
+    /// Opens (creating if missing, 0600) the database file at `path` for reading and writing; with
+    /// `readOnly`, an existing file for reading only (a missing one is SQLITE_CANTOPEN).
+    public init(path: String, locking: FileLocking = .perTransaction, readOnly: Bool = false) throws(SQLiteError) {
         let initialised = SQLiteLibrary.initialisation
         guard initialised == SQLITE_OK else { throw SQLiteError(rawValue: initialised) }
         var vfs: String?
         switch locking {
         case .perTransaction:
-            Self.createPrivately(path)
+            if !readOnly { Self.createPrivately(path) }
             lockDescriptor = -1
         case .heldWhileOpen:
             // The descriptor that holds the lock also creates the file 0600 (see createPrivately).
@@ -69,8 +70,8 @@ public final class SQLiteConnection {
             vfs = "unix-none"
         }
         var db: OpaquePointer?
-        let flags =
-            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let code = sqlite3_open_v2(path, &db, flags, vfs)
         guard code == SQLITE_OK, let db else {
             // On failure SQLite usually still allocates a handle, which holds the message.

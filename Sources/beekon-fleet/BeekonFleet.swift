@@ -16,7 +16,8 @@ struct BeekonFleet: ParsableCommand {
             """,
         version: BuildInfo.version,
         subcommands: [
-            Run.self, Receive.self, Validate.self, Report.self, Actions.self, OpenAPI.self, ReportSchema.self,
+            Run.self, Receive.self, Verify.self, Validate.self, Report.self, Actions.self, OpenAPI.self,
+            ReportSchema.self,
         ]
     )
 

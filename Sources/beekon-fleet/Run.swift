@@ -274,6 +274,11 @@ struct Run: LoggingCommand {
         defer { withExtendedLifetime(claim) {} }
         let outputs = self.outputs.forShard(shard)
         let chartsScript = try outputs.check()
+        for threshold in thresholds + fleet.thresholds where threshold.metric.isServerTruth {
+            throw CommandFailure(
+                "threshold `\(threshold.expression)`: the server's store is checked after the run, by "
+                    + "`beekon-fleet verify --threshold`", exitCode: .usage)
+        }
         for threshold in thresholds {
             if let group = threshold.group, !fleet.groups.contains(where: { $0.name == group }) {
                 throw CommandFailure(
