@@ -57,7 +57,9 @@ struct ToldRecordTests {
         // Sent long enough ago to be answered (or timed out) by now.
         let answered = try FixAccountingTests.sentFixIDs(fleet, by: metrics.virtualNow - 31_000)
         let known = Set(told.flatMap(\.fixIDs).map(\.text)).union(try fleet.storedFixes().map(\.id))
-        #expect(answered.count >= 9 && answered.allSatisfy(known.contains), "\(answered.count) sent; one neither told nor pending")
+        #expect(
+            answered.count >= 9 && answered.allSatisfy(known.contains),
+            "\(answered.count) sent; one neither told nor pending")
         // A batch not acknowledged or rejected is told as often as it went and ended: once a send.
         let sentBatches = fleet.sent.filter { $0.sentAt <= metrics.virtualNow - 31_000 }
             .map(SimulatedFleetTests.batchID).filter { !$0.isEmpty }

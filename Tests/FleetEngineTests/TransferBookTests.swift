@@ -10,7 +10,8 @@ struct TransferBookTests {
     static func transfer(slot: Int, upload: Bool = true, fixes: Int = 3) -> TransferInFlight {
         TransferInFlight(
             slot: slot, kind: upload ? .upload(UUIDv7(high: 1, low: 2)) : .refresh, sentAt: 0, deadline: 30_000,
-            fixIDs: (0..<fixes).map { UUIDv7(high: 7, low: UInt64($0)) }, hangs: false, injectedLatencyMillis: 0, life: 0)
+            fixIDs: (0..<fixes).map { UUIDv7(high: 7, low: UInt64($0)) }, hangs: false, injectedLatencyMillis: 0,
+            life: 0)
     }
 
     @Test("numbers run from 1 in the order sent; a closed transfer is no longer waited for or changed")
@@ -44,7 +45,9 @@ struct TransferBookTests {
         #expect(book.uploadOwner(1) == 0 && book.uploadOwner(3) == 2)
         #expect(book.uploadOwner(4) == nil, "a refresh has no upload owner")
         let first = book.lateEnd(1)
-        #expect(first.unheard?.fixIDs.count == 1 && first.unheard?.batchID == UUIDv7(high: 1, low: 1) && !first.cancelled && !first.offline)
+        #expect(
+            first.unheard?.fixIDs.count == 1 && first.unheard?.batchID == UUIDv7(high: 1, low: 1) && !first.cancelled
+                && !first.offline)
         let second = book.lateEnd(2)
         #expect(second.unheard?.slot == 1 && second.cancelled && !second.offline)
         #expect(book.lateEnd(3).offline && book.lateEnd(4).offline)

@@ -89,6 +89,10 @@ RULES = [
     Rule("swift run -c release beekon-fleet run --warp max --for 1h --admin off --data /tmp/beekon-report "
          "--report /tmp/beekon-report.json --threshold 'fixes.lost == 0'", "run", seconds=300),
     Rule("# Two shards of the demo fleet, started together and judged as one.", "run", seconds=600),
+    Rule("psql -At -F, -c 'select install_id, id from locations' | beekon-fleet verify --stored -", "covered",
+         "checks/postgres/test_verify_postgres.py runs this pipeline against a real PostgreSQL (its own host and port)"),
+    Rule("swift run -c release beekon-fleet run --warp max --for 1h --admin off --data /tmp/beekon-verify --fresh",
+         "run", seconds=300),
     Rule("apt-get install libsqlite3-dev zlib1g-dev libcurl4-openssl-dev libmicrohttpd-dev pkg-config", "run",
          root_only=True, seconds=600),
     Rule("swift run -c release beekon-bench store ", "run", seconds=900),
@@ -100,6 +104,8 @@ COVERED_BY = {
     "docker compose up fleet": "checks/compose/run.sh",
     "docker compose up --no-deps fleet": "checks/compose/test_compose.py",
     "swift test": ".ci/run",
+    "psql -At -F, -c 'select install_id, id from locations' | beekon-fleet verify --stored -":
+        "checks/postgres/test_verify_postgres.py",
 }
 
 
