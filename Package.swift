@@ -95,6 +95,7 @@ let package = Package(
             name: "FleetReport",
             dependencies: [
                 "FleetDescription", "FleetEngine", "FleetRuntime", "BeekonDevice", "BeekonNet", "BeekonStore",
+                "ServerTruth",
             ]),
         // `verify`: what every device was told, joined with the rows the server's store holds.
         .target(
@@ -203,7 +204,7 @@ let package = Package(
         // The run report, its CSV, HTML and summary, and the figure bodies, without a server.
         .testTarget(
             name: "FleetReportTests",
-            dependencies: ["FleetReport", "FleetEngine", "FleetTestSupport"]),
+            dependencies: ["FleetReport", "FleetEngine", "FleetTestSupport", "ServerTruth", "FleetDescription"]),
         .testTarget(
             name: "FleetAdminTests",
             dependencies: [

@@ -2,6 +2,7 @@ import BeekonDevice
 import FleetEngine
 import FleetRuntime
 import Foundation
+import ServerTruth
 
 /// `run --html FILE`: the run as one self-contained page that opens offline (no CDN, no request):
 /// the verdict and thresholds, the fix accounting and uploads per group, and charts over the
@@ -92,6 +93,7 @@ package enum RunHTML {
             body += "<p class=\"muted\">None was given: these defaults are reported, not counted (see --strict).</p>\n"
         }
         body += "<h2>Where the fixes went</h2>\n" + fixesTable(report) + "\n"
+        if let truth = report.serverTruth { body += "<h2>The server's truth</h2>\n" + truthSection(truth) + "\n" }
         body += "<h2>Uploads</h2>\n" + uploadsTable(report) + "\n"
         body += "<h2>Latency: as heard (virtual) and the server's (real)</h2>\n" + latencyTable(report) + "\n"
         body += "<h2>Fleet health</h2>\n" + fleetHealthTable(report.fleetHealth) + "\n"
@@ -143,6 +145,48 @@ package enum RunHTML {
                 + "<td class=\"num\">\(number(age.p99 / 1000)) s</td></tr>\n"
         }
         return text + "</table>"
+    }
+
+    /// `run --verify`: each category of fix, the server's own problems, the examples, the
+    /// thresholds on the server's store.
+    private static func truthSection(_ truth: ServerTruthBody) -> String {
+        let counts = truth.fixes.counts
+        var text =
+            "<p>\(truth.devices) devices' fixes against \(truth.serverRows) rows (\(html(truth.source))): "
+            + "<span class=\"\(truth.verdict)\">\(truth.verdict == "pass" ? "passed" : "failed")</span>.</p>\n"
+            + "<table><tr><th></th><th>Fixes</th><th>Category</th></tr>\n"
+        var rows = FixVerdict.allCases.map { ($0.isProblem, counts.fixes[$0, default: 0], $0.meaning) }
+        rows += [
+            (true, counts.duplicates, "fix ids stored more than once (\(counts.duplicateRows) extra rows)"),
+            (true, counts.misattributed, "fix ids stored under another install id than their device's"),
+            (true, counts.foreign, "rows no device of this run sent (foreign)"),
+        ]
+        for (problem, count, meaning) in rows {
+            let mark = problem ? (count == 0 ? "<td class=\"pass\">✓</td>" : "<td class=\"fail\">✗</td>") : "<td></td>"
+            text += "<tr>\(mark)<td class=\"num\">\(count)</td><td>\(html(meaning))</td></tr>\n"
+        }
+        text += "</table>\n<table><tr><th></th><th>Threshold</th><th>Value</th></tr>\n"
+        for threshold in truth.thresholds {
+            text +=
+                "<tr><td class=\"\(threshold.passed ? "pass" : "fail")\">\(threshold.passed ? "✓" : "✗")</td>"
+                + "<td><code>\(html(threshold.expression))</code></td>"
+                + "<td class=\"num\">\(threshold.value.map { number($0) } ?? "no data")</td></tr>\n"
+        }
+        text += "</table>\n"
+        for problem in TruthResult.Problem.allCases {
+            let examples = truth.examples.examples[problem, default: []]
+            guard !examples.isEmpty else { continue }
+            text +=
+                "<p>Examples, \(html(problem.rawValue)):</p>\n<table><tr><th>Install id</th><th>Fix id</th>"
+                + "<th>Batch id</th><th>Told at (virtual)</th><th>Rows</th></tr>\n"
+            for example in examples {
+                let cells = [example.installID, example.fixID, example.batchID ?? "", example.toldAt ?? ""]
+                    .map { "<td><code>\(html($0))</code></td>" }.joined()
+                text += "<tr>\(cells)<td class=\"num\">\(example.stored)</td></tr>\n"
+            }
+            text += "</table>\n"
+        }
+        return text
     }
 
     private static func uploadsTable(_ report: RunReportBody) -> String {

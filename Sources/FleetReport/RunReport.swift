@@ -269,6 +269,7 @@ package struct RunReportBody: APIBody {
     var drains: [Drain]
     var thresholds: [ThresholdBody]
     var thresholdsCount: Bool
+    package var serverTruth: ServerTruthBody?
     var groups: APIMap<Group>
     var pace: Pace
     var shard: ShardBody?
@@ -286,7 +287,7 @@ package struct RunReportBody: APIBody {
     package init(
         _ snapshot: FleetSnapshot, end: RunEnd? = nil, abortedBy: ThresholdAbortRecord? = nil, exitCode: Int? = nil,
         digest: String? = nil, receiver: FixAccount.Resent? = nil, shard: Shard = .whole,
-        devicesByGroup: [String: [DeviceState: Int]]? = nil
+        devicesByGroup: [String: [DeviceState: Int]]? = nil, serverTruth: ServerTruthBody? = nil
     ) {
         let metrics = snapshot.metrics
         name = snapshot.name
@@ -325,6 +326,7 @@ package struct RunReportBody: APIBody {
                 value: result.value)
         }
         thresholdsCount = snapshot.thresholds.counted
+        self.serverTruth = serverTruth
         pace = Pace(metrics.pace)
         self.shard = shard == .whole ? nil : ShardBody(index: shard.index, count: shard.count)
         let statesByGroup = devicesByGroup ?? snapshot.devicesByGroup
@@ -371,6 +373,10 @@ package struct RunReportBody: APIBody {
             "Whether a failed threshold fails the run: true when thresholds were given (or with `--strict`); false "
                 + "for the defaults, which are only reported."),
         "groups": APINote("The same per group of the fleet file (and groups the API added), by name."),
+        "server_truth": APINote(
+            "What `run --verify` found of the server's store against what every device was told (its thresholds "
+                + "count toward `exit_code`); null without it, live, and in a merged report (`beekon-fleet verify` "
+                + "reads the shards' folders)."),
         "shard": APINote("The part of the fleet this run ran (`run --shard`); null for the whole fleet."),
         "merge_state": APINote(
             "What `beekon-fleet report merge` reads to merge the reports of a fleet's shards exactly (its "

@@ -67,6 +67,21 @@ public struct RunFolder: Sendable {
         return groups.compactMap { $0["name"] as? String }
     }
 
+    /// The run's groups in the fleet's order, from every folder's record, then from device ids.
+    public static func groups(_ folders: [RunFolder]) -> [String] {
+        var groups: [String] = []
+        for folder in folders {
+            for group in folder.groups where !groups.contains(group) { groups.append(group) }
+        }
+        for folder in folders {
+            for (deviceID, _) in folder.devices {
+                let group = Self.group(of: deviceID, in: groups)
+                if !groups.contains(group) { groups.append(group) }
+            }
+        }
+        return groups
+    }
+
     /// The group of `deviceID`: the longest of `groups` it is named after (`NAME-0001`), else
     /// its id without the trailing number.
     public static func group(of deviceID: String, in groups: [String]) -> String {

@@ -7,7 +7,7 @@ import Foundation
 /// What `verify` found: the run's figures and each group's, and the first few of each problem.
 public struct TruthResult: Sendable {
     /// A problem found, for a person to look up in the server's store.
-    public struct Example: Sendable, Hashable, Codable {
+    public struct Example: Sendable, Hashable {
         public var installID: String
         public var fixID: String
         /// The batch it was told in (nil for a foreign row, or when no told batch holds it).
@@ -19,17 +19,21 @@ public struct TruthResult: Sendable {
         /// Its first row's line in the rows given (foreign rows only).
         public var line: Int?
 
-        enum CodingKeys: String, CodingKey {
-            case installID = "install_id"
-            case fixID = "fix_id"
-            case batchID = "batch_id"
-            case toldAt = "told_at"
-            case stored, line
+        public init(
+            installID: String, fixID: String, batchID: String? = nil, toldAt: String? = nil, stored: Int,
+            line: Int? = nil
+        ) {
+            self.installID = installID
+            self.fixID = fixID
+            self.batchID = batchID
+            self.toldAt = toldAt
+            self.stored = stored
+            self.line = line
         }
     }
 
     /// What a problem's examples are listed under: a fix category, or the server's own.
-    public enum Problem: String, Sendable, Hashable, CaseIterable, Codable {
+    public enum Problem: String, Sendable, Hashable, CaseIterable {
         case lost, duplicates
         case storedThoughRejected = "stored_though_rejected"
         case misattributed, foreign
@@ -43,6 +47,18 @@ public struct TruthResult: Sendable {
     /// By group name, in the fleet's order.
     public var groups: [(name: String, counts: TruthCounts)]
     public var examples: [Problem: [Example]]
+
+    public init(
+        devices: Int, devicesWithoutTold: Int, serverRows: Int, total: TruthCounts,
+        groups: [(name: String, counts: TruthCounts)], examples: [Problem: [Example]]
+    ) {
+        self.devices = devices
+        self.devicesWithoutTold = devicesWithoutTold
+        self.serverRows = serverRows
+        self.total = total
+        self.groups = groups
+        self.examples = examples
+    }
 
     /// Each threshold against these figures, a group's against that group's.
     public func check(_ thresholds: [Threshold]) -> [ThresholdResult] {

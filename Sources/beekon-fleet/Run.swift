@@ -10,6 +10,7 @@ import FleetRuntime
 import Foundation
 import IngestReceiver
 import Logging
+import ServerTruth
 
 /// Runs a fleet file against an ingest server.
 ///
@@ -176,6 +177,22 @@ struct Run: LoggingCommand {
 
     @Flag(
         help: """
+            At the end, check the server's store against what every device was told, as `beekon-fleet \
+            verify` does: the in-process receiver's, or the rows --stored-cmd prints. Its thresholds \
+            (server.lost, server.duplicates, …; by default server.lost == 0 and server.duplicates == 0) \
+            count toward the exit code; the report gains `server_truth`.
+            """)
+    var verify = false
+
+    @Option(
+        name: .customLong("stored-cmd"),
+        help: ArgumentHelp(
+            "With --verify: a shell command that prints the server's rows (install_id,fix_id CSV or NDJSON), e.g. "
+                + "`psql -At -F, -c 'select install_id, id from locations'`.", valueName: "command"))
+    var storedCommand: String?
+
+    @Flag(
+        help: """
             Once the run is over (its summary printed, its files written), keep the admin API up with \
             its last figures until Ctrl-C or SIGTERM, as k6's --linger: Prometheus scrapes the final \
             counts, and GET /api/v1/report answers the finished run.
@@ -274,11 +291,11 @@ struct Run: LoggingCommand {
         defer { withExtendedLifetime(claim) {} }
         let outputs = self.outputs.forShard(shard)
         let chartsScript = try outputs.check()
-        for threshold in thresholds + fleet.thresholds where threshold.metric.isServerTruth {
-            throw CommandFailure(
-                "threshold `\(threshold.expression)`: the server's store is checked after the run, by "
-                    + "`beekon-fleet verify --threshold`", exitCode: .usage)
-        }
+        // The server's store is checked by `--verify` after the run, not by the run's figures.
+        let serverThresholds = (thresholds + fleet.thresholds).filter(\.metric.isServerTruth)
+        fleet.thresholds.removeAll { $0.metric.isServerTruth }
+        let thresholds = self.thresholds.filter { !$0.metric.isServerTruth }
+        try checkVerify(serverThresholds: serverThresholds, fleet: fleet, shard: shard)
         for threshold in thresholds {
             if let group = threshold.group, !fleet.groups.contains(where: { $0.name == group }) {
                 throw CommandFailure(
@@ -408,17 +425,33 @@ struct Run: LoggingCommand {
         let snapshot = runtime.snapshot
         let results = snapshot.thresholds.check(snapshot.metrics, groups: snapshot.groups)
         let abortedBy = abort.cancel()
-        let passed = abortedBy == nil && (!snapshot.thresholds.counted || results.allSatisfy(\.passed))
+        var passed = abortedBy == nil && (!snapshot.thresholds.counted || results.allSatisfy(\.passed))
+        var verification: Verification?
+        var verifyFailed = false
+        if verify {
+            do throws(VerifyProblem) {
+                verification = try Self.verification(data: data, command: storedCommand, thresholds: serverThresholds)
+            } catch {
+                logger.error("--verify: \(error)")
+                verifyFailed = true
+            }
+            if let verification, !verification.passed { passed = false }
+        }
         let stats = receiver?.stats()
         let receiverDuplicates = stats.map { FixAccount.Resent(batches: $0.duplicateBatches, fixes: $0.duplicateFixes) }
         let runReport = RunReportBody(
             snapshot, end: end, abortedBy: abortedBy.map { .init(expression: $0.result.threshold.expression) },
             exitCode: passed ? 0 : Int(RunExit.thresholdFailed),
             digest: sent.text,
-            receiver: receiverDuplicates, shard: shard)
+            receiver: receiverDuplicates, shard: shard, serverTruth: verification.map(ServerTruthBody.init))
         for line in RunSummary.lines(runReport) { print("beekon-fleet: " + line) }
         // The verdict next, so the run's last lines stay its digest, its end and the receiver's.
         Self.verdict(snapshot.thresholds, results, metrics: snapshot.metrics)
+        if let verification {
+            for line in verification.result.lines(thresholds: verification.thresholds, source: verification.source) {
+                print("beekon-fleet: " + line)
+            }
+        }
         if let abortedBy {
             print(
                 "beekon-fleet: aborted at \(Timestamp.text(unixMillis: abortedBy.at)): "
@@ -460,7 +493,78 @@ struct Run: LoggingCommand {
             interrupts.wait()
         }
         if !passed { throw ExitCode(RunExit.thresholdFailed) }
-        if !failed.isEmpty { throw ExitCode.failure }
+        if !failed.isEmpty || verifyFailed { throw ExitCode.failure }
+    }
+
+    /// Refuses, before anything runs, what `--verify` cannot do: server thresholds without it,
+    /// `--stored-cmd` without it, a shard (it holds a part of the fleet's devices), and a server
+    /// other than the in-process receiver with no command to read its store.
+    private func checkVerify(serverThresholds: [Threshold], fleet: FleetFile, shard: Shard) throws {
+        if !verify {
+            if let threshold = serverThresholds.first {
+                throw CommandFailure(
+                    "threshold `\(threshold.expression)`: the server's store is checked with --verify (or by "
+                        + "`beekon-fleet verify` after the run)", exitCode: .usage)
+            }
+            if storedCommand != nil {
+                throw CommandFailure("--stored-cmd is read by --verify; give it too", exitCode: .usage)
+            }
+            return
+        }
+        if shard != .whole {
+            throw CommandFailure(
+                "--verify with --shard: a shard holds only its part of the fleet's devices; once every shard is "
+                    + "done, run `beekon-fleet verify --data DATA` on the folder they share", exitCode: .usage)
+        }
+        if storedCommand == nil, !(fleet.needsIngestURL && ingest == nil) {
+            throw CommandFailure(
+                "--verify against your own server needs its rows: give --stored-cmd, a command that prints them "
+                    + "(install_id,fix_id), e.g. --stored-cmd \"psql -At -F, -c 'select install_id, id from "
+                    + "locations'\"", exitCode: .usage)
+        }
+        for threshold in serverThresholds {
+            if let group = threshold.group, !fleet.groups.contains(where: { $0.name == group }) {
+                throw CommandFailure(
+                    "--threshold `\(threshold.expression)`: the fleet has no group \"\(group)\"", exitCode: .usage)
+            }
+        }
+    }
+
+    /// The run's `verify`: its data folder's devices against the in-process receiver's rows, or
+    /// those `command` prints (run by /bin/sh; a command that fails gives no verdict).
+    static func verification(data: String, command: String?, thresholds: [Threshold]) throws(VerifyProblem)
+        -> Verification
+    {
+        let folders = try RunFolder.find(data)
+        guard let command else {
+            return try Verification(folders: folders, rows: [.runReceivers], thresholds: thresholds, examples: 5)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let output = Pipe()
+        process.standardOutput = output
+        do {
+            try process.run()
+        } catch {
+            throw VerifyProblem("--stored-cmd could not start: \(error.localizedDescription)")
+        }
+        let verification: Verification
+        do throws(VerifyProblem) {
+            verification = try Verification(
+                folders: folders, rows: [.stream(output.fileHandleForReading, name: "--stored-cmd")],
+                thresholds: thresholds, examples: 5)
+        } catch {
+            process.terminate()
+            process.waitUntilExit()
+            throw error
+        }
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw VerifyProblem(
+                "--stored-cmd `\(command)` exited \(process.terminationStatus): no verdict on the server's store")
+        }
+        return verification
     }
 
     /// Refuses, before anything runs, a file path whose folder does not exist or cannot be written.

@@ -4,6 +4,7 @@ import BeekonStore
 import FleetCommandLine
 import FleetDescription
 import FleetEngine
+import FleetReport
 import Foundation
 import ServerTruth
 
@@ -60,8 +61,6 @@ struct Verify: ParsableCommand {
     @Option(help: ArgumentHelp("Write the figures as JSON to this file too.", valueName: "file"))
     var report: String?
 
-    static let defaultThresholds = ["server.lost == 0", "server.duplicates == 0"]
-
     func validate() throws {
         guard (0...1000).contains(examples) else {
             throw ValidationError("--examples \(examples): expected a whole number from 0 to 1000")
@@ -86,114 +85,34 @@ struct Verify: ParsableCommand {
     private func verify() throws(VerifyProblem) {
         var folders: [RunFolder] = []
         for path in data.isEmpty ? [".beekon-fleet"] : data { folders += try RunFolder.find(path) }
-        let groups = Self.groups(folders)
-        for threshold in thresholds {
-            if let group = threshold.group, !groups.contains(group) {
-                throw VerifyProblem(
-                    "--threshold `\(threshold.expression)`: the run has no group \"\(group)\" (it has "
-                        + groups.map { "\"\($0)\"" }.joined(separator: ", ") + ")")
-            }
-        }
-        var join = TruthJoin(groups: groups, examples: examples)
-        for folder in folders {
-            for (deviceID, installID) in folder.devices {
-                let path = folder.storePath(installID)
-                // A device that never stored anything has no file: nothing to check.
-                guard FileManager.default.fileExists(atPath: path) else { continue }
-                let records: StoreRecords
-                do throws(StoreError) {
-                    records = try StoreRecords.read(path: path)
-                } catch {
-                    throw VerifyProblem("device \(deviceID): \(error)")
-                }
-                let group = groups.firstIndex(of: RunFolder.group(of: deviceID, in: groups)) ?? 0
-                join.add(
-                    VerifiedDevice(deviceID: deviceID, installID: installID, group: group, storePath: path), records)
-            }
-        }
-        join.seal()
-        let source = try readRows(into: &join, folders: folders)
-        if join.columnsLookSwapped {
-            throw VerifyProblem(
-                "\(source): most rows' fix_id is one of the run's install ids: give the columns as install_id,fix_id "
-                    + "(or a header naming them)")
-        }
-        let result = join.result { device in try? StoreRecords.read(path: device.storePath) }
-        let given = thresholds.isEmpty ? Self.defaultThresholds.compactMap { try? Threshold.read($0) } : thresholds
-        let checked = result.check(given)
-        let body = TruthBody(result, thresholds: checked, source: source)
-        if let report {
-            guard FileManager.default.createFile(atPath: report, contents: body.json()) else {
-                throw VerifyProblem("--report \(report): cannot be written")
-            }
-        }
-        if json {
-            FileHandle.standardOutput.write(body.json() + Data("\n".utf8))
-        } else {
-            for line in result.lines(thresholds: checked, source: source) { print(line) }
-        }
-        if !checked.allSatisfy(\.passed) { Foundation.exit(RunExit.thresholdFailed) }
-    }
-
-    /// Feeds the server's rows to `join`; returns where they came from.
-    private func readRows(into join: inout TruthJoin, folders: [RunFolder]) throws(VerifyProblem) -> String {
-        var sources: [String] = []
+        var rows: [Verification.Rows] = []
         if let stored {
-            let handle: FileHandle
-            let name: String
             if stored == "-" {
-                handle = .standardInput
-                name = "standard input"
+                rows.append(.stream(.standardInput, name: "standard input"))
             } else {
                 guard let file = FileHandle(forReadingAtPath: stored) else {
                     throw VerifyProblem(
                         "--stored \(stored): cannot be read (expected a file of install_id,fix_id rows)")
                 }
-                handle = file
-                name = stored
-            }
-            var reader = StoredRowReader(source: name)
-            do {
-                try reader.read(handle) { join.add($0) }
-            } catch let problem as StoredRowReader.Problem {
-                throw VerifyProblem("--stored \(problem)")
-            } catch {
-                throw VerifyProblem("--stored \(name): \(error)")
-            }
-            sources.append(name)
-        }
-        var databases = self.databases
-        if stored == nil, databases.isEmpty {
-            databases = folders.compactMap(\.receiverDatabase)
-            guard !databases.isEmpty else {
-                throw VerifyProblem(
-                    "no server rows: the run did not use the in-process receiver; give --stored FILE (or - for "
-                        + "standard input) with install_id,fix_id rows from the server's database, or --db with a "
-                        + "receiver's")
+                rows.append(.stream(file, name: stored))
             }
         }
-        for database in databases {
-            guard FileManager.default.fileExists(atPath: database) else {
-                throw VerifyProblem("--db \(database): no such file")
-            }
-            try ReceiverRows.read(path: database) { join.add($0) }
-            sources.append(database)
-        }
-        return sources.joined(separator: ", ")
-    }
-
-    /// The run's groups in the fleet's order, from every folder's record, or from the device ids.
-    static func groups(_ folders: [RunFolder]) -> [String] {
-        var groups: [String] = []
-        for folder in folders {
-            for group in folder.groups where !groups.contains(group) { groups.append(group) }
-        }
-        for folder in folders {
-            for (deviceID, _) in folder.devices {
-                let group = RunFolder.group(of: deviceID, in: groups)
-                if !groups.contains(group) { groups.append(group) }
+        if !databases.isEmpty { rows.append(.databases(databases)) }
+        if rows.isEmpty { rows = [.runReceivers] }
+        let verification = try Verification(folders: folders, rows: rows, thresholds: thresholds, examples: examples)
+        let body = ServerTruthBody(verification)
+        if let report {
+            guard FileManager.default.createFile(atPath: report, contents: Data(body.fileText.utf8)) else {
+                throw VerifyProblem("--report \(report): cannot be written")
             }
         }
-        return groups
+        if json {
+            print(body.fileText, terminator: "")
+        } else {
+            for line in verification.result.lines(thresholds: verification.thresholds, source: verification.source) {
+                print(line)
+            }
+        }
+        if !verification.passed { Foundation.exit(RunExit.thresholdFailed) }
     }
 }

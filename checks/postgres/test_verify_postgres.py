@@ -130,27 +130,34 @@ def servers():
         server.stop()
 
 
-def fleet_command(data, ingest_url, report):
+def fleet_command(data, ingest_url, report, extra=()):
     return [BINARY, "run", str(FLEET_FILE), "--ingest", ingest_url + "/ingest", "--data", str(data),
             "--for", VIRTUAL, "--warp", "max", "--admin", "off", "--seed", str(SEED),
-            "--report", str(report)]
+            "--report", str(report), *extra]
 
 
-def finish_fleet(process, log_path, report):
+def finish_fleet(process, log_path, report, expected_rc=0):
     try:
         rc = process.wait(240)
     except subprocess.TimeoutExpired:
         process.kill()
         raise AssertionError(f"the fleet did not finish within 240 s; its log: {log_path}") from None
-    assert rc == 0, f"beekon-fleet run exited {rc}:\n{log_path.read_text()[-3000:]}"
+    assert rc == expected_rc, f"beekon-fleet run exited {rc}:\n{log_path.read_text()[-3000:]}"
     return json.loads(report.read_text())
 
 
-def run_fleet(workdir, ingest_url):
+def run_fleet(workdir, ingest_url, extra=(), expected_rc=0):
     data, report, log_path = workdir / "fleet", workdir / "report.json", workdir / "fleet.log"
     with open(log_path, "w") as log:
-        process = subprocess.Popen(fleet_command(data, ingest_url, report), stdout=log, stderr=subprocess.STDOUT)
-        return data, finish_fleet(process, log_path, report)
+        process = subprocess.Popen(fleet_command(data, ingest_url, report, extra), stdout=log,
+                                   stderr=subprocess.STDOUT)
+        return data, finish_fleet(process, log_path, report, expected_rc)
+
+
+def psql_rows_command(dbname):
+    """The shell command that prints the server's rows, as a user gives it to `run --stored-cmd`."""
+    return (f"psql -h {PG['host']} -p {PG['port']} -U {PG['user']} -d {dbname} -At -F, "
+            "-c 'select install_id, id from locations'")
 
 
 def answered_fix_ids(server):
@@ -362,3 +369,20 @@ def test_ack_before_commit_server_killed_mid_run_verify_reports_exactly_the_lost
     examples = example_fix_ids(answer, "lost")
     assert examples and examples <= expected_lost, (examples, answer.get("examples"))
     assert (code, answer["verdict"]) == (99, "fail"), answer
+
+
+def test_run_verify_gives_the_whole_verdict_in_one_command(tmp_path, servers):
+    """`run --verify --stored-cmd "psql ..."`: the run and the server's store judged together, the
+    duplicates of a server that does not dedupe failing the run (exit 99) and in its report."""
+    dbname = fresh_database("pgcheck_run_verify")
+    server = IngestServer(tmp_path, dbname, "no-dedupe", free_port(), "server.log")
+    servers.append(server)
+    data, report = run_fleet(
+        tmp_path, server.url, extra=["--verify", "--stored-cmd", psql_rows_command(dbname)], expected_rc=99)
+    expected = held_more_than_once(dbname)
+    say(f"run --verify: expected duplicates {len(expected)}; exit code {report['exit_code']}")
+    assert len(expected) > 0
+    truth = report["server_truth"]
+    assert truth["fixes"]["duplicates"] == len(expected), truth["fixes"]
+    assert truth["fixes"]["lost"] == 0 and truth["verdict"] == "fail", truth
+    assert report["exit_code"] == 99 and all(t["passed"] for t in report["thresholds"]), report["thresholds"]

@@ -1,63 +1,12 @@
-import BeekonDevice
 import FleetEngine
-import Foundation
-
-/// `verify --json` and `verify --report FILE`: the figures, the examples and the verdict.
-public struct TruthBody: Encodable {
-    public struct ThresholdBody: Encodable {
-        var expression: String
-        var value: Double?
-        var passed: Bool
-    }
-
-    var verdict: String
-    var devices: Int
-    var devicesWithoutTold: Int
-    var serverRows: Int
-    var source: String
-    var fixes: [String: Int]
-    var groups: [String: [String: Int]]
-    var examples: [String: [TruthResult.Example]]
-    var thresholds: [ThresholdBody]
-
-    enum CodingKeys: String, CodingKey {
-        case verdict, devices
-        case devicesWithoutTold = "devices_without_told"
-        case serverRows = "server_rows"
-        case source, fixes
-        case groups, examples, thresholds
-    }
-
-    /// `source` says where the server's rows came from.
-    public init(_ result: TruthResult, thresholds: [ThresholdResult], source: String) {
-        verdict = thresholds.allSatisfy(\.passed) ? "pass" : "fail"
-        devices = result.devices
-        devicesWithoutTold = result.devicesWithoutTold
-        serverRows = result.serverRows
-        self.source = source
-        fixes = result.total.keyed
-        groups = Dictionary(result.groups.map { ($0.name, $0.counts.keyed) }) { first, _ in first }
-        examples = Dictionary(uniqueKeysWithValues: result.examples.map { ($0.key.rawValue, $0.value) })
-        self.thresholds = thresholds.map {
-            ThresholdBody(expression: $0.threshold.expression, value: $0.value, passed: $0.passed)
-        }
-    }
-
-    /// Pretty-printed, keys sorted: the same figures give the same bytes.
-    public func json() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)) ?? Data("{}".utf8)
-    }
-}
 
 extension TruthResult {
     /// The summary for a person: each category, the server's own figures, the examples of each
     /// problem and each threshold.
     public func lines(thresholds: [ThresholdResult], source: String) -> [String] {
         var lines = [
-            "verify: \(devices) devices, \(total.fixesTotal) fixes told or pending; the server's rows: "
-                + "\(serverRows) (\(source))"
+            "verify: \(devices) devices, \(total.fixesTotal) fixes sent or pending; the server's rows: \(serverRows) "
+                + "(\(source))"
         ]
         if devicesWithoutTold > 0 {
             lines.append(
@@ -69,12 +18,12 @@ extension TruthResult {
             let mark = verdict.isProblem ? (count == 0 ? "✓" : "✗") : " "
             lines.append("  \(mark) \(Self.padded(count)) \(verdict.meaning)")
         }
-        let server: [(Problem, Int, String)] = [
-            (.duplicates, total.duplicates, "fix ids stored more than once (\(total.duplicateRows) extra rows)"),
-            (.misattributed, total.misattributed, "fix ids stored under another install id than their device's"),
-            (.foreign, total.foreign, "rows no device of this run sent (foreign)"),
+        let server = [
+            (total.duplicates, "fix ids stored more than once (\(total.duplicateRows) extra rows)"),
+            (total.misattributed, "fix ids stored under another install id than their device's"),
+            (total.foreign, "rows no device of this run sent (foreign)"),
         ]
-        for (_, count, meaning) in server {
+        for (count, meaning) in server {
             lines.append("  \(count == 0 ? "✓" : "✗") \(Self.padded(count)) \(meaning)")
         }
         for (name, counts) in groups {
@@ -99,7 +48,7 @@ extension TruthResult {
                 lines.append(line)
             }
         }
-        lines.append("thresholds:")
+        lines.append("verify: thresholds:")
         lines += thresholds.map { "  " + $0.line }
         let failed = thresholds.filter { !$0.passed }.count
         lines.append(
