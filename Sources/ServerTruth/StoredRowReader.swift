@@ -111,7 +111,11 @@ public struct StoredRowReader {
 
     /// A field or line as shown in a problem: quoted, at most 60 characters.
     static func shown(_ bytes: ArraySlice<UInt8>) -> String {
-        let text = String(decoding: bytes.prefix(60), as: UTF8.self)
+        // Control characters (a binary file given as rows) shown as U+FFFD, not written raw.
+        let text = String(
+            String(decoding: bytes.prefix(60), as: UTF8.self).unicodeScalars.map {
+                $0.properties.generalCategory == .control ? "\u{FFFD}" : Character($0)
+            })
         return "\"\(text)\(bytes.count > 60 ? "…" : "")\""
     }
 }
