@@ -13,15 +13,25 @@ final class ChildProcess {
     let outputPath: String
     private var exited = false
 
-    /// Starts `executable` with `arguments`, standard output and error into `outputPath`.
-    init(_ executable: String, _ arguments: [String], outputPath: String) throws {
+    /// Starts `executable` with `arguments`, standard output and error into `outputPath` (standard
+    /// error into `errorPath` instead when given), standard input from the descriptor `input` when
+    /// given (the child gets its own copy; the caller closes `input`).
+    init(
+        _ executable: String, _ arguments: [String], outputPath: String, errorPath: String? = nil,
+        input: Int32? = nil
+    ) throws {
         self.executable = executable
         self.outputPath = outputPath
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        if let input { posix_spawn_file_actions_adddup2(&actions, input, 0) }
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        if let errorPath {
+            posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
         let argv = ([executable] + arguments).map { strdup($0) }
         defer { for argument in argv { free(argument) } }
         var child: pid_t = 0
@@ -75,6 +85,18 @@ final class ChildProcess {
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         exited = true
         return cpu
+    }
+
+    /// Waits until the child exits on its own and reaps it with `wait4`: its exit status (as
+    /// `waitpid` gives it) and the kernel's account of it (`ru_maxrss` is its peak RSS in KiB, the
+    /// times its CPU).
+    func waitForExitWithUsage() -> (status: Int32, usage: rusage) {
+        var status: Int32 = 0
+        var usage = rusage()
+        guard !exited else { return (status, usage) }
+        while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
+        exited = true
+        return (status, usage)
     }
 
     /// Whether the child has exited (it is reaped if so).

@@ -132,4 +132,33 @@ struct ServerTruthTests {
         for line in 1...3 { join.add(StoredRow(install: .id(Self.id(1)), fixID: Self.id(100), line: line)) }
         #expect(join.columnsLookSwapped)
     }
+
+    @Test("the index finds every fix id it holds and no other, however the ids spread (its buckets)")
+    func indexFindsEveryID() {
+        var rng = SplitMix64(seed: 7)
+        var ids: [UUIDv7] = [
+            UUIDv7(high: 0, low: 0), UUIDv7(high: 0, low: 5), UUIDv7(high: .max, low: .max), UUIDv7(high: 1, low: 1),
+        ]
+        // A dense cluster (many ids to a bucket), a sparse spread, and the same high many times.
+        ids += (0..<500).map { UUIDv7(high: 0x0190_0000_0000_7000 + UInt64($0 % 7), low: rng.next()) }
+        ids += (0..<500).map { _ in UUIDv7(high: rng.next(), low: rng.next()) }
+        var index = ToldIndex()
+        index.add(StoreRecords(pending: ids, told: []), device: 0)
+        // Told as well as pending: one entry each.
+        index.add(
+            StoreRecords(pending: [], told: [ToldBatch(batchID: ids[0], heard: .acknowledged, at: 0, fixIDs: ids)]),
+            device: 0)
+        index.seal()
+        #expect(index.entries.count == Set(ids).count)
+        let held = Set(ids)
+        for id in ids {
+            let found = index.find(id).map { UUIDv7(high: index.entries[$0].high, low: index.entries[$0].low) }
+            #expect(found == id)
+            for other in [UUIDv7(high: id.high, low: id.low &+ 1), UUIDv7(high: id.high &- 1, low: id.low)]
+            where !held.contains(other) {
+                #expect(index.find(other) == nil)
+            }
+        }
+        #expect(ToldIndex().find(ids[0]) == nil)
+    }
 }
