@@ -2,8 +2,9 @@ import BeekonDevice
 internal import SQLite
 
 /// What one device store says of every fix id its device ever sent or still holds: the batches
-/// it was told the end of (`told`) and the fixes still pending. Read without writing (no
-/// migration, no WAL checkpoint), so `verify` can read a run's stores as it left them.
+/// it was told the end of (`told`) and the fixes still pending. Read-only: no row changes, no
+/// migration, no checkpoint, so `verify` reads a run's stores as it left them (SQLite may leave
+/// an empty `-wal` and a `-shm` beside a file whose run removed them).
 public struct StoreRecords: Sendable {
     /// Fixes still stored: not yet acknowledged, rejected, expired or deleted.
     public var pending: [UUIDv7]
