@@ -249,8 +249,8 @@ extension DeviceStore {
             let deleted = try perform(operation) { connection throws(SQLiteError) in
                 var tallies = self.tallies
                 var ledger = storedLedger
-                // One DELETE is a transaction of its own: a 1-row acknowledged batch (the usual
-                // 1-fix upload) needs no BEGIN and COMMIT around it; its trigger counts it.
+                // One DELETE is a transaction of its own (its trigger counts it): a retry of one held
+                // row needs no BEGIN and COMMIT; a batch's told row must commit with its delete.
                 let needed =
                     rows.count > 1 || losses > 0 || rows.fixes.contains { $0.rejected } || !rows.told.isEmpty
                 try transaction(on: connection, needed: needed) { () throws(SQLiteError) in

@@ -71,7 +71,10 @@ package enum RunHTML {
         let verdict: String
         switch report.exitCode {
         case 0?: verdict = "<p class=\"pass\">Passed: every threshold that counts was met (exit 0).</p>"
-        case let code?: verdict = "<p class=\"fail\">Failed: a threshold was not met (exit \(code)).</p>"
+        case let code?:
+            // A run whose own thresholds passed fails on the server's store: say where to look.
+            let pointer = report.serverTruth?.verdict == "fail" ? ": see the server's truth below" : ""
+            verdict = "<p class=\"fail\">Failed: a threshold was not met (exit \(code))\(pointer).</p>"
         case nil: verdict = "<p>The run is still going.</p>"
         }
         body += "<h1>\(html(report.name))</h1>\n"

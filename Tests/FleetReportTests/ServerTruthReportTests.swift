@@ -45,11 +45,12 @@ struct ServerTruthReportTests {
         let snapshot = FleetSnapshot()
         let without = RunHTML.page(RunReportBody(snapshot), snapshot: snapshot, chartsScript: "")
         let with = RunHTML.page(
-            RunReportBody(snapshot, serverTruth: ServerTruthBody(try Self.verification())), snapshot: snapshot,
-            chartsScript: "")
+            RunReportBody(snapshot, exitCode: 99, serverTruth: ServerTruthBody(try Self.verification())),
+            snapshot: snapshot, chartsScript: "")
         #expect(!without.contains("The server's truth"))
         for text in [
             "<h2>The server's truth</h2>", "<code>server.lost == 0</code>", "Examples, lost:", "<code>f-1</code>",
+            "(exit 99): see the server's truth below.",
         ] {
             #expect(with.contains(text), "\(text)")
         }
