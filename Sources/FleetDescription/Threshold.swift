@@ -174,7 +174,20 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Against a baseline run (`report compare`, `run --baseline`): the limit is a change from
+    /// the baseline's value, not a value. Written with a sign: `+10%`, `+0.5pp`, `+30s`, `+100`.
+    public enum Change: String, Sendable, Hashable {
+        /// `+10%`: (candidate − baseline) ÷ baseline, as a fraction (0.10).
+        case relative
+        /// `+0.5pp`: a share's change in percentage points, as a fraction (0.005).
+        case points
+        /// `+30s`, `+100`: candidate − baseline, in the metric's unit.
+        case delta
+    }
+
     public var metric: Metric
+    /// Nil: the limit is the value's; otherwise the change's from a baseline run.
+    public var change: Change?
     /// The group it is checked on (`METRIC{group: NAME}`); nil for the whole fleet.
     public var group: String?
     public var comparison: Comparison
@@ -215,6 +228,13 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         guard let metric = Metric.named(name) else {
             throw ThresholdProblem(
                 expression: expression, problem: "\"\(name)\" is not a metric", expected: "one of " + Metric.vocabulary)
+        }
+        if let sign = valueText.first, sign == "+" || sign == "-" {
+            let (change, limit) = try Self.change(valueText, of: metric, in: expression)
+            var threshold = Threshold(
+                metric: metric, group: group, comparison: comparison, limit: limit, expression: expression)
+            threshold.change = change
+            return threshold
         }
         let limit = try Self.value(valueText, of: metric, in: expression)
         return Threshold(metric: metric, group: group, comparison: comparison, limit: limit, expression: expression)
@@ -284,6 +304,65 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
             throw ThresholdProblem(expression: expression, problem: "\"\(text)\" is more than all", expected: expected)
         }
         return read
+    }
+
+    /// A signed change from the baseline: `+10%` relative, `+0.5pp` points (shares only), or a
+    /// delta in the metric's unit (`+30s`, `-2`).
+    private static func change(_ text: String, of metric: Metric, in expression: String) throws(ThresholdProblem)
+        -> (Change, Double)
+    {
+        let negative = text.hasPrefix("-")
+        let body = String(text.dropFirst()).trimmingSpaces
+        let expected =
+            "a change from the baseline: +10% (relative), +0.5pp (a share's points), or a delta in the metric's "
+            + "unit such as +30s or +100"
+        let change: Change
+        var number = body
+        var scale = 1.0
+        if body.hasSuffix("pp") {
+            guard metric.unit == .share else {
+                throw ThresholdProblem(
+                    expression: expression,
+                    problem: "\"\(text)\": points (pp) are a share's change; \(metric) is "
+                        + "not a share", expected: expected)
+            }
+            change = .points
+            number = String(body.dropLast(2))
+            scale = 0.01
+        } else if body.hasSuffix("%") {
+            change = .relative
+            number = String(body.dropLast())
+            scale = 0.01
+        } else {
+            change = .delta
+            if metric.unit == .share {
+                throw ThresholdProblem(
+                    expression: expression, problem: "\"\(text)\": a share's change is +N% (relative) or +Npp (points)",
+                    expected: expected)
+            }
+            let magnitude = try value(body, of: metric, in: expression)
+            return (change, negative ? -magnitude : magnitude)
+        }
+        let read: Double
+        do throws(NumberProblem) {
+            read = try limitRange.read(number.trimmingSpaces) * scale
+        } catch {
+            throw ThresholdProblem(expression: expression, problem: "\"\(text)\" is not a change", expected: expected)
+        }
+        return (change, negative ? -read : read)
+    }
+
+    /// What a change threshold measures: the candidate's value against the baseline's (nil when
+    /// either has nothing to measure, or a relative change from 0 to more).
+    public func changed(from baseline: Double?, to candidate: Double?) -> Double? {
+        guard let baseline, let candidate else { return nil }
+        switch change {
+        case nil: return candidate
+        case .delta, .points: return candidate - baseline
+        case .relative:
+            if baseline == 0 { return candidate == 0 ? 0 : nil }
+            return (candidate - baseline) / abs(baseline)
+        }
     }
 
     /// The thresholds a real server should meet, reported when none are given (they fail the

@@ -291,6 +291,11 @@ struct Run: LoggingCommand {
         defer { withExtendedLifetime(claim) {} }
         let outputs = self.outputs.forShard(shard)
         let chartsScript = try outputs.check()
+        for threshold in thresholds + fleet.thresholds where threshold.change != nil {
+            throw CommandFailure(
+                "threshold `\(threshold.expression)` is a change from a baseline run (a signed limit); a run is "
+                    + "held to its own values: give a limit without + or -", exitCode: .usage)
+        }
         // The server's store is checked by `--verify` after the run, not by the run's figures.
         let serverThresholds = (thresholds + fleet.thresholds).filter(\.metric.isServerTruth)
         fleet.thresholds.removeAll { $0.metric.isServerTruth }

@@ -65,6 +65,11 @@ struct Verify: ParsableCommand {
         guard (0...1000).contains(examples) else {
             throw ValidationError("--examples \(examples): expected a whole number from 0 to 1000")
         }
+        for threshold in thresholds where threshold.change != nil {
+            throw ValidationError(
+                "--threshold `\(threshold.expression)` is a change from a baseline run (a signed limit); verify holds "
+                    + "the server's store to values: give a limit without + or -")
+        }
         for threshold in thresholds where !threshold.metric.isServerTruth {
             throw ValidationError(
                 "--threshold `\(threshold.expression)`: verify checks the server's store (server.lost, "

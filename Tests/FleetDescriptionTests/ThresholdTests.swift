@@ -72,7 +72,7 @@ struct ThresholdTests {
             ("backlog.max < 10m", "\"10m\" is not a limit; expected a number from 0"),
             ("upload.errors.rate < 1.5", "\"1.5\" is more than all; expected a share from 0 to 1"),
             ("upload.errors.rate < 150%", "is more than all"),
-            ("fixes.lost < -1", "\"-1\" is not a limit"),
+            ("fixes.lost < 1-", "\"1-\" is not a limit"),
             ("fixes.lost < nan", "is not a limit"),
             ("upload.errors.rate{group: android < 0.01", "with no closing }"),
             ("upload.errors.rate{platform: ios} < 0.01", "filters on `platform: ios`, which is not `group: NAME`"),
