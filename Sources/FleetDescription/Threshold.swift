@@ -74,7 +74,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
             "dns", "refused", "timeout", "tls", "reset", "other", "offline", "injected-timeout", "warp-timeout",
             "not-sent-connection-cap", "not-sent-descriptors",
         ]
-        static let percentiles: [(String, Double)] = [
+        public static let percentiles: [(String, Double)] = [
             ("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99), ("max", 1),
         ]
 
