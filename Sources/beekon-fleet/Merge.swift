@@ -24,26 +24,29 @@ struct Merge: ParsableCommand {
         guard !files.isEmpty else { throw ValidationError("give every shard's report") }
     }
 
+    /// The run record a report file carries (`merge_state`); 64 for a file that has none.
+    static func record(_ file: String, expected: String) throws -> RunRecord {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isFolder) else {
+            throw CommandFailure("\(file): no such file", exitCode: .usage)
+        }
+        guard !isFolder.boolValue, let text = FileManager.default.contents(atPath: file) else {
+            throw CommandFailure(
+                "\(file): cannot be read (\(isFolder.boolValue ? "a folder" : "no permission")); expected \(expected)",
+                exitCode: .usage)
+        }
+        do throws(RunRecordProblem) {
+            return try RunRecord.read(report: text, file: file)
+        } catch {
+            throw CommandFailure(error.description, exitCode: .usage)
+        }
+    }
+
     func run() throws {
         StandardOutput.flushEachLine()
         let chartsScript = try outputs.check()
         var records: [(name: String, record: RunRecord)] = []
-        for file in files {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: file, isDirectory: &isFolder) else {
-                throw CommandFailure("\(file): no such file", exitCode: .usage)
-            }
-            guard !isFolder.boolValue, let text = FileManager.default.contents(atPath: file) else {
-                throw CommandFailure(
-                    "\(file): cannot be read (\(isFolder.boolValue ? "a folder" : "no permission")); expected a "
-                        + "shard's report (run --report)", exitCode: .usage)
-            }
-            do throws(RunRecordProblem) {
-                records.append((file, try RunRecord.read(report: text, file: file)))
-            } catch {
-                throw CommandFailure(error.description, exitCode: .usage)
-            }
-        }
+        for file in files { records.append((file, try Self.record(file, expected: "a shard's report (run --report)"))) }
         let whole: RunRecord
         do throws(RunRecordProblem) {
             whole = try RunRecord.merged(records)

@@ -4,5 +4,5 @@ import ArgumentParser
 struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Work with the reports runs wrote (`run --report FILE`).",
-        subcommands: [Merge.self])
+        subcommands: [Merge.self, Compare.self])
 }
