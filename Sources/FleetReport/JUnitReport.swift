@@ -5,7 +5,7 @@ package struct JUnitReport: Sendable {
     /// One threshold, checked.
     package struct Case: Sendable, Hashable {
         var name: String
-        var passed: Bool
+        package var passed: Bool
         /// What it measured, said for the failure message and the case's output.
         var detail: String
 

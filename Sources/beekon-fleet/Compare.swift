@@ -34,7 +34,12 @@ struct Compare: ParsableCommand {
         })
     var thresholds: [Threshold] = []
 
+    @Option(help: ArgumentHelp("Write the thresholds as JUnit XML here (a test case each).", valueName: "file"))
+    var junit: String?
+
     func run() throws {
+        let started = Date()
+        if let junit { try Run.checkWritable(junit, for: "--junit") }
         let base = try Merge.record(baseline, expected: "a run's report (run --report)")
         let other = try Merge.record(candidate, expected: "a run's report (run --report)")
         let rows = MetricComparison.all(
@@ -55,15 +60,45 @@ struct Compare: ParsableCommand {
             let change = row.relative.map { String(format: "%+.1f%%", $0 * 100) } ?? "—"
             print("  \(name): \(Self.text(row.baseline)) → \(Self.text(row.candidate)) (\(change))")
         }
-        var failed = 0
+        var cases: [JUnitReport.Case] = []
+        if !thresholds.isEmpty { print("compare: thresholds:") }
         for threshold in thresholds {
             let row = rows.first { $0.metric == threshold.metric && $0.group == threshold.group }
             let value = threshold.changed(from: row?.baseline, to: row?.candidate)
             let passed = value.map { threshold.comparison.holds($0, threshold.limit) } ?? false
-            if !passed { failed += 1 }
-            print("  \(passed ? "✓" : "✗") \(threshold.expression)  (\(value.map { String($0) } ?? "no data"))")
+            let detail =
+                "\(Self.change(value, of: threshold)) (\(Self.text(row?.baseline)) → \(Self.text(row?.candidate)))"
+            cases.append(JUnitReport.Case(name: threshold.expression, passed: passed, detail: detail))
+            print("  \(passed ? "✓" : "✗") \(threshold.expression)  (\(detail))")
+        }
+        let failed = cases.filter { !$0.passed }.count
+        if let junit {
+            let report = JUnitReport(
+                suite: "beekon-fleet report compare \(baseline) \(candidate)", cases: cases,
+                seconds: Date().timeIntervalSince(started))
+            guard FileManager.default.createFile(atPath: junit, contents: Data(report.text.utf8)) else {
+                throw CommandFailure("--junit \(junit): cannot be written")
+            }
+        }
+        if !thresholds.isEmpty {
+            print(
+                failed == 0
+                    ? "compare: passed: \(cases.count) of \(cases.count) thresholds met"
+                    : "compare: failed: \(failed) of \(cases.count) thresholds not met (exit 99)")
         }
         if failed > 0 { throw ExitCode(RunExit.thresholdFailed) }
+    }
+
+    /// A threshold's measured change as written: `+17.6%`, `+0.42pp`, `+1500`; the value itself
+    /// for an unsigned threshold.
+    static func change(_ value: Double?, of threshold: Threshold) -> String {
+        guard let value else { return "no data" }
+        switch threshold.change {
+        case .relative?: return String(format: "%+.1f%%", value * 100)
+        case .points?: return String(format: "%+.2fpp", value * 100)
+        case .delta?: return (value >= 0 ? "+" : "") + text(value)
+        case nil: return text(value)
+        }
     }
 
     static func text(_ value: Double?) -> String {
