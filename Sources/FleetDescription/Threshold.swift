@@ -183,6 +183,18 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         case points
         /// `+30s`, `+100`: candidate − baseline, in the metric's unit.
         case delta
+
+        /// The change from `baseline` to `candidate`: nil when either measured nothing, or for a
+        /// relative change from 0 to more.
+        public func measure(from baseline: Double?, to candidate: Double?) -> Double? {
+            guard let baseline, let candidate else { return nil }
+            switch self {
+            case .delta, .points: return candidate - baseline
+            case .relative:
+                if baseline == 0 { return candidate == 0 ? 0 : nil }
+                return (candidate - baseline) / abs(baseline)
+            }
+        }
     }
 
     public var metric: Metric
@@ -355,14 +367,8 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
     /// What a change threshold measures: the candidate's value against the baseline's (nil when
     /// either has nothing to measure, or a relative change from 0 to more).
     public func changed(from baseline: Double?, to candidate: Double?) -> Double? {
-        guard let baseline, let candidate else { return nil }
-        switch change {
-        case nil: return candidate
-        case .delta, .points: return candidate - baseline
-        case .relative:
-            if baseline == 0 { return candidate == 0 ? 0 : nil }
-            return (candidate - baseline) / abs(baseline)
-        }
+        guard let change else { return candidate }
+        return change.measure(from: baseline, to: candidate)
     }
 
     /// The thresholds a real server should meet, reported when none are given (they fail the

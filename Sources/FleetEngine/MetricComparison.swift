@@ -10,17 +10,10 @@ public struct MetricComparison: Sendable, Hashable {
     public var candidate: Double?
 
     /// Candidate − baseline (nil when either measured nothing).
-    public var delta: Double? {
-        guard let baseline, let candidate else { return nil }
-        return candidate - baseline
-    }
+    public var delta: Double? { Threshold.Change.delta.measure(from: baseline, to: candidate) }
 
     /// (candidate − baseline) ÷ baseline (nil when either measured nothing, or from 0 to more).
-    public var relative: Double? {
-        guard let baseline, let candidate else { return nil }
-        if baseline == 0 { return candidate == 0 ? 0 : nil }
-        return (candidate - baseline) / abs(baseline)
-    }
+    public var relative: Double? { Threshold.Change.relative.measure(from: baseline, to: candidate) }
 
     /// Every metric of the threshold vocabulary both runs can be compared on, for the fleet and
     /// each group the two share (by name), in the vocabulary's order: statuses and network

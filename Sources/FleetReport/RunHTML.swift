@@ -84,14 +84,7 @@ package enum RunHTML {
             + (report.endedBy.map { "; ended: \($0.rawValue.replacingOccurrences(of: "_", with: " "))" } ?? "")
             + "; seed \(html(report.seed))" + (report.digest.map { "; digest <code>\(html($0))</code>" } ?? "")
             + "</p>\n" + verdict + "\n"
-        body += "<h2>Thresholds</h2>\n<table><tr><th></th><th>Threshold</th><th>Value</th></tr>\n"
-        for threshold in report.thresholds {
-            body +=
-                "<tr><td class=\"\(threshold.passed ? "pass" : "fail")\">\(threshold.passed ? "✓" : "✗")</td>"
-                + "<td><code>\(html(threshold.expression))</code></td>"
-                + "<td class=\"num\">\(threshold.value.map { number($0) } ?? "no data")</td></tr>\n"
-        }
-        body += "</table>\n"
+        body += "<h2>Thresholds</h2>\n" + thresholdsTable(report.thresholds)
         if !report.thresholdsCount {
             body += "<p class=\"muted\">None was given: these defaults are reported, not counted (see --strict).</p>\n"
         }
@@ -150,6 +143,18 @@ package enum RunHTML {
         return text + "</table>"
     }
 
+    /// Thresholds checked, ✓/✗ with their values: the run's, and its server's truth's.
+    private static func thresholdsTable(_ thresholds: [RunReportBody.ThresholdBody]) -> String {
+        var text = "<table><tr><th></th><th>Threshold</th><th>Value</th></tr>\n"
+        for threshold in thresholds {
+            text +=
+                "<tr><td class=\"\(threshold.passed ? "pass" : "fail")\">\(threshold.passed ? "✓" : "✗")</td>"
+                + "<td><code>\(html(threshold.expression))</code></td>"
+                + "<td class=\"num\">\(threshold.value.map { number($0) } ?? "no data")</td></tr>\n"
+        }
+        return text + "</table>\n"
+    }
+
     /// `run --verify`: each category of fix, the server's own problems, the examples, the
     /// thresholds on the server's store.
     private static func truthSection(_ truth: ServerTruthBody) -> String {
@@ -168,14 +173,7 @@ package enum RunHTML {
             let mark = problem ? (count == 0 ? "<td class=\"pass\">✓</td>" : "<td class=\"fail\">✗</td>") : "<td></td>"
             text += "<tr>\(mark)<td class=\"num\">\(count)</td><td>\(html(meaning))</td></tr>\n"
         }
-        text += "</table>\n<table><tr><th></th><th>Threshold</th><th>Value</th></tr>\n"
-        for threshold in truth.thresholds {
-            text +=
-                "<tr><td class=\"\(threshold.passed ? "pass" : "fail")\">\(threshold.passed ? "✓" : "✗")</td>"
-                + "<td><code>\(html(threshold.expression))</code></td>"
-                + "<td class=\"num\">\(threshold.value.map { number($0) } ?? "no data")</td></tr>\n"
-        }
-        text += "</table>\n"
+        text += "</table>\n" + thresholdsTable(truth.thresholds)
         for problem in TruthResult.Problem.allCases {
             let examples = truth.examples.examples[problem, default: []]
             guard !examples.isEmpty else { continue }
