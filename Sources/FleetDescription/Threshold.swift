@@ -100,7 +100,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
 
         /// Whether the value is a duration (written with `ms` or `s`), a share (0 to 1, or a
         /// percentage), or a count or rate per second.
-        var unit: Unit {
+        public var unit: Unit {
             switch self {
             case .latency, .serverLatency, .fixAge, .drainMax: .millis
             case .errors(.rate), .status(_, .rate), .failure(_, .rate), .notSent(.rate), .server(_, .rate): .share
@@ -108,7 +108,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
             }
         }
 
-        enum Unit { case millis, share, plain }
+        public enum Unit: Sendable { case millis, share, plain }
 
         /// Every metric name, for messages.
         static let vocabulary =

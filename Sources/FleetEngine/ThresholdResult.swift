@@ -107,9 +107,12 @@ public struct ThresholdResult: Sendable, Hashable {
     }
 
     /// The value as the metric reads: `812.3ms`, `0.0123`, `4,031`, or `no data`.
-    public var valueText: String {
+    public var valueText: String { Self.text(value, of: threshold.metric) }
+
+    /// A value of `metric` as it reads: `812.3ms`, `0.0123`, `4,031`, or `no data`.
+    public static func text(_ value: Double?, of metric: Threshold.Metric) -> String {
         guard let value else { return "no data" }
-        switch threshold.metric {
+        switch metric {
         case .latency, .serverLatency, .fixAge, .drainMax: return FleetDuration.display(millis: value)
         case .errors(.rate), .status(_, .rate), .failure(_, .rate), .notSent(.rate), .server(_, .rate):
             return "\(Rounding.ratio(value))"

@@ -18,6 +18,25 @@ public struct TruthCounts: Sendable, Hashable {
 
     public init() {}
 
+    /// The figures a report's `server_truth` holds (`keyed`'s members); nil when one is missing.
+    public init?(keyed: [String: Int]) {
+        var counts = TruthCounts()
+        for verdict in FixVerdict.allCases {
+            guard let count = keyed[verdict.rawValue] else { return nil }
+            counts.fixes[verdict] = count
+        }
+        guard let duplicates = keyed["duplicates"], let duplicateRows = keyed["duplicate_rows"],
+            let misattributed = keyed["misattributed"], let foreign = keyed["foreign"],
+            let unrecorded = keyed["unrecorded"]
+        else { return nil }
+        counts.duplicates = duplicates
+        counts.duplicateRows = duplicateRows
+        counts.misattributed = misattributed
+        counts.foreign = foreign
+        counts.unrecorded = unrecorded
+        self = counts
+    }
+
     /// Fix ids of the run the server holds (once or more).
     public var storedFixes: Int {
         fixes[.acknowledgedStored, default: 0] + fixes[.storedThoughRejected, default: 0]

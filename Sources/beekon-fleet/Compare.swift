@@ -5,7 +5,7 @@ import FleetEngine
 import FleetReport
 import Foundation
 
-/// Two runs' reports side by side, judged by thresholds on the change (WIP for #37).
+/// Two runs' reports side by side, judged by thresholds on the candidate or its change.
 struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Compare two runs' reports (`run --report FILE`): every metric side by side, and the change.",
@@ -34,75 +34,92 @@ struct Compare: ParsableCommand {
         })
     var thresholds: [Threshold] = []
 
+    @Flag(help: "List every metric, not only those that changed.")
+    var all = false
+
+    @Flag(help: "Print the comparison as JSON (its schema: `beekon-fleet report-schema --comparison`).")
+    var json = false
+
+    @OptionGroup var outputs: ComparisonOutputs
+
+    func run() throws {
+        StandardOutput.flushEachLine()
+        let started = Date()
+        let chartsScript = try outputs.check()
+        let comparison = RunComparison(
+            baseline: try Self.side(baseline), candidate: try Self.side(candidate), thresholds: thresholds)
+        if json {
+            print(ComparisonBody(comparison).text, terminator: "")
+        } else {
+            for line in comparison.lines(all: all) { print("compare: " + line) }
+        }
+        let failed = try outputs.write(
+            comparison, title: "beekon-fleet report compare", seconds: Date().timeIntervalSince(started),
+            chartsScript: chartsScript, say: !json)
+        if !comparison.passed { throw ExitCode(RunExit.thresholdFailed) }
+        if failed { throw ExitCode.failure }
+    }
+
+    /// A report file as compared: 64 for one that is missing, unreadable, or has no merge state.
+    static func side(_ file: String) throws -> RunComparison.Side {
+        let record = try Merge.record(file, expected: "a run's report (run --report)")
+        // `record` has read the file and found it whole; read again for what it does not carry.
+        let text = FileManager.default.contents(atPath: file) ?? Data()
+        return RunComparison.Side(file: file, record: record, truth: RunComparison.Truth.read(report: text))
+    }
+}
+
+/// The files a comparison writes (`report compare`, `run --baseline`): Markdown, JUnit, HTML.
+struct ComparisonOutputs: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Write a Markdown summary here (for a CI job's page or a pull request): the verdict, the thresholds, "
+                + "the metrics that changed.", valueName: "file"))
+    var markdown: String?
+
     @Option(help: ArgumentHelp("Write the thresholds as JUnit XML here (a test case each).", valueName: "file"))
     var junit: String?
 
-    func run() throws {
-        let started = Date()
+    @Option(
+        help: ArgumentHelp(
+            "Write both runs as one HTML page here: their charts on one time axis, and every metric side by side.",
+            valueName: "file"))
+    var html: String?
+
+    /// Refuses, before anything is read, a file that could not be written; answers the HTML
+    /// page's charts script ("" without `--html`).
+    func check() throws -> String {
+        if let markdown { try Run.checkWritable(markdown, for: "--markdown") }
         if let junit { try Run.checkWritable(junit, for: "--junit") }
-        let base = try Merge.record(baseline, expected: "a run's report (run --report)")
-        let other = try Merge.record(candidate, expected: "a run's report (run --report)")
-        let rows = MetricComparison.all(
-            baseline: base.metrics, baselineGroups: base.groups, candidate: other.metrics,
-            candidateGroups: other.groups)
-        let (baseSent, otherSent) = (base.metrics.sent, other.metrics.sent)
-        if baseSent.text == otherSent.text {
-            print(
-                "compare: both runs sent the same \(baseSent.count) requests (digest \(baseSent.text)): "
-                    + "every difference is the server's")
-        } else {
-            print(
-                "compare: the runs sent different requests (digest \(baseSent.text), \(baseSent.count) requests; "
-                    + "\(otherSent.text), \(otherSent.count)): differences may be the fleet's as well as the server's")
+        guard let html else { return "" }
+        try Run.checkWritable(html, for: "--html")
+        switch RunHTML.chartsScript() {
+        case .success(let script): return script
+        case .failure(let missing): throw CommandFailure("--html: \(missing)", exitCode: .usage)
         }
-        for row in rows where row.baseline != nil || row.candidate != nil {
-            let name = row.metric.description + (row.group.map { "{group: \($0)}" } ?? "")
-            let change = row.relative.map { String(format: "%+.1f%%", $0 * 100) } ?? "—"
-            print("  \(name): \(Self.text(row.baseline)) → \(Self.text(row.candidate)) (\(change))")
-        }
-        var cases: [JUnitReport.Case] = []
-        if !thresholds.isEmpty { print("compare: thresholds:") }
-        for threshold in thresholds {
-            let row = rows.first { $0.metric == threshold.metric && $0.group == threshold.group }
-            let value = threshold.changed(from: row?.baseline, to: row?.candidate)
-            let passed = value.map { threshold.comparison.holds($0, threshold.limit) } ?? false
-            let detail =
-                "\(Self.change(value, of: threshold)) (\(Self.text(row?.baseline)) → \(Self.text(row?.candidate)))"
-            cases.append(JUnitReport.Case(name: threshold.expression, passed: passed, detail: detail))
-            print("  \(passed ? "✓" : "✗") \(threshold.expression)  (\(detail))")
-        }
-        let failed = cases.filter { !$0.passed }.count
+    }
+
+    /// Writes the files asked for, each replacing the old one whole; true when one could not be.
+    func write(
+        _ comparison: RunComparison, title: String, seconds: Double, chartsScript: String, say: Bool = true
+    ) throws -> Bool {
+        var files: [(String, String)] = []
+        if let markdown { files.append((markdown, comparison.markdown(title: title, html: html))) }
         if let junit {
-            let report = JUnitReport(
-                suite: "beekon-fleet report compare \(baseline) \(candidate)", cases: cases,
-                seconds: Date().timeIntervalSince(started))
-            guard FileManager.default.createFile(atPath: junit, contents: Data(report.text.utf8)) else {
-                throw CommandFailure("--junit \(junit): cannot be written")
+            let report = JUnitReport(suite: title, cases: comparison.junitCases, seconds: seconds)
+            files.append((junit, report.text))
+        }
+        if let html { files.append((html, RunHTML.comparison(comparison, chartsScript: chartsScript))) }
+        var failed = false
+        for (path, text) in files {
+            do {
+                try replaceFile(path, with: text)
+                if say { print("compare: written: \(path)") }
+            } catch {
+                FileHandle.standardError.write(Data("compare: \(path): \(error)\n".utf8))
+                failed = true
             }
         }
-        if !thresholds.isEmpty {
-            print(
-                failed == 0
-                    ? "compare: passed: \(cases.count) of \(cases.count) thresholds met"
-                    : "compare: failed: \(failed) of \(cases.count) thresholds not met (exit 99)")
-        }
-        if failed > 0 { throw ExitCode(RunExit.thresholdFailed) }
-    }
-
-    /// A threshold's measured change as written: `+17.6%`, `+0.42pp`, `+1500`; the value itself
-    /// for an unsigned threshold.
-    static func change(_ value: Double?, of threshold: Threshold) -> String {
-        guard let value else { return "no data" }
-        switch threshold.change {
-        case .relative?: return String(format: "%+.1f%%", value * 100)
-        case .points?: return String(format: "%+.2fpp", value * 100)
-        case .delta?: return (value >= 0 ? "+" : "") + text(value)
-        case nil: return text(value)
-        }
-    }
-
-    static func text(_ value: Double?) -> String {
-        guard let value else { return "no data" }
-        return value == value.rounded() ? String(Int64(value)) : String(format: "%.4g", value)
+        return failed
     }
 }
