@@ -1,3 +1,5 @@
+import FleetEngine
+
 /// `--junit FILE`: a run's (or a comparison's) thresholds as JUnit XML, the one test format
 /// every CI system renders: a test suite per command, a test case per threshold (a group's
 /// threshold is a case of its own), a failure element for each that was not met.
@@ -8,11 +10,21 @@ package struct JUnitReport: Sendable {
         package var passed: Bool
         /// What it measured, said for the failure message and the case's output.
         var detail: String
+        /// Whether a failure fails the run: the default thresholds count only with `--strict`,
+        /// so one that failed uncounted is a skipped case, not a failure.
+        var counted: Bool
 
-        package init(name: String, passed: Bool, detail: String) {
+        package init(name: String, passed: Bool, detail: String, counted: Bool = true) {
             self.name = name
             self.passed = passed
             self.detail = detail
+            self.counted = counted
+        }
+
+        /// A threshold a run (or a merge, or `verify`) checked.
+        package init(_ result: ThresholdResult, counted: Bool) {
+            self.init(
+                name: result.threshold.expression, passed: result.passed, detail: result.valueText, counted: counted)
         }
     }
 
@@ -29,19 +41,23 @@ package struct JUnitReport: Sendable {
 
     /// The XML document.
     package var text: String {
-        let failures = cases.filter { !$0.passed }.count
+        let failures = cases.filter { !$0.passed && $0.counted }.count
+        let skipped = cases.filter { !$0.passed && !$0.counted }.count
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml +=
             "<testsuites name=\"beekon-fleet\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" "
             + "time=\"\(Self.seconds(seconds))\">\n"
         xml +=
             "  <testsuite name=\"\(Self.escaped(suite))\" tests=\"\(cases.count)\" failures=\"\(failures)\" "
-            + "errors=\"0\" skipped=\"0\" time=\"\(Self.seconds(seconds))\">\n"
+            + "errors=\"0\" skipped=\"\(skipped)\" time=\"\(Self.seconds(seconds))\">\n"
         for item in cases {
             let name = Self.escaped(item.name)
             xml += "    <testcase classname=\"thresholds\" name=\"\(name)\" time=\"0\">\n"
-            if !item.passed {
+            if !item.passed && item.counted {
                 xml += "      <failure type=\"threshold\" message=\"\(Self.escaped(item.detail))\"/>\n"
+            } else if !item.passed {
+                let message = "not met, not counted (the default thresholds count with --strict): " + item.detail
+                xml += "      <skipped message=\"\(Self.escaped(message))\"/>\n"
             }
             xml += "      <system-out>\(Self.escaped(item.detail))</system-out>\n"
             xml += "    </testcase>\n"

@@ -28,6 +28,19 @@ package struct RunComparison: Sendable {
         package var groups: [String: TruthCounts]
         package var serverRows: Int
 
+        /// What `run --verify` found of this run's server store.
+        package init(_ result: TruthResult) {
+            fleet = result.total
+            groups = Dictionary(result.groups.map { ($0.name, $0.counts) }) { first, _ in first }
+            serverRows = result.serverRows
+        }
+
+        init(fleet: TruthCounts, groups: [String: TruthCounts], serverRows: Int) {
+            self.fleet = fleet
+            self.groups = groups
+            self.serverRows = serverRows
+        }
+
         /// Nil when the report has no `server_truth` (or one this build cannot read).
         package static func read(report text: Data) -> Truth? {
             guard let report = try? JSONSerialization.jsonObject(with: text) as? [String: Any],
@@ -163,10 +176,39 @@ package struct RunComparison: Sendable {
         return rows
     }
 
+    /// Why a threshold cannot be judged on these runs (a group one of them lacks; the server's
+    /// store of a run not verified), one line each; empty when every one can be.
+    package static func unjudgeable(
+        _ thresholds: [Threshold], baseline: Side, candidateGroups: [String], candidateVerified: Bool,
+        candidate: String
+    ) -> [String] {
+        thresholds.compactMap { threshold in
+            let needsBaseline = threshold.change != nil
+            if let group = threshold.group {
+                if !candidateGroups.contains(group) {
+                    return "`\(threshold.expression)`: \(candidate) has no group \"\(group)\" (it has "
+                        + candidateGroups.map { "\"\($0)\"" }.joined(separator: ", ") + ")"
+                }
+                if needsBaseline, !baseline.record.groups.contains(group) {
+                    return "`\(threshold.expression)`: the baseline \(baseline.file) has no group \"\(group)\""
+                }
+            }
+            guard threshold.metric.isServerTruth else { return nil }
+            if !candidateVerified {
+                return "`\(threshold.expression)`: \(candidate) did not check the server's store (run --verify)"
+            }
+            if needsBaseline, baseline.truth == nil {
+                return "`\(threshold.expression)`: the baseline \(baseline.file) did not check the server's store "
+                    + "(its report has no server_truth; run it with --verify)"
+            }
+            return nil
+        }
+    }
+
     /// What differs between the baseline and a run that should repeat it: the fleet (its name and
-    /// groups), the seed, the virtual start, the timing. Empty when nothing does.
+    /// groups), the seed, the virtual start (nil: not pinned), the timing. Empty when nothing does.
     package static func mismatches(
-        baseline: RunRecord, name: String, groups: [String], seed: UInt64, startedAt: Int64, modelled: Bool?
+        baseline: RunRecord, name: String, groups: [String], seed: UInt64, startedAt: Int64?, modelled: Bool?
     ) -> [String] {
         var differ: [String] = []
         if baseline.name != name { differ.append("the fleet: baseline \"\(baseline.name)\", this run \"\(name)\"") }
@@ -176,10 +218,10 @@ package struct RunComparison: Sendable {
         }
         if baseline.seed != seed { differ.append("the seed: baseline \(baseline.seed), this run \(seed)") }
         if baseline.startedAt != startedAt {
+            let start = startedAt.map { Timestamp.text(unixMillis: $0) } ?? "now (or past an earlier run it resumes)"
             differ.append(
-                "the start: baseline \(Timestamp.text(unixMillis: baseline.startedAt)), this run "
-                    + "\(Timestamp.text(unixMillis: startedAt)) (pin it: --clock-start or the fleet file's clock.start)"
-            )
+                "the start: baseline \(Timestamp.text(unixMillis: baseline.startedAt)), this run \(start) (pin it: "
+                    + "--clock-start or the fleet file's clock.start, on a fresh --data)")
         }
         if let modelled, let was = baseline.deterministic, was != modelled {
             func name(_ modelled: Bool) -> String { modelled ? "modelled" : "as-answered" }

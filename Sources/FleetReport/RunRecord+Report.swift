@@ -39,10 +39,11 @@ extension RunRecord {
         }
         guard let state = stored.mergeState else {
             throw RunRecordProblem(
-                "\(file): has no merge_state, so it cannot be merged exactly: "
+                "\(file): has no merge_state (the run's exact figures, which `report merge` and `report compare` "
+                    + "read): "
                     + (stored.exitCode == nil
                         ? "a live report (GET /api/v1/report) has none; `run --report FILE` writes it at the run's end"
-                        : "it was written by a build before `report merge`; run the shard again"))
+                        : "it was written by a build before `report merge`; run it again"))
         }
         guard let zipped = Data(base64Encoded: state) else {
             throw RunRecordProblem("\(file): merge_state is not base64")

@@ -46,8 +46,14 @@ struct Compare: ParsableCommand {
         StandardOutput.flushEachLine()
         let started = Date()
         let chartsScript = try outputs.check()
-        let comparison = RunComparison(
-            baseline: try Self.side(baseline), candidate: try Self.side(candidate), thresholds: thresholds)
+        let (base, other) = (try Self.side(baseline), try Self.side(candidate))
+        let problems = RunComparison.unjudgeable(
+            thresholds, baseline: base, candidateGroups: other.record.groups, candidateVerified: other.truth != nil,
+            candidate: "the candidate \(candidate)")
+        if !problems.isEmpty {
+            throw CommandFailure("cannot judge " + problems.joined(separator: "; "), exitCode: .usage)
+        }
+        let comparison = RunComparison(baseline: base, candidate: other, thresholds: thresholds)
         if json {
             print(ComparisonBody(comparison).text, terminator: "")
         } else {

@@ -78,8 +78,11 @@ struct Merge: ParsableCommand {
                 throw CommandFailure("--report \(report): \(error)")
             }
         }
+        let verdict = ReportOutputs.Verdict(
+            title: "beekon-fleet report merge", results: results, counted: whole.thresholds.counted, passed: passed,
+            comparison: nil, seconds: whole.metrics.realSeconds)
         if let (path, error) = outputs.write(
-            report: stored, page: merged, snapshot: snapshot, chartsScript: chartsScript
+            report: stored, page: merged, snapshot: snapshot, chartsScript: chartsScript, verdict: verdict
         ).first {
             throw CommandFailure("\(path): \(error)")
         }

@@ -175,6 +175,17 @@ struct Run: LoggingCommand {
 
     @OptionGroup var outputs: ReportOutputs
 
+    @Option(
+        help: ArgumentHelp(
+            "A report of an earlier run of the same fleet (`run --report`): compare this run with it at the end, "
+                + "as `report compare` does; thresholds with a signed limit (`server.latency.p99 < +10%`) judge "
+                + "the change. Refused before anything runs when the fleet, groups, seed, start or timing differ.",
+            valueName: "file"))
+    var baseline: String?
+
+    @Flag(help: "With --baseline: compare even when the baseline's fleet, groups, seed, start or timing differ.")
+    var force = false
+
     @Flag(
         help: """
             At the end, check the server's store against what every device was told, as `beekon-fleet \
@@ -291,17 +302,33 @@ struct Run: LoggingCommand {
         defer { withExtendedLifetime(claim) {} }
         let outputs = self.outputs.forShard(shard)
         let chartsScript = try outputs.check()
-        for threshold in thresholds + fleet.thresholds where threshold.change != nil {
+        // A baseline is read before anything runs: one that cannot be compared with is refused.
+        let baselineSide = try baseline.map(Compare.side)
+        // Signed limits judge the change from the baseline, not the run's own values.
+        let changeThresholds = (thresholds + fleet.thresholds).filter { $0.change != nil }
+        if baselineSide == nil, let threshold = changeThresholds.first {
             throw CommandFailure(
-                "threshold `\(threshold.expression)` is a change from a baseline run (a signed limit); a run is "
-                    + "held to its own values: give a limit without + or -", exitCode: .usage)
+                "threshold `\(threshold.expression)` is a change from a baseline run (a signed limit); give the "
+                    + "baseline's report with --baseline FILE, or a limit without + or -", exitCode: .usage)
         }
+        if force, baselineSide == nil {
+            throw CommandFailure("--force compares with a baseline that differs; it needs --baseline", exitCode: .usage)
+        }
+        if let baselineSide {
+            let problems = RunComparison.unjudgeable(
+                changeThresholds, baseline: baselineSide, candidateGroups: fleet.groups.map(\.name),
+                candidateVerified: verify, candidate: "this run")
+            if !problems.isEmpty {
+                throw CommandFailure("cannot judge " + problems.joined(separator: "; "), exitCode: .usage)
+            }
+        }
+        fleet.thresholds.removeAll { $0.change != nil }
         // The server's store is checked by `--verify` after the run, not by the run's figures.
-        let serverThresholds = (thresholds + fleet.thresholds).filter(\.metric.isServerTruth)
+        let serverThresholds = (thresholds + fleet.thresholds).filter { $0.metric.isServerTruth && $0.change == nil }
         fleet.thresholds.removeAll { $0.metric.isServerTruth }
-        let thresholds = self.thresholds.filter { !$0.metric.isServerTruth }
+        let thresholds = self.thresholds.filter { !$0.metric.isServerTruth && $0.change == nil }
         try checkVerify(serverThresholds: serverThresholds, fleet: fleet, shard: shard)
-        for threshold in thresholds {
+        for threshold in thresholds + changeThresholds {
             if let group = threshold.group, !fleet.groups.contains(where: { $0.name == group }) {
                 throw CommandFailure(
                     "--threshold `\(threshold.expression)`: \(path) has no group \"\(group)\" (it has "
@@ -375,6 +402,20 @@ struct Run: LoggingCommand {
             } catch {
                 throw CommandFailure("\(error)")
             }
+            if let baselineSide {
+                // The start as configured: a resumed run starts past its earlier one instead.
+                let start = earlier.resumes ? nil : clockStart ?? fleet.clock.start
+                let differ = RunComparison.mismatches(
+                    baseline: baselineSide.record, name: fleet.name, groups: fleet.groups.map(\.name),
+                    seed: seed ?? fleet.seed, startedAt: start, modelled: runtime.startsModelled)
+                if !differ.isEmpty && !force {
+                    throw CommandFailure(
+                        "--baseline \(baselineSide.file): this run would not repeat it; they differ in "
+                            + differ.joined(separator: "; ") + ". Run it as the baseline ran, or --force to compare "
+                            + "anyway", exitCode: .usage)
+                }
+                for difference in differ { logger.warning("--baseline --force: the runs differ in \(difference)") }
+            }
             do {
                 try DataFolder.record(identity, in: data)
             } catch {
@@ -444,6 +485,18 @@ struct Run: LoggingCommand {
         }
         let stats = receiver?.stats()
         let receiverDuplicates = stats.map { FixAccount.Resent(batches: $0.duplicateBatches, fixes: $0.duplicateFixes) }
+        let record = RunRecord(
+            snapshot, shard: shard, end: end, abortedBy: abortedBy?.result.threshold.expression,
+            receiverDuplicates: receiverDuplicates)
+        let comparison = baselineSide.map { baselineSide in
+            RunComparison(
+                baseline: baselineSide,
+                candidate: RunComparison.Side(
+                    file: outputs.report ?? "this run", record: record,
+                    truth: verification.map { RunComparison.Truth($0.result) }),
+                thresholds: changeThresholds)
+        }
+        if let comparison, !comparison.passed { passed = false }
         let runReport = RunReportBody(
             snapshot, end: end, abortedBy: abortedBy.map { .init(expression: $0.result.threshold.expression) },
             exitCode: passed ? 0 : Int(RunExit.thresholdFailed),
@@ -456,6 +509,10 @@ struct Run: LoggingCommand {
             for line in verification.result.lines(thresholds: verification.thresholds, source: verification.source) {
                 print("beekon-fleet: " + line)
             }
+        }
+        if let comparison {
+            print("beekon-fleet: compared with the baseline \(comparison.baseline.file):")
+            for line in comparison.lines(all: false) { print("beekon-fleet: compare: " + line) }
         }
         if let abortedBy {
             print(
@@ -481,16 +538,18 @@ struct Run: LoggingCommand {
         var stored = runReport
         if let report = outputs.report {
             do throws(RunRecordProblem) {
-                stored.mergeState = try RunRecord(
-                    snapshot, shard: shard, end: end, abortedBy: abortedBy?.result.threshold.expression,
-                    receiverDuplicates: receiverDuplicates
-                ).mergeStateText()
+                stored.mergeState = try record.mergeStateText()
             } catch {
                 logger.error("--report \(report): \(error); written without it")
             }
         }
         // The run's verdict stands; a file missing is said, and exits 1 if it passed.
-        let failed = outputs.write(report: stored, page: runReport, snapshot: snapshot, chartsScript: chartsScript)
+        let verdict = ReportOutputs.Verdict(
+            title: "beekon-fleet run", results: results + (verification?.thresholds ?? []),
+            counted: snapshot.thresholds.counted, passed: passed, comparison: comparison,
+            seconds: snapshot.metrics.realSeconds)
+        let failed = outputs.write(
+            report: stored, page: runReport, snapshot: snapshot, chartsScript: chartsScript, verdict: verdict)
         for (_, error) in failed { logger.error("\(error)") }
         if linger, let adminServer {
             let interrupts = Interrupts()
