@@ -204,7 +204,9 @@ let package = Package(
         // The run report, its CSV, HTML and summary, and the figure bodies, without a server.
         .testTarget(
             name: "FleetReportTests",
-            dependencies: ["FleetReport", "FleetEngine", "FleetTestSupport", "ServerTruth", "FleetDescription"]),
+            dependencies: [
+                "FleetReport", "FleetEngine", "FleetTestSupport", "ServerTruth", "FleetDescription", "BeekonNet",
+            ]),
         .testTarget(
             name: "FleetAdminTests",
             dependencies: [

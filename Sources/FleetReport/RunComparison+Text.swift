@@ -126,7 +126,8 @@ extension RunComparison {
         }
         let change = drain.delta.map { $0 == 0 ? "  0" : "  " + signed($0, .drainMax) } ?? ""
         return "drain after fault \(drain.fault) (\(drain.source.rawValue) \(drain.action)): "
-            + "\(text(drain.baseline, drain.baselineDrained)) → \(text(drain.candidate, drain.candidateDrained))\(change)"
+            + text(drain.baseline, drain.baselineDrained) + " → " + text(drain.candidate, drain.candidateDrained)
+            + change
     }
 
     /// The JUnit test cases: a threshold each.

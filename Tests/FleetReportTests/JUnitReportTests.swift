@@ -40,4 +40,20 @@ struct JUnitReportTests {
         let names = try document.nodes(forXPath: "//testcase/@name").compactMap(\.stringValue)
         #expect(names.contains("odd <name> & \"quotes\""))
     }
+
+    @Test("a default threshold that failed uncounted (no --strict) is a skipped case, not a failure")
+    func uncounted() throws {
+        let report = JUnitReport(
+            suite: "beekon-fleet run",
+            cases: [
+                .init(name: "fixes.lost == 0", passed: false, detail: "3", counted: false),
+                .init(name: "upload.errors.rate < 0.05", passed: true, detail: "0.01", counted: false),
+            ], seconds: 1)
+        let document = try XMLDocument(data: Data(report.text.utf8))
+        let suite = try #require(try document.nodes(forXPath: "/testsuites/testsuite").first as? XMLElement)
+        #expect(suite.attribute(forName: "failures")?.stringValue == "0")
+        #expect(suite.attribute(forName: "skipped")?.stringValue == "1")
+        #expect(try document.nodes(forXPath: "//testcase/failure").isEmpty)
+        #expect(try document.nodes(forXPath: "//testcase/skipped").count == 1)
+    }
 }
