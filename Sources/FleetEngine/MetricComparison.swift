@@ -10,7 +10,8 @@ public struct MetricComparison: Sendable, Hashable {
     public var candidate: Double?
     /// How far the change may move by chance alone, in the metric's unit (± about 95 %); 0 when
     /// nothing but the server can move it (the same requests, on the virtual clock); nil when
-    /// there is no model for it (a maximum, real seconds, a percentile of too few samples).
+    /// there is no model for it (a maximum, the backlog's peak and drains, real seconds, a
+    /// percentile of too few samples).
     public var noise: Double?
 
     public init(
@@ -125,9 +126,10 @@ public struct MetricComparison: Sendable, Hashable {
         case .fixAge(let fraction, _):
             return clockExact
                 ? 0 : percentileNoise(fraction, base.fixes.ageAtAcknowledgement, other.fixes.ageAtAcknowledgement)
-        case .backlogMax, .drainMax:
-            return clockExact ? 0 : nil
-        case .acknowledgedPerSecond:
+        case .backlogMax, .drainMax, .acknowledgedPerSecond:
+            // The backlog is counted as each store's commit settles, in the order the stores'
+            // thread finishes them in real time: its peak and drains vary even between runs
+            // that sent the same requests. Per second divides by real seconds.
             return nil
         case .errors(.rate), .status(_, .rate), .failure(_, .rate), .notSent(.rate), .server(_, .rate):
             if fleetExact { return 0 }
