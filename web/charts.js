@@ -1,5 +1,7 @@
 // Small time-series charts on <canvas>: one line per series, y axis auto-scaled; a live 5-minute
 // window (the page) or the whole run (`windowMs: null`, the HTML report); faults as shaded bands.
+// `t` need not be wall-clock time: with `timeLabel`, any number (the comparison page: ms since
+// each run's start).
 
 const WINDOW_MS = 5 * 60 * 1000;
 const PALETTE = ["#1f5fbf", "#d9480f", "#2b8a3e", "#862e9c", "#c92a2a", "#0b7285", "#e67700", "#5c940d", "#364fc7", "#a61e4d"];
@@ -37,13 +39,19 @@ export function colorFor(key, index = 0) {
 }
 
 export class TimeChart {
-  constructor(canvas, { unit = "", summary = null, integer = false, windowMs = WINDOW_MS, timeLabel = null } = {}) {
+  constructor(canvas, {
+    unit = "", summary = null, integer = false, windowMs = WINDOW_MS, timeLabel = null, series = {}, joinMissing = false,
+  } = {}) {
     this.canvas = canvas;
     this.unit = unit;
     this.summary = summary;
     this.integer = integer;
     this.windowMs = windowMs; // null: the whole range of the points
     this.timeLabel = timeLabel; // t → tick text, for a whole-range chart
+    this.series = series; // key → {color, width, dash}: a series' own line, else by its key
+    // A key a point lacks: a gap in its line (false), or no point there (true: series sampled at
+    // different instants, as two runs' rows of different widths).
+    this.joinMissing = joinMissing;
     this.points = []; // [{t, v: {key: number|null}}]
     this.keys = [];   // series keys in first-seen order
     this.bands = [];  // [{from, to, label}]: faults, shaded behind the lines
@@ -57,8 +65,11 @@ export class TimeChart {
     while (this.points.length && this.points[0].t < cut) this.points.shift();
   }
 
-  // Spans of time to shade (a fault from its start to its end; `to` null: still on).
+  // Spans of time to shade (a fault from its start to its end; `to` null: still on; `fill`, a
+  // colour other than the default).
   setBands(bands) { this.bands = bands; }
+
+  color(k, i) { return this.series[k]?.color ?? colorFor(k, i); }
 
   draw() {
     const c = this.canvas;
@@ -109,7 +120,7 @@ export class TimeChart {
       const from = Math.max(band.from, t0), to = Math.min(band.to ?? now, now);
       if (to < from) continue;
       const x0 = x(from), x1 = Math.max(x(to), x0 + 2);
-      g.fillStyle = "rgba(201, 42, 42, 0.10)"; g.fillRect(x0, T, x1 - x0, ph);
+      g.fillStyle = band.fill ?? "rgba(201, 42, 42, 0.10)"; g.fillRect(x0, T, x1 - x0, ph);
       let row = labelEnds.findIndex(end => end < x0);
       if (row < 0) { row = labelEnds.length; labelEnds.push(0); }
       labelEnds[row] = x0 + 2 + g.measureText(band.label).width + 6;
@@ -118,15 +129,19 @@ export class TimeChart {
 
     // lines
     this.keys.forEach((k, i) => {
-      g.strokeStyle = colorFor(k, i); g.lineWidth = 1.8; g.beginPath();
+      const line = this.series[k] ?? {};
+      g.strokeStyle = this.color(k, i); g.lineWidth = line.width ?? 1.8; g.setLineDash(line.dash ?? []);
+      g.beginPath();
       let on = false;
       for (const p of this.points) {
         const v = p.v[k];
+        if (v === undefined && this.joinMissing) continue;
         if (v == null) { on = false; continue; }
         if (on) g.lineTo(x(p.t), y(v)); else { g.moveTo(x(p.t), y(v)); on = true; }
       }
       g.stroke();
     });
+    g.setLineDash([]);
 
     // legend (top, right-aligned) with latest values
     const last = this.points[this.points.length - 1];
@@ -135,10 +150,11 @@ export class TimeChart {
     if (this.unit) g.fillText(this.unit, 4, 2);
     let lx = Math.max(L, 4 + (this.unit ? g.measureText(this.unit).width + 14 : 0)); const parts = [];
     this.keys.forEach((k, i) => {
-      const v = last ? last.v[k] : null;
+      // Joined series end apart: each its own latest value.
+      const v = this.joinMissing ? this.points.findLast(p => p.v[k] !== undefined)?.v[k] : last ? last.v[k] : null;
       const label = `${k}${v != null ? " " + fmtVal(v) : ""}`;
       parts.push(label);
-      g.fillStyle = colorFor(k, i); g.fillRect(lx, 6, 10, 3);
+      g.fillStyle = this.color(k, i); g.fillRect(lx, 6, 10, 3);
       g.fillStyle = "#1c2430"; g.fillText(label, lx + 13, 2);
       lx += g.measureText(label).width + 26;
     });

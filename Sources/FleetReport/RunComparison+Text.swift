@@ -77,6 +77,18 @@ extension RunComparison {
         return text
     }
 
+    /// The change alone, for a table: `+1.8ms (+14.6%)`, `+0.42pp`, `—` when a side measured nothing.
+    static func changeText(_ row: MetricComparison) -> String {
+        var change = row.delta.map { signed($0, row.metric) } ?? "—"
+        if row.metric.unit != .share, let relative = row.relative { change += " (\(percent(relative)))" }
+        return change
+    }
+
+    /// The noise to expect, for a table: `±2.1ms`, `none` (only the server moves it), `unknown`.
+    static func noiseText(_ row: MetricComparison) -> String {
+        row.noise.map { $0 == 0 ? "none" : "±" + unsigned($0, row.metric) } ?? "unknown"
+    }
+
     /// A change in the metric's unit, with its sign.
     static func signed(_ change: Double, _ metric: Threshold.Metric) -> String {
         (change < 0 ? "-" : "+") + unsigned(abs(change), metric)
@@ -110,24 +122,30 @@ extension RunComparison {
             detail += "; \(value(row.baseline, metric)) → \(value(row.candidate, metric))"
             if let noise = row.noise, noise > 0 { detail += ", noise ±" + unsigned(noise, metric) }
         }
-        var caution = ""
-        if item.failedWithinNoise {
-            caution = " — within the noise to expect: run longer, or widen the limit"
-        } else if !item.passed, item.row?.noise == nil, item.threshold.metric.isPercentile {
-            caution = " — too few samples to tell this percentile's change from chance: run longer"
+        return "\(item.passed ? "✓" : "✗") \(item.threshold.expression)  (\(detail))"
+            + (caution(item).map { " — " + $0 } ?? "")
+    }
+
+    /// Why a failed threshold may be chance rather than the server: nil when it passed or is not.
+    static func caution(_ item: Judged) -> String? {
+        if item.failedWithinNoise { return "within the noise to expect: run longer, or widen the limit" }
+        if !item.passed, item.row?.noise == nil, item.threshold.metric.isPercentile {
+            return "too few samples to tell this percentile's change from chance: run longer"
         }
-        return "\(item.passed ? "✓" : "✗") \(item.threshold.expression)  (\(detail))\(caution)"
+        return nil
+    }
+
+    /// One run's drain: `1m30s`, `2m (still draining)`, `no such fault`.
+    static func drainTime(_ millis: Double?, _ drained: Bool) -> String {
+        guard let millis else { return "no such fault" }
+        return FleetDuration.display(millis: millis) + (drained ? "" : " (still draining)")
     }
 
     static func drainLine(_ drain: Drain) -> String {
-        func text(_ millis: Double?, _ drained: Bool) -> String {
-            guard let millis else { return "no such fault" }
-            return FleetDuration.display(millis: millis) + (drained ? "" : " (still draining)")
-        }
         let change = drain.delta.map { $0 == 0 ? "  0" : "  " + signed($0, .drainMax) } ?? ""
         return "drain after fault \(drain.fault) (\(drain.source.rawValue) \(drain.action)): "
-            + text(drain.baseline, drain.baselineDrained) + " → " + text(drain.candidate, drain.candidateDrained)
-            + change
+            + drainTime(drain.baseline, drain.baselineDrained) + " → "
+            + drainTime(drain.candidate, drain.candidateDrained) + change
     }
 
     /// The JUnit test cases: a threshold each.
@@ -161,11 +179,9 @@ extension RunComparison {
         } else {
             text += "| metric | baseline | candidate | change | noise to expect |\n|---|---|---|---|---|\n"
             for row in changed {
-                let noise = row.noise.map { $0 == 0 ? "none" : "±" + Self.unsigned($0, row.metric) } ?? "unknown"
-                var change = row.delta.map { Self.signed($0, row.metric) } ?? "—"
-                if row.metric.unit != .share, let relative = row.relative { change += " (\(Self.percent(relative)))" }
                 text += "| `\(Self.cell(Self.name(row)))` | \(Self.value(row.baseline, row.metric)) "
-                text += "| \(Self.value(row.candidate, row.metric)) | \(change) | \(noise) |\n"
+                text +=
+                    "| \(Self.value(row.candidate, row.metric)) | \(Self.changeText(row)) | \(Self.noiseText(row)) |\n"
             }
         }
         let movedDrains = drains.filter { $0.delta != 0 }

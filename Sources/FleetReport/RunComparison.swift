@@ -117,11 +117,12 @@ package struct RunComparison: Sendable {
     package var passed: Bool { judged.allSatisfy(\.passed) }
 
     /// The rows whose value moved (or was measured on one side only).
-    package var changed: [MetricComparison] {
-        rows.filter { row in
-            guard let delta = row.delta else { return (row.baseline == nil) != (row.candidate == nil) }
-            return delta != 0
-        }
+    package var changed: [MetricComparison] { rows.filter(Self.moved) }
+
+    /// A row's value moved, or was measured on one side only.
+    static func moved(_ row: MetricComparison) -> Bool {
+        guard let delta = row.delta else { return (row.baseline == nil) != (row.candidate == nil) }
+        return delta != 0
     }
 
     /// The server's store, when either run was verified: each figure as a count and a share.

@@ -34,17 +34,13 @@ package enum RunHTML {
     /// The page for `report` (the figures) and `snapshot` (its history and timeline);
     /// `chartsScript` is web/charts.js's text.
     package static func page(_ report: RunReportBody, snapshot: FleetSnapshot, chartsScript: String) -> String {
-        let metrics = snapshot.metrics
-        let history = metrics.history
-        let width = Double(history.widthMillis) / 1000
-        let backlog = history.backlog
-        let reached = Int((snapshot.virtualNow - history.start) / max(1, history.widthMillis))
+        let width = Double(snapshot.metrics.history.widthMillis) / 1000
         var uploads: [String] = []
         var latency: [String] = []
         var pending: [String] = []
         var age: [String] = []
-        for (index, row) in history.rows.enumerated() where index <= reached {
-            let t = history.start + Int64(index + 1) * history.widthMillis
+        for sample in samples(snapshot) {
+            let (t, row) = (sample.end, sample.row)
             let perSecond = row.outcomes.sorted { $0.key < $1.key }.map {
                 "\(json($0.key.description)):\(number(Double($0.value) / width))"
             }
@@ -52,16 +48,12 @@ package enum RunHTML {
             latency.append(
                 "{\"t\":\(t),\"v\":{\"p50\":\(optional(row.latency.percentile(0.5))),"
                     + "\"p99\":\(optional(row.latency.percentile(0.99)))}}")
-            pending.append("{\"t\":\(t),\"v\":{\"pending\":\(backlog[index])}}")
+            pending.append("{\"t\":\(t),\"v\":{\"pending\":\(sample.pending)}}")
             age.append(
-                "{\"t\":\(t),\"v\":{\"p50\":\(optional(row.ageAtAcknowledgement.percentile(0.5).map { $0 / 1000 })),"
-                    + "\"p99\":\(optional(row.ageAtAcknowledgement.percentile(0.99).map { $0 / 1000 }))}}")
+                "{\"t\":\(t),\"v\":{\"p50\":\(optional(ageSeconds(row, 0.5))),"
+                    + "\"p99\":\(optional(ageSeconds(row, 0.99)))}}")
         }
-        let bands = metrics.timeline.map { fault in
-            let from = fault.source == .api ? ", API" : ""
-            return "{\"from\":\(fault.startedAt),\"to\":\(fault.endsAt.map(String.init) ?? "null"),"
-                + "\"label\":\(json("\(fault.action.rawValue) (\(fault.applied)\(from))"))}"
-        }
+        let bands = snapshot.metrics.timeline.map { band($0) }
         let data =
             "{\"uploads\":[\(uploads.joined(separator: ","))],\"latency\":[\(latency.joined(separator: ","))],"
             + "\"pending\":[\(pending.joined(separator: ","))],\"age\":[\(age.joined(separator: ","))],"
@@ -103,23 +95,63 @@ package enum RunHTML {
         body +=
             "<p class=\"muted\">Rows of \(number(width)) virtual s; faults shaded (the timeline's and the API's).</p>\n"
 
-        let script = chartsScript + "\n" + drawScript
-        return """
-            <!doctype html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>Beekon Fleet report: \(html(report.name))</title>
-            <style>\(style)</style>
-            </head>
-            <body>
-            \(body)<script type="application/json" id="report-data">\(scriptSafe(data))</script>
-            <script type="module">\(scriptSafe(script))</script>
-            </body>
-            </html>
+        return document(
+            title: "Beekon Fleet report: \(report.name)", body: body, data: data,
+            script: chartsScript + "\n" + drawScript)
+    }
 
-            """
+    /// A page that opens offline: the style (and `extraStyle`), `data` (JSON) as `#report-data`,
+    /// and `script` (a module).
+    static func document(title: String, body: String, data: String, script: String, extraStyle: String = "")
+        -> String
+    {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(html(title))</title>
+        <style>\(style)\(extraStyle)</style>
+        </head>
+        <body>
+        \(body)<script type="application/json" id="report-data">\(scriptSafe(data))</script>
+        <script type="module">\(scriptSafe(script))</script>
+        </body>
+        </html>
+
+        """
+    }
+
+    /// One charted history row: its end (virtual Unix ms), its figures, the backlog at its end.
+    struct Sample {
+        var end: Int64
+        var row: RunHistory.Row
+        var pending: Int
+    }
+
+    /// The history rows the run reached (a row past its end is empty, not zero).
+    static func samples(_ snapshot: FleetSnapshot) -> [Sample] {
+        let history = snapshot.metrics.history
+        let backlog = history.backlog
+        let reached = Int((snapshot.virtualNow - history.start) / max(1, history.widthMillis))
+        return history.rows.prefix(max(0, reached + 1)).enumerated().map { index, row in
+            Sample(end: history.start + Int64(index + 1) * history.widthMillis, row: row, pending: backlog[index])
+        }
+    }
+
+    /// Fix age at acknowledgement in a row, virtual seconds.
+    static func ageSeconds(_ row: RunHistory.Row, _ fraction: Double) -> Double? {
+        row.ageAtAcknowledgement.percentile(fraction).map { $0 / 1000 }
+    }
+
+    /// A fault as a chart's band (JSON): its span less `offset` ms, labelled by its action,
+    /// devices and source, after `prefix`; `fill` shades it in another colour than the default.
+    static func band(_ fault: TimelineFault, offset: Int64 = 0, prefix: String = "", fill: String? = nil) -> String {
+        let from = fault.source == .api ? ", API" : ""
+        return "{\"from\":\(fault.startedAt - offset),\"to\":\(fault.endsAt.map { String($0 - offset) } ?? "null"),"
+            + "\"label\":\(json("\(prefix)\(fault.action.rawValue) (\(fault.applied)\(from))"))"
+            + (fill.map { ",\"fill\":\(json($0))" } ?? "") + "}"
     }
 
     private static func fixesTable(_ report: RunReportBody) -> String {
@@ -145,14 +177,32 @@ package enum RunHTML {
 
     /// Thresholds checked, ✓/✗ with their values: the run's, and its server's truth's.
     private static func thresholdsTable(_ thresholds: [RunReportBody.ThresholdBody]) -> String {
-        var text = "<table><tr><th></th><th>Threshold</th><th>Value</th></tr>\n"
-        for threshold in thresholds {
-            text +=
-                "<tr><td class=\"\(threshold.passed ? "pass" : "fail")\">\(threshold.passed ? "✓" : "✗")</td>"
-                + "<td><code>\(html(threshold.expression))</code></td>"
-                + "<td class=\"num\">\(threshold.value.map { number($0) } ?? "no data")</td></tr>\n"
+        thresholdsTable(
+            columns: ["Value"],
+            thresholds.map { ($0.passed, $0.expression, cell($0.value.map { number($0) } ?? "no data", numeric: true)) }
+        )
+    }
+
+    /// Thresholds, ✓/✗ with the expression, then `columns` more: each row's `cells` (HTML).
+    static func thresholdsTable(columns: [String], _ rows: [(passed: Bool, expression: String, cells: String)])
+        -> String
+    {
+        var text = "<table><tr><th></th><th>Threshold</th>" + columns.map { "<th>\(html($0))</th>" }.joined()
+        text += "</tr>\n"
+        for row in rows {
+            text += "<tr>\(mark(row.passed))\(cell(row.expression, code: true))\(row.cells)</tr>\n"
         }
         return text + "</table>\n"
+    }
+
+    /// A table cell holding `text`, right-aligned if `numeric`, as code if `code`.
+    static func cell(_ text: String, numeric: Bool = false, code: Bool = false) -> String {
+        "<td\(numeric ? " class=\"num\"" : "")>" + (code ? "<code>\(html(text))</code>" : html(text)) + "</td>"
+    }
+
+    /// A table's ✓ or ✗ cell.
+    static func mark(_ passed: Bool) -> String {
+        passed ? "<td class=\"pass\">✓</td>" : "<td class=\"fail\">✗</td>"
     }
 
     /// `run --verify`: each category of fix, the server's own problems, the examples, the
@@ -170,8 +220,9 @@ package enum RunHTML {
             (true, counts.foreign, "rows no device of this run sent (foreign)"),
         ]
         for (problem, count, meaning) in rows {
-            let mark = problem ? (count == 0 ? "<td class=\"pass\">✓</td>" : "<td class=\"fail\">✗</td>") : "<td></td>"
-            text += "<tr>\(mark)<td class=\"num\">\(count)</td><td>\(html(meaning))</td></tr>\n"
+            text +=
+                "<tr>\(problem ? mark(count == 0) : "<td></td>")" + cell(String(count), numeric: true) + cell(meaning)
+                + "</tr>\n"
         }
         text += "</table>\n" + thresholdsTable(truth.thresholds)
         for problem in TruthResult.Problem.allCases {
@@ -182,7 +233,7 @@ package enum RunHTML {
                 + "<th>Batch id</th><th>Told at (virtual)</th><th>Rows</th></tr>\n"
             for example in examples {
                 let cells = [example.installID, example.fixID, example.batchID ?? "", example.toldAt ?? ""]
-                    .map { "<td><code>\(html($0))</code></td>" }.joined()
+                    .map { cell($0, code: true) }.joined()
                 text += "<tr>\(cells)<td class=\"num\">\(example.stored)</td></tr>\n"
             }
             text += "</table>\n"
@@ -257,7 +308,7 @@ package enum RunHTML {
             + "</table>"
     }
 
-    private static let style = """
+    static let style = """
         body{font:14px/1.45 system-ui,sans-serif;color:#1c2430;margin:24px auto;max-width:1100px;padding:0 16px}
         h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:22px 0 8px}
         table{border-collapse:collapse;margin:4px 0}
@@ -285,27 +336,27 @@ package enum RunHTML {
         }
         """
 
-    private static func number(_ value: Double) -> String {
+    static func number(_ value: Double) -> String {
         let rounded = value.rounded(places: 2)
         return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
     }
 
-    private static func optional(_ value: Double?) -> String { value.map(number) ?? "null" }
+    static func optional(_ value: Double?) -> String { value.map(number) ?? "null" }
 
     /// A JSON string literal.
-    private static func json(_ text: String) -> String {
+    static func json(_ text: String) -> String {
         var writer = JSONWriter()
         writer.string(text)
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 
-    private static func html(_ text: String) -> String {
+    static func html(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 
     /// Text inside a <script>: `</` never closes it early.
-    private static func scriptSafe(_ text: String) -> String {
+    static func scriptSafe(_ text: String) -> String {
         text.replacingOccurrences(of: "</", with: "<\\/")
     }
 }
