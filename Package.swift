@@ -135,7 +135,7 @@ let package = Package(
             name: "beekon-bench",
             dependencies: [
                 "beekon-fleet", "BeekonDevice", "BeekonStore", "BeekonNet", "FleetDescription", "FleetEngine",
-                "FleetRuntime", "MicroHTTP", "IngestReceiver",
+                "FleetRuntime", "MicroHTTP", "IngestReceiver", "FleetReport",
                 "FleetAdmin", "FleetCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),

@@ -53,7 +53,7 @@ public struct FixAccount: Sendable, Hashable, Codable {
     }
 
     /// A store's ledger moved by `change` (pending included, as a difference).
-    mutating func add(_ change: FixLedger) {
+    package mutating func add(_ change: FixLedger) {
         ledger += change
         maxPending = max(maxPending, ledger.pending)
     }

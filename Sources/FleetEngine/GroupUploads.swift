@@ -14,7 +14,7 @@ public struct GroupUploads: Sendable, Codable {
         serverLatency.merge(other.serverLatency)
     }
 
-    mutating func record(_ outcome: TransferOutcome, latencyMillis: Double, serverMillis: Double?) {
+    package mutating func record(_ outcome: TransferOutcome, latencyMillis: Double, serverMillis: Double?) {
         byOutcome[outcome, default: UploadStats.Tally()].count += 1
         byOutcome[outcome]!.latency.record(latencyMillis)
         if let serverMillis { byOutcome[outcome]!.serverLatency.record(serverMillis) }

@@ -24,7 +24,7 @@ public struct RequestDigest: Sendable, Hashable, Codable {
     public init() {}
 
     /// Folds in one request of device `device`.
-    mutating func add(device: String, request: OutboundRequest) {
+    package mutating func add(device: String, request: OutboundRequest) {
         count += 1
         var value = devices[device] ?? Self.offsetBasis
         Self.fold(device.utf8, into: &value)

@@ -75,13 +75,13 @@ public struct RunHistory: Sendable, Codable {
         widthMillis *= 2
     }
 
-    mutating func recordUpload(_ outcome: TransferOutcome, latencyMillis: Double, at instant: Int64) {
+    package mutating func recordUpload(_ outcome: TransferOutcome, latencyMillis: Double, at instant: Int64) {
         guard let index = rowIndex(instant) else { return }
         rows[index].outcomes[outcome, default: 0] += 1
         rows[index].latency.record(latencyMillis)
     }
 
-    mutating func recordLedgerChange(admitted: Int, acknowledged: Int, pending: Int, at instant: Int64) {
+    package mutating func recordLedgerChange(admitted: Int, acknowledged: Int, pending: Int, at instant: Int64) {
         guard let index = rowIndex(instant) else {
             pendingAtStart += pending
             return
@@ -91,7 +91,7 @@ public struct RunHistory: Sendable, Codable {
         rows[index].pendingChange += pending
     }
 
-    mutating func recordAge(_ millis: Double, at instant: Int64) {
+    package mutating func recordAge(_ millis: Double, at instant: Int64) {
         guard let index = rowIndex(instant) else { return }
         rows[index].ageAtAcknowledgement.record(millis)
     }

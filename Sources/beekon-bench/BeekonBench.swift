@@ -10,7 +10,7 @@ struct BeekonBench: ParsableCommand {
         abstract: "Measure the fleet's hot paths and print the figures.",
         subcommands: [
             BenchStore.self, BenchDevice.self, BenchFleet.self, BenchMaxWarp.self, BenchUpload.self, BenchAdmin.self,
-            BenchMetrics.self, BenchHostile.self, BenchTiming.self, BenchVerify.self,
+            BenchMetrics.self, BenchHostile.self, BenchTiming.self, BenchVerify.self, BenchCompare.self,
         ])
 
     /// Sets up logging once (at `BEEKON_LOG_LEVEL`, else info) before the benchmark runs: the
