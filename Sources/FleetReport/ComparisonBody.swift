@@ -28,7 +28,7 @@ package struct ComparisonBody: APIBody {
             name = record.name
             seed = String(record.seed)
             startedAt = APITime(record.startedAt)
-            digest = record.metrics.sent.text
+            digest = side.digest
             requests = record.metrics.sent.count
             timing = record.deterministic.map(TimingBody.init(deterministic:))
         }

@@ -7,11 +7,11 @@ extension RunComparison {
     package var requestsLine: String {
         let (base, other) = (baseline.record.metrics.sent, candidate.record.metrics.sent)
         if sameRequests {
-            return "both runs sent the same \(base.count) requests (digest \(base.text)): every difference is the "
+            return "both runs sent the same \(base.count) requests (digest \(baseline.digest)): every difference is the "
                 + "server's; the noise to expect is the server's real time alone"
         }
-        return "the runs sent different requests (baseline \(base.count), digest \(base.text); candidate "
-            + "\(other.count), digest \(other.text)): differences may be the fleet's as well as the server's "
+        return "the runs sent different requests (baseline \(base.count), digest \(baseline.digest); candidate "
+            + "\(other.count), digest \(candidate.digest)): differences may be the fleet's as well as the server's "
             + "(± the noise to expect)"
     }
 

@@ -13,11 +13,14 @@ package struct RunComparison: Sendable {
         package var file: String
         package var record: RunRecord
         package var truth: Truth?
+        /// The digest of every request it sent (computed once: it sorts every device's).
+        package let digest: String
 
         package init(file: String, record: RunRecord, truth: Truth? = nil) {
             self.file = file
             self.record = record
             self.truth = truth
+            digest = record.metrics.sent.text
         }
 
     }
@@ -94,7 +97,7 @@ package struct RunComparison: Sendable {
         self.candidate = candidate
         let (base, other) = (baseline.record, candidate.record)
         let sameness = MetricComparison.Sameness(
-            sameRequests: base.metrics.sent.text == other.metrics.sent.text,
+            sameRequests: baseline.digest == candidate.digest,
             modelled: base.deterministic == true && other.deterministic == true)
         var rows = MetricComparison.all(
             baseline: base.metrics, baselineGroups: base.groups, candidate: other.metrics,
@@ -112,7 +115,7 @@ package struct RunComparison: Sendable {
     }
 
     /// Both runs sent byte-identical requests: every difference is the server's.
-    package var sameRequests: Bool { baseline.record.metrics.sent.text == candidate.record.metrics.sent.text }
+    package var sameRequests: Bool { baseline.digest == candidate.digest }
 
     package var passed: Bool { judged.allSatisfy(\.passed) }
 

@@ -117,7 +117,7 @@ extension RunHTML {
                 + cell(FleetDuration.text(millis: record.virtualNow - record.startedAt), numeric: true)
                 + cell(number(record.metrics.realSeconds), numeric: true) + cell(String(record.seed), numeric: true)
                 + cell(String(record.metrics.sent.count), numeric: true)
-                + cell(record.metrics.sent.text, code: true) + "</tr>\n"
+                + cell(side.digest, code: true) + "</tr>\n"
         }
         return text + "</table>\n"
     }

@@ -4,6 +4,7 @@ import FleetDescription
 import FleetEngine
 import FleetReport
 import Foundation
+import Synchronization
 
 /// Two runs' reports side by side, judged by thresholds on the candidate or its change.
 struct Compare: ParsableCommand {
@@ -46,7 +47,8 @@ struct Compare: ParsableCommand {
         StandardOutput.flushEachLine()
         let started = Date()
         let chartsScript = try outputs.check()
-        let (base, other) = (try Self.side(baseline), try Self.side(candidate))
+        let sides = try Self.sides([baseline, candidate])
+        let (base, other) = (sides[0], sides[1])
         let problems = RunComparison.unjudgeable(
             thresholds, baseline: base, candidateGroups: other.record.groups, candidateVerified: other.truth != nil,
             candidate: "the candidate \(candidate)")
@@ -64,6 +66,17 @@ struct Compare: ParsableCommand {
             chartsScript: chartsScript, say: !json)
         if !comparison.passed { throw ExitCode(RunExit.thresholdFailed) }
         if failed { throw ExitCode.failure }
+    }
+
+    /// Report files as compared, read side by side (decoding a record is most of the command's
+    /// time); the first file's problem when several have one.
+    static func sides(_ files: [String]) throws -> [RunComparison.Side] {
+        let results = Mutex<[Result<RunComparison.Side, any Error>?]>(Array(repeating: nil, count: files.count))
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            let result = Result { try side(files[index]) }
+            results.withLock { $0[index] = result }
+        }
+        return try results.withLock { $0 }.map { try $0!.get() }
     }
 
     /// A report file as compared: 64 for one that is missing, unreadable, or has no merge state.
