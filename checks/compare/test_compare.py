@@ -431,6 +431,31 @@ def test_run_baseline_missing_file(runs):
     assert not report.exists() and runs.slow.requests() == before
 
 
+def test_run_and_merge_write_junit_and_markdown(runs):
+    """--junit and --markdown on `run` and on `report merge` of its report: the same verdict, the
+    failed threshold a JUnit failure and a failed row of the Markdown."""
+    failing = "upload.count < 1"
+    junit, markdown = runs.dir / "run-junit.xml", runs.dir / "run-summary.md"
+    result, report = run_fleet(runs.dir, "outputs", runs.slow.url, "--threshold", failing, "--threshold",
+                               "upload.errors.rate < 0.05", "--junit", junit, "--markdown", markdown)
+    assert result.returncode == 99, output(result)
+    merged_junit, merged_markdown = runs.dir / "merge-junit.xml", runs.dir / "merge-summary.md"
+    merged = subprocess.run([BINARY, "report", "merge", str(report), "--junit", str(merged_junit), "--markdown",
+                             str(merged_markdown)], capture_output=True, text=True, timeout=60)
+    assert merged.returncode == 99, output(merged)
+    for path, title in ((junit, "beekon-fleet run"), (merged_junit, "beekon-fleet report merge")):
+        assert xmllint(path).returncode == 0, xmllint(path).stderr
+        suite = ET.parse(path).getroot().find("testsuite")
+        assert suite.get("name") == title and suite.get("tests") == "2" and suite.get("failures") == "1"
+        failed = [case.get("name") for case in suite.iter("testcase") if case.find("failure") is not None]
+        assert failed == [failing]
+    for path in (markdown, merged_markdown):
+        text = path.read_text()
+        assert text.startswith("## beekon-fleet ") and ": failed" in text.splitlines()[0]
+        assert f"| ✗ **failed** | `{failing}` |" in text
+        assert "| ✓ passed | `upload.errors.rate < 0.05` |" in text
+
+
 # --- d. hostile inputs ---
 
 
