@@ -369,7 +369,8 @@ extension FleetLoop {
                 label, latencyMillis: latency, serverMillis: transfer.serverMillis, realNanos: clock.realNow)
             let group = slots[slot].group
             metrics.uploadsByGroup[group].record(label, latencyMillis: latency, serverMillis: transfer.serverMillis)
-            metrics.history.recordUpload(label, latencyMillis: latency, at: time)
+            metrics.history.recordUpload(
+                label, latencyMillis: latency, serverMillis: transfer.serverMillis, at: time)
             noteChange(slot)
             slots[slot].recent.uploads.append(
                 UploadRecord(

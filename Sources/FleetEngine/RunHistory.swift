@@ -19,6 +19,9 @@ public struct RunHistory: Sendable, Codable {
         public var pendingChange = 0
         /// Age of the fixes acknowledged in it, virtual ms.
         public var ageAtAcknowledgement = CoarseHistogram()
+        /// The server's own time to answer its uploads, real ms at any warp (the uploads it
+        /// answered, heard in time or not).
+        public var serverLatency = CoarseHistogram()
 
         mutating func merge(_ other: Row) {
             for (outcome, count) in other.outcomes { outcomes[outcome, default: 0] += count }
@@ -27,6 +30,7 @@ public struct RunHistory: Sendable, Codable {
             acknowledged += other.acknowledged
             pendingChange += other.pendingChange
             ageAtAcknowledgement.merge(other.ageAtAcknowledgement)
+            serverLatency.merge(other.serverLatency)
         }
     }
 
@@ -75,10 +79,13 @@ public struct RunHistory: Sendable, Codable {
         widthMillis *= 2
     }
 
-    package mutating func recordUpload(_ outcome: TransferOutcome, latencyMillis: Double, at instant: Int64) {
+    package mutating func recordUpload(
+        _ outcome: TransferOutcome, latencyMillis: Double, serverMillis: Double?, at instant: Int64
+    ) {
         guard let index = rowIndex(instant) else { return }
         rows[index].outcomes[outcome, default: 0] += 1
         rows[index].latency.record(latencyMillis)
+        if let serverMillis { rows[index].serverLatency.record(serverMillis) }
     }
 
     package mutating func recordLedgerChange(admitted: Int, acknowledged: Int, pending: Int, at instant: Int64) {

@@ -6,9 +6,10 @@ import FleetDescription
 /// metrics (histograms and history rows included, so percentiles are the whole fleet's, not an
 /// average of the shards').
 public struct RunRecord: Sendable, Codable {
-    /// The form of the record this build writes; `report merge` reads only this one (2: faults
-    /// and drains carry their source).
-    public static let currentFormat = 2
+    /// The form of the record this build writes; `report merge` and `report compare` read only
+    /// this one (2: faults and drains carry their source; 3: history rows carry the server's
+    /// latency).
+    public static let currentFormat = 3
 
     public var format = RunRecord.currentFormat
     /// The part of the fleet the run ran; `Shard.whole` for a run of the whole fleet.

@@ -83,7 +83,8 @@ package enum RunCSV {
         var rows = [
             ["Timestamp", "Unix ms", "Seconds", "Uploads"] + columns.map { "Uploads \($0)" }
                 + [
-                    "Latency p50 (ms)", "Latency p99 (ms)", "Fixes Admitted", "Fixes Acknowledged", "Fixes Pending",
+                    "Latency p50 (ms)", "Latency p99 (ms)", "Server Latency p50 (ms)", "Server Latency p99 (ms)",
+                    "Fixes Admitted", "Fixes Acknowledged", "Fixes Pending",
                     "Age at Ack p50 (ms)", "Age at Ack p99 (ms)",
                 ]
         ]
@@ -100,6 +101,7 @@ package enum RunCSV {
                 ]
                     + columns.map { String(row.outcomes[$0] ?? 0) }
                     + [coarse(row.latency.percentile(0.5)), coarse(row.latency.percentile(0.99))]
+                    + [coarse(row.serverLatency.percentile(0.5)), coarse(row.serverLatency.percentile(0.99))]
                     + [String(row.admitted), String(row.acknowledged), String(backlog[index])]
                     + [
                         coarse(row.ageAtAcknowledgement.percentile(0.5)),

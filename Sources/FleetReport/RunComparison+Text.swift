@@ -7,7 +7,8 @@ extension RunComparison {
     package var requestsLine: String {
         let (base, other) = (baseline.record.metrics.sent, candidate.record.metrics.sent)
         if sameRequests {
-            return "both runs sent the same \(base.count) requests (digest \(baseline.digest)): every difference is the "
+            return
+                "both runs sent the same \(base.count) requests (digest \(baseline.digest)): every difference is the "
                 + "server's; the noise to expect is the server's real time alone"
         }
         return "the runs sent different requests (baseline \(base.count), digest \(baseline.digest); candidate "

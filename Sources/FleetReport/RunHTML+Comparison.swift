@@ -45,10 +45,12 @@ extension RunHTML {
 
     /// The charts, each a figure of both runs from their history rows.
     enum Chart: CaseIterable {
-        case latencyP99, latencyP50, uploads, errors, backlog, ageP99
+        case serverP99, serverP50, latencyP99, latencyP50, uploads, errors, backlog, ageP99
 
         var id: String {
             switch self {
+            case .serverP99: "chart-server-latency-p99"
+            case .serverP50: "chart-server-latency-p50"
             case .latencyP99: "chart-latency-p99"
             case .latencyP50: "chart-latency-p50"
             case .uploads: "chart-uploads"
@@ -60,6 +62,8 @@ extension RunHTML {
 
         var title: String {
             switch self {
+            case .serverP99: "Server latency p99, the server's own time (real ms)"
+            case .serverP50: "Server latency p50, the server's own time (real ms)"
             case .latencyP99: "Upload latency p99, as heard (virtual ms)"
             case .latencyP50: "Upload latency p50, as heard (virtual ms)"
             case .uploads: "Uploads per second, every outcome"
@@ -71,7 +75,7 @@ extension RunHTML {
 
         var unit: String {
             switch self {
-            case .latencyP99, .latencyP50: "ms"
+            case .serverP99, .serverP50, .latencyP99, .latencyP50: "ms"
             case .uploads, .errors: "uploads/s"
             case .backlog: "fixes"
             case .ageP99: "s"
@@ -82,6 +86,8 @@ extension RunHTML {
         func value(_ sample: Sample, width: Double) -> Double? {
             let row = sample.row
             switch self {
+            case .serverP99: return row.serverLatency.percentile(0.99)
+            case .serverP50: return row.serverLatency.percentile(0.5)
             case .latencyP99: return row.latency.percentile(0.99)
             case .latencyP50: return row.latency.percentile(0.5)
             case .uploads: return Double(row.outcomes.values.reduce(0, +)) / width
@@ -154,9 +160,8 @@ extension RunHTML {
             sameFaults(comparison) ? "faults shaded (the same in both runs)" : "each run's faults shaded in its colour"
         var text =
             "<p class=\"muted\">Both runs on one axis: virtual time since each run's own start (+10m: ten virtual "
-            + "minutes in), in rows of \(rows) virtual s; \(faults). "
-            + "The history keeps the latency the devices heard, not the server's real time: compare that "
-            + "(server.latency) in the table below.</p>\n"
+            + "minutes in), in rows of \(rows) virtual s; \(faults). The server's latency is its own real time "
+            + "for the uploads answered in each row; the upload latency is what the devices heard.</p>\n"
         for chart in Chart.allCases {
             text +=
                 "<figure><figcaption>\(html(chart.title))</figcaption><canvas id=\"\(chart.id)\"></canvas></figure>\n"

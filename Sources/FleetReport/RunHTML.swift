@@ -37,6 +37,7 @@ package enum RunHTML {
         let width = Double(snapshot.metrics.history.widthMillis) / 1000
         var uploads: [String] = []
         var latency: [String] = []
+        var serverLatency: [String] = []
         var pending: [String] = []
         var age: [String] = []
         for sample in samples(snapshot) {
@@ -48,6 +49,9 @@ package enum RunHTML {
             latency.append(
                 "{\"t\":\(t),\"v\":{\"p50\":\(optional(row.latency.percentile(0.5))),"
                     + "\"p99\":\(optional(row.latency.percentile(0.99)))}}")
+            serverLatency.append(
+                "{\"t\":\(t),\"v\":{\"p50\":\(optional(row.serverLatency.percentile(0.5))),"
+                    + "\"p99\":\(optional(row.serverLatency.percentile(0.99)))}}")
             pending.append("{\"t\":\(t),\"v\":{\"pending\":\(sample.pending)}}")
             age.append(
                 "{\"t\":\(t),\"v\":{\"p50\":\(optional(ageSeconds(row, 0.5))),"
@@ -56,6 +60,7 @@ package enum RunHTML {
         let bands = snapshot.metrics.timeline.map { band($0) }
         let data =
             "{\"uploads\":[\(uploads.joined(separator: ","))],\"latency\":[\(latency.joined(separator: ","))],"
+            + "\"serverLatency\":[\(serverLatency.joined(separator: ","))],"
             + "\"pending\":[\(pending.joined(separator: ","))],\"age\":[\(age.joined(separator: ","))],"
             + "\"bands\":[\(bands.joined(separator: ","))]}"
 
@@ -87,7 +92,9 @@ package enum RunHTML {
         body += "<h2>Fleet health</h2>\n" + fleetHealthTable(report.fleetHealth) + "\n"
         body += "<h2>Over the run</h2>\n"
         for (id, title) in [
-            ("chart-uploads", "Uploads by outcome (per second)"), ("chart-latency", "Upload latency (ms)"),
+            ("chart-uploads", "Uploads by outcome (per second)"),
+            ("chart-latency", "Upload latency, as heard (virtual ms)"),
+            ("chart-server-latency", "Server latency, the server's own time (real ms)"),
             ("chart-pending", "Backlog (fixes pending)"), ("chart-age", "Fix age at acknowledgement (s)"),
         ] {
             body += "<figure><figcaption>\(title)</figcaption><canvas id=\"\(id)\"></canvas></figure>\n"
@@ -325,6 +332,7 @@ package enum RunHTML {
         const hhmm = t => new Date(t).toISOString().slice(5, 16).replace("T", " ");
         for (const [id, series, unit, integer] of [
           ["chart-uploads", data.uploads, "uploads/s", false], ["chart-latency", data.latency, "ms", false],
+          ["chart-server-latency", data.serverLatency, "ms", false],
           ["chart-pending", data.pending, "fixes", true], ["chart-age", data.age, "s", false],
         ]) {
           const canvas = document.getElementById(id);

@@ -522,7 +522,7 @@ struct SyntheticRun {
             // a new bucket each second would grow a histogram to 30 s 10,000 times over (most of the setup).
             metrics.uploads.record(outcome, latencyMillis: latency, serverMillis: serverMillis, realNanos: 0)
             metrics.uploadsByGroup[group].record(outcome, latencyMillis: latency, serverMillis: serverMillis)
-            metrics.history.recordUpload(outcome, latencyMillis: latency, at: at)
+            metrics.history.recordUpload(outcome, latencyMillis: latency, serverMillis: serverMillis, at: at)
             metrics.timerLateness.record(lateness)
 
             let batch = pending[device]

@@ -123,7 +123,7 @@ struct ComparisonHTMLTests {
             let at = start + step * 10_000 + 5_000
             metrics.uploads.record(.status(200), latencyMillis: latency, serverMillis: latency / 10, realNanos: 0)
             metrics.latency.record(latency)
-            metrics.history.recordUpload(.status(200), latencyMillis: latency, at: at)
+            metrics.history.recordUpload(.status(200), latencyMillis: latency, serverMillis: latency / 10, at: at)
             metrics.history.recordLedgerChange(admitted: 1, acknowledged: 0, pending: 1, at: at)
             metrics.history.recordAge(latency * 10, at: at)
         }

@@ -52,7 +52,7 @@ def test_the_html_report_opens_offline_with_its_charts_drawn(report):
 
         page.route("**/*", refuse)
         page.goto(report.as_uri())
-        page.wait_for_function("document.querySelectorAll('canvas[data-drawn]').length === 4", timeout=15_000)
+        page.wait_for_function("document.querySelectorAll('canvas[data-drawn]').length === 5", timeout=15_000)
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "html-report.png"), full_page=True)
         drawn = page.evaluate("""() => [...document.querySelectorAll('canvas')].map(c => {
@@ -69,7 +69,8 @@ def test_the_html_report_opens_offline_with_its_charts_drawn(report):
         browser.close()
     assert errors == [], errors
     assert requests == [], f"the report asked the network for {requests}"
-    assert [d["id"] for d in drawn] == ["chart-uploads", "chart-latency", "chart-pending", "chart-age"]
+    assert [d["id"] for d in drawn] == [
+        "chart-uploads", "chart-latency", "chart-server-latency", "chart-pending", "chart-age"]
     for chart in drawn:
         # Two hours in 10 s rows, and lines (not just grey axes) drawn.
         assert chart["rows"] >= 700, chart
@@ -128,7 +129,7 @@ def test_the_comparison_page_draws_both_runs_on_one_axis(comparison):
 
         page.route("**/*", refuse)
         page.goto(path.as_uri())
-        page.wait_for_function("document.querySelectorAll('canvas[data-drawn]').length === 6", timeout=15_000)
+        page.wait_for_function("document.querySelectorAll('canvas[data-drawn]').length === 8", timeout=15_000)
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "compare-html.png"), full_page=True)
         # Per chart: pixels of each run's hue (the legend's swatch is 30 of them). The candidate's
@@ -160,7 +161,8 @@ def test_the_comparison_page_draws_both_runs_on_one_axis(comparison):
     assert len(failed) == 1 and "backlog.max < -50%" in failed[0], failed
     lines = dict(line.split("\t", 1) for line in legend.splitlines()[1:])
     assert str(base) in lines["baseline"] and str(candidate) in lines["candidate"], lines
-    ids = ["chart-latency-p99", "chart-latency-p50", "chart-uploads", "chart-errors", "chart-pending", "chart-age-p99"]
+    ids = ["chart-server-latency-p99", "chart-server-latency-p50", "chart-latency-p99", "chart-latency-p50",
+           "chart-uploads", "chart-errors", "chart-pending", "chart-age-p99"]
     assert [d["id"] for d in drawn] == ids
     for chart, figures in zip(drawn, data["charts"]):
         # 20 minutes in 10 s rows from 0, each run a line of its own colour.
