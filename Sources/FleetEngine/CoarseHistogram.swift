@@ -1,5 +1,5 @@
 /// Durations counted in fixed, roughly logarithmic bounds from 1 ms to 30 days: a percentile is
-/// the bound its rank falls under (within a step of about a factor 2), in 40 integers, so a
+/// the bound its rank falls under (within a step of about a factor 2), in 31 integers, so a
 /// history row costs bytes, not an HdrHistogram's kilobytes.
 public struct CoarseHistogram: Sendable, Hashable, Codable {
     /// The upper bounds, ms: 1, 2.5, 5, 10, … 30 days; the last slot holds what is past them.
@@ -44,5 +44,33 @@ public struct CoarseHistogram: Sendable, Hashable, Codable {
             }
         }
         return Self.boundsMillis.last
+    }
+
+    // A history holds three of these a row, thousands of rows: one string of the slots that
+    // counted (`"3:12,4:40"`) reads several times faster than 31 numbers through Codable.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(
+            counts.enumerated().filter { $0.element > 0 }.map { "\($0.offset):\($0.element)" }.joined(separator: ","))
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard !text.isEmpty else { return }
+        counts = Array(repeating: 0, count: Self.boundsMillis.count + 1)
+        for pair in text.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+            let parts = pair.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
+            guard parts.count == 2, let slot = Int(Substring(parts[0])), let slotCount = Int32(Substring(parts[1])),
+                counts.indices.contains(slot), slotCount > 0
+            else {
+                throw DecodingError.dataCorruptedError(
+                    in: container,
+                    debugDescription: "\"\(text.prefix(40))\" is not a coarse histogram (slot:count pairs, slots 0 to "
+                        + "\(Self.boundsMillis.count), counts above 0)")
+            }
+            counts[slot] += slotCount
+            count += Int(slotCount)
+        }
     }
 }

@@ -303,6 +303,11 @@ struct Run: LoggingCommand {
         let outputs = self.outputs.forShard(shard)
         let chartsScript = try outputs.check()
         // A baseline is read before anything runs: one that cannot be compared with is refused.
+        if baseline != nil, shard != .whole {
+            throw CommandFailure(
+                "--baseline compares a whole run, and shard \(shard) runs part of the fleet: merge the shards' "
+                    + "reports (report merge --report FILE), then `report compare BASE FILE`", exitCode: .usage)
+        }
         let baselineSide = try baseline.map(Compare.side)
         // Signed limits judge the change from the baseline, not the run's own values.
         let changeThresholds = (thresholds + fleet.thresholds).filter { $0.change != nil }
