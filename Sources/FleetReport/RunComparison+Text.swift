@@ -16,12 +16,20 @@ extension RunComparison {
             + "(± the noise to expect)"
     }
 
-    /// What differs between the two runs' set-up (fleet, seed, start, timing), said as a caution.
+    /// What differs between the two runs' set-up (fleet, seed, start, timing, virtual length),
+    /// said as a caution.
     package var setUpDifferences: [String] {
-        let other = candidate.record
-        return Self.mismatches(
-            baseline: baseline.record, name: other.name, groups: other.groups, seed: other.seed,
-            startedAt: other.startedAt, modelled: other.deterministic)
+        let (base, other) = (baseline.record, candidate.record)
+        var differ = Self.mismatches(
+            baseline: base, name: other.name, groups: other.groups, seed: other.seed, startedAt: other.startedAt,
+            modelled: other.deterministic, other: "candidate")
+        let lengths = [base, other].map { $0.virtualNow - $0.startedAt }
+        if lengths[0] != lengths[1] {
+            differ.append(
+                "the virtual length: baseline \(FleetDuration.text(millis: lengths[0])), candidate "
+                    + "\(FleetDuration.text(millis: lengths[1])) (counts and the backlog follow it)")
+        }
+        return differ
     }
 
     /// The rows that changed (every row a run measured, with `all`), then the drains and the

@@ -212,24 +212,25 @@ package struct RunComparison: Sendable {
     /// What differs between the baseline and a run that should repeat it: the fleet (its name and
     /// groups), the seed, the virtual start (nil: not pinned), the timing. Empty when nothing does.
     package static func mismatches(
-        baseline: RunRecord, name: String, groups: [String], seed: UInt64, startedAt: Int64?, modelled: Bool?
+        baseline: RunRecord, name: String, groups: [String], seed: UInt64, startedAt: Int64?, modelled: Bool?,
+        other: String = "this run"
     ) -> [String] {
         var differ: [String] = []
-        if baseline.name != name { differ.append("the fleet: baseline \"\(baseline.name)\", this run \"\(name)\"") }
+        if baseline.name != name { differ.append("the fleet: baseline \"\(baseline.name)\", \(other) \"\(name)\"") }
         if baseline.groups != groups {
             func list(_ names: [String]) -> String { names.map { "\"\($0)\"" }.joined(separator: ", ") }
-            differ.append("the groups: baseline \(list(baseline.groups)), this run \(list(groups))")
+            differ.append("the groups: baseline \(list(baseline.groups)), \(other) \(list(groups))")
         }
-        if baseline.seed != seed { differ.append("the seed: baseline \(baseline.seed), this run \(seed)") }
+        if baseline.seed != seed { differ.append("the seed: baseline \(baseline.seed), \(other) \(seed)") }
         if baseline.startedAt != startedAt {
             let start = startedAt.map { Timestamp.text(unixMillis: $0) } ?? "now (or past an earlier run it resumes)"
             differ.append(
-                "the start: baseline \(Timestamp.text(unixMillis: baseline.startedAt)), this run \(start) (pin it: "
+                "the start: baseline \(Timestamp.text(unixMillis: baseline.startedAt)), \(other) \(start) (pin it: "
                     + "--clock-start or the fleet file's clock.start, on a fresh --data)")
         }
         if let modelled, let was = baseline.deterministic, was != modelled {
             func name(_ modelled: Bool) -> String { modelled ? "modelled" : "as-answered" }
-            differ.append("the timing: baseline \(name(was)), this run \(name(modelled))")
+            differ.append("the timing: baseline \(name(was)), \(other) \(name(modelled))")
         }
         return differ
     }

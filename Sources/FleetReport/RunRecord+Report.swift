@@ -64,7 +64,7 @@ extension RunRecord {
             {
                 throw RunRecordProblem(
                     "\(file): merge_state has format \(format); this build reads format \(currentFormat) "
-                        + "(merge reports with the build that wrote them)")
+                        + "(merge or compare reports with the build that wrote them, or run it again with this one)")
             }
             throw RunRecordProblem("\(file): merge_state cannot be read (\(Self.reason(error)))")
         }

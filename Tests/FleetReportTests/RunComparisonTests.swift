@@ -17,7 +17,7 @@ struct RunComparisonTests {
     static func record(
         uploads: Int = 1000, errors: Int = 0, serverMillis: [Double] = [10], requests: String = "same",
         seed: UInt64 = 7, startedAt: Int64 = 1_780_000_000_000, deterministic: Bool = true,
-        groups: [String] = ["walkers"]
+        groups: [String] = ["walkers"], minutes: Int64 = 10
     ) -> RunRecord {
         var metrics = FleetMetrics()
         for index in 0..<uploads {
@@ -34,6 +34,7 @@ struct RunComparisonTests {
         snapshot.name = "couriers"
         snapshot.seed = seed
         snapshot.startedAt = startedAt
+        snapshot.virtualNow = startedAt + minutes * 60_000
         snapshot.groups = groups
         snapshot.metrics = metrics
         snapshot.deterministic = deterministic
@@ -189,5 +190,16 @@ struct RunComparisonTests {
         #expect(object["same_requests"] as? Bool == true)
         let rows = try #require(object["rows"] as? [[String: Any]])
         #expect(rows.contains { $0["metric"] as? String == "server.latency.p99" && $0["delta"] as? Double == 0 })
+    }
+
+    @Test("runs of different seeds or lengths are compared, each difference said as a caution")
+    func cautions() throws {
+        let comparison = try Self.compare(Self.record(), Self.record(seed: 8, minutes: 20))
+        #expect(comparison.setUpDifferences.count == 2, "\(comparison.setUpDifferences)")
+        #expect(comparison.setUpDifferences[0].hasPrefix("the seed: baseline 7, candidate 8"))
+        #expect(
+            comparison.setUpDifferences[1] == "the virtual length: baseline 10m, candidate 20m (counts and the "
+                + "backlog follow it)")
+        #expect(comparison.lines(all: false).contains("caution: the runs differ in the seed: baseline 7, candidate 8"))
     }
 }
