@@ -16,6 +16,9 @@ public struct FaultDrain: Sendable, Hashable, Codable {
     /// Virtual ms from its end until the backlog was back to `pendingBefore`; nil while it is not.
     public var drainMillis: Int64?
 
+    /// Virtual ms it took to drain, or, still draining, from its end to `virtualNow`.
+    public func millis(at virtualNow: Int64) -> Double { Double(drainMillis ?? virtualNow - endedAt) }
+
     package init(
         fault: Int, source: ActionSource, action: FleetAction.Name, startedAt: Int64, endedAt: Int64,
         pendingBefore: Int, pendingAtEnd: Int, drainMillis: Int64?

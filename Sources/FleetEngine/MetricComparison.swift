@@ -131,7 +131,10 @@ public struct MetricComparison: Sendable, Hashable {
             // thread finishes them in real time: its peak and drains vary even between runs
             // that sent the same requests. Per second divides by real seconds.
             return nil
-        case .errors(.rate), .status(_, .rate), .failure(_, .rate), .notSent(.rate), .server(_, .rate):
+        case .server:
+            // Not in a run's figures: `RunComparison` compares the server's store from the reports.
+            return nil
+        case .errors(.rate), .status(_, .rate), .failure(_, .rate), .notSent(.rate):
             if fleetExact { return 0 }
             guard let counted = metric.counted else { return nil }
             let variance = [(base, baseValue), (other, otherValue)].reduce(0.0) { sum, side in
@@ -142,7 +145,7 @@ public struct MetricComparison: Sendable, Hashable {
             }
             return z * variance.squareRoot()
         case .errors(.count), .status(_, .count), .failure(_, .count), .notSent(.count), .uploads, .fixes,
-            .duplicates, .server(_, .count):
+            .duplicates:
             if fleetExact { return 0 }
             guard let baseValue, let otherValue else { return nil }
             return z * (max(0, baseValue) + max(0, otherValue)).squareRoot()
@@ -173,7 +176,6 @@ extension Threshold.Metric {
         case .status(let code, .rate): .status(code, .count)
         case .failure(let label, .rate): .failure(label, .count)
         case .notSent(.rate): .notSent(.count)
-        case .server(let figure, .rate): .server(figure, .count)
         default: nil
         }
     }

@@ -94,7 +94,7 @@ public struct ThresholdResult: Sendable, Hashable {
             return Double(figures.fixes.unheardAcknowledgements.fixes)
         case .drainMax:
             // No fault ended: nothing drained, so nothing took long.
-            return figures.drains.map { Double($0.drainMillis ?? figures.virtualNow - $0.endedAt) }.max() ?? 0
+            return figures.drains.map { $0.millis(at: figures.virtualNow) }.max() ?? 0
         case .server:
             // The server's store, not the run's figures: `verify` measures it.
             return nil

@@ -160,7 +160,7 @@ package struct ComparisonBody: APIBody {
         cautions = comparison.setUpDifferences
         baseline = Side(comparison.baseline)
         candidate = Side(comparison.candidate)
-        rows = comparison.rows.filter { $0.baseline != nil || $0.candidate != nil }.map(Row.init)
+        rows = comparison.measured.map(Row.init)
         drains = comparison.drains.map(Drain.init)
         thresholds = comparison.judged.map(ThresholdBody.init)
     }

@@ -37,7 +37,7 @@ extension RunComparison {
     package func lines(all: Bool) -> [String] {
         var lines = [requestsLine]
         for difference in setUpDifferences { lines.append("caution: the runs differ in \(difference)") }
-        let measured = rows.filter { $0.baseline != nil || $0.candidate != nil }
+        let measured = self.measured
         let shown = all ? measured : changed
         lines.append(
             all
@@ -181,7 +181,7 @@ extension RunComparison {
             }
         }
         let changed = self.changed
-        let measured = rows.filter { $0.baseline != nil || $0.candidate != nil }.count
+        let measured = self.measured.count
         text += "\n### Metrics that changed (\(changed.count) of \(measured))\n\n"
         if changed.isEmpty {
             text += "None: every metric is the same in both runs.\n"

@@ -119,6 +119,9 @@ package struct RunComparison: Sendable {
 
     package var passed: Bool { judged.allSatisfy(\.passed) }
 
+    /// The rows either run measured.
+    package var measured: [MetricComparison] { rows.filter { $0.baseline != nil || $0.candidate != nil } }
+
     /// The rows whose value moved (or was measured on one side only).
     package var changed: [MetricComparison] { rows.filter(Self.moved) }
 
@@ -155,17 +158,14 @@ package struct RunComparison: Sendable {
 
     /// Each fault's drain in both runs, matched by fault number, source and action.
     static func drains(_ base: RunRecord, _ other: RunRecord) -> [Drain] {
-        func millis(_ drain: FaultDrain, _ record: RunRecord) -> Double {
-            Double(drain.drainMillis ?? record.virtualNow - drain.endedAt)
-        }
         var rows: [Drain] = base.metrics.drains.map { drain in
             let match = other.metrics.drains.first {
                 $0.fault == drain.fault && $0.source == drain.source && $0.action == drain.action
             }
             return Drain(
                 fault: drain.fault, source: drain.source, action: drain.action.rawValue,
-                baseline: millis(drain, base), baselineDrained: drain.drainMillis != nil,
-                candidate: match.map { millis($0, other) }, candidateDrained: match?.drainMillis != nil)
+                baseline: drain.millis(at: base.virtualNow), baselineDrained: drain.drainMillis != nil,
+                candidate: match?.millis(at: other.virtualNow), candidateDrained: match?.drainMillis != nil)
         }
         for drain in other.metrics.drains
         where !rows.contains(where: {
@@ -174,7 +174,8 @@ package struct RunComparison: Sendable {
             rows.append(
                 Drain(
                     fault: drain.fault, source: drain.source, action: drain.action.rawValue, baseline: nil,
-                    baselineDrained: false, candidate: millis(drain, other), candidateDrained: drain.drainMillis != nil)
+                    baselineDrained: false, candidate: drain.millis(at: other.virtualNow),
+                    candidateDrained: drain.drainMillis != nil)
             )
         }
         return rows

@@ -222,7 +222,7 @@ extension RunHTML {
 
     /// Every row either run measured, those that changed first (and marked).
     static func metricsTable(_ comparison: RunComparison) -> String {
-        let measured = comparison.rows.filter { $0.baseline != nil || $0.candidate != nil }
+        let measured = comparison.measured
         let changed = measured.filter(RunComparison.moved)
         var text =
             "<p class=\"muted\">\(changed.count) of \(measured.count) changed, listed first.</p>\n"

@@ -149,8 +149,7 @@ struct BenchCompare: ParsableCommand {
         report.note(
             "\(uploadsPerDevice) uploads a device, \(faults) faults, \(virtualDays) virtual days, seed \(seed); "
                 + "folder \(folder.root)" + (directory == nil ? " (removed after)" : "") + "; "
-                + "\(ProcessInfo.processInfo.activeProcessorCount) cores, "
-                + String(format: "load %.2f at the end", Self.loadAverage()))
+                + BenchMachine.note())
         print(report.render(json: json))
     }
 
@@ -258,10 +257,6 @@ struct BenchCompare: ParsableCommand {
         Double(bytes) / 1_048_576
     }
 
-    private static func loadAverage() -> Double {
-        var loads = [0.0, 0.0, 0.0]
-        return getloadavg(&loads, 3) > 0 ? loads[0] : 0
-    }
 }
 
 /// A made-up run of a fleet, seeded: the metrics the engine would have recorded, filled through

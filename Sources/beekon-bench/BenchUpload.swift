@@ -153,8 +153,7 @@ struct BenchUpload: ParsableCommand {
         report.note(
             "nginx \(nginxWorkers) worker(s); fleet: every-fix gate, --max-connections \(fleet.maxConnections), "
                 + "--spread \(fleet.spread), \(seconds) s a phase; "
-                + "\(ProcessInfo.processInfo.activeProcessorCount) cores, "
-                + String(format: "load %.2f at the end", Self.loadAverage()))
+                + BenchMachine.note())
         print(report.render(json: json))
     }
 
@@ -328,8 +327,4 @@ struct BenchUpload: ParsableCommand {
         }
     }
 
-    private static func loadAverage() -> Double {
-        var loads = [0.0, 0.0, 0.0]
-        return getloadavg(&loads, 3) > 0 ? loads[0] : 0
-    }
 }

@@ -135,8 +135,7 @@ struct BenchVerify: ParsableCommand {
         report.note(
             "\(devices) stores, batches of \(batch), \(pending) pending a device, seed \(seed); folder \(data)"
                 + (directory == nil ? " (removed after)" : "") + "; "
-                + "\(ProcessInfo.processInfo.activeProcessorCount) cores, "
-                + String(format: "load %.2f at the end", Self.loadAverage()))
+                + BenchMachine.note())
         print(report.render(json: json))
     }
 
@@ -241,10 +240,6 @@ struct BenchVerify: ParsableCommand {
         return total
     }
 
-    private static func loadAverage() -> Double {
-        var loads = [0.0, 0.0, 0.0]
-        return getloadavg(&loads, 3) > 0 ? loads[0] : 0
-    }
 }
 
 /// The run the benchmark makes: how many fixes over how many devices, and each device's ids,

@@ -26,13 +26,7 @@ struct Compare: ParsableCommand {
     @Option(
         name: .customLong("threshold"),
         help: ArgumentHelp("A criterion on the candidate or its change (repeatable).", valueName: "expression"),
-        transform: { text in
-            do throws(ThresholdProblem) {
-                return try Threshold.read(text)
-            } catch {
-                throw ValidationError("\(error)")
-            }
-        })
+        transform: ThresholdFlag.read)
     var thresholds: [Threshold] = []
 
     @Flag(help: "List every metric, not only those that changed.")
@@ -81,10 +75,9 @@ struct Compare: ParsableCommand {
 
     /// A report file as compared: 64 for one that is missing, unreadable, or has no merge state.
     static func side(_ file: String) throws -> RunComparison.Side {
-        let record = try Merge.record(file, expected: "a run's report (run --report)")
-        // `record` has read the file and found it whole; read again for what it does not carry.
-        let text = FileManager.default.contents(atPath: file) ?? Data()
-        return RunComparison.Side(file: file, record: record, truth: RunComparison.Truth.read(report: text))
+        let text = try Merge.reportText(file, expected: "a run's report (run --report)")
+        return RunComparison.Side(
+            file: file, record: try Merge.record(file, text: text), truth: RunComparison.Truth.read(report: text))
     }
 }
 
@@ -110,12 +103,7 @@ struct ComparisonOutputs: ParsableArguments {
     func check() throws -> String {
         if let markdown { try Run.checkWritable(markdown, for: "--markdown") }
         if let junit { try Run.checkWritable(junit, for: "--junit") }
-        guard let html else { return "" }
-        try Run.checkWritable(html, for: "--html")
-        switch RunHTML.chartsScript() {
-        case .success(let script): return script
-        case .failure(let missing): throw CommandFailure("--html: \(missing)", exitCode: .usage)
-        }
+        return try ReportOutputs.chartsScript(html: html)
     }
 
     /// Writes the files asked for, each replacing the old one whole; true when one could not be.

@@ -26,6 +26,20 @@ struct Merge: ParsableCommand {
 
     /// The run record a report file carries (`merge_state`); 64 for a file that has none.
     static func record(_ file: String, expected: String) throws -> RunRecord {
+        try record(file, text: try reportText(file, expected: expected))
+    }
+
+    /// The record in a report file's `text`; 64 for one that has none.
+    static func record(_ file: String, text: Data) throws -> RunRecord {
+        do throws(RunRecordProblem) {
+            return try RunRecord.read(report: text, file: file)
+        } catch {
+            throw CommandFailure(error.description, exitCode: .usage)
+        }
+    }
+
+    /// A report file's contents; 64 for a file that is missing, a folder, or unreadable.
+    static func reportText(_ file: String, expected: String) throws -> Data {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: file, isDirectory: &isFolder) else {
             throw CommandFailure("\(file): no such file", exitCode: .usage)
@@ -35,11 +49,7 @@ struct Merge: ParsableCommand {
                 "\(file): cannot be read (\(isFolder.boolValue ? "a folder" : "no permission")); expected \(expected)",
                 exitCode: .usage)
         }
-        do throws(RunRecordProblem) {
-            return try RunRecord.read(report: text, file: file)
-        } catch {
-            throw CommandFailure(error.description, exitCode: .usage)
-        }
+        return text
     }
 
     func run() throws {

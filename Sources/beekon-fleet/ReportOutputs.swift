@@ -62,6 +62,11 @@ struct ReportOutputs: ParsableArguments {
         if let csv {
             for (suffix, _) in RunCSV.files(FleetSnapshot()) { try Run.checkWritable(csv + suffix, for: "--csv") }
         }
+        return try Self.chartsScript(html: html)
+    }
+
+    /// `--html FILE` checked writable, and the charts script its page inlines ("" without it).
+    static func chartsScript(html: String?) throws -> String {
         guard let html else { return "" }
         try Run.checkWritable(html, for: "--html")
         switch RunHTML.chartsScript() {

@@ -157,13 +157,7 @@ struct Run: LoggingCommand {
                 + "one group's with `METRIC{group: NAME}` (repeatable; with the fleet file's `thresholds:`). "
                 + "One that fails makes the run exit 99. docs/fleet-file.md lists every metric.",
             valueName: "expression"),
-        transform: { text in
-            do throws(ThresholdProblem) {
-                return try Threshold.read(text)
-            } catch {
-                throw ValidationError("\(error)")
-            }
-        })
+        transform: ThresholdFlag.read)
     var thresholds: [Threshold] = []
 
     @Flag(

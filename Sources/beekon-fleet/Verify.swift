@@ -43,13 +43,7 @@ struct Verify: ParsableCommand {
                 + "`server.stored_though_rejected == 0`, `server.misattributed == 0`, `server.foreign == 0`, "
                 + "one group's with `METRIC{group: NAME}` (repeatable; default server.lost == 0 and "
                 + "server.duplicates == 0).", valueName: "expression"),
-        transform: { text in
-            do throws(ThresholdProblem) {
-                return try Threshold.read(text)
-            } catch {
-                throw ValidationError("\(error)")
-            }
-        })
+        transform: ThresholdFlag.read)
     var thresholds: [Threshold] = []
 
     @Option(help: "Examples shown of each problem, 0 to 1000.")
