@@ -82,6 +82,7 @@ async function refreshDetail(first) {
       ["Platform", [d.platform, d.model].filter(Boolean).join(" · ")], ["SDK", d.sdkVersion], ["Install id", d.installId],
       ["Alive", d.alive ? "yes" : "no"]]),
     kv("OS", [["Release", d.osVersion], ["Permission", d.permission], ["Location services", d.locationServices ? "on" : "off"], ["Network", d.network],
+      ["Source address", d.sourceAddress ?? "the system's"],
       ["Position", d.latitude == null ? "–" : `${d.latitude.toFixed(5)}, ${d.longitude.toFixed(5)}`],
       ["Current location", currentLocationText(d.currentLocation)]]),
     kv("Sync", [["Status", s.status], ["Pending fixes", num(d.pending)], ["Consecutive failures", s.consecutiveFailures], ["Next attempt", longTime(s.nextAttemptAt)],

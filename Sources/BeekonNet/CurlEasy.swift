@@ -32,6 +32,8 @@ final class CurlEasy {
     // The errno of a socket() that failed during the transfer: libcurl reports that as
     // CURLE_COULDNT_CONNECT and leaves CURLINFO_OS_ERRNO at 0.
     private var socketErrno: Int32 = 0
+    /// The source address of the last request prepared (nil: none asked for).
+    private var sourceAddress: String?
 
     init(connectionKey: String, options: Options) throws(CurlError) {
         let share = try CurlShare()
@@ -86,6 +88,14 @@ final class CurlEasy {
                 let descriptor = socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
                 if descriptor < 0 {
                     Unmanaged<CurlEasy>.fromOpaque(context!).takeUnretainedValue().socketErrno = errno
+                } else if address.pointee.family == AF_INET {
+                    // With a source address libcurl binds before it connects; without this the
+                    // kernel picks the port at the bind, one per address for every server, so an
+                    // address would run out at 28,232 connections in all rather than per server.
+                    var on: Int32 = 1
+                    _ = setsockopt(
+                        descriptor, Int32(IPPROTO_IP), IP_BIND_ADDRESS_NO_PORT, &on, socklen_t(MemoryLayout<Int32>.size)
+                    )
                 }
                 return descriptor
             })
@@ -106,6 +116,13 @@ final class CurlEasy {
         socketErrno = 0
         errorBuffer[0] = 0
         try CurlError.check(beekon_curl_easy_setopt_string(handle, CURLOPT_URL, request.head.target))
+        // `host!` binds to the address itself (never an interface name); nil binds none. libcurl
+        // reuses a connection only for the same binding, but takes a bound one for a request that
+        // asks for none: a changed address always gets a new connection.
+        try CurlError.check(
+            beekon_curl_easy_setopt_string(handle, CURLOPT_INTERFACE, request.sourceAddress.map { "host!" + $0 }))
+        try set(CURLOPT_FRESH_CONNECT, request.sourceAddress == sourceAddress ? 0 : 1)
+        sourceAddress = request.sourceAddress
         try set(CURLOPT_TIMEOUT_MS, request.timeoutMillis)
         let method = request.head.method.rawValue
         try set(CURLOPT_NOBODY, method == "HEAD" ? 1 : 0)

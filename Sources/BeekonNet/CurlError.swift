@@ -88,7 +88,11 @@ public struct CurlError: Error, RawRepresentable, Sendable, Hashable, CustomStri
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
             return .dns
         case CURLE_COULDNT_CONNECT:
+            // connect() says EINVAL only for a bound address with no route to the server.
+            if osErrno == EINVAL { return .sourceAddress }
             return osErrno == EMFILE || osErrno == ENFILE ? .tooManyOpenFiles : .refused
+        case CURLE_INTERFACE_FAILED:
+            return .sourceAddress
         case CURLE_OPERATION_TIMEDOUT:
             return .timeout
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,

@@ -7,6 +7,10 @@ public enum NetworkFailure: String, Sendable, Hashable, CaseIterable, Codable {
     /// No socket could be made: the process (EMFILE) or the system (ENFILE) is out of file
     /// descriptors. The fault is the client's, not the server's: raise `ulimit -n`.
     case tooManyOpenFiles = "too-many-open-files"
+    /// The connection could not leave from its source address (`OutboundRequest.sourceAddress`):
+    /// the address is not this machine's, or no route from it reaches the server (a loopback
+    /// address to another host). The fault is the client's setup, not the server's.
+    case sourceAddress = "source-address"
     /// The request did not finish within its timeout (or the connect timeout).
     case timeout
     /// The TLS handshake or the certificate check failed.

@@ -18,26 +18,30 @@ public struct OutboundRequest: Sendable {
     /// connection; requests with different keys never share one, because each device is its own
     /// phone. A request whose key's connection is busy goes on a connection of its own.
     public var connectionKey: String
+    /// The local IPv4 address the connection leaves from (`127.0.0.7`); nil leaves it to the
+    /// system. A key's connection is reused only by a request from the same address.
+    public var sourceAddress: String?
 
     /// A request of `head` with `body`.
     public init(
         _ head: HTTPRequest, body: [UInt8] = [], gzipBody: Bool = false, timeoutMillis: Int = 30_000,
-        connectionKey: String
+        connectionKey: String, sourceAddress: String? = nil
     ) {
         self.head = head
         self.body = body
         self.gzipBody = gzipBody
         self.timeoutMillis = timeoutMillis
         self.connectionKey = connectionKey
+        self.sourceAddress = sourceAddress
     }
 
     /// A request to `url`; the defaults describe an upload.
     public init(
         url: String, method: HTTPRequest.Method = .post, headerFields: HTTPFields = [:], body: [UInt8] = [],
-        gzipBody: Bool = false, timeoutMillis: Int = 30_000, connectionKey: String
+        gzipBody: Bool = false, timeoutMillis: Int = 30_000, connectionKey: String, sourceAddress: String? = nil
     ) {
         self.init(
             HTTPRequest(method: method, target: url, headerFields: headerFields), body: body, gzipBody: gzipBody,
-            timeoutMillis: timeoutMillis, connectionKey: connectionKey)
+            timeoutMillis: timeoutMillis, connectionKey: connectionKey, sourceAddress: sourceAddress)
     }
 }

@@ -37,6 +37,7 @@ extension DeviceSummaryBody {
         permission = device.permissionGranted ? .granted : .revoked
         locationServices = device.locationServicesOn
         network = device.online ? .online : .offline
+        sourceAddress = device.sourceAddress
         pending = device.pending
         lastOutcome = device.lastOutcome?.description
         lastUploadAt = APITime(optional: device.lastUploadAt)

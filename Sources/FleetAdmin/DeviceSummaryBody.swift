@@ -34,6 +34,7 @@ struct DeviceSummaryBody: APIBody {
     var permission: Permission
     var locationServices: Bool
     var network: Network
+    var sourceAddress: String?
     var pending: Int
     var lastOutcome: String?
     var lastUploadAt: APITime?
@@ -44,7 +45,8 @@ struct DeviceSummaryBody: APIBody {
     static let example = DeviceSummaryBody(
         id: "", group: "", platform: .android, model: "", osVersion: "", sdkVersion: "", installId: "", state: "",
         alive: false,
-        permission: .granted, locationServices: false, network: .online, pending: 0, lastOutcome: nil,
+        permission: .granted, locationServices: false, network: .online, sourceAddress: nil, pending: 0,
+        lastOutcome: nil,
         lastUploadAt: nil, latitude: nil, longitude: nil, storeError: nil)
     static let component: String? = "DeviceSummary"
     static let notes = [
@@ -56,5 +58,7 @@ struct DeviceSummaryBody: APIBody {
         "latitude": APINote("The last admitted fix's."),
         "osVersion": APINote("Its OS release, such as `18.7` (iOS) or `15` (Android)."),
         "sdkVersion": APINote("The Beekon SDK version its uploads report."),
+        "sourceAddress": APINote(
+            "The local address its connections leave from (`--source-addresses`); null: the system's choice."),
     ]
 }

@@ -112,7 +112,8 @@ struct FleetFileReader {
         }
         guard let top = mapping(root, "the fleet file") else { return nil }
         checkKeys(
-            top, ["name", "seed", "clock", "duration", "ingest", "groups", "faults", "thresholds", "stages"],
+            top,
+            ["name", "seed", "clock", "duration", "ingest", "network", "groups", "faults", "thresholds", "stages"],
             in: "the fleet file")
         let name = string(top["name"], "name") ?? "fleet"
         let seed = top["seed"].flatMap { integer($0, "seed", FleetFile.seedRange) }.map { UInt64($0) } ?? 1
@@ -207,9 +208,27 @@ struct FleetFileReader {
             }
         }
         let stages = top["stages"].map { readStages($0, "`stages`") } ?? []
-        return FleetFile(
+        var file = FleetFile(
             name: name, seed: seed, clock: clock, ingest: ingest, durationMillis: durationMillis, groups: groups,
             faults: faults, routes: self.routes.compactMapValues { $0 }, thresholds: thresholds, stages: stages)
+        if let node = top["network"] { file.network = readNetwork(node) }
+        return file
+    }
+
+    /// `network: {sourceAddresses: "127.0.0.2-127.0.0.250"}`.
+    mutating func readNetwork(_ node: Node) -> FleetFile.NetworkSpec {
+        var network = FleetFile.NetworkSpec()
+        guard let map = mapping(node, "network") else { return network }
+        checkKeys(map, ["sourceAddresses"], in: "network")
+        if let node = map["sourceAddresses"], let text = string(node, "network.sourceAddresses") {
+            do throws(SourceAddressProblem) {
+                network.sourceAddresses = try SourceAddresses(reading: text)
+            } catch {
+                report(node, "network.sourceAddresses \(error)", expected: SourceAddressProblem.expected)
+                problems[problems.count - 1].field = "network.sourceAddresses"
+            }
+        }
+        return network
     }
 
     // MARK: Groups

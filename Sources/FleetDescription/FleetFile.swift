@@ -48,6 +48,20 @@ public struct FleetFile: Sendable, Hashable {
     /// stages of their own (see `groupStages`); empty without.
     public var stages: [Stage] = []
 
+    /// The fleet's side of the network (`network:`): where its connections leave from.
+    public var network = NetworkSpec()
+
+    /// The fleet's side of the network: the same for every device, unlike a group's link.
+    public struct NetworkSpec: Sendable, Hashable {
+        /// The local addresses connections leave from (`network.sourceAddresses`, which `run
+        /// --source-addresses` overrides); nil leaves the choice to the system, one address for all.
+        public var sourceAddresses: SourceAddresses?
+
+        public init(sourceAddresses: SourceAddresses? = nil) {
+            self.sourceAddresses = sourceAddresses
+        }
+    }
+
     /// `seed` (`--seed`, a selector's `seed`): whole numbers of up to 15 digits, exact in every
     /// JSON reader (below 2^53).
     public static let seedRange = NumberRange.integer(0...999_999_999_999_999)

@@ -17,6 +17,9 @@ package struct DeviceSlot {
     var os = PhoneOS()
     /// The network faults on its transfers.
     var link: LinkFaults
+    /// The local address its connections leave from (`network.sourceAddresses`); nil leaves the
+    /// choice to the system.
+    var sourceAddress: String?
     /// Its store and how the store fares.
     package var storage: SlotStorage
     /// What it did recently, for the admin API.

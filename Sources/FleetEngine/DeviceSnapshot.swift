@@ -31,6 +31,8 @@ public struct DeviceSnapshot: Sendable {
     public var locationServicesOn: Bool
     /// Network.
     public var online: Bool
+    /// The local address its connections leave from (`--source-addresses`); nil: the system's.
+    public var sourceAddress: String? = nil
     /// Fixes stored and not yet acknowledged.
     public var pending: Int
     /// The last upload's outcome (`200`, `timeout`, `offline`).

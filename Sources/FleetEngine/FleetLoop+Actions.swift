@@ -63,13 +63,16 @@ extension FleetLoop {
                 startTransfer(
                     slot: slot, kind: .upload(request.payload.batchID),
                     request: OutboundRequest(
-                        request.head, body: request.payload.encoded(), gzipBody: true, connectionKey: slots[slot].id),
+                        request.head, body: request.payload.encoded(), gzipBody: true, connectionKey: slots[slot].id,
+                        sourceAddress: slots[slot].sourceAddress),
                     fixIDs: request.payload.locations.map(\.id), at: time)
             case .sendRefresh(let request):
                 guard !draining else { break }
                 startTransfer(
                     slot: slot, kind: .refresh,
-                    request: OutboundRequest(request.head, body: request.body, connectionKey: slots[slot].id),
+                    request: OutboundRequest(
+                        request.head, body: request.body, connectionKey: slots[slot].id,
+                        sourceAddress: slots[slot].sourceAddress),
                     at: time)
             case .emitState(let state):
                 slots[slot].state = state

@@ -428,12 +428,12 @@ extension FleetLoop {
 
     /// What the device makes of a transport failure. The fleet counts each `NetworkFailure`
     /// under its own label; the SDK only needs to know no answer came, so a socket the process
-    /// could not make (`tooManyOpenFiles`) is, to the device, a connection that failed: it keeps
-    /// the rows and backs off, as for a refusal.
+    /// could not make (`tooManyOpenFiles`) or send from its address (`sourceAddress`) is, to the
+    /// device, a connection that failed: it keeps the rows and backs off, as for a refusal.
     static func networkErrorKind(_ failure: NetworkFailure) -> NetworkErrorKind {
         switch failure {
         case .dns: .dns
-        case .refused, .tooManyOpenFiles: .refused
+        case .refused, .tooManyOpenFiles, .sourceAddress: .refused
         case .timeout: .timeout
         case .tls: .tls
         case .reset, .other, .cancelled: .reset

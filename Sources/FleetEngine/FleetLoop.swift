@@ -79,6 +79,9 @@ package struct FleetLoop {
 
     /// The run's length on the virtual clock, ms: `--for` over the fleet file's `duration`; nil
     /// runs until stopped.
+    /// The local addresses devices' connections leave from: `run --source-addresses`, else the
+    /// fleet file's `network.sourceAddresses`; nil leaves the choice to the system.
+    package var sourceAddresses: SourceAddresses? { options.sourceAddresses ?? fleet.network.sourceAddresses }
     package var virtualDurationMillis: Int64? { options.virtualDurationMillis ?? fleet.durationMillis }
 
     /// When the run ends on the virtual clock, Unix ms; nil without a virtual duration.
@@ -268,6 +271,8 @@ package struct FleetLoop {
                         travelMode: travelMode),
                     setOffAt: spawnAt),
                 link: LinkFaults(rng: SplitMix64(seed: deviceRNG.next())),
+                sourceAddress: sourceAddresses?.address(
+                    ordinal: roster.groupTargets.shares(groups: groupIndex).reduce(0, +) + index),
                 storage: SlotStorage(store: store),
                 recent: RecentActivity(capacity: roster.recentCapacity)))
         noteChange(slots.count - 1)

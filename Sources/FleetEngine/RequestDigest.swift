@@ -1,8 +1,8 @@
 import BeekonNet
 
 /// What a run sent, folded into 64 bits (FNV-1a): each device's requests in the order that device
-/// sent them (device, method, URL path and query, headers and uncompressed body), then the
-/// devices in the order of their ids. Two runs of the same fleet file and seed with
+/// sent them (device, method, URL path and query, headers, uncompressed body, and the source
+/// address when one is set), then the devices in the order of their ids. Two runs of the same fleet file and seed with
 /// `--deterministic` and a server whose answers depend only on the requests send the same
 /// requests, so they print the same digest; a run that differs anywhere (a batch id, a `sent_at`,
 /// one fix) prints another. Folding per device is what lets devices run ahead of one another at
@@ -35,6 +35,8 @@ public struct RequestDigest: Sendable, Hashable, Codable {
             Self.fold(field.value.utf8, into: &value)
         }
         Self.fold(request.body, into: &value)
+        // Only when set, so a run without source addresses keeps the digest it had before them.
+        if let address = request.sourceAddress { Self.fold(address.utf8, into: &value) }
         devices[device] = value
     }
 

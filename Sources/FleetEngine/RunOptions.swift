@@ -29,6 +29,9 @@ public struct RunOptions: Sendable {
     public var caFile: String?
     /// Skip TLS verification (test servers only).
     public var insecure: Bool
+    /// `run --source-addresses`: the local addresses devices' connections leave from, over the
+    /// fleet file's `network.sourceAddresses`; nil keeps the file's.
+    public var sourceAddresses: SourceAddresses?
     /// Exactly how long a transfer takes on the virtual clock (tests: a modelled latency of their
     /// own); nil takes `timing`.
     public var transferTiming: TransferTiming?

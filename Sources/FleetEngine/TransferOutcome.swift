@@ -34,6 +34,9 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
         case connectionCap = "connection-cap"
         /// No socket could be made: the process or the system was out of file descriptors.
         case descriptors
+        /// The connection could not leave from the device's source address (`--source-addresses`):
+        /// not this machine's, or no route from it to the server.
+        case sourceAddress = "source-address"
     }
 
     public var description: String {
@@ -47,10 +50,14 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
         }
     }
 
-    /// The fleet's label for a transport's failure: a socket the process could not make was never
-    /// on the wire.
+    /// The fleet's label for a transport's failure: a socket the process could not make, or
+    /// could not send from its source address, was never on the wire.
     public init(_ failure: NetworkFailure) {
-        self = failure == .tooManyOpenFiles ? .notSent(.descriptors) : .failed(failure)
+        switch failure {
+        case .tooManyOpenFiles: self = .notSent(.descriptors)
+        case .sourceAddress: self = .notSent(.sourceAddress)
+        default: self = .failed(failure)
+        }
     }
 
     /// A 2xx answer: the upload was acknowledged.
@@ -100,7 +107,9 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
     /// (`upload.LABEL.rate`): a transport's failures but those the fleet labels otherwise (a socket
     /// it could not make) or never hears (its own cancellation).
     public static let networkOutcomes: [TransferOutcome] =
-        NetworkFailure.allCases.filter { $0 != .tooManyOpenFiles && $0 != .cancelled }.map { .failed($0) }
+        NetworkFailure.allCases.filter { ![.tooManyOpenFiles, .sourceAddress, .cancelled].contains($0) }.map {
+            .failed($0)
+        }
         + [.offline, .injectedTimeout, .warpTimeout] + NotSentCause.allCases.map { .notSent($0) }
 
     /// By their text, as every report lists them.

@@ -68,6 +68,14 @@ public final class FleetRuntime: Sendable {
                     fleet: fleet, options: part, routes: routes, installIDs: installIDs, previousClock: previousClock,
                     stores: SQLiteShelf(dataDirectory: part.dataDirectory, maxOpen: part.maxOpenStores)))
         }
+        if let addresses = engines[0].sourceAddresses {
+            // Refused before anything runs: otherwise every request would fail on the wire.
+            if let problem = SourceAddressCheck.problem(
+                addresses: addresses.all, servers: Self.servers(of: fleet, ingest: options.ingest))
+            {
+                throw RunError(description: "source addresses: " + problem)
+            }
+        }
         shard = options.shard
         startsModelled = engines[0].clock.transferTiming.isModelled
         self.engines = engines
@@ -102,6 +110,19 @@ public final class FleetRuntime: Sendable {
             merged.from = sequences
             merged.snapshot = snapshot
             return snapshot
+        }
+    }
+
+    /// Every server the fleet's devices talk to (upload and token endpoints), as host and port.
+    static func servers(of fleet: FleetFile, ingest: String?) -> [(host: String, port: Int)] {
+        var urls = Set<String>()
+        for group in fleet.groups {
+            if let url = fleet.ingestURL(of: group.config, given: ingest) { urls.insert(url) }
+            if let url = group.config.sync?.auth?.refreshURL { urls.insert(url) }
+        }
+        return urls.sorted().compactMap { text in
+            guard let url = URLComponents(string: text), let host = url.host, !host.isEmpty else { return nil }
+            return (host, url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80))
         }
     }
 

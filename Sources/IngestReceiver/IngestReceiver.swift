@@ -253,6 +253,7 @@ private final class ReceiverCore: Sendable {
         // The planner is consulted here, on arrival, so its draws follow the arrival order; the
         // log is written in the same hold of the lock, so it lists uploads in that order too.
         let plan = state.withLock { state in
+            state.recorder.arrived(installID: batch.installID, from: request.clientAddress)
             let plan = state.planner.planUpload(installID: batch.installID)
             if configuration.keepsUploadLog {
                 state.uploadLog.append(LoggedUpload(batch, receivedAt: now, scripted: plan.outcome))

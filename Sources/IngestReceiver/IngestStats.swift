@@ -47,6 +47,21 @@ public struct IngestStats: Sendable, Hashable {
     /// recent uploads. What a client measures adds the network and its own queueing.
     public var answerMicros = Percentiles()
 
+    /// Uploads read (their body decoded), by the client's address: the fleet's source addresses
+    /// (`--source-addresses`) as a per-IP limiter or a load balancer hashing on the address sees
+    /// them.
+    public var sourceAddresses: [String: AddressFigures] = [:]
+    /// Installs whose uploads came from more than one address.
+    public var installsFromSeveralAddresses = 0
+
+    /// What came from one client address.
+    public struct AddressFigures: Sendable, Hashable {
+        /// Uploads read from it.
+        public var uploads = 0
+        /// Distinct installs (`install_id`) among them.
+        public var installs = 0
+    }
+
     /// Distinct devices stored.
     public var devices: Int { lastSeenByDevice.count }
 
@@ -133,6 +148,25 @@ public struct IngestStats: Sendable, Hashable {
             json.timestamp(unixMillis: millis)
         }
         json.endObject()
+        json.key("source_addresses")
+        json.beginObject()
+        json.key("distinct")
+        json.integer(Int64(sourceAddresses.count))
+        json.key("installs_from_several")
+        json.integer(Int64(installsFromSeveralAddresses))
+        json.key("by_address")
+        json.beginObject()
+        for (address, figures) in sourceAddresses.sorted(by: { $0.key < $1.key }) {
+            json.key(address)
+            json.beginObject()
+            json.key("uploads")
+            json.integer(Int64(figures.uploads))
+            json.key("installs")
+            json.integer(Int64(figures.installs))
+            json.endObject()
+        }
+        json.endObject()
+        json.endObject()
         for (name, figures) in [("fix_age_ms", fixAge), ("answer_us", answerMicros)] {
             json.key(name)
             json.beginObject()
@@ -188,6 +222,12 @@ extension IngestStats {
         counter("tokens_issued_total", "Tokens the token endpoint issued.", tokensIssued)
         text += "# HELP beekon_receiver_devices Distinct devices stored.\n# TYPE beekon_receiver_devices gauge\n"
         text += "beekon_receiver_devices \(devices)\n"
+        text += "# HELP beekon_receiver_source_addresses Distinct client addresses uploads came from.\n"
+        text +=
+            "# TYPE beekon_receiver_source_addresses gauge\nbeekon_receiver_source_addresses \(sourceAddresses.count)\n"
+        text += "# HELP beekon_receiver_installs_from_several_addresses Installs whose uploads came from more than one "
+        text += "address.\n# TYPE beekon_receiver_installs_from_several_addresses gauge\n"
+        text += "beekon_receiver_installs_from_several_addresses \(installsFromSeveralAddresses)\n"
         // Gauges, not a summary: over the most recent fixes only, with no running sum.
         text += "# HELP beekon_receiver_fix_age_seconds Fix age at arrival, over the most recent fixes.\n"
         text += "# TYPE beekon_receiver_fix_age_seconds gauge\n"

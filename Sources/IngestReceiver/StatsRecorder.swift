@@ -16,6 +16,20 @@ struct StatsRecorder {
     private(set) var answers: [Int64] = []
     private var nextAnswer = 0
 
+    /// The addresses each install's uploads came from (one for nearly all).
+    private var addressesByInstall: [String: [String]] = [:]
+
+    /// An upload of `installID` was read from client address `address`.
+    mutating func arrived(installID: String, from address: String) {
+        guard !address.isEmpty else { return }
+        stats.sourceAddresses[address, default: .init()].uploads += 1
+        let known = addressesByInstall[installID, default: []]
+        guard !known.contains(address) else { return }
+        addressesByInstall[installID, default: []].append(address)
+        stats.sourceAddresses[address, default: .init()].installs += 1
+        if known.count == 1 { stats.installsFromSeveralAddresses += 1 }
+    }
+
     mutating func answered(afterMicros micros: Int64) {
         if answers.count < Self.ageCapacity {
             answers.append(micros)

@@ -20,12 +20,14 @@ public struct IncomingRequest: Sendable {
     public var conflictingContentLengths: [String]
     /// The client's TCP port (0 when unknown): requests with the same port came over one connection.
     public var clientPort: UInt16
+    /// The client's address as text (`127.0.0.7`, `::1`; empty when unknown).
+    public var clientAddress: String
 
     /// A request, as a test or the daemon builds it.
     public init(
         method: HTTPRequest.Method, path: String, query: [String: String] = [:], headerFields: HTTPFields = [:],
         body: [UInt8] = [], bodyTooLarge: Bool = false, bodyOverBudget: Bool = false,
-        conflictingContentLengths: [String] = [], clientPort: UInt16 = 0
+        conflictingContentLengths: [String] = [], clientPort: UInt16 = 0, clientAddress: String = ""
     ) {
         head = HTTPRequest(method: method, scheme: nil, authority: nil, path: path, headerFields: headerFields)
         self.query = query
@@ -34,6 +36,7 @@ public struct IncomingRequest: Sendable {
         self.bodyOverBudget = bodyOverBudget
         self.conflictingContentLengths = conflictingContentLengths
         self.clientPort = clientPort
+        self.clientAddress = clientAddress
     }
 
     /// `GET`, `POST`, …

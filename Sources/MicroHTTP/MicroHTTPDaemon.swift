@@ -115,6 +115,7 @@ public final class MicroHTTPDaemon: Sendable {
         /// Two `Content-Length` headers that disagree, as received.
         var conflictingLengths: [String] = []
         var clientPort: UInt16 = 0
+        var clientAddress = ""
         var phase = Phase.receiving
 
         init(budget: MemoryBudget?) {
@@ -274,7 +275,7 @@ public final class MicroHTTPDaemon: Sendable {
                         return MHD_Result.YES
                     }, query)
             }
-            box.clientPort = clientPort(of: connection)
+            (box.clientAddress, box.clientPort) = client(of: connection)
             requestContext.pointee = Unmanaged.passRetained(box).toOpaque()  // Released by the completion callback.
             // Refused before reading the body; MHD closes the connection after this answer. The
             // budget is taken as bytes arrive, not as declared: a client that declares much and
@@ -329,7 +330,7 @@ public final class MicroHTTPDaemon: Sendable {
             method: method, path: url.map { String(cString: $0) } ?? "",
             query: box.query, headerFields: box.headerFields, body: box.body, bodyTooLarge: box.tooLarge,
             bodyOverBudget: box.overBudget, conflictingContentLengths: box.conflictingLengths,
-            clientPort: box.clientPort)
+            clientPort: box.clientPort, clientAddress: box.clientAddress)
         box.body = []
         let disposition = core.respond(request)
         box.reservation.release()  // The responder has taken what it keeps into its own budget.
@@ -363,20 +364,27 @@ public final class MicroHTTPDaemon: Sendable {
         }
     }
 
-    /// The peer's TCP port (IPv4 or IPv6); 0 when MHD does not know it.
-    private static func clientPort(of connection: OpaquePointer) -> UInt16 {
-        guard let address = beekon_mhd_connection_client_address(connection) else { return 0 }
+    /// The peer's address as text and its TCP port (IPv4 or IPv6); empty and 0 when MHD does not
+    /// know them.
+    private static func client(of connection: OpaquePointer) -> (address: String, port: UInt16) {
+        guard let address = beekon_mhd_connection_client_address(connection) else { return ("", 0) }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         switch Int32(address.pointee.sa_family) {
         case AF_INET:
             return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
-                UInt16(bigEndian: $0.pointee.sin_port)
+                var bytes = $0.pointee.sin_addr
+                let shown = inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count)) == nil ? "" : String(cString: text)
+                return (shown, UInt16(bigEndian: $0.pointee.sin_port))
             }
         case AF_INET6:
             return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
-                UInt16(bigEndian: $0.pointee.sin6_port)
+                var bytes = $0.pointee.sin6_addr
+                let shown =
+                    inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count)) == nil ? "" : String(cString: text)
+                return (shown, UInt16(bigEndian: $0.pointee.sin6_port))
             }
         default:
-            return 0
+            return ("", 0)
         }
     }
 

@@ -212,6 +212,21 @@ struct Run: LoggingCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Local IPv4 addresses the devices' connections leave from, as k6's localIPs: "
+                + "`127.0.0.2-127.0.0.250,10.0.0.7` (1 to 65536); each device keeps one, so per-IP limits see "
+                + "many phones (overrides the fleet file's network.sourceAddresses).",
+            valueName: "addresses"),
+        transform: { text in
+            do throws(SourceAddressProblem) {
+                return try SourceAddresses(reading: text)
+            } catch {
+                throw ValidationError("--source-addresses \(error); expected " + SourceAddressProblem.expected)
+            }
+        })
+    var sourceAddresses: SourceAddresses?
+
+    @Option(
+        help: ArgumentHelp(
             """
             How long an answer takes on the virtual clock (overrides the fleet file's clock.timing). \
             `modelled`: every upload and token refresh takes 100 virtual ms (plus injected latency) \
@@ -396,6 +411,7 @@ struct Run: LoggingCommand {
             options.shard = shard
             options.startAt = startAt
             options.clockStart = clockStart
+            options.sourceAddresses = sourceAddresses
             do {
                 runtime = try FleetRuntime(fleet: fleet, options: options, logger: logger)
             } catch {

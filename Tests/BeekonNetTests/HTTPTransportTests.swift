@@ -243,6 +243,37 @@ struct HTTPTransportTests {
         #expect(ports[5] == ports[0])
     }
 
+    @Test(
+        """
+        a request leaves from its source address, and a device's connection is reused only from \
+        the same address; an address the machine does not have is the client's failure
+        """)
+    func sourceAddress() async throws {
+        let server = try LoopbackServer()
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        for address in ["127.0.0.3", "127.0.0.3", "127.0.0.4", nil] {
+            let result = await Self.send(
+                transport,
+                OutboundRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "a", sourceAddress: address))
+            #expect(result.status == 200)
+        }
+        let received = server.received
+        #expect(received.map(\.clientAddress) == ["127.0.0.3", "127.0.0.3", "127.0.0.4", "127.0.0.1"])
+        #expect(received[0].clientPort == received[1].clientPort)
+        #expect(Set(received.map(\.clientPort)).count == 3)
+        // 10.9.9.9 is none of this machine's addresses: libcurl cannot bind to it.
+        let unbound = await Self.send(
+            transport,
+            OutboundRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "b", sourceAddress: "10.9.9.9"))
+        guard case .failed(let kind, let message, _) = unbound else {
+            Issue.record("expected a failure, got \(unbound)")
+            return
+        }
+        #expect(kind == .sourceAddress, "\(message)")
+        #expect(server.received.count == 4)
+    }
+
     @Test("an idle device beyond the idle bound loses its connection, least recently used first")
     func idleEviction() async throws {
         let server = try LoopbackServer()
@@ -436,7 +467,8 @@ struct HTTPTransportTests {
         arguments: [
             (6, 0, NetworkFailure.dns), (7, 0, .refused), (7, ECONNREFUSED, .refused), (7, EMFILE, .tooManyOpenFiles),
             (7, ENFILE, .tooManyOpenFiles), (6, EMFILE, .dns), (28, 0, .timeout), (60, 0, .tls), (35, 0, .tls),
-            (52, 0, .reset), (56, 0, .reset), (18, 0, .reset), (3, 0, .other),
+            (52, 0, .reset), (56, 0, .reset), (18, 0, .reset), (3, 0, .other), (45, 0, .sourceAddress),
+            (7, EINVAL, .sourceAddress),
         ] as [(Int32, Int32, NetworkFailure)])
     func failureKinds(code: Int32, osErrno: Int32, kind: NetworkFailure) {
         #expect(CurlError(rawValue: code).networkFailure(osErrno: osErrno) == kind)
@@ -449,6 +481,9 @@ struct HTTPTransportTests {
         #expect(CurlError.peerFailedVerification.networkFailure(osErrno: 0) == .tls)
         #expect(
             NetworkFailure.allCases.map(\.rawValue)
-                == ["dns", "refused", "too-many-open-files", "timeout", "tls", "reset", "other", "cancelled"])
+                == [
+                    "dns", "refused", "too-many-open-files", "source-address", "timeout", "tls", "reset", "other",
+                    "cancelled",
+                ])
     }
 }

@@ -29,6 +29,7 @@ final class LoopbackServer: Sendable {
         var headers: [String: String]
         var body: [UInt8]
         var clientPort: UInt16
+        var clientAddress: String
     }
 
     private struct State {
@@ -54,7 +55,7 @@ final class LoopbackServer: Sendable {
                         headers: Dictionary(
                             request.head.headerFields.map { ($0.name.canonicalName, $0.value) },
                             uniquingKeysWith: { $1 }),
-                        body: request.body, clientPort: request.clientPort))
+                        body: request.body, clientPort: request.clientPort, clientAddress: request.clientAddress))
                 state.inFlight += 1
                 state.maxInFlight = max(state.maxInFlight, state.inFlight)
                 return state.answer

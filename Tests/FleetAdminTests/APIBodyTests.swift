@@ -13,10 +13,13 @@ struct APIBodyTests {
     func keyStyleIsTheEncoders() {
         let snapshot = FleetHealthExample.snapshot()
         let health = FleetHealthBody(snapshot.metrics)
-        #expect(APIJSON.text(health).hasPrefix(#"{"notSent":{"connection-cap":3,"descriptors":0},"heldBack":7,"#))
+        #expect(
+            APIJSON.text(health).hasPrefix(
+                #"{"notSent":{"connection-cap":3,"descriptors":0,"source-address":0},"heldBack":7,"#))
         #expect(
             APIJSON.text(health, keys: .snakeCase).hasPrefix(
-                #"{"not_sent":{"connection-cap":3,"descriptors":0},"held_back":7,"connection_wait_ms":{"p50":"#))
+                #"{"not_sent":{"connection-cap":3,"descriptors":0,"source-address":0},"held_back":7,"#
+                    + #""connection_wait_ms":{"p50":"#))
         let report = APIJSON.text(RunReportBody(snapshot))
         #expect(report.contains(#""fleet_health":"# + APIJSON.text(StatsBody(snapshot).fleetHealth, keys: .snakeCase)))
         let ledger = FixesBody.Ledger(snapshot.metrics.fixes)
@@ -86,7 +89,7 @@ struct APIBodyTests {
         }
         #expect(members.first?.key == "id")
         #expect(members.last?.key == "currentLocation")
-        #expect(members.count == 27, "\(members.map(\.key))")
+        #expect(members.count == 28, "\(members.map(\.key))")
     }
 }
 

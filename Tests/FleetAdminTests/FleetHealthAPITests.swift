@@ -45,7 +45,9 @@ struct FleetHealthAPITests {
         let wait = APIJSON.text(PercentilesBody(metrics.connectionWait))
         #expect(
             APIJSON.text(body.fleetHealth)
-                == #"{"notSent":{"connection-cap":3,"descriptors":0},"heldBack":7,"connectionWaitMs":"# + wait
+                == #"{"notSent":{"connection-cap":3,"descriptors":0,"source-address":0},"heldBack":7,"#
+                + #""connectionWaitMs":"#
+                + wait
                 + #","cancelledOnWire":4,"warpTimeouts":2,"answerWaitSeconds":3.3,"behindSeconds":1.5}"#)
         #expect(FleetSummaryBody(snapshot).timing == .modelled)
         #expect(FleetSummaryBody(FleetHealthExample.snapshot(deterministic: false)).timing == .asAnswered)

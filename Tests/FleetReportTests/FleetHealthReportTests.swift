@@ -34,7 +34,7 @@ struct FleetHealthReportTests {
             #expect(group["max"] == Rounding.millis(histogram.max), "\(name)")
         }
         let health = try #require(json["fleet_health"] as? [String: Any])
-        #expect(health["not_sent"] as? [String: Int] == ["connection-cap": 3, "descriptors": 0])
+        #expect(health["not_sent"] as? [String: Int] == ["connection-cap": 3, "descriptors": 0, "source-address": 0])
         #expect(health["held_back"] as? Int == 7)
         #expect(health["cancelled_on_wire"] as? Int == 4)
         #expect(health["warp_timeouts"] as? Int == 2)
@@ -108,6 +108,7 @@ struct FleetHealthReportTests {
         #expect(
             health == [
                 "Figure,Value,Unit", "Not Sent connection-cap,3,uploads", "Not Sent descriptors,0,uploads",
+                "Not Sent source-address,0,uploads",
                 "Held Back,7,requests",
                 "Connection Wait p99,\(RunCSVTestsFormat.decimal(metrics.connectionWait.percentile(0.99))),real ms",
                 "Connection Wait Max,\(RunCSVTestsFormat.decimal(metrics.connectionWait.max)),real ms",

@@ -98,7 +98,9 @@ struct ModelledTransferTimingTests {
 @Suite("Deterministic runs", .serialized)
 struct DeterministicRunTests {
     /// One run on a fresh folder: its digest and what the server got, by install, in order.
-    static func run(warp: Int, seed: Int = 7, maxWarp: Bool = false, loops: Int = 1) async throws -> (
+    static func run(
+        warp: Int, seed: Int = 7, maxWarp: Bool = false, loops: Int = 1, network: String = ""
+    ) async throws -> (
         digest: RequestDigest, uploads: [String: [String]], metrics: FleetMetrics, files: [String: String]
     ) {
         let workspace = try Workspace()
@@ -115,6 +117,7 @@ struct DeterministicRunTests {
         let yaml = Workspace.yaml(devices: 6, sync: "{syncThreshold: 4, intervalSeconds: 60}", faults: faults)
             .replacingOccurrences(of: "warp: 3000", with: "warp: \(warp)")
             .replacingOccurrences(of: "seed: 7", with: "seed: \(seed)")
+            .replacingOccurrences(of: "groups:\n", with: network + "groups:\n")
         let runtime = try await workspace.runtime(
             yaml, ingest: server.url, virtualMinutes: 20, timing: .deterministic, maxWarp: maxWarp, loops: loops)
         var uploads: [String: [String]] = [:]
@@ -189,6 +192,28 @@ struct DeterministicRunTests {
         for run in [second, slower, fastest] { #expect(run.metrics.drains == first.metrics.drains) }
         let otherSeed = try await Self.run(warp: 3000, seed: 8)
         #expect(otherSeed.digest != first.digest, "the digest does not depend on what was sent")
+    }
+
+    @Test(
+        """
+        source addresses change where requests leave from, not what they carry: the server gets \
+        the same uploads as without them, the digest covers the addresses, and it repeats at \
+        another warp and over 2 loops
+        """
+    )
+    func sourceAddressesReplay() async throws {
+        let network = "network: {sourceAddresses: 127.0.0.2-127.0.0.5}\n"
+        let plain = try await Self.run(warp: 3000)
+        let spread = try await Self.run(warp: 3000, network: network)
+        #expect(spread.uploads == plain.uploads)
+        #expect(spread.digest.count == plain.digest.count)
+        #expect(spread.digest != plain.digest, "the digest does not cover the source address")
+        let slower = try await Self.run(warp: 600, network: network)
+        let split = try await Self.run(warp: 3000, loops: 2, network: network)
+        for run in [slower, split] {
+            #expect(run.digest == spread.digest)
+            #expect(run.uploads == spread.uploads)
+        }
     }
 }
 
