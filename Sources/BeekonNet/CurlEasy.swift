@@ -16,6 +16,8 @@ final class CurlEasy {
         var maxResponseBytes: Int
         var caFile: String?
         var insecure: Bool
+        /// Offer HTTP/2 by ALPN on HTTPS (plain HTTP stays HTTP/1.1).
+        var http2 = false
     }
 
     let handle: UnsafeMutableRawPointer
@@ -32,8 +34,8 @@ final class CurlEasy {
     // The errno of a socket() that failed during the transfer: libcurl reports that as
     // CURLE_COULDNT_CONNECT and leaves CURLINFO_OS_ERRNO at 0.
     private var socketErrno: Int32 = 0
-    /// The source address of the last request prepared (nil: none asked for).
-    private var sourceAddress: String?
+    /// The source address of the last request prepared (nil: none asked for): its connection's.
+    private(set) var sourceAddress: String?
 
     init(connectionKey: String, options: Options) throws(CurlError) {
         let share = try CurlShare()
@@ -50,7 +52,10 @@ final class CurlEasy {
         // From here on a throw runs deinit, which frees everything above.
         try set(CURLOPT_SHARE, pointer: share.handle)
         try set(CURLOPT_NOSIGNAL, 1)
-        try set(CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1)
+        try set(CURLOPT_HTTP_VERSION, options.http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1)
+        // libcurl drops a connection idle 118 real seconds, which would make reuse depend on the
+        // warp; the caller decides on its own clock (`OutboundRequest.freshConnection`).
+        try set(CURLOPT_MAXAGE_CONN, 366 * 86_400)
         try set(CURLOPT_FOLLOWLOCATION, 0)
         try set(CURLOPT_PIPEWAIT, 0)
         try set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMillis)
@@ -116,12 +121,9 @@ final class CurlEasy {
         socketErrno = 0
         errorBuffer[0] = 0
         try CurlError.check(beekon_curl_easy_setopt_string(handle, CURLOPT_URL, request.head.target))
-        // `host!` binds to the address itself (never an interface name); nil binds none. libcurl
-        // reuses a connection only for the same binding, but takes a bound one for a request that
-        // asks for none: a changed address always gets a new connection.
+        // `host!` binds to the address itself (never an interface name); nil binds none.
         try CurlError.check(
             beekon_curl_easy_setopt_string(handle, CURLOPT_INTERFACE, request.sourceAddress.map { "host!" + $0 }))
-        try set(CURLOPT_FRESH_CONNECT, request.sourceAddress == sourceAddress ? 0 : 1)
         sourceAddress = request.sourceAddress
         try set(CURLOPT_TIMEOUT_MS, request.timeoutMillis)
         let method = request.head.method.rawValue

@@ -39,10 +39,11 @@ public final class HTTPTransport: Sendable {
     ///   - maxResponseBytes: a longer response body fails the request with `.other`.
     ///   - caFile: a PEM bundle to trust instead of the system's CAs.
     ///   - insecure: skip certificate and host name checks (for self-signed test servers).
+    ///   - http2: offer HTTP/2 by ALPN on HTTPS, as phones do (plain HTTP stays HTTP/1.1).
     public init(
         maxConcurrentTransfers: Int = 256, maxIdleConnections: Int = HTTPTransport.defaultMaxIdleConnections,
         connectTimeoutMillis: Int = 10_000, maxResponseBytes: Int = 1 << 20,
-        caFile: String? = nil, insecure: Bool = false
+        caFile: String? = nil, insecure: Bool = false, http2: Bool = false
     ) throws(CurlError) {
         try Self.globalInit.get()
         self.maxConcurrentTransfers = max(0, maxConcurrentTransfers)
@@ -53,7 +54,7 @@ public final class HTTPTransport: Sendable {
             inbox: inbox,
             options: CurlEasy.Options(
                 connectTimeoutMillis: connectTimeoutMillis, maxResponseBytes: maxResponseBytes,
-                caFile: caFile, insecure: insecure),
+                caFile: caFile, insecure: insecure, http2: http2),
             maxConcurrentTransfers: self.maxConcurrentTransfers,
             maxIdleHandles: self.maxIdleConnections)
         // A Thread of our own: curl_multi_poll blocks, which must never happen on Swift's

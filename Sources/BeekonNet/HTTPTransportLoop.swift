@@ -131,9 +131,17 @@ final class HTTPTransportLoop {
     private func start(_ pending: HTTPPendingRequest) throws(CurlError) {
         let key = pending.request.connectionKey
         let easy: CurlEasy
-        if let existing = pool[key], active[existing.handle] == nil {
+        if let existing = pool[key], active[existing.handle] == nil,
+            !pending.request.freshConnection, existing.sourceAddress == pending.request.sourceAddress
+        {
             easy = existing
             idleStamps[key] = nil
+        } else if let existing = pool[key], active[existing.handle] == nil {
+            // Asked for a new connection, or one from another address (libcurl would reuse a
+            // bound connection for a request asking for none): the idle one closes with its handle.
+            idleStamps[key] = nil
+            easy = try CurlEasy(connectionKey: key, options: options)
+            pool[key] = easy
         } else if pool[key] != nil {
             // The key's connection is busy: this request goes on one of its own.
             easy = try CurlEasy(connectionKey: key, options: options)

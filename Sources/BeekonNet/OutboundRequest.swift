@@ -21,6 +21,9 @@ public struct OutboundRequest: Sendable {
     /// The local IPv4 address the connection leaves from (`127.0.0.7`); nil leaves it to the
     /// system. A key's connection is reused only by a request from the same address.
     public var sourceAddress: String?
+    /// Open a new connection for it, closing the key's idle one (the device's connection was
+    /// idle longer than a phone keeps one).
+    public var freshConnection = false
 
     /// A request of `head` with `body`.
     public init(

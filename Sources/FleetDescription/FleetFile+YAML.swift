@@ -215,11 +215,23 @@ struct FleetFileReader {
         return file
     }
 
-    /// `network: {sourceAddresses: "127.0.0.2-127.0.0.250"}`.
+    /// `network: {sourceAddresses: "127.0.0.2-127.0.0.250", http2: auto, idleCloseSeconds: 300}`.
     mutating func readNetwork(_ node: Node) -> FleetFile.NetworkSpec {
         var network = FleetFile.NetworkSpec()
         guard let map = mapping(node, "network") else { return network }
-        checkKeys(map, ["sourceAddresses"], in: "network")
+        checkKeys(map, ["sourceAddresses", "http2", "idleCloseSeconds"], in: "network")
+        if let node = map["http2"], let text = string(node, "network.http2") {
+            if let choice = FleetFile.HTTP2Choice(rawValue: text) {
+                network.http2 = choice
+            } else {
+                report(node, "\"\(text)\" is not an HTTP/2 choice", expected: FleetFile.HTTP2Choice.words)
+            }
+        }
+        if let node = map["idleCloseSeconds"],
+            let seconds = integer(node, "network.idleCloseSeconds", FleetFile.NetworkSpec.idleCloseRange)
+        {
+            network.idleCloseSeconds = Int(seconds)
+        }
         if let node = map["sourceAddresses"], let text = string(node, "network.sourceAddresses") {
             do throws(SourceAddressProblem) {
                 network.sourceAddresses = try SourceAddresses(reading: text)

@@ -56,10 +56,31 @@ public struct FleetFile: Sendable, Hashable {
         /// The local addresses connections leave from (`network.sourceAddresses`, which `run
         /// --source-addresses` overrides); nil leaves the choice to the system, one address for all.
         public var sourceAddresses: SourceAddresses?
+        /// Whether HTTPS connections offer HTTP/2 by ALPN (`network.http2`, `run --http2`), as
+        /// phones' HTTP stacks (OkHttp, URLSession) do; `http://` stays HTTP/1.1 either way.
+        public var http2 = HTTP2Choice.auto
+        /// A device's connection idle this long on the virtual clock is not reused: its
+        /// next request opens a new one (TCP and TLS), as a phone's HTTP stack drops idle
+        /// connections (OkHttp's pool keeps them 5 minutes). 0 opens one per request.
+        public var idleCloseSeconds = 300
+
+        /// `network.idleCloseSeconds`: 0 to 3600 s.
+        public static let idleCloseRange = NumberRange.integer(0...3_600, unit: "s")
 
         public init(sourceAddresses: SourceAddresses? = nil) {
             self.sourceAddresses = sourceAddresses
         }
+    }
+
+    /// Whether HTTPS connections offer HTTP/2.
+    public enum HTTP2Choice: String, Sendable, Hashable, CaseIterable {
+        /// Offered by ALPN on `https://`; the server's choice is used.
+        case auto
+        /// HTTP/1.1 only.
+        case off
+
+        /// `auto` or `off`, for messages.
+        public static let words = allCases.map { "`\($0.rawValue)`" }.joined(separator: " or ")
     }
 
     /// `seed` (`--seed`, a selector's `seed`): whole numbers of up to 15 digits, exact in every

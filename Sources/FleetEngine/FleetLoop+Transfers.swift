@@ -17,6 +17,11 @@ extension FleetLoop {
     mutating func startTransfer(
         slot: Int, kind: TransferKind, request: OutboundRequest, fixIDs: [UUIDv7] = [], at time: Int64
     ) {
+        var request = request
+        // Idle on the virtual clock for `idleCloseSeconds` or longer: a phone would have dropped it.
+        if slots[slot].waiting.transfersOut.isEmpty, let idleSince = slots[slot].waiting.lastEndedAt {
+            request.freshConnection = time - idleSince >= Int64(fleet.network.idleCloseSeconds) * 1000
+        }
         let hangs =
             slots[slot].link.timeoutFraction > 0
             && Double.random(in: 0..<1, using: &slots[slot].link.rng) < slots[slot].link.timeoutFraction
@@ -345,6 +350,7 @@ extension FleetLoop {
         schedule.timers.cancel(.delivery(number))
         let slot = transfer.slot
         slots[slot].waiting.transfersOut.removeAll { $0 == number }
+        slots[slot].waiting.lastEndedAt = time
         refreshAnswerHold(slot)
         let latency = Double(time - transfer.sentAt)
         switch transfer.kind {

@@ -82,6 +82,8 @@ package struct FleetLoop {
     /// The local addresses devices' connections leave from: `run --source-addresses`, else the
     /// fleet file's `network.sourceAddresses`; nil leaves the choice to the system.
     package var sourceAddresses: SourceAddresses? { options.sourceAddresses ?? fleet.network.sourceAddresses }
+    /// Whether HTTPS connections offer HTTP/2: `run --http2`, else the fleet file's `network.http2`.
+    package var offersHTTP2: Bool { (options.http2 ?? fleet.network.http2) == .auto }
     package var virtualDurationMillis: Int64? { options.virtualDurationMillis ?? fleet.durationMillis }
 
     /// When the run ends on the virtual clock, Unix ms; nil without a virtual duration.

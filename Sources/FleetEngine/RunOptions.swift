@@ -32,6 +32,8 @@ public struct RunOptions: Sendable {
     /// `run --source-addresses`: the local addresses devices' connections leave from, over the
     /// fleet file's `network.sourceAddresses`; nil keeps the file's.
     public var sourceAddresses: SourceAddresses?
+    /// `run --http2`: whether HTTPS connections offer HTTP/2, over the fleet file's `network.http2`.
+    public var http2: FleetFile.HTTP2Choice?
     /// Exactly how long a transfer takes on the virtual clock (tests: a modelled latency of their
     /// own); nil takes `timing`.
     public var transferTiming: TransferTiming?

@@ -163,7 +163,7 @@ public final class FleetRuntime: Sendable {
                 // never went on the wire.
                 try HTTPTransport(
                     maxConcurrentTransfers: 0, caFile: engine.options.caFile,
-                    insecure: engine.options.insecure))
+                    insecure: engine.options.insecure, http2: engine.offersHTTP2))
         }
         let drivers = engines.indices.map { index in
             DriverBox(

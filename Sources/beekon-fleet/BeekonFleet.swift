@@ -28,3 +28,4 @@ struct BeekonFleet: ParsableCommand {
 }
 
 extension TimingChoice: ExpressibleByArgument {}
+extension FleetFile.HTTP2Choice: ExpressibleByArgument {}

@@ -227,6 +227,13 @@ struct Run: LoggingCommand {
 
     @Option(
         help: ArgumentHelp(
+            "`auto`: HTTPS connections offer HTTP/2 by ALPN, as phones do (the default; http:// stays HTTP/1.1); "
+                + "`off`: HTTP/1.1 only (overrides the fleet file's network.http2).",
+            valueName: "auto|off"))
+    var http2: FleetFile.HTTP2Choice?
+
+    @Option(
+        help: ArgumentHelp(
             """
             How long an answer takes on the virtual clock (overrides the fleet file's clock.timing). \
             `modelled`: every upload and token refresh takes 100 virtual ms (plus injected latency) \
@@ -412,6 +419,7 @@ struct Run: LoggingCommand {
             options.startAt = startAt
             options.clockStart = clockStart
             options.sourceAddresses = sourceAddresses
+            options.http2 = http2
             do {
                 runtime = try FleetRuntime(fleet: fleet, options: options, logger: logger)
             } catch {

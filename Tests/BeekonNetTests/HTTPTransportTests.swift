@@ -274,6 +274,21 @@ struct HTTPTransportTests {
         #expect(server.received.count == 4)
     }
 
+    @Test("a request asking for a fresh connection gets one; the next reuses that one")
+    func freshConnection() async throws {
+        let server = try LoopbackServer()
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        for fresh in [false, true, false] {
+            var request = OutboundRequest(url: Self.url(server), timeoutMillis: 5000, connectionKey: "a")
+            request.freshConnection = fresh
+            #expect(await Self.send(transport, request).status == 200)
+        }
+        let ports = server.received.map(\.clientPort)
+        #expect(ports[0] != ports[1])
+        #expect(ports[1] == ports[2])
+    }
+
     @Test("an idle device beyond the idle bound loses its connection, least recently used first")
     func idleEviction() async throws {
         let server = try LoopbackServer()

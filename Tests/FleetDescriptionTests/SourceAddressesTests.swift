@@ -97,4 +97,31 @@ struct SourceAddressesTests {
             }
         }
     }
+
+    @Test(
+        "network.http2 and network.idleCloseSeconds are read with their defaults; a bad one is reported with its range",
+        arguments: [
+            ("{http2: off, idleCloseSeconds: 0}", "", FleetFile.HTTP2Choice.off, 0),
+            ("{sourceAddresses: 127.0.0.2}", "", .auto, 300),
+            (
+                "{http2: yes}", "fleet.yaml:2:18: error: \"yes\" is not an HTTP/2 choice; expected `auto` or `off`",
+                .auto, 300
+            ),
+            (
+                "{idleCloseSeconds: 3601}",
+                "fleet.yaml:2:29: error: `network.idleCloseSeconds` \"3601\" is out of range; "
+                    + "expected a whole number from 0 to 3600 s", .auto, 300
+            ),
+        ])
+    func connections(network: String, problem: String, http2: FleetFile.HTTP2Choice, idle: Int) throws {
+        let yaml = "name: n\nnetwork: \(network)\ngroups: [{name: a, count: 1, route: r.csv}]\n"
+        do {
+            let fleet = try FleetFile.parse(yaml: yaml, file: "fleet.yaml")
+            #expect(problem.isEmpty)
+            #expect(fleet.network.http2 == http2)
+            #expect(fleet.network.idleCloseSeconds == idle)
+        } catch {
+            #expect(!problem.isEmpty && error.description.contains(problem), "\(error.description)")
+        }
+    }
 }
