@@ -13,20 +13,45 @@ extension FleetLoop {
     }
 
     /// Sends a transfer: arms its virtual timeout, decides whether a `timeouts` fault takes it,
-    /// and queues the real request.
+    /// draws its fate over the device's modelled network (`LinkDraw`), and queues the real
+    /// request, unless that network failed it before the server could have it.
     mutating func startTransfer(
         slot: Int, kind: TransferKind, request: OutboundRequest, fixIDs: [UUIDv7] = [], at time: Int64
     ) {
         let hangs =
             slots[slot].link.timeoutFraction > 0
             && Double.random(in: 0..<1, using: &slots[slot].link.rng) < slots[slot].link.timeoutFraction
+        var networkMillis: Int64 = 0
+        var linkFailure: (failure: TransferOutcome.LinkFailure, afterMillis: Int64)?
+        if let network = slots[slot].link.network {
+            let bytes = transfers.wireSizes.bytes(of: request)
+            switch LinkDraw.draw(network, bodyBytes: bytes, using: &slots[slot].link.networkDraws).fate {
+            case .deliver(let extraMillis): networkMillis = extraMillis
+            case .fail(let failure, let afterMillis): linkFailure = (failure, afterMillis)
+            }
+        }
         let deadline = time + Self.timeoutMillis(kind)
-        let transfer = TransferInFlight(
+        var transfer = TransferInFlight(
             slot: slot, kind: kind, sentAt: time, deadline: deadline, fixIDs: fixIDs, hangs: hangs,
-            injectedLatencyMillis: slots[slot].link.extraLatencyMillis, life: slots[slot].os.life)
+            injectedLatencyMillis: slots[slot].link.extraLatencyMillis + networkMillis, life: slots[slot].os.life)
+        if let linkFailure {
+            // Never on the wire: the device hears the failure after the modelled time (and any
+            // `latency` fault), unless its timeout comes first.
+            transfer.hangs = false
+            transfer.linkFailed = true
+            let heardAt = time + linkFailure.afterMillis + slots[slot].link.extraLatencyMillis
+            if heardAt < deadline {
+                transfer.held = (.failed(Self.networkErrorKind(linkFailure.failure)), .injected(linkFailure.failure))
+                transfer.answerAt = heardAt
+            }
+        }
         let number = transfers.open(transfer)
         slots[slot].waiting.transfersOut.append(number)
         schedule.timers.schedule((), key: .transferTimeout(number), at: deadline)
+        if transfer.linkFailed {
+            if let heardAt = transfer.answerAt { schedule.timers.schedule((), key: .delivery(number), at: heardAt) }
+            return
+        }
         if case .modelled(let latency) = clock.transferTiming, !hangs {
             let answerAt = time + latency + transfer.injectedLatencyMillis
             if answerAt < deadline { awaitAnswer(number, at: answerAt) }
@@ -249,7 +274,7 @@ extension FleetLoop {
         for number in slots[slot].waiting.transfersOut.sorted() {
             if transfers[number]?.realEnded == true {
                 metrics.answersAfterOffline += 1
-            } else if transfers[number]?.waitsForResume == false {
+            } else if let transfer = transfers[number], !transfer.waitsForResume, !transfer.linkFailed {
                 let upload = if case .upload = transfers[number]?.kind { true } else { false }
                 transfers.markOffline(number, slot: slot, upload: upload)
             }
@@ -437,6 +462,15 @@ extension FleetLoop {
         case .timeout: .timeout
         case .tls: .tls
         case .reset, .other, .cancelled: .reset
+        }
+    }
+
+    /// What the device makes of its modelled network's failure: the SDK's own kind of it.
+    static func networkErrorKind(_ failure: TransferOutcome.LinkFailure) -> NetworkErrorKind {
+        switch failure {
+        case .dns: .dns
+        case .tls: .tls
+        case .reset: .reset
         }
     }
 }

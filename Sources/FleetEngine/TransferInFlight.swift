@@ -45,9 +45,13 @@ struct TransferInFlight {
     /// How long it waited behind the cap before it went on the wire, real ms (0: never held).
     var heldBackMillis = 0.0
 
-    /// Its device stopped waiting for it before it reached the wire (the cap held it, or the
-    /// fleet stood still): no answer will come.
-    var neverOnWire: Bool { heldBack || waitsForResume }
+    /// Its device's modelled network failed it (`LinkDraw`): it never goes on the wire, and its
+    /// device hears the failure (`held`) at `answerAt`.
+    var linkFailed = false
+
+    /// Its device stopped waiting for it before it reached the wire (the cap held it, the fleet
+    /// stood still, or its modelled network failed it): no answer will come.
+    var neverOnWire: Bool { heldBack || waitsForResume || linkFailed }
 
     /// Modelled timing: the answer instant while its real answer is not in yet (what the clock,
     /// or the device with lookahead, must not reach before it is); nil otherwise.
