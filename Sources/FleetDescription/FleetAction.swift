@@ -149,7 +149,7 @@ extension FleetAction {
                 summary: "share of transfers whose TLS handshake fails", example: "0.001"),
             ActionParameter(
                 name: "resetMidBody", kind: .number(NetworkProfile.shareRange), required: false,
-                summary: "share of uploads reset part-way through the body", example: "0.005"),
+                summary: "share of transfers reset part-way through the body", example: "0.005"),
         ], ending: .undoneBy(.networkProfile(NetworkSpec())),
         make: { values in
             var spec = NetworkSpec()
