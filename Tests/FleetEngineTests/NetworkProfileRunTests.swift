@@ -174,4 +174,30 @@ struct NetworkProfileRunTests {
         #expect(before > 10 && after > 10)
         Self.expectNoFixLost(&fleet, ingest)
     }
+
+    @Test(
+        """
+        a network that adds nothing draws from its own stream: the fleet sends exactly the requests \
+        it sends with no network at all
+        """
+    )
+    func ownStream() throws {
+        func digest(_ faults: String) throws -> RequestDigest {
+            let workspace = try Workspace()
+            defer { workspace.cleanUp() }
+            let ingest = SimulatedIngest()
+            var fleet = try workspace.simulated(Self.yaml(network: nil, devices: 6, faults: faults), ingest: ingest)
+            fleet.advance(byMillis: 15 * Workspace.minute)
+            return fleet.engine.metrics.sent
+        }
+        let none = try digest("")
+        // A link of 1 Gbit/s with no latency, loss or failure: every draw made, none adding a ms.
+        let drawn = try digest(
+            """
+            faults:
+              - {at: 0s, select: all, action: networkProfile, params: {uplinkKbps: 1000000}}
+            """)
+        #expect(none.count > 50)
+        #expect(drawn == none)
+    }
 }
