@@ -44,7 +44,8 @@ package struct RunReportBody: APIBody {
                 "By what the devices heard: a status (`200`, `503`), a network failure (`timeout`: the server's, no "
                     + "answer within the SDK's timeout in real time; `refused`, `reset`, `dns`, `tls`, `other`), a "
                     + "fault (`offline`, `injected-timeout`) or the fleet's own (`warp-timeout`, "
-                    + "`not-sent-connection-cap`, `not-sent-descriptors`; see `fleet_health`).")
+                    + "`not-sent-connection-cap`, `not-sent-descriptors`; see `fleet_health`; and a modelled "
+                    + "network's failures, never sent: `injected-dns`, `injected-tls`, `injected-reset`).")
         ]
     }
 
