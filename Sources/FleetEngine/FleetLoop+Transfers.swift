@@ -205,7 +205,8 @@ extension FleetLoop {
         guard let latency = clock.useModelledTiming() else { return }
         let now = metrics.virtualNow
         for number in transfers.numbers {
-            guard let transfer = transfers[number], transfer.answerAt == nil, !transfer.hangs, !transfer.realEnded
+            guard let transfer = transfers[number], transfer.answerAt == nil, !transfer.hangs, !transfer.realEnded,
+                !transfer.linkFailed
             else { continue }
             let answerAt = max(transfer.sentAt + latency + transfer.injectedLatencyMillis, now + 1)
             if answerAt < transfer.deadline { awaitAnswer(number, at: answerAt) }
@@ -315,13 +316,16 @@ extension FleetLoop {
     /// Whose timeout a transfer's is, as its device reaches its deadline: the fleet's (never put
     /// on the wire, or put there so late behind the cap that the server had less than the SDK's
     /// timeout; or timed as answered above warp 1, where the deadline came after the SDK's
-    /// timeout divided by the warp in real time), an injected fault's, or the server's (no answer
-    /// within the SDK's timeout in real time).
+    /// timeout divided by the warp in real time), an injected fault's (a modelled network's too),
+    /// or the server's (no answer within the SDK's timeout in real time).
     func timeoutCause(_ transfer: TransferInFlight) -> TransferOutcome {
         if transfer.heldBack { return .notSent(.connectionCap) }
         // A `timeouts` fault took it; or the server answered, and injected latency put the answer
         // past the deadline.
-        if transfer.hangs || transfer.answeredStatus != nil || transfer.held != nil { return .injectedTimeout }
+        // Or its modelled network failed it so late that the timeout came first (it never went).
+        if transfer.hangs || transfer.answeredStatus != nil || transfer.held != nil || transfer.linkFailed {
+            return .injectedTimeout
+        }
         // Modelled: its request ended with no answer within the SDK's timeout in real time.
         if transfer.realEnded { return .failed(.timeout) }
         switch clock.transferTiming {

@@ -200,4 +200,27 @@ struct NetworkProfileRunTests {
         #expect(none.count > 50)
         #expect(drawn == none)
     }
+
+    @Test(
+        """
+        a failure the network would report after the SDK's timeout: the device hears \
+        injected-timeout exactly 30 s after the send, and nothing reaches the ingest
+        """
+    )
+    func lateFailureTimesOut() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let ingest = SimulatedIngest()
+        // Every lookup fails after one 40 s round trip: past the upload's 30 s.
+        let network = "{dns: 1, latency: {median: 40s, p95: 40s}}"
+        var fleet = try workspace.simulated(Self.yaml(network: network, devices: 3), ingest: ingest)
+        fleet.advance(byMillis: 10 * Workspace.minute)
+        let phones = fleet.engine.slots.filter { $0.group == 0 }
+        let records = phones.flatMap(\.recent.uploads.elements)
+        #expect(!records.isEmpty)
+        #expect(records.allSatisfy { $0.outcome == .injectedTimeout && $0.latencyMillis == 30_000 }, "\(records)")
+        let ids = Set(phones.map(\.id))
+        #expect(!ingest.uploads.contains { ids.contains($0.device) })
+        #expect(fleet.engine.metrics.cancelledOnWire == 0)
+    }
 }
