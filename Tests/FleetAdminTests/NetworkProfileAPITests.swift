@@ -54,4 +54,21 @@ struct NetworkProfileAPITests {
             body: #"{"action": "networkProfile", "selector": {"all": true}, "params": \#(params)}"#)
         #expect(answer.status == 400 && answer.errorField == field, "\(answer.text)")
     }
+
+    @Test(
+        "a spawned group's spec takes network: as a fleet file does, and refuses a bad one by field",
+        arguments: [
+            (#""edge""#, 202, nil),
+            (#"{"profile": "lte", "uplinkKbps": 2000}"#, 202, nil),
+            (#"{"profile": "edge", "latency": {"p95": 100}}"#, 400, "spec.network.latency.p95"),
+            (#"{"uplinkKbps": 0}"#, 400, "spec.network.uplinkKbps"),
+        ] as [(String, Int, String?)])
+    func spawnSpec(network: String, status: Int, field: String?) async throws {
+        let harness = try AdminHarness()
+        let answer = await harness.call(
+            "POST", "/api/v1/devices",
+            body: #"{"spec": {"name": "mobile", "count": 2, "route": "walk.csv", "network": \#(network)}}"#)
+        #expect(answer.status == status, "\(answer.text)")
+        if let field { #expect(answer.errorField == field, "\(answer.text)") }
+    }
 }
