@@ -19,7 +19,8 @@ struct TransferInFlight {
     var fixes: Int { fixIDs.count }
     /// A `timeouts` fault chose it: whatever the server answers, the device hears `timeout`.
     var hangs: Bool
-    /// The `latency` fault's delay in effect when it was sent, added to its answer.
+    /// The `latency` fault's delay in effect when it was sent, and the time its modelled network
+    /// took (`LinkDraw`), added to its answer: the device's time, never the server's.
     var injectedLatencyMillis: Int64
     /// The real server's answer time, wall ms, once it answered (nil until then, or if it
     /// never did).
