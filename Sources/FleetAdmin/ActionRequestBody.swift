@@ -34,6 +34,11 @@ struct ActionRequestBody: APIBody {
                 case (.strings(let strings), _): try container.encode(strings, forKey: key)
                 case (.choice(let word), _): try container.encode(word, forKey: key)
                 case (.instant(let millis), _): try container.encode(Timestamp.text(unixMillis: millis), forKey: key)
+                case (.latency(let median, let p95), _):
+                    let members = [("median", median), ("p95", p95)].compactMap { name, millis in
+                        millis.map { (key: name, value: Int($0)) }
+                    }
+                    try container.encode(APIMap(members), forKey: key)
                 }
             }
         }

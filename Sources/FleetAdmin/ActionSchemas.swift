@@ -139,6 +139,8 @@ enum ActionSchemas {
             json.string("string")
             json.key("format")
             json.string("date-time")
+        case .latency:
+            latencySchema(to: &json)
         case .strings:
             json.key("type")
             json.string("array")
@@ -146,6 +148,31 @@ enum ActionSchemas {
             json.beginObject()
             json.key("type")
             json.string("string")
+            json.endObject()
+        }
+        json.endObject()
+    }
+
+    /// `{median, p95}`: a latency distribution's ms, each in `NetworkProfile`'s range (the reader
+    /// refuses a p95 below the median, which a schema cannot say).
+    private static func latencySchema(to json: inout JSONWriter) {
+        json.key("type")
+        json.string("object")
+        json.key("additionalProperties")
+        json.bool(false)
+        json.key("properties")
+        json.beginObject()
+        for (name, range) in [
+            ("median", NetworkProfile.latencyMedianRange), ("p95", NetworkProfile.latencyP95Range),
+        ] {
+            json.key(name)
+            json.beginObject()
+            json.key("type")
+            json.string("integer")
+            json.key("minimum")
+            json.number(range.lower)
+            json.key("maximum")
+            json.number(range.upper)
             json.endObject()
         }
         json.endObject()

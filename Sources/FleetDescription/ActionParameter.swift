@@ -29,6 +29,9 @@ public struct ActionParameter: Sendable {
         case choice([String])
         /// An RFC 3339 instant (`2026-06-15T08:00:00Z`, or with an offset), kept as Unix ms.
         case instant
+        /// A latency distribution, `{median: MS, p95: MS}` (either may be left out), each in
+        /// `NetworkProfile`'s range.
+        case latency
     }
 
     /// The JSON type a value of `kind` has (a fleet file's YAML may be looser: `2s` for ms).
@@ -40,7 +43,7 @@ public struct ActionParameter: Sendable {
         switch kind {
         case .millis: .integer
         case .number, .seconds: .number
-        case .config, .stringMap: .object
+        case .config, .stringMap, .latency: .object
         case .geofences, .strings: .array
         case .choice, .instant: .string
         }
@@ -50,7 +53,7 @@ public struct ActionParameter: Sendable {
     public var range: NumberRange? {
         switch kind {
         case .millis(let range), .number(let range), .seconds(let range): range
-        case .config, .stringMap, .geofences, .strings, .choice, .instant: nil
+        case .config, .stringMap, .geofences, .strings, .choice, .instant, .latency: nil
         }
     }
 
@@ -72,6 +75,8 @@ public struct ActionParameter: Sendable {
         case choice(String)
         /// An instant, Unix ms.
         case instant(Int64)
+        /// A latency distribution's median and 95th percentile, ms (nil: not given).
+        case latency(medianMillis: Int64?, p95Millis: Int64?)
 
         /// Milliseconds, for the kinds kept as milliseconds.
         package var millis: Int64? {

@@ -36,13 +36,16 @@ public enum FleetAction: Sendable, Hashable {
     /// The OS provider reports fixes `meters` away from the truth on `bearing` (degrees; nil: a
     /// seeded draw per device) for `forMillis` (nil: the timeline's `for`, else a minute).
     case gpsJump(meters: Double, bearing: Double?, forMillis: Int64?)
+    /// The device's network becomes this one (a named profile, numbers overriding it); with
+    /// nothing given, its group's own again.
+    case networkProfile(NetworkSpec)
 
     /// An action's name, as fleet files and the API write it.
     public enum Name: String, Sendable, Hashable, CaseIterable, Codable {
         case revokePermission, grantPermission, locationServicesOff, locationServicesOn, osError
         case background, foreground, kill, reboot, networkOffline, networkOnline, latency, timeouts
         case start, stop, sync, configure, setExtras, addGeofences, removeGeofences
-        case getCurrentLocation, deleteLocations, shutdown, gpsJump
+        case getCurrentLocation, deleteLocations, shutdown, gpsJump, networkProfile
 
         /// "one of …" every name, for errors.
         public static let oneOf = "one of \(allCases.map(\.rawValue).joined(separator: ", "))"
@@ -77,6 +80,7 @@ public enum FleetAction: Sendable, Hashable {
         case .deleteLocations: .deleteLocations
         case .shutdown: .shutdown
         case .gpsJump: .gpsJump
+        case .networkProfile: .networkProfile
         }
     }
 
@@ -114,6 +118,71 @@ extension FleetAction {
     public static let gpsJumpDefaultMeters = 50_000.0
     /// How long a jump lasts without `for` or `forSeconds`.
     public static let gpsJumpDefaultMillis: Int64 = 60_000
+
+    /// `networkProfile`: its parameters are a group's `network:` map's keys.
+    private static let networkProfileDescription = ActionDescription(
+        name: .networkProfile,
+        summary:
+            "the device's network becomes a profile (a name, numbers overriding it; numbers alone override the "
+            + "group's own network): each upload and refresh takes its modelled latency, body ÷ bandwidth and "
+            + "retransmissions, and a share fail as dns, tls or reset (never sent); with no params, the group's own "
+            + "network again",
+        parameters: [
+            ActionParameter(
+                name: "profile", kind: .choice(NetworkProfile.Name.allCases.map(\.rawValue)), required: false,
+                summary: "a named profile (default: the group's own network)", example: #""edge""#),
+            ActionParameter(
+                name: "uplinkKbps", kind: .number(NetworkProfile.uplinkKbpsRange), required: false,
+                summary: "uplink bandwidth: the gzipped body takes its size ÷ this", example: "2000"),
+            ActionParameter(
+                name: "latency", kind: .latency, required: false,
+                summary: "the link's latency as a log-normal: its median and p95, ms (p95 at least the median)",
+                example: #"{"median": 60, "p95": 250}"#),
+            ActionParameter(
+                name: "loss", kind: .number(NetworkProfile.lossRange), required: false,
+                summary: "share of uplink packets lost (each a retransmission; 6 in a row reset)", example: "0.01"),
+            ActionParameter(
+                name: "dns", kind: .number(NetworkProfile.shareRange), required: false,
+                summary: "share of transfers whose name lookup fails", example: "0.002"),
+            ActionParameter(
+                name: "tls", kind: .number(NetworkProfile.shareRange), required: false,
+                summary: "share of transfers whose TLS handshake fails", example: "0.001"),
+            ActionParameter(
+                name: "resetMidBody", kind: .number(NetworkProfile.shareRange), required: false,
+                summary: "share of transfers reset part-way through the body", example: "0.005"),
+        ], ending: .undoneBy(.networkProfile(NetworkSpec())),
+        make: { values in
+            var spec = NetworkSpec()
+            if case .choice(let text)? = values["profile"] {
+                guard let name = NetworkProfile.Name(rawValue: text) else { return nil }
+                spec.profile = name
+            }
+            if case .number(let kbps)? = values["uplinkKbps"] { spec.uplinkKbps = kbps }
+            if case .latency(let median, let p95)? = values["latency"] {
+                spec.latencyMedianMillis = median
+                spec.latencyP95Millis = p95
+            }
+            if case .number(let share)? = values["loss"] { spec.loss = share }
+            if case .number(let share)? = values["dns"] { spec.dns = share }
+            if case .number(let share)? = values["tls"] { spec.tls = share }
+            if case .number(let share)? = values["resetMidBody"] { spec.resetMidBody = share }
+            return .networkProfile(spec)
+        },
+        values: { action in
+            guard case .networkProfile(let spec) = action else { return [:] }
+            // Only what was given: the rest is the profile's, or the group's.
+            var values: [String: ActionParameter.Value] = [:]
+            if let profile = spec.profile { values["profile"] = .choice(profile.rawValue) }
+            if let kbps = spec.uplinkKbps { values["uplinkKbps"] = .number(kbps) }
+            if spec.latencyMedianMillis != nil || spec.latencyP95Millis != nil {
+                values["latency"] = .latency(medianMillis: spec.latencyMedianMillis, p95Millis: spec.latencyP95Millis)
+            }
+            if let share = spec.loss { values["loss"] = .number(share) }
+            if let share = spec.dns { values["dns"] = .number(share) }
+            if let share = spec.tls { values["tls"] = .number(share) }
+            if let share = spec.resetMidBody { values["resetMidBody"] = .number(share) }
+            return values
+        })
 
     private static let relaunchAfter = ActionParameter(
         name: "relaunchAfterSeconds", kind: .seconds(relaunchAfterRange), required: false,
@@ -348,6 +417,7 @@ extension FleetAction {
                     ]
                     .compactMapValues { $0 }
                 }),
+            networkProfileDescription,
         ].map { ($0.name, $0) })
 
     /// The action that ends this one when a timeline fault's `for` runs out; nil for those

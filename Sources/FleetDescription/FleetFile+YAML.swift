@@ -253,6 +253,7 @@ struct FleetFileReader {
                 "name", "count", "platform", "model", "sdkVersion", "osVersion", "route", "pace", "speedFactor", "loop",
                 "dwell",
                 "startOffset", "start", "spread", "autoStart", "config", "extras", "geofences", "provider", "stages",
+                "network",
             ], in: "a group")
         guard let nameNode = map["name"] else {
             report(node, "a group has no `name`", expected: "`name: couriers` or similar")
@@ -399,12 +400,13 @@ struct FleetFileReader {
             if let node = providerMap["mock"], let value = bool(node, "provider.mock") { provider.isMock = value }
         }
         let stages = map["stages"].map { readStages($0, "stages of group \"\(name)\"") }
+        let network = map["network"].flatMap { readNetwork($0) }
         return DeviceGroup(
             name: name, count: count, platforms: platforms, models: models, sdkVersions: sdkVersions,
             osVersions: osVersions, routes: routes,
             pace: pace, loops: loops, dwell: dwell, startOffset: startOffset, startAfterMillis: start,
             spreadMillis: spread, autoStart: autoStart, config: config, extras: extras, geofences: geofences,
-            provider: provider, stages: stages)
+            provider: provider, stages: stages, network: network)
     }
 
     /// `stages:`: a list of `{for: DURATION, devices: N}`, at least one.
@@ -679,11 +681,18 @@ struct FleetFileReader {
             case .strings: value = .strings(stringList(valueNode, field))
             case .choice(let words): value = choice(valueNode, field, words).map { .choice($0) }
             case .instant: value = actionInstant(valueNode, field).map { .instant($0) }
+            case .latency:
+                value = readLatency(valueNode, field).map { .latency(medianMillis: $0.median, p95Millis: $0.p95) }
             }
             values[parameter.name] = value
         }
         guard problems.count == before else { return nil }
-        return FleetAction(name, values)
+        let action = FleetAction(name, values)
+        if case .networkProfile(let spec)? = action {
+            checkLatencyOrder(spec, at: paramsMap?["latency"] ?? node, field: "params.latency")
+            guard problems.count == before else { return nil }
+        }
+        return action
     }
 
     // MARK: Scalars

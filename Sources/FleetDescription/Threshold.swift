@@ -22,7 +22,8 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         /// `upload.timeout.rate` / `.count` (the server's: no answer within the SDK's timeout in
         /// real time; and `refused`, `reset`, `dns`, `tls`, `other`, `offline`, `injected-timeout`,
         /// `warp-timeout`, `not-sent-connection-cap`, `not-sent-descriptors`,
-        /// `not-sent-source-address`): uploads that ended so.
+        /// `not-sent-source-address`, and a modelled network's `injected-dns`, `injected-tls`,
+        /// `injected-reset`): uploads that ended so.
         case failure(String, Share)
         /// `fleet.not_sent.rate` / `.count`: uploads the fleet could not put on the wire before
         /// their device gave up (its connection cap, its descriptors, its source addresses): the
@@ -74,7 +75,8 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         /// The network outcomes an upload can end in, by the label the devices heard.
         public static let failureLabels = [
             "dns", "refused", "timeout", "tls", "reset", "other", "offline", "injected-timeout", "warp-timeout",
-            "not-sent-connection-cap", "not-sent-descriptors", "not-sent-source-address",
+            "not-sent-connection-cap", "not-sent-descriptors", "not-sent-source-address", "injected-dns",
+            "injected-tls", "injected-reset",
         ]
         public static let percentiles: [(String, Double)] = [
             ("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99), ("max", 1),

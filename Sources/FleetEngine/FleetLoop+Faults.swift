@@ -109,6 +109,8 @@ extension FleetLoop {
             slots[slot].link.extraLatencyMillis = millis
         case .timeouts(let fraction):
             slots[slot].link.timeoutFraction = fraction
+        case .networkProfile(let spec):
+            slots[slot].link.network = spec.resolved(over: fleet.groups[slots[slot].group].network)
         case .start:
             feed(.start, to: slot, at: time)
         case .stop:

@@ -13,7 +13,8 @@ extension FleetLoop {
     }
 
     /// Sends a transfer: arms its virtual timeout, decides whether a `timeouts` fault takes it,
-    /// and queues the real request.
+    /// draws its fate over the device's modelled network (`LinkDraw`), and queues the real
+    /// request, unless that network failed it before the server could have it.
     mutating func startTransfer(
         slot: Int, kind: TransferKind, request: OutboundRequest, fixIDs: [UUIDv7] = [], at time: Int64
     ) {
@@ -25,13 +26,37 @@ extension FleetLoop {
         let hangs =
             slots[slot].link.timeoutFraction > 0
             && Double.random(in: 0..<1, using: &slots[slot].link.rng) < slots[slot].link.timeoutFraction
+        var networkMillis: Int64 = 0
+        var linkFailure: (failure: TransferOutcome.LinkFailure, afterMillis: Int64)?
+        if let network = slots[slot].link.network {
+            let bytes = transfers.wireSizes.bytes(of: request)
+            switch LinkDraw.draw(network, bodyBytes: bytes, using: &slots[slot].link.networkDraws).fate {
+            case .deliver(let extraMillis): networkMillis = extraMillis
+            case .fail(let failure, let afterMillis): linkFailure = (failure, afterMillis)
+            }
+        }
         let deadline = time + Self.timeoutMillis(kind)
-        let transfer = TransferInFlight(
+        var transfer = TransferInFlight(
             slot: slot, kind: kind, sentAt: time, deadline: deadline, fixIDs: fixIDs, hangs: hangs,
-            injectedLatencyMillis: slots[slot].link.extraLatencyMillis, life: slots[slot].os.life)
+            injectedLatencyMillis: slots[slot].link.extraLatencyMillis + networkMillis, life: slots[slot].os.life)
+        if let linkFailure {
+            // Never on the wire: the device hears the failure after the modelled time (and any
+            // `latency` fault), unless its timeout comes first.
+            transfer.hangs = false
+            transfer.linkFailed = true
+            let heardAt = time + linkFailure.afterMillis + slots[slot].link.extraLatencyMillis
+            if heardAt < deadline {
+                transfer.held = (.failed(Self.networkErrorKind(linkFailure.failure)), .injected(linkFailure.failure))
+                transfer.answerAt = heardAt
+            }
+        }
         let number = transfers.open(transfer)
         slots[slot].waiting.transfersOut.append(number)
         schedule.timers.schedule((), key: .transferTimeout(number), at: deadline)
+        if transfer.linkFailed {
+            if let heardAt = transfer.answerAt { schedule.timers.schedule((), key: .delivery(number), at: heardAt) }
+            return
+        }
         if case .modelled(let latency) = clock.transferTiming, !hangs {
             let answerAt = time + latency + transfer.injectedLatencyMillis
             if answerAt < deadline { awaitAnswer(number, at: answerAt) }
@@ -185,7 +210,8 @@ extension FleetLoop {
         guard let latency = clock.useModelledTiming() else { return }
         let now = metrics.virtualNow
         for number in transfers.numbers {
-            guard let transfer = transfers[number], transfer.answerAt == nil, !transfer.hangs, !transfer.realEnded
+            guard let transfer = transfers[number], transfer.answerAt == nil, !transfer.hangs, !transfer.realEnded,
+                !transfer.linkFailed
             else { continue }
             let answerAt = max(transfer.sentAt + latency + transfer.injectedLatencyMillis, now + 1)
             if answerAt < transfer.deadline { awaitAnswer(number, at: answerAt) }
@@ -254,7 +280,7 @@ extension FleetLoop {
         for number in slots[slot].waiting.transfersOut.sorted() {
             if transfers[number]?.realEnded == true {
                 metrics.answersAfterOffline += 1
-            } else if transfers[number]?.waitsForResume == false {
+            } else if let transfer = transfers[number], !transfer.waitsForResume, !transfer.linkFailed {
                 let upload = if case .upload = transfers[number]?.kind { true } else { false }
                 transfers.markOffline(number, slot: slot, upload: upload)
             }
@@ -295,13 +321,16 @@ extension FleetLoop {
     /// Whose timeout a transfer's is, as its device reaches its deadline: the fleet's (never put
     /// on the wire, or put there so late behind the cap that the server had less than the SDK's
     /// timeout; or timed as answered above warp 1, where the deadline came after the SDK's
-    /// timeout divided by the warp in real time), an injected fault's, or the server's (no answer
-    /// within the SDK's timeout in real time).
+    /// timeout divided by the warp in real time), an injected fault's (a modelled network's too),
+    /// or the server's (no answer within the SDK's timeout in real time).
     func timeoutCause(_ transfer: TransferInFlight) -> TransferOutcome {
         if transfer.heldBack { return .notSent(.connectionCap) }
         // A `timeouts` fault took it; or the server answered, and injected latency put the answer
         // past the deadline.
-        if transfer.hangs || transfer.answeredStatus != nil || transfer.held != nil { return .injectedTimeout }
+        // Or its modelled network failed it so late that the timeout came first (it never went).
+        if transfer.hangs || transfer.answeredStatus != nil || transfer.held != nil || transfer.linkFailed {
+            return .injectedTimeout
+        }
         // Modelled: its request ended with no answer within the SDK's timeout in real time.
         if transfer.realEnded { return .failed(.timeout) }
         switch clock.transferTiming {
@@ -443,6 +472,15 @@ extension FleetLoop {
         case .timeout: .timeout
         case .tls: .tls
         case .reset, .other, .cancelled: .reset
+        }
+    }
+
+    /// What the device makes of its modelled network's failure: the SDK's own kind of it.
+    static func networkErrorKind(_ failure: TransferOutcome.LinkFailure) -> NetworkErrorKind {
+        switch failure {
+        case .dns: .dns
+        case .tls: .tls
+        case .reset: .reset
         }
     }
 }

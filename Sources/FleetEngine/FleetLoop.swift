@@ -257,9 +257,10 @@ package struct FleetLoop {
         let installID = roster.installID(for: id, at: spawnAt, rng: &deviceRNG)
         let store = store ?? makeStore(installID: installID, group: groupIndex)
         roster.slotsByID[id] = slots.count
+        let deviceSeed = deviceRNG.next()
         slots.append(
             DeviceSlot(
-                id: id, group: groupIndex, seed: deviceRNG.next(),
+                id: id, group: groupIndex, seed: deviceSeed,
                 identity: PhoneIdentity(
                     indexInGroup: index, platform: platform,
                     model: Self.model(platform: platform, index: turn, given: group.models),
@@ -272,7 +273,8 @@ package struct FleetLoop {
                         route: route, timing: timing, loops: group.loops, startFraction: fraction,
                         travelMode: travelMode),
                     setOffAt: spawnAt),
-                link: LinkFaults(rng: SplitMix64(seed: deviceRNG.next())),
+                link: LinkFaults(
+                    rng: SplitMix64(seed: deviceRNG.next()), network: group.network, deviceSeed: deviceSeed),
                 sourceAddress: sourceAddresses?.address(
                     ordinal: roster.groupTargets.shares(groups: groupIndex).reduce(0, +) + index),
                 storage: SlotStorage(store: store),

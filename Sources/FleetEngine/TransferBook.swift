@@ -16,6 +16,8 @@ struct TransferBook {
     /// Uploads whose device stopped waiting while the real request is out: their fixes, so a 2xx
     /// that comes later is counted and recorded as unheard.
     private var unheard: [Int: UnheardUpload] = [:]
+    /// What a transfer's body weighs on the wire, for a modelled network's bandwidth.
+    var wireSizes = WireSizes()
 
     /// An upload its device stopped waiting for: whose, which batch, its fix ids.
     struct UnheardUpload {

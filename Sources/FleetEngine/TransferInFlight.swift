@@ -19,7 +19,8 @@ struct TransferInFlight {
     var fixes: Int { fixIDs.count }
     /// A `timeouts` fault chose it: whatever the server answers, the device hears `timeout`.
     var hangs: Bool
-    /// The `latency` fault's delay in effect when it was sent, added to its answer.
+    /// The `latency` fault's delay in effect when it was sent, and the time its modelled network
+    /// took (`LinkDraw`), added to its answer: the device's time, never the server's.
     var injectedLatencyMillis: Int64
     /// The real server's answer time, wall ms, once it answered (nil until then, or if it
     /// never did).
@@ -45,9 +46,13 @@ struct TransferInFlight {
     /// How long it waited behind the cap before it went on the wire, real ms (0: never held).
     var heldBackMillis = 0.0
 
-    /// Its device stopped waiting for it before it reached the wire (the cap held it, or the
-    /// fleet stood still): no answer will come.
-    var neverOnWire: Bool { heldBack || waitsForResume }
+    /// Its device's modelled network failed it (`LinkDraw`): it never goes on the wire, and its
+    /// device hears the failure (`held`) at `answerAt`.
+    var linkFailed = false
+
+    /// Its device stopped waiting for it before it reached the wire (the cap held it, the fleet
+    /// stood still, or its modelled network failed it): no answer will come.
+    var neverOnWire: Bool { heldBack || waitsForResume || linkFailed }
 
     /// Modelled timing: the answer instant while its real answer is not in yet (what the clock,
     /// or the device with lookahead, must not reach before it is); nil otherwise.

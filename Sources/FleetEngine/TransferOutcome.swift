@@ -6,8 +6,10 @@ import BeekonNet
 ///
 /// Whose fault an outcome is decides which verdict it feeds: statuses and network failures
 /// (`timeout`: the server did not answer within the SDK's timeout in real time) are the server's;
-/// `injected-timeout` and `offline` are faults the run injected; `warp-timeout` and `not-sent-…`
-/// are the fleet's own (its timing, its limits), never the server's (`isFleetSide`).
+/// `injected-timeout`, `offline` and the modelled network's failures (`injected-dns`,
+/// `injected-tls`, `injected-reset`: requests never sent) are faults the run injected;
+/// `warp-timeout` and `not-sent-…` are the fleet's own (its timing, its limits), never the
+/// server's (`isFleetSide`).
 public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     /// The server answered with this status.
     case status(Int)
@@ -25,6 +27,19 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
     case warpTimeout
     /// The fleet could not put the request on the wire before its device gave up on it.
     case notSent(NotSentCause)
+    /// The device's modelled network (`network:`, `networkProfile`) failed the transfer before
+    /// the server could have it: the request never went on the wire.
+    case injected(LinkFailure)
+
+    /// How a modelled network fails a transfer (`LinkDraw`).
+    public enum LinkFailure: String, Sendable, Hashable, Codable, CaseIterable {
+        /// The name lookup failed.
+        case dns
+        /// The TLS handshake failed.
+        case tls
+        /// The connection was reset during the body (six losses in a row, or `resetMidBody`).
+        case reset
+    }
 
     /// Why the fleet did not put a request on the wire.
     public enum NotSentCause: String, Sendable, Hashable, Codable, CaseIterable {
@@ -47,6 +62,7 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
         case .injectedTimeout: "injected-timeout"
         case .warpTimeout: "warp-timeout"
         case .notSent(let cause): "not-sent-\(cause.rawValue)"
+        case .injected(let failure): "injected-\(failure.rawValue)"
         }
     }
 
@@ -84,7 +100,7 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
     public enum Party: String, Sendable, Hashable {
         /// The server's answer, or the network's failure to reach it.
         case server
-        /// A fault the run injected (`timeouts`, `latency`, `networkOffline`).
+        /// A fault the run injected (`timeouts`, `latency`, `networkOffline`, a `network:` profile).
         case fault
         /// The fleet's own timing or limits.
         case fleet
@@ -94,7 +110,7 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
     public var party: Party {
         switch self {
         case .status, .failed: .server
-        case .offline, .injectedTimeout: .fault
+        case .offline, .injectedTimeout, .injected: .fault
         case .warpTimeout, .notSent: .fleet
         }
     }
@@ -111,6 +127,7 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
             .failed($0)
         }
         + [.offline, .injectedTimeout, .warpTimeout] + NotSentCause.allCases.map { .notSent($0) }
+        + LinkFailure.allCases.map { .injected($0) }
 
     /// By their text, as every report lists them.
     public static func < (lhs: TransferOutcome, rhs: TransferOutcome) -> Bool { lhs.description < rhs.description }

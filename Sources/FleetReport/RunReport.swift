@@ -45,7 +45,8 @@ package struct RunReportBody: APIBody {
                     + "answer within the SDK's timeout in real time; `refused`, `reset`, `dns`, `tls`, `other`), a "
                     + "fault (`offline`, `injected-timeout`) or the fleet's own (`warp-timeout`, "
                     + "`not-sent-connection-cap`, `not-sent-descriptors`, `not-sent-source-address`; see "
-                    + "`fleet_health`).")
+                    + "`fleet_health`; and a modelled network's failures, never sent: `injected-dns`, "
+                    + "`injected-tls`, `injected-reset`).")
         ]
     }
 

@@ -73,12 +73,8 @@ public struct OSProvider: Sendable {
             activity: reading.activity, isMock: profile.isMock)
     }
 
-    /// A standard normal draw (Box–Muller).
-    private mutating func gaussian() -> Double {
-        let u1 = Double.random(in: Double.leastNonzeroMagnitude..<1, using: &rng)
-        let u2 = Double.random(in: 0..<1, using: &rng)
-        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
-    }
+    /// A standard normal draw from the provider's stream.
+    private mutating func gaussian() -> Double { rng.standardNormal() }
 
     private static func wrapLongitude(_ value: Double) -> Double {
         var wrapped = (value + 180).truncatingRemainder(dividingBy: 360)

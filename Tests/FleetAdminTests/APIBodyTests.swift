@@ -168,6 +168,16 @@ struct APIRequestTests {
             ("SpawnRequest", #"{"spec": {"name": "n", "count": 1, "route": "r.gpx", "colour": "red"}}"#, false),
             ("SpawnRequest", #"{"spec": {"name": "n", "count": 1, "route": "r.gpx", "platform": {"ios": 0}}}"#, false),
             ("SpawnRequest", #"{"group": null, "count": 2}"#, false),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "network": "3g"}"#, true),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "network": "5g"}"#, false),
+            (
+                "GroupSpec",
+                #"{"name": "n", "count": 1, "route": "r.gpx", "#
+                    + #""network": {"profile": "lte", "latency": {"median": 60, "p95": 250}, "loss": 0.01}}"#, true
+            ),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "network": {"loss": 0.6}}"#, false),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "network": {"uplinkKbps": 0}}"#, false),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "network": {"latency": {"mean": 5}}}"#, false),
             ("Selector", #"{"all": true}"#, true), ("Selector", #"{"all": false}"#, false),
             ("Selector", #"{"fraction": 0.5, "seed": 3}"#, true), ("Selector", #"{"group": "g", "seed": 3}"#, false),
             ("Selector", #"{"ids": []}"#, false), ("Selector", #"{"state": ""}"#, false),

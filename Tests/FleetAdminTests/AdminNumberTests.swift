@@ -51,6 +51,21 @@ struct AdminNumberTests {
             #"{"action": "configure", "selector": {"all": true}, "params": {"config": {"stationaryRadiusMeters": V}}}"#,
             "params.stationaryRadiusMeters", []
         ),
+        (
+            "POST", "/api/v1/fleet/actions",
+            #"{"action": "networkProfile", "selector": {"all": true}, "params": {"uplinkKbps": V}}"#,
+            "params.uplinkKbps", []
+        ),
+        (
+            "POST", "/api/v1/fleet/actions",
+            #"{"action": "networkProfile", "selector": {"all": true}, "params": {"latency": {"median": V}}}"#,
+            "params.latency.median", ["0"]
+        ),
+        (
+            "POST", "/api/v1/fleet/actions",
+            #"{"action": "networkProfile", "selector": {"all": true}, "params": {"loss": V}}"#,
+            "params.loss", ["5e-324", "0"]
+        ),
     ]
 
     /// Query values (percent-encoded where needed).

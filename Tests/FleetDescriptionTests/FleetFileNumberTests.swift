@@ -139,6 +139,37 @@ struct FleetFileNumberTests {
                 of: "action: sync", with: "action: timeouts"),
             .real(FleetAction.timeoutFractionRange)
         ),
+        ("network.uplinkKbps", fleet(group: "    network: {uplinkKbps: V}"), .real(NetworkProfile.uplinkKbpsRange)),
+        (
+            "network.latency.median", fleet(group: "    network: {latency: {median: V}}"),
+            .millis(NetworkProfile.latencyMedianRange)
+        ),
+        (
+            "network.latency.p95", fleet(group: "    network: {latency: {p95: V}}"),
+            .millis(NetworkProfile.latencyP95Range)
+        ),
+        ("network.loss", fleet(group: "    network: {profile: lte, loss: V}"), .real(NetworkProfile.lossRange)),
+        ("network.dns", fleet(group: "    network: {dns: V}"), .real(NetworkProfile.shareRange)),
+        ("network.tls", fleet(group: "    network: {tls: V}"), .real(NetworkProfile.shareRange)),
+        ("network.resetMidBody", fleet(group: "    network: {resetMidBody: V}"), .real(NetworkProfile.shareRange)),
+        (
+            "params.uplinkKbps",
+            fleet(fault: "    params: {uplinkKbps: V}").replacingOccurrences(
+                of: "action: sync", with: "action: networkProfile"),
+            .real(NetworkProfile.uplinkKbpsRange)
+        ),
+        (
+            "params.latency.median",
+            fleet(fault: "    params: {latency: {median: V}}").replacingOccurrences(
+                of: "action: sync", with: "action: networkProfile"),
+            .millis(NetworkProfile.latencyMedianRange)
+        ),
+        (
+            "params.loss",
+            fleet(fault: "    params: {loss: V}").replacingOccurrences(
+                of: "action: sync", with: "action: networkProfile"),
+            .real(NetworkProfile.lossRange)
+        ),
     ]
 
     static var cases: [(field: String, yaml: String, kind: Kind, value: String)] {

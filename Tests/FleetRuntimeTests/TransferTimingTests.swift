@@ -113,6 +113,7 @@ struct DeterministicRunTests {
               - {at: 4m, for: 3m, select: {fraction: 0.5}, action: latency, params: {ms: 1500}}
               - {at: 9m, for: 2m, select: all, action: timeouts, params: {fraction: 0.5}}
               - {at: 12m, for: 2m, select: {fraction: 0.4}, action: networkOffline}
+              - {at: 2m, for: 11m, select: {fraction: 0.5}, action: networkProfile, params: {profile: lossy}}
             """
         let yaml = Workspace.yaml(devices: 6, sync: "{syncThreshold: 4, intervalSeconds: 60}", faults: faults)
             .replacingOccurrences(of: "warp: 3000", with: "warp: \(warp)")
@@ -188,7 +189,10 @@ struct DeterministicRunTests {
         #expect(first.digest == fastest.digest)
         // The drains too: the backlog is read as of each fault's instants, not when the loop got
         // there (at max warp, devices run ahead of the fleet's clock).
-        #expect(first.metrics.drains.count == 3)
+        #expect(first.metrics.drains.count == 4)
+        // The lossy network failed some uploads as the fleet's own, the same in every run.
+        let injected = first.metrics.batchesByOutcome.filter { if case .injected = $0.key { true } else { false } }
+        #expect(!injected.isEmpty, "\(first.metrics.batchesByOutcome)")
         for run in [second, slower, fastest] { #expect(run.metrics.drains == first.metrics.drains) }
         let otherSeed = try await Self.run(warp: 3000, seed: 8)
         #expect(otherSeed.digest != first.digest, "the digest does not depend on what was sent")
