@@ -43,6 +43,8 @@ public struct DeviceGroup: Sendable, Hashable {
     /// The group's own load over time (`stages:`); nil follows its share of the fleet's, if any.
     /// With stages the group starts with no device, and `count` only weighs its share.
     public var stages: [Stage]? = nil
+    /// The phones' clocks (`deviceClock:`); nil: every phone's clock is true time.
+    public var deviceClock: DeviceClockSpec? = nil
 
     /// `count`: devices in a group.
     public static let countRange = NumberRange.integer(1...100_000, unit: "devices")
@@ -85,7 +87,7 @@ public struct DeviceGroup: Sendable, Hashable {
             && lhs.startOffset == rhs.startOffset && lhs.startAfterMillis == rhs.startAfterMillis
             && lhs.spreadMillis == rhs.spreadMillis && lhs.autoStart == rhs.autoStart
             && lhs.config == rhs.config && lhs.extras == rhs.extras && lhs.geofences == rhs.geofences
-            && lhs.provider == rhs.provider
+            && lhs.provider == rhs.provider && lhs.deviceClock == rhs.deviceClock
     }
 
     public func hash(into hasher: inout Hasher) {

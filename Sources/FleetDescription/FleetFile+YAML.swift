@@ -222,6 +222,7 @@ struct FleetFileReader {
                 "name", "count", "platform", "model", "sdkVersion", "osVersion", "route", "pace", "speedFactor", "loop",
                 "dwell",
                 "startOffset", "start", "spread", "autoStart", "config", "extras", "geofences", "provider", "stages",
+                "deviceClock",
             ], in: "a group")
         guard let nameNode = map["name"] else {
             report(node, "a group has no `name`", expected: "`name: couriers` or similar")
@@ -368,12 +369,41 @@ struct FleetFileReader {
             if let node = providerMap["mock"], let value = bool(node, "provider.mock") { provider.isMock = value }
         }
         let stages = map["stages"].map { readStages($0, "stages of group \"\(name)\"") }
-        return DeviceGroup(
+        let deviceClock = map["deviceClock"].flatMap { readDeviceClock($0) }
+        var group = DeviceGroup(
             name: name, count: count, platforms: platforms, models: models, sdkVersions: sdkVersions,
             osVersions: osVersions, routes: routes,
             pace: pace, loops: loops, dwell: dwell, startOffset: startOffset, startAfterMillis: start,
             spreadMillis: spread, autoStart: autoStart, config: config, extras: extras, geofences: geofences,
             provider: provider, stages: stages)
+        group.deviceClock = deviceClock
+        return group
+    }
+
+    /// `deviceClock: {offset: 0s, spread: 2m, driftPpm: 50, ntp: {every: 6h}}`: every part
+    /// optional (an exact clock, no NTP, when left out); see `DeviceClockSpec`.
+    mutating func readDeviceClock(_ node: Node) -> DeviceClockSpec? {
+        guard let map = mapping(node, "deviceClock") else { return nil }
+        checkKeys(map, ["offset", "spread", "driftPpm", "ntp"], in: "deviceClock")
+        var spec = DeviceClockSpec()
+        if let node = map["offset"] {
+            spec.offsetMillis = duration(node, "deviceClock.offset", DeviceClockSpec.readOffset) ?? 0
+        }
+        if let node = map["spread"] {
+            spec.spreadMillis = duration(node, "deviceClock.spread", DeviceClockSpec.readSpread) ?? 0
+        }
+        if let node = map["driftPpm"] {
+            spec.driftPpm = number(node, "deviceClock.driftPpm", DeviceClockSpec.driftRange) ?? 0
+        }
+        if let ntpNode = map["ntp"], let ntpMap = mapping(ntpNode, "deviceClock.ntp") {
+            checkKeys(ntpMap, ["every"], in: "deviceClock.ntp")
+            if let everyNode = ntpMap["every"] {
+                spec.ntpEveryMillis = duration(everyNode, "deviceClock.ntp.every", DeviceClockSpec.readNTPEvery)
+            } else {
+                report(ntpNode, "`deviceClock.ntp` has no `every`", expected: "e.g. `ntp: {every: 6h}`")
+            }
+        }
+        return spec
     }
 
     /// `stages:`: a list of `{for: DURATION, devices: N}`, at least one.
