@@ -1,0 +1,160 @@
+import BeekonDevice
+import FleetTestSupport
+import Foundation
+import Testing
+
+@testable import FleetDescription
+@testable import FleetEngine
+@testable import FleetRuntime
+
+/// Phones' clocks (`deviceClock`, `clockJump`, `clockOffset`) on the simulated driver, at exact
+/// virtual instants: what the SDK stamps moves with the clock, its timers and the engine's
+/// figures do not.
+@Suite("Device clocks in a run")
+struct DeviceClockRunTests {
+    static let start = Workspace.start
+    static let minute = Workspace.minute
+
+    /// One walker of `platform` admitting a fix a second, uploading every minute (never on a
+    /// threshold), with `clock` as its `deviceClock` and `faults`.
+    static func yaml(platform: String, clock: String = "", faults: String = "") -> String {
+        """
+        name: clocks
+        seed: 11
+        clock: {start: 2026-06-15T08:00:00Z, warp: 60}
+        groups:
+          - name: walkers
+            count: 1
+            platform: \(platform)
+            route: walk.csv
+            pace: walk
+            provider: {gapsPerHour: 0, outlierProbability: 0}
+            \(clock.isEmpty ? "" : "deviceClock: \(clock)")
+            config:
+              preset: precision
+              minTimeBetweenLocationsSeconds: 1
+              minDistanceBetweenLocationsMeters: 0
+              whenStationary: keepTracking
+              sync: {syncThreshold: 1000, intervalSeconds: 60}
+        \(faults.isEmpty ? "" : "faults:\n" + faults)
+        """
+    }
+
+    /// Fixes device 0 has admitted so far.
+    static func admitted(_ fleet: SimulatedFleet) -> Int {
+        fleet.engine.slots[0].storage.ledger?.admitted ?? 0
+    }
+
+    @Test(
+        """
+        an iOS clock set 10 minutes back stamps fixes older than the last admitted one, which the \
+        SDK rejects (spec §4 step 4): no fix is admitted until the clock passes it, 10 virtual minutes on
+        """
+    )
+    func iOSBackwardJumpStopsAdmission() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let ingest = SimulatedIngest()
+        let faults = "  - {at: 2m, action: clockJump, params: {seconds: -600}}"
+        var fleet = try workspace.simulated(Self.yaml(platform: "ios", faults: faults), ingest: ingest)
+        fleet.advance(to: Self.start + 2 * Self.minute + 500)
+        let before = Self.admitted(fleet)
+        #expect(before > 100)
+        fleet.advance(to: Self.start + 11 * Self.minute + 55_000)
+        #expect(Self.admitted(fleet) == before, "a fix stamped before the last admitted one was admitted")
+        fleet.advance(to: Self.start + 12 * Self.minute + 5_000)
+        #expect(Self.admitted(fleet) > before, "admission did not resume once the clock passed the last fix")
+        // What the store holds never goes back: the fixes after the gap are stamped past the last before it.
+        let stamps = try fleet.storedFixes().map(\.timestamp) + ingest.uploads.flatMap(\.timestamps)
+        #expect(stamps.sorted() == Set(stamps).sorted(), "a fix was stored twice or out of order")
+        // The uploads' `sent_at` is the clock's: 10 minutes behind their true send instant from the jump on.
+        for upload in ingest.uploads(of: fleet.engine.slots[0].id) {
+            let behind = upload.request.sentAt >= Self.start + 2 * Self.minute ? Int64(600_000) : 0
+            #expect(upload.sentAt == upload.request.sentAt - behind, "sent_at \(upload.sentAt)")
+        }
+    }
+
+    @Test(
+        """
+        an Android GNSS fix carries the satellites' time: the same jump leaves admission going, \
+        while sent_at follows the phone's clock
+        """
+    )
+    func androidGNSSKeepsSatelliteTime() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let ingest = SimulatedIngest()
+        let faults = "  - {at: 2m, action: clockJump, params: {seconds: -600}}"
+        var fleet = try workspace.simulated(Self.yaml(platform: "android", faults: faults), ingest: ingest)
+        fleet.advance(to: Self.start + 2 * Self.minute + 500)
+        let before = Self.admitted(fleet)
+        fleet.advance(to: Self.start + 5 * Self.minute)
+        // A fix a second, give or take the one at each boundary.
+        #expect(abs(Self.admitted(fleet) - before - 180) <= 2, "admitted \(Self.admitted(fleet) - before)")
+        let uploads = ingest.uploads(of: fleet.engine.slots[0].id)
+        let late = try #require(uploads.last { $0.request.sentAt > Self.start + 3 * Self.minute })
+        #expect(late.sentAt == late.request.sentAt - 600_000)
+        #expect(late.timestamps.allSatisfy { $0 > Self.start + 2 * Self.minute && $0 <= late.request.sentAt })
+    }
+
+    @Test(
+        "the SDK's timers are elapsed time: the minute's uploads keep their true cadence across a jump",
+        arguments: [3_600, -3_600])
+    func timersDoNotJump(seconds: Int) throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let ingest = SimulatedIngest()
+        let faults = "  - {at: 150s, action: clockJump, params: {seconds: \(seconds)}}"
+        var fleet = try workspace.simulated(Self.yaml(platform: "android", faults: faults), ingest: ingest)
+        fleet.advance(to: Self.start + 8 * Self.minute)
+        // A minute's 60 fixes leave as two batches at one instant (the drain sends the next at once).
+        let sends = Set(ingest.uploads(of: fleet.engine.slots[0].id).map(\.request.sentAt)).sorted()
+        #expect(sends.count == 8, "\(sends.map { $0 - Self.start })")
+        #expect(zip(sends, sends.dropFirst()).allSatisfy { $1 - $0 == Self.minute }, "\(sends.map { $0 - Self.start })")
+        let sentAt = ingest.uploads(of: fleet.engine.slots[0].id).map(\.sentAt)
+        #expect(sentAt.last == sends.last.map { $0 + Int64(seconds) * 1000 })
+    }
+
+    @Test("a fleet file's deviceClock: every device its own offset, in range, and the engine's figures on true time")
+    func groupOffsets() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let ingest = SimulatedIngest()
+        let yaml = Self.yaml(platform: "ios", clock: "{offset: 5m, spread: 30s}")
+            .replacingOccurrences(of: "count: 1", with: "count: 6")
+        var fleet = try workspace.simulated(yaml, ingest: ingest)
+        fleet.advance(to: Self.start + 5 * Self.minute)
+        var offsets: Set<Int64> = []
+        for slot in fleet.engine.slots {
+            let uploads = ingest.uploads(of: slot.id)
+            try #require(!uploads.isEmpty)
+            let offset = uploads[0].sentAt - uploads[0].request.sentAt
+            #expect((270_000...330_000).contains(offset), "\(slot.id): \(offset)")
+            #expect(uploads.allSatisfy { $0.sentAt - $0.request.sentAt == offset }, "\(slot.id): no drift asked")
+            offsets.insert(offset)
+        }
+        #expect(offsets.count == 6, "two devices share an offset: \(offsets)")
+        // Acknowledged fixes are at most a minute and a bit old on true time, not five minutes younger.
+        let age = fleet.engine.metrics.fixes.ageAtAcknowledgement
+        #expect(age.count > 0)
+        #expect(age.percentile(0) >= 0 && age.percentile(1) <= 62_000, "\(age.percentile(0))…\(age.percentile(1))")
+    }
+
+    @Test("NTP sets a drifting clock right at each sync: sent_at jumps back to the true instant")
+    func ntpCorrects() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let ingest = SimulatedIngest()
+        let yaml = Self.yaml(platform: "ios", clock: "{offset: 2m, driftPpm: 500, ntp: {every: 1m}}")
+        var fleet = try workspace.simulated(yaml, ingest: ingest)
+        fleet.advance(to: Self.start + 4 * Self.minute)
+        let clock = try #require(fleet.engine.slots[0].os.clock)
+        let first = try #require(clock.firstSync)
+        #expect(first >= Self.start && first < Self.start + Self.minute)
+        // Every upload is after the first sync: off true time by the drift since the last sync only.
+        for upload in ingest.uploads(of: fleet.engine.slots[0].id) {
+            let since = upload.request.sentAt - (clock.lastSync(atOrBefore: upload.request.sentAt) ?? Self.start)
+            #expect(abs(upload.sentAt - upload.request.sentAt) <= since / 2_000 + 1, "\(upload.sentAt)")
+        }
+    }
+}
