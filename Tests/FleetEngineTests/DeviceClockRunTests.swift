@@ -157,4 +157,53 @@ struct DeviceClockRunTests {
             #expect(abs(upload.sentAt - upload.request.sentAt) <= since / 2_000 + 1, "\(upload.sentAt)")
         }
     }
+
+    /// `LookaheadTests`' fleet with phone clocks: drawn per device, synced every 4 minutes, a
+    /// jump back on a fraction and a set offset on a group.
+    static let clockedFleet =
+        LookaheadTests.yaml
+        .replacingOccurrences(
+            of: "    spread: 1m\n",
+            with: "    spread: 1m\n    deviceClock: {offset: 1m, spread: 2m, driftPpm: 200, ntp: {every: 4m}}\n"
+        )
+        .replacingOccurrences(
+            of: "    start: 7m\n", with: "    start: 7m\n    deviceClock: {offset: -3m, driftPpm: 50}\n")
+            + """
+
+              - {at: 5m, select: {fraction: 0.5}, action: clockJump, params: {seconds: -300}}
+              - {at: 10m, for: 4m, select: {group: late}, action: clockOffset, params: {seconds: 90}}
+            """
+
+    @Test("a device's clock is the same on every shard: the shards together send what the whole fleet sends")
+    func shardsShareClocks() throws {
+        #expect(Self.clockedFleet.contains("deviceClock: {offset: -3m"))
+        try ShardTests.expectSameFleet(Self.clockedFleet, shards: 2, minutes: 20)
+        let whole = try ShardTests.run(Self.clockedFleet, shard: .whole, until: 20)
+        defer { whole.workspace.cleanUp() }
+        var clocks: [String: DeviceClock] = [:]
+        for shard in try Shard.all(3) {
+            let part = try ShardTests.run(Self.clockedFleet, shard: shard, until: 20)
+            part.workspace.cleanUp()
+            for slot in part.fleet.engine.slots { clocks[slot.id] = slot.os.clock }
+        }
+        #expect(clocks.count == whole.fleet.engine.slots.count)
+        for slot in whole.fleet.engine.slots { #expect(clocks[slot.id] == slot.os.clock, "\(slot.id)") }
+        // Each device's own: offsets and sync instants differ between devices.
+        let walkers = whole.fleet.engine.slots.filter { $0.group == 0 }.compactMap(\.os.clock)
+        #expect(Set(walkers.map(\.firstSync)).count == walkers.count)
+    }
+
+    @Test("a fleet without deviceClock sends exactly what it sent before: no draw moved, no instant either")
+    func noClockNoChange() throws {
+        let plain = try ShardTests.run(LookaheadTests.yaml, shard: .whole, until: 20)
+        defer { plain.workspace.cleanUp() }
+        #expect(plain.fleet.engine.slots.allSatisfy { $0.os.clock == nil })
+        // A clock at exactly true time reads as none: same requests, byte for byte.
+        let exact = LookaheadTests.yaml.replacingOccurrences(
+            of: "    spread: 1m\n", with: "    spread: 1m\n    deviceClock: {offset: 0s}\n")
+        let zero = try ShardTests.run(exact, shard: .whole, until: 20)
+        defer { zero.workspace.cleanUp() }
+        #expect(zero.fleet.engine.slots.contains { $0.os.clock != nil })
+        #expect(zero.fleet.engine.metrics.sent.text == plain.fleet.engine.metrics.sent.text)
+    }
 }

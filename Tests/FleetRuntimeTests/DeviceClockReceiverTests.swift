@@ -92,3 +92,55 @@ struct DeviceClockReceiverTests {
                 "beekon_receiver_clock_skew_seconds{quantile=\"0.5\"} \(Double(aheadStats.clockSkew.p50) / 1000)\n"))
     }
 }
+
+/// `--deterministic` runs with phone clocks: the same seed gives the same offsets, drifts, NTP
+/// jumps and clock faults, so the same requests, whatever the warp or the number of loops.
+@Suite("Device clocks replay", .serialized)
+struct DeviceClockReplayTests {
+    /// One run on a fresh folder: its digest and what the server got, by install, in order.
+    static func run(warp: Int, maxWarp: Bool = false, loops: Int = 1) async throws -> (
+        digest: RequestDigest, uploads: [String: [String]]
+    ) {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let server = try workspace.receiver { $0.script = AnswerScript(failFirst: 1, failFirstStatus: 503) }
+        defer { server.stop() }
+        let faults = """
+                deviceClock: {offset: 30s, spread: 2m, driftPpm: 300, ntp: {every: 5m}}
+            faults:
+              - {at: 4m, select: {fraction: 0.5}, action: clockJump, params: {seconds: -240}}
+              - {at: 9m, for: 3m, select: all, action: clockOffset, params: {seconds: 3600}}
+            """
+        let yaml = Workspace.yaml(devices: 6, sync: "{syncThreshold: 4, intervalSeconds: 60}", faults: faults)
+            .replacingOccurrences(of: "warp: 3000", with: "warp: \(warp)")
+        #expect(try workspace.fleet(yaml).groups[0].deviceClock?.ntpEveryMillis == 300_000)
+        let runtime = try await workspace.runtime(
+            yaml, ingest: server.url, virtualMinutes: 16, timing: .deterministic, maxWarp: maxWarp, loops: loops)
+        var uploads: [String: [String]] = [:]
+        for upload in server.uploadLog() {
+            uploads[upload.installID, default: []].append("\(upload.batchID) \(upload.sentAt) \(upload.locationCount)")
+        }
+        return (runtime.metrics.sent, uploads)
+    }
+
+    @Test(
+        """
+        the same seed gives the same clocks, jumps and requests (sent_at, batch ids) at warp 600, \
+        at warp 3000, at max warp and over 1 to 3 loops
+        """
+    )
+    func sameClocksSameRequests() async throws {
+        let first = try await Self.run(warp: 3000)
+        #expect(first.digest.count > 20, "too few requests to compare: \(first.digest.count)")
+        // sent_at is each phone's clock: the clocks' offsets, drifts, syncs and jumps are in the uploads.
+        let sentAt = first.uploads.values.flatMap { $0 }
+        #expect(sentAt.count > 20)
+        for other in [
+            try await Self.run(warp: 600), try await Self.run(warp: 3000, maxWarp: true),
+            try await Self.run(warp: 3000, loops: 2), try await Self.run(warp: 3000, maxWarp: true, loops: 3),
+        ] {
+            #expect(other.digest == first.digest)
+            #expect(other.uploads == first.uploads)
+        }
+    }
+}
