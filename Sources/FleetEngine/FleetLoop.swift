@@ -138,12 +138,36 @@ package struct FleetLoop {
 
     /// The latest true instant a row device `index` of group `group` stamped `stamped` on its
     /// clock can have been stored at: the reading less the least offset its clock can have had
-    /// (an Android GNSS fix carries satellite time, offset 0). Without a `deviceClock`, `stamped`.
+    /// (in a group with Android phones, at most 0: a GNSS fix carries satellite time). Without a
+    /// `deviceClock`, `stamped`.
     func latestTrueInstant(stampedAt stamped: Int64, group: Int, index: Int) -> Int64 {
+        Self.latestTrueInstant(stampedAt: stamped, group: group, index: index, fleet: fleet, seed: seed)
+    }
+
+    /// `latestTrueInstant(stampedAt:group:index:)` for the device with id `deviceID` of `fleet`
+    /// run with `seed`, before any engine is made (`DataFolder.resumeStart`); `stamped` for an id
+    /// the fleet has no group for.
+    package static func latestTrueInstant(
+        stampedAt stamped: Int64, deviceID: String, fleet: FleetFile, seed: UInt64
+    ) -> Int64 {
+        let place = place(of: deviceID)
+        guard place != .max, let dash = deviceID.lastIndex(of: "-"),
+            let group = fleet.groups.firstIndex(where: { $0.name == deviceID[..<dash] })
+        else { return stamped }
+        return latestTrueInstant(stampedAt: stamped, group: group, index: place, fleet: fleet, seed: seed)
+    }
+
+    static func latestTrueInstant(
+        stampedAt stamped: Int64, group: Int, index: Int, fleet: FleetFile, seed: UInt64
+    ) -> Int64 {
         guard let spec = fleet.groups[group].deviceClock else { return stamped }
         var draws = DeviceClock.draws(seed: seed, group: group, index: index)
         let clock = DeviceClock(spec: spec, origin: 0, draws: &draws)
-        let least = min(clock.leastOffset(span: Int64(FleetDuration.range.upper)), 0)
+        var least = clock.leastOffset(span: Int64(FleetDuration.range.upper))
+        // An Android phone of the group may have stamped a GNSS fix on true time (offset 0).
+        if fleet.groups[group].platforms.contains(where: { $0.platform == .android && $0.weight > 0 }) {
+            least = min(least, 0)
+        }
         let (instant, overflow) = stamped.subtractingReportingOverflow(least)
         return overflow ? .max : instant
     }

@@ -206,4 +206,35 @@ struct DeviceClockRunTests {
         #expect(zero.fleet.engine.slots.contains { $0.os.clock != nil })
         #expect(zero.fleet.engine.metrics.sent.text == plain.fleet.engine.metrics.sent.text)
     }
+
+    @Test(
+        """
+        a resumed run starts after what the earlier run stamped on true time: an hour-fast clock's \
+        newest row does not push the start an hour on, and the clock is drawn again from the seed
+        """
+    )
+    func resumeStaysOnTrueTime() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let yaml = Self.yaml(platform: "ios", clock: "{offset: 1h, spread: 10s}")
+            .replacingOccurrences(of: "sync: {syncThreshold: 1000, intervalSeconds: 60}", with: "sync: false")
+        var first = try workspace.simulated(yaml, ingest: SimulatedIngest(), dataDirectory: workspace.data)
+        first.advance(to: Self.start + 10 * Self.minute)
+        let clock = try #require(first.engine.slots[0].os.clock)
+        let stamped = try #require(try first.engine.slots[0].storage.store.newestTimestamp())
+        #expect(stamped > Self.start + 69 * Self.minute, "the rows are stamped on the hour-fast clock")
+        first.finish()
+        let earlier = try #require(try DataFolder.earlierRun(workspace.data))
+        let fleet = try workspace.fleet(yaml)
+        let expected = DataFolder.resumeStart(of: earlier, fleet: fleet, seed: fleet.seed, wallNow: Self.start)
+        var second = try workspace.simulated(yaml, ingest: SimulatedIngest(), dataDirectory: workspace.data)
+        let resumed = second.engine.clock.runStart
+        #expect(resumed == expected, "the --clock-start message and the run agree")
+        #expect(resumed.reason == .stopped && resumed.millis == Self.start + 10 * Self.minute + 1, "\(resumed)")
+        // Drawn again from the seed, from the resumed start: the same offset, the rows still in order.
+        #expect(second.engine.slots[0].os.clock?.offset(at: resumed.millis) == clock.offset(at: clock.anchor))
+        second.advance(to: resumed.millis + Self.minute)
+        let stamps = try second.storedFixes().map(\.timestamp)
+        #expect(stamps.filter { $0 > stamped }.count > 30, "the resumed device admits fixes again")
+    }
 }
