@@ -237,4 +237,29 @@ struct DeviceClockRunTests {
         let stamps = try second.storedFixes().map(\.timestamp)
         #expect(stamps.filter { $0 > stamped }.count > 30, "the resumed device admits fixes again")
     }
+
+    @Test(
+        """
+        the token's expiry is read on the phone's clock: a proactive refresh due at expiresAt − 60 s \
+        goes 10 minutes later on a clock 10 minutes behind, 10 minutes sooner on one ahead
+        """,
+        arguments: [(-600, Int64(39)), (0, 29), (600, 19)])
+    func tokenExpiryOnThePhonesClock(offsetSeconds: Int, refreshMinute: Int64) throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let ingest = SimulatedIngest()
+        let expiresAt = (Self.start + 30 * Self.minute) / 1000
+        let yaml = Self.yaml(platform: "ios", clock: "{offset: \(offsetSeconds)}")
+            .replacingOccurrences(
+                of: "sync: {syncThreshold: 1000, intervalSeconds: 60}",
+                with: """
+                    sync: {syncThreshold: 1000, intervalSeconds: 3600, auth: {accessToken: a, refreshToken: r, \
+                    expiresAt: \(expiresAt), refreshUrl: "http://token.invalid/token"}}
+                    """)
+        var fleet = try workspace.simulated(yaml, ingest: ingest)
+        fleet.advance(to: Self.start + 45 * Self.minute)
+        let refreshes = fleet.sent.filter { if case .refresh = $0.kind { true } else { false } }
+        #expect(
+            refreshes.first?.sentAt == Self.start + refreshMinute * Self.minute, "\(refreshes.map(\.sentAt))")
+    }
 }
