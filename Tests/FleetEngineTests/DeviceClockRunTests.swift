@@ -45,6 +45,18 @@ struct DeviceClockRunTests {
         fleet.engine.slots[0].storage.ledger?.admitted ?? 0
     }
 
+    /// A walker of `platform` whose clock jumps 10 minutes back at 2 min, run to just past the
+    /// jump, with the fixes it had admitted by then.
+    static func jumpedBack(
+        platform: String, in workspace: Workspace
+    ) throws -> (fleet: SimulatedFleet, ingest: SimulatedIngest, admitted: Int) {
+        let ingest = SimulatedIngest()
+        let faults = "  - {at: 2m, action: clockJump, params: {seconds: -600}}"
+        var fleet = try workspace.simulated(Self.yaml(platform: platform, faults: faults), ingest: ingest)
+        fleet.advance(to: Self.start + 2 * Self.minute + 500)
+        return (fleet, ingest, Self.admitted(fleet))
+    }
+
     @Test(
         """
         an iOS clock set 10 minutes back stamps fixes older than the last admitted one, which the \
@@ -54,11 +66,7 @@ struct DeviceClockRunTests {
     func iOSBackwardJumpStopsAdmission() throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
-        let ingest = SimulatedIngest()
-        let faults = "  - {at: 2m, action: clockJump, params: {seconds: -600}}"
-        var fleet = try workspace.simulated(Self.yaml(platform: "ios", faults: faults), ingest: ingest)
-        fleet.advance(to: Self.start + 2 * Self.minute + 500)
-        let before = Self.admitted(fleet)
+        var (fleet, ingest, before) = try Self.jumpedBack(platform: "ios", in: workspace)
         #expect(before > 100)
         fleet.advance(to: Self.start + 11 * Self.minute + 55_000)
         #expect(Self.admitted(fleet) == before, "a fix stamped before the last admitted one was admitted")
@@ -83,11 +91,7 @@ struct DeviceClockRunTests {
     func androidGNSSKeepsSatelliteTime() throws {
         let workspace = try Workspace()
         defer { workspace.cleanUp() }
-        let ingest = SimulatedIngest()
-        let faults = "  - {at: 2m, action: clockJump, params: {seconds: -600}}"
-        var fleet = try workspace.simulated(Self.yaml(platform: "android", faults: faults), ingest: ingest)
-        fleet.advance(to: Self.start + 2 * Self.minute + 500)
-        let before = Self.admitted(fleet)
+        var (fleet, ingest, before) = try Self.jumpedBack(platform: "android", in: workspace)
         fleet.advance(to: Self.start + 5 * Self.minute)
         // A fix a second, give or take the one at each boundary.
         #expect(abs(Self.admitted(fleet) - before - 180) <= 2, "admitted \(Self.admitted(fleet) - before)")
