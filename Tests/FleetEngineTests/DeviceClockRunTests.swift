@@ -261,6 +261,10 @@ struct DeviceClockRunTests {
                     expiresAt: \(expiresAt), refreshUrl: "http://token.invalid/token"}}
                     """)
         var fleet = try workspace.simulated(yaml, ingest: ingest)
+        fleet.advance(to: Self.start + 10 * Self.minute)
+        // The admin shows the expiry on the fleet's clock: when the device will find the token expired.
+        let validUntil = fleet.engine.deviceSnapshot(0).auth.validUntil
+        #expect(validUntil == Self.start + 30 * Self.minute - Int64(offsetSeconds) * 1000)
         fleet.advance(to: Self.start + 45 * Self.minute)
         let refreshes = fleet.sent.filter { if case .refresh = $0.kind { true } else { false } }
         #expect(
