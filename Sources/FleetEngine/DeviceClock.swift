@@ -45,6 +45,13 @@ struct DeviceClock: Sendable, Hashable {
         self.init(offset: offset, at: origin, driftPPB: driftPPB, firstSync: origin + phase, syncEvery: every)
     }
 
+    /// Whether the OS stamps a fix of `platform` asked at `accuracy` with the satellites' time
+    /// rather than the phone's clock: Android's GNSS fixes (`high`; `Location.getTime()`), not
+    /// iOS's, nor Android's fused or network ones (docs/device-model.md).
+    static func stampsSatelliteTime(platform: Platform, accuracy: AccuracyRequest?) -> Bool {
+        platform == .android && accuracy == .high
+    }
+
     /// The stream a device's clock is drawn from: derived from the run seed by the device's
     /// group and place (never from the device's own stream, so a run without `deviceClock`
     /// sends what it sent before), the same on every shard and in a resumed run.

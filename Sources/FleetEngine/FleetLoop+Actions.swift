@@ -164,7 +164,8 @@ extension FleetLoop {
     private mutating func recordAgeAtAcknowledgement(_ batch: PendingBatch, slot: Int, at time: Int64) {
         let group = slots[slot].group
         let offset = deviceNow(slot, at: time) - time
-        let satelliteTime = slots[slot].identity.platform == .android && slots[slot].world.accuracy == .high
+        let satelliteTime = DeviceClock.stampsSatelliteTime(
+            platform: slots[slot].identity.platform, accuracy: slots[slot].world.accuracy)
         for fix in batch.locations {
             let age = Double(time - fix.timestamp + (satelliteTime ? 0 : offset))
             metrics.fixes.ageAtAcknowledgement.record(age)

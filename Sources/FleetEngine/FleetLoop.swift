@@ -157,6 +157,7 @@ package struct FleetLoop {
         return latestTrueInstant(stampedAt: stamped, group: group, index: place, fleet: fleet, seed: seed)
     }
 
+    /// `latestTrueInstant(stampedAt:group:index:)` for `fleet` run with `seed`.
     static func latestTrueInstant(
         stampedAt stamped: Int64, group: Int, index: Int, fleet: FleetFile, seed: UInt64
     ) -> Int64 {
@@ -576,9 +577,8 @@ package struct FleetLoop {
         }
         slots[slot].world.wasMoving = moving
         if var fix = slots[slot].world.provider.fix(at: time, truth: truth, request: accuracy) {
-            // The OS stamps the fix from the phone's clock, but for Android's GNSS fixes, whose
-            // time is the satellites' (docs/device-model.md).
-            if !(slots[slot].identity.platform == .android && accuracy == .high) {
+            // The OS stamps the fix from the phone's clock, but for Android's GNSS fixes.
+            if !DeviceClock.stampsSatelliteTime(platform: slots[slot].identity.platform, accuracy: accuracy) {
                 fix.timestamp = deviceNow(slot, at: time)
             }
             if let jump = slots[slot].world.gpsJump {
