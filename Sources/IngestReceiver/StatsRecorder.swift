@@ -1,4 +1,4 @@
-/// Accumulates `IngestStats` under the receiver's lock; fix ages kept in a bounded ring.
+/// Accumulates `IngestStats` under the receiver's lock; fix ages, answer times and clock skews kept in bounded rings.
 ///
 /// The ages are samples, not an HdrHistogram as the fleet's latencies are: the percentiles are
 /// over the most recent fixes (a histogram cannot forget one), and an age can be negative (a fix
