@@ -165,6 +165,20 @@ struct APIRequestTests {
             ("SpawnRequest", #"{"spec": {"name": "n", "count": 1, "route": "r.gpx", "colour": "red"}}"#, false),
             ("SpawnRequest", #"{"spec": {"name": "n", "count": 1, "route": "r.gpx", "platform": {"ios": 0}}}"#, false),
             ("SpawnRequest", #"{"group": null, "count": 2}"#, false),
+            (
+                "GroupSpec",
+                #"{"name": "n", "count": 1, "route": "r.gpx", "deviceClock": "#
+                    + #"{"offset": "-5m", "spread": 120, "driftPpm": 50, "ntp": {"every": "6h"}}}"#, true
+            ),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "deviceClock": {"offset": -604800}}"#, true),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "deviceClock": {"offset": "8d"}}"#, false),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "deviceClock": {"spread": "-1m"}}"#, false),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "deviceClock": {"driftPpm": 501}}"#, false),
+            (
+                "GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "deviceClock": {"ntp": {"every": "30s"}}}"#,
+                false
+            ),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "deviceClock": {"ntp": {}}}"#, false),
             ("Selector", #"{"all": true}"#, true), ("Selector", #"{"all": false}"#, false),
             ("Selector", #"{"fraction": 0.5, "seed": 3}"#, true), ("Selector", #"{"group": "g", "seed": 3}"#, false),
             ("Selector", #"{"ids": []}"#, false), ("Selector", #"{"state": ""}"#, false),
