@@ -163,7 +163,8 @@ public enum Timestamp {
         }
     }
 
-    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (
+    /// `value ÷ divisor` rounded down, with its remainder (from 0 up to `divisor`), `divisor` > 0.
+    package static func floorDivision(_ value: Int64, _ divisor: Int64) -> (
         quotient: Int64, remainder: Int64
     ) {
         let quotient = value >= 0 ? value / divisor : (value - divisor + 1) / divisor

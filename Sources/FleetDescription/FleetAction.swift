@@ -39,13 +39,18 @@ public enum FleetAction: Sendable, Hashable {
     /// The device's network becomes this one (a named profile, numbers overriding it); with
     /// nothing given, its group's own again.
     case networkProfile(NetworkSpec)
+    /// The phone's clock jumps `millis` at once (back when negative), as a user or a carrier's
+    /// time sets it; the group's NTP (`deviceClock.ntp`) sets it right at its next sync.
+    case clockJump(millis: Int64)
+    /// The phone's clock is set `millis` off true time (0: true time), drifting on from there.
+    case clockOffset(millis: Int64)
 
     /// An action's name, as fleet files and the API write it.
     public enum Name: String, Sendable, Hashable, CaseIterable, Codable {
         case revokePermission, grantPermission, locationServicesOff, locationServicesOn, osError
         case background, foreground, kill, reboot, networkOffline, networkOnline, latency, timeouts
         case start, stop, sync, configure, setExtras, addGeofences, removeGeofences
-        case getCurrentLocation, deleteLocations, shutdown, gpsJump, networkProfile
+        case getCurrentLocation, deleteLocations, shutdown, gpsJump, networkProfile, clockJump, clockOffset
 
         /// "one of …" every name, for errors.
         public static let oneOf = "one of \(allCases.map(\.rawValue).joined(separator: ", "))"
@@ -81,6 +86,8 @@ public enum FleetAction: Sendable, Hashable {
         case .shutdown: .shutdown
         case .gpsJump: .gpsJump
         case .networkProfile: .networkProfile
+        case .clockJump: .clockJump
+        case .clockOffset: .clockOffset
         }
     }
 
@@ -418,6 +425,37 @@ extension FleetAction {
                     .compactMapValues { $0 }
                 }),
             networkProfileDescription,
+            ActionDescription(
+                name: .clockJump,
+                summary:
+                    "the phone's clock jumps forwards (or back, negative) at once; what the SDK stamps from then on "
+                    + "(fix times, sent_at, batch ids, token expiry) moves with it, its timers (elapsed time) do not; "
+                    + "the group's deviceClock.ntp sets it right at its next sync",
+                parameters: [
+                    ActionParameter(
+                        name: "seconds", kind: .seconds(DeviceClockSpec.jumpRange), required: true,
+                        summary: "how far the clock jumps (negative: back)", example: "-600")
+                ], ending: .never,
+                make: { values in values["seconds"]?.millis.map { .clockJump(millis: $0) } },
+                values: { action in
+                    guard case .clockJump(let millis) = action else { return [:] }
+                    return ["seconds": .millis(millis)]
+                }),
+            ActionDescription(
+                name: .clockOffset,
+                summary:
+                    "the phone's clock is set this far off true time (0: true time), drifting on from there at its "
+                    + "own rate; the group's deviceClock.ntp sets it right at its next sync",
+                parameters: [
+                    ActionParameter(
+                        name: "seconds", kind: .seconds(DeviceClockSpec.setOffsetRange), required: true,
+                        summary: "the clock's offset from true time (negative: behind)", example: "300")
+                ], ending: .undoneBy(.clockOffset(millis: 0)),
+                make: { values in values["seconds"]?.millis.map { .clockOffset(millis: $0) } },
+                values: { action in
+                    guard case .clockOffset(let millis) = action else { return [:] }
+                    return ["seconds": .millis(millis)]
+                }),
         ].map { ($0.name, $0) })
 
     /// The action that ends this one when a timeline fault's `for` runs out; nil for those

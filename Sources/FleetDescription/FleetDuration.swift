@@ -27,6 +27,30 @@ public enum FleetDuration {
         try read(text, runLengthRange, runLengthExpected)
     }
 
+    /// Milliseconds for a duration that may be written with a sign (`-5m`, `+90s`), checked
+    /// against `range` (which may go below 0); `expected` says what the field takes.
+    public static func readSigned(
+        _ text: String, within range: NumberRange, expected: String
+    ) throws(NumberProblem) -> Int64 {
+        var rest = Substring(text.drop { $0 == " " || $0 == "\t" })
+        var sign: Int64 = 1
+        if let first = rest.first, first == "-" || first == "+" {
+            sign = first == "-" ? -1 : 1
+            rest = rest.dropFirst()
+        }
+        let magnitude = NumberRange.integer(0...Int64(max(-range.lower, range.upper)), unit: range.unit)
+        let value: Int64
+        do throws(NumberProblem) {
+            value = sign * (try read(String(rest), magnitude, expected))
+        } catch {
+            throw NumberProblem(value: text.trimmingSpaces, reason: error.reason, expected: expected)
+        }
+        guard Double(value) >= range.lower, Double(value) <= range.upper else {
+            throw NumberProblem(value: text.trimmingSpaces, reason: .outOfRange, expected: expected)
+        }
+        return value
+    }
+
     /// `read`'s and `readRunLength`'s one parser: the text, then its total against `range`.
     private static func read(_ text: String, _ range: NumberRange, _ expected: String) throws(NumberProblem) -> Int64 {
         let trimmed = String(

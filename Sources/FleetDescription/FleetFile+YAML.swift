@@ -211,12 +211,12 @@ struct FleetFileReader {
         var file = FleetFile(
             name: name, seed: seed, clock: clock, ingest: ingest, durationMillis: durationMillis, groups: groups,
             faults: faults, routes: self.routes.compactMapValues { $0 }, thresholds: thresholds, stages: stages)
-        if let node = top["network"] { file.network = readNetwork(node) }
+        if let node = top["network"] { file.network = readFleetNetwork(node) }
         return file
     }
 
     /// `network: {sourceAddresses: "127.0.0.2-127.0.0.250", http2: auto, idleCloseSeconds: 300}`.
-    mutating func readNetwork(_ node: Node) -> FleetFile.NetworkSpec {
+    mutating func readFleetNetwork(_ node: Node) -> FleetFile.NetworkSpec {
         var network = FleetFile.NetworkSpec()
         guard let map = mapping(node, "network") else { return network }
         checkKeys(map, ["sourceAddresses", "http2", "idleCloseSeconds"], in: "network")
@@ -253,7 +253,7 @@ struct FleetFileReader {
                 "name", "count", "platform", "model", "sdkVersion", "osVersion", "route", "pace", "speedFactor", "loop",
                 "dwell",
                 "startOffset", "start", "spread", "autoStart", "config", "extras", "geofences", "provider", "stages",
-                "network",
+                "network", "deviceClock",
             ], in: "a group")
         guard let nameNode = map["name"] else {
             report(node, "a group has no `name`", expected: "`name: couriers` or similar")
@@ -401,12 +401,41 @@ struct FleetFileReader {
         }
         let stages = map["stages"].map { readStages($0, "stages of group \"\(name)\"") }
         let network = map["network"].flatMap { readNetwork($0) }
-        return DeviceGroup(
+        let deviceClock = map["deviceClock"].flatMap { readDeviceClock($0) }
+        var group = DeviceGroup(
             name: name, count: count, platforms: platforms, models: models, sdkVersions: sdkVersions,
             osVersions: osVersions, routes: routes,
             pace: pace, loops: loops, dwell: dwell, startOffset: startOffset, startAfterMillis: start,
             spreadMillis: spread, autoStart: autoStart, config: config, extras: extras, geofences: geofences,
             provider: provider, stages: stages, network: network)
+        group.deviceClock = deviceClock
+        return group
+    }
+
+    /// `deviceClock: {offset: 0s, spread: 2m, driftPpm: 50, ntp: {every: 6h}}`: every part
+    /// optional (an exact clock, no NTP, when left out); see `DeviceClockSpec`.
+    mutating func readDeviceClock(_ node: Node) -> DeviceClockSpec? {
+        guard let map = mapping(node, "deviceClock") else { return nil }
+        checkKeys(map, ["offset", "spread", "driftPpm", "ntp"], in: "deviceClock")
+        var spec = DeviceClockSpec()
+        if let node = map["offset"] {
+            spec.offsetMillis = duration(node, "deviceClock.offset", DeviceClockSpec.readOffset) ?? 0
+        }
+        if let node = map["spread"] {
+            spec.spreadMillis = duration(node, "deviceClock.spread", DeviceClockSpec.readSpread) ?? 0
+        }
+        if let node = map["driftPpm"] {
+            spec.driftPpm = number(node, "deviceClock.driftPpm", DeviceClockSpec.driftRange) ?? 0
+        }
+        if let ntpNode = map["ntp"], let ntpMap = mapping(ntpNode, "deviceClock.ntp") {
+            checkKeys(ntpMap, ["every"], in: "deviceClock.ntp")
+            if let everyNode = ntpMap["every"] {
+                spec.ntpEveryMillis = duration(everyNode, "deviceClock.ntp.every", DeviceClockSpec.readNTPEvery)
+            } else {
+                report(ntpNode, "`deviceClock.ntp` has no `every`", expected: "e.g. `ntp: {every: 6h}`")
+            }
+        }
+        return spec
     }
 
     /// `stages:`: a list of `{for: DURATION, devices: N}`, at least one.

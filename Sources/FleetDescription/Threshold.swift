@@ -386,7 +386,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension String {
-    fileprivate var trimmingSpaces: String {
+    var trimmingSpaces: String {
         var text = Substring(self)
         while text.first?.isWhitespace == true { text = text.dropFirst() }
         while text.last?.isWhitespace == true { text = text.dropLast() }

@@ -87,7 +87,7 @@ extension FleetLoop {
                     schedule.timers.cancel(.providerTick(slot))
                 }
             case .armTimer(let timer, let at):
-                schedule.timers.schedule((), key: .device(slot, timer), at: at)
+                schedule.timers.schedule((), key: .device(slot, timer), at: trueDeadline(at, slot: slot, at: time))
             case .cancelTimer(let timer):
                 schedule.timers.cancel(.device(slot, timer))
             case .emitSyncStatus(let status):
@@ -149,11 +149,28 @@ extension FleetLoop {
         metrics.fixesByGroup[group].handedToStores += 1
     }
 
-    /// How old each fix of an acknowledged batch is, for the fleet and the device's group.
+    /// When a timer the device armed for its clock's reading `deadline` fires, true ms: the
+    /// SDK's timers count elapsed time, so it fires as far from `time` as `deadline` is from the
+    /// reading now, and a later jump of the clock does not move it.
+    func trueDeadline(_ deadline: Int64, slot: Int, at time: Int64) -> Int64 {
+        guard slots[slot].os.clock != nil else { return deadline }
+        let (delay, overflow) = deadline.subtractingReportingOverflow(deviceNow(slot, at: time))
+        guard !overflow else { return delay < 0 ? .min : .max }
+        let (due, late) = time.addingReportingOverflow(delay)
+        return late ? (delay < 0 ? .min : .max) : due
+    }
+
+    /// How old each fix of an acknowledged batch is, for the fleet and the device's group, on
+    /// true time: a fix stamped on the phone's clock has its offset now undone (exact unless the
+    /// clock jumped or synced since; an Android GNSS fix, stamped with the satellites' time, has
+    /// none).
     private mutating func recordAgeAtAcknowledgement(_ batch: PendingBatch, slot: Int, at time: Int64) {
         let group = slots[slot].group
+        let offset = deviceNow(slot, at: time) - time
+        let satelliteTime = DeviceClock.stampsSatelliteTime(
+            platform: slots[slot].identity.platform, accuracy: slots[slot].world.accuracy)
         for fix in batch.locations {
-            let age = Double(time - fix.timestamp)
+            let age = Double(time - fix.timestamp + (satelliteTime ? 0 : offset))
             metrics.fixes.ageAtAcknowledgement.record(age)
             metrics.fixesByGroup[group].ageAtAcknowledgement.record(age)
             metrics.history.recordAge(age, at: time)

@@ -240,6 +240,17 @@ extension FleetLoop {
     ) -> DeviceSnapshot {
         let last = slots[index].recent.uploads.last
         let spawned = slots[index].device != nil
+        // The device's instants are on its clock; the admin's on the fleet's (as of its last act).
+        let offset = slots[index].os.clock?.offset(at: slots[index].storage.actedAt) ?? 0
+        var sync = slots[index].device?.sync.view ?? SyncView(phase: .idle, consecutiveFailures: 0, nextAttemptAt: nil)
+        sync.nextAttemptAt = sync.nextAttemptAt.map { $0 - offset }
+        var auth =
+            slots[index].device?.sync.auth.view(lastRefresh: slots[index].recent.lastRefreshOutcome)
+            ?? AuthView(
+                state: .none, validUntil: nil, lastRefreshOutcome: slots[index].recent.lastRefreshOutcome,
+                breakerOpenUntil: nil)
+        auth.validUntil = auth.validUntil.map { $0 - offset }
+        auth.breakerOpenUntil = auth.breakerOpenUntil.map { $0 - offset }
         return DeviceSnapshot(
             id: slots[index].id, group: groups[slots[index].group].name, platform: slots[index].identity.platform,
             model: slots[index].identity.model,
@@ -253,11 +264,7 @@ extension FleetLoop {
             pending: slots[index].device?.pendingUploadCount ?? 0, lastOutcome: last?.outcome, lastUploadAt: last?.at,
             latitude: slots[index].world.lastPosition?.latitude, longitude: slots[index].world.lastPosition?.longitude,
             config: slots[index].device?.config,
-            sync: slots[index].device?.sync.view ?? SyncView(phase: .idle, consecutiveFailures: 0, nextAttemptAt: nil),
-            auth: slots[index].device?.sync.auth.view(lastRefresh: slots[index].recent.lastRefreshOutcome)
-                ?? AuthView(
-                    state: .none, validUntil: nil, lastRefreshOutcome: slots[index].recent.lastRefreshOutcome,
-                    breakerOpenUntil: nil),
+            sync: sync, auth: auth,
             stateHistory: slots[index].recent.stateHistory.elements, uploads: slots[index].recent.uploads.elements,
             streams: slots[index].recent.streams.elements,
             storeError: slots[index].storage.problem.map {

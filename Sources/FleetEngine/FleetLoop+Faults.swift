@@ -140,6 +140,14 @@ extension FleetLoop {
         case .gpsJump(let meters, let bearing, let lasting):
             let length = forMillis ?? lasting ?? FleetAction.gpsJumpDefaultMillis
             startJump(slot, meters: meters, bearing: bearing, until: time + length)
+        case .clockJump(let millis):
+            var clock = slots[slot].os.clock ?? DeviceClock(offset: 0, at: time)
+            clock.jump(by: millis, at: time)
+            slots[slot].os.clock = clock
+        case .clockOffset(let millis):
+            var clock = slots[slot].os.clock ?? DeviceClock(offset: 0, at: time)
+            clock.set(offset: millis, at: time)
+            slots[slot].os.clock = clock
         }
     }
 }

@@ -80,7 +80,8 @@ extension FleetLoop {
         let waiting = storage.commits.count(slot)
         let oldest = min(storage.commits.oldest(slot), row.timestamp)
         guard slots[slot].storage.problem == nil,
-            slots[slot].storage.store.storesWithoutRetention(count: waiting + 1, oldest: oldest, now: time)
+            slots[slot].storage.store.storesWithoutRetention(
+                count: waiting + 1, oldest: oldest, now: deviceNow(slot, at: time))
         else {
             return commitRows(slot) + write(row, slot: slot, at: time)
         }
@@ -97,7 +98,8 @@ extension FleetLoop {
         // The accounts start from the store as it was before these rows, if they never read it.
         if slots[slot].storage.ledger == nil { settleLedger(slot, at: last) }
         do throws(StoreError) {
-            try slots[slot].storage.store.insert(rows, now: last)
+            // Retention ages rows by the phone's clock, as the SDK's store does.
+            try slots[slot].storage.store.insert(rows, now: deviceNow(slot, at: last))
         } catch {
             let told = slots[slot].storage.actedAt
             return rows.flatMap { write($0, slot: slot, at: told) }
@@ -132,7 +134,7 @@ extension FleetLoop {
         let store = slots[slot].storage.store
         let expired = store.ledger?.expired ?? 0
         do throws(StoreError) {
-            try store.insert([row], now: time)
+            try store.insert([row], now: deviceNow(slot, at: time))
         } catch {
             return storeFailed(error, doing: row.action, slot: slot, at: time)
         }

@@ -131,12 +131,51 @@ package struct FleetLoop {
                 let store = makeStore(installID: installID, group: groupIndex)
                 earlier.stores[id] = store
                 // A store that fails here fails again in `start`, where the failure is reported.
-                if let newest = try? store.newestTimestamp() {
+                if let stamped = try? store.newestTimestamp() {
+                    // Stamped on the phone's clock: the latest true instant it can have been.
+                    let newest = latestTrueInstant(stampedAt: stamped, group: groupIndex, index: index)
                     earlier.newest = max(earlier.newest ?? newest, newest)
                 }
             }
         }
         return earlier
+    }
+
+    /// The latest true instant a row device `index` of group `group` stamped `stamped` on its
+    /// clock can have been stored at: the reading less the least offset its clock can have had
+    /// (in a group with Android phones, at most 0: a GNSS fix carries satellite time). Without a
+    /// `deviceClock`, `stamped`.
+    func latestTrueInstant(stampedAt stamped: Int64, group: Int, index: Int) -> Int64 {
+        Self.latestTrueInstant(stampedAt: stamped, group: group, index: index, fleet: fleet, seed: seed)
+    }
+
+    /// `latestTrueInstant(stampedAt:group:index:)` for the device with id `deviceID` of `fleet`
+    /// run with `seed`, before any engine is made (`DataFolder.resumeStart`); `stamped` for an id
+    /// the fleet has no group for.
+    package static func latestTrueInstant(
+        stampedAt stamped: Int64, deviceID: String, fleet: FleetFile, seed: UInt64
+    ) -> Int64 {
+        let place = place(of: deviceID)
+        guard place != .max, let dash = deviceID.lastIndex(of: "-"),
+            let group = fleet.groups.firstIndex(where: { $0.name == deviceID[..<dash] })
+        else { return stamped }
+        return latestTrueInstant(stampedAt: stamped, group: group, index: place, fleet: fleet, seed: seed)
+    }
+
+    /// `latestTrueInstant(stampedAt:group:index:)` for `fleet` run with `seed`.
+    static func latestTrueInstant(
+        stampedAt stamped: Int64, group: Int, index: Int, fleet: FleetFile, seed: UInt64
+    ) -> Int64 {
+        guard let spec = fleet.groups[group].deviceClock else { return stamped }
+        var draws = DeviceClock.draws(seed: seed, group: group, index: index)
+        let clock = DeviceClock(spec: spec, origin: 0, draws: &draws)
+        var least = clock.leastOffset(span: Int64(FleetDuration.range.upper))
+        // An Android phone of the group may have stamped a GNSS fix on true time (offset 0).
+        if fleet.groups[group].platforms.contains(where: { $0.platform == .android && $0.weight > 0 }) {
+            least = min(least, 0)
+        }
+        let (instant, overflow) = stamped.subtractingReportingOverflow(least)
+        return overflow ? .max : instant
     }
 
     /// `start(wallNow:)` with this loop's `earlier` stores, the clock bounded by `earlier.newest`:
@@ -256,6 +295,11 @@ package struct FleetLoop {
         }
         let installID = roster.installID(for: id, at: spawnAt, rng: &deviceRNG)
         let store = store ?? makeStore(installID: installID, group: groupIndex)
+        var os = PhoneOS()
+        if let spec = group.deviceClock {
+            var draws = DeviceClock.draws(seed: seed, group: groupIndex, index: index)
+            os.clock = DeviceClock(spec: spec, origin: clock.startMillis, draws: &draws)
+        }
         roster.slotsByID[id] = slots.count
         let deviceSeed = deviceRNG.next()
         slots.append(
@@ -273,6 +317,7 @@ package struct FleetLoop {
                         route: route, timing: timing, loops: group.loops, startFraction: fraction,
                         travelMode: travelMode),
                     setOffAt: spawnAt),
+                os: os,
                 link: LinkFaults(
                     rng: SplitMix64(seed: deviceRNG.next()), network: group.network, deviceSeed: deviceSeed),
                 sourceAddress: sourceAddresses?.address(
@@ -481,7 +526,7 @@ package struct FleetLoop {
             platform: slots[slot].identity.platform, osVersion: slots[slot].identity.osVersion,
             model: slots[slot].identity.model,
             sdkVersion: slots[slot].identity.sdkVersion,
-            restored: state, pendingFixes: pending, seed: slots[slot].seed, now: time)
+            restored: state, pendingFixes: pending, seed: slots[slot].seed, now: deviceNow(slot, at: time))
         slots[slot].device = device
         noteChange(slot)
         perform(actions + restoreActions, slot: slot, at: time)
@@ -541,6 +586,10 @@ package struct FleetLoop {
         }
         slots[slot].world.wasMoving = moving
         if var fix = slots[slot].world.provider.fix(at: time, truth: truth, request: accuracy) {
+            // The OS stamps the fix from the phone's clock, but for Android's GNSS fixes.
+            if !DeviceClock.stampsSatelliteTime(platform: slots[slot].identity.platform, accuracy: accuracy) {
+                fix.timestamp = deviceNow(slot, at: time)
+            }
             if let jump = slots[slot].world.gpsJump {
                 if time < jump.until {
                     jump.move(&fix)
@@ -563,13 +612,19 @@ package struct FleetLoop {
     mutating func handled(_ event: DeviceEvent, by slot: Int, at time: Int64) -> [DeviceAction] {
         guard slots[slot].device != nil else { return [] }
         // Mutated in place: copying a device out and back costs more than handling the event.
-        let actions = slots[slot].device!.handle(event, at: time)
+        // The SDK reads the phone's clock, not true time.
+        let actions = slots[slot].device!.handle(event, at: deviceNow(slot, at: time))
         // An OS fix the device answers with nothing (gated out, inside a stationary region) changes
         // nothing the admin shows: its position, counts and states change only through actions.
         // At a real cadence that is most ticks, so they leave the device table alone.
         if case .osFix = event, actions.isEmpty { return actions }
         noteChange(slot)
         return actions
+    }
+
+    /// What device `slot`'s clock reads at true `time` (the SDK's `now`; see `DeviceClock`).
+    func deviceNow(_ slot: Int, at time: Int64) -> Int64 {
+        slots[slot].os.clock?.read(time) ?? time
     }
 
     /// The metrics, with the device counts: the devices noted since the last call are brought

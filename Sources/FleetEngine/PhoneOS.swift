@@ -9,4 +9,6 @@ struct PhoneOS {
     /// Its app's processes so far: one more at each death, so an answer to a transfer an earlier
     /// process sent is known as unheard.
     var life = 0
+    /// The phone's system clock, which the SDK reads; nil: true time (see `DeviceClock`).
+    var clock: DeviceClock?
 }

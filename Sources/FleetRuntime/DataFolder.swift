@@ -1,4 +1,5 @@
 import BeekonStore
+import FleetDescription
 import FleetEngine
 import Foundation
 
@@ -83,17 +84,26 @@ public enum DataFolder {
         try PrivateFile.write(identity.json, toFile: "\(directory)/\(RunIdentity.fileName)")
     }
 
-    /// Reads every store of `earlier` (missing ones are not made).
-    public static func stores(of earlier: EarlierRun) -> Stores {
+    /// Reads every store of `earlier` (missing ones are not made); `trueInstant` turns a device's
+    /// newest stamp (by its id) into the latest true instant it can have been made at (see
+    /// `FleetLoop.latestTrueInstant`: phones' clocks).
+    public static func stores(
+        of earlier: EarlierRun, trueInstant: (_ deviceID: String, _ stamped: Int64) -> Int64 = { $1 }
+    ) -> Stores {
         var stores = Stores()
-        for installID in Set(earlier.installIDs().values) {
+        var seen: Set<String> = []
+        for (deviceID, installID) in earlier.installIDs().sorted(by: { $0.key < $1.key })
+        where seen.insert(installID).inserted {
             let path = "\(earlier.directory)/devices/\(installID)/beekon.db"
             guard FileManager.default.fileExists(atPath: path) else { continue }
             do throws(StoreError) {
                 let store = try DeviceStore(path: path)
                 defer { store.close() }
                 stores.pending += store.ledger?.pending ?? 0
-                if let newest = try store.newestTimestamp() { stores.newest = max(stores.newest ?? newest, newest) }
+                if let stamped = try store.newestTimestamp() {
+                    let newest = trueInstant(deviceID, stamped)
+                    stores.newest = max(stores.newest ?? newest, newest)
+                }
             } catch {
                 stores.unreadable += 1
             }
@@ -101,12 +111,15 @@ public enum DataFolder {
         return stores
     }
 
-    /// Where a run resumes `earlier` (`RunStart`, with its stores read), for a
-    /// fleet whose `clock.start` is `configured`, with the wall clock at `wallNow`.
-    public static func resumeStart(of earlier: EarlierRun, configured: Int64?, wallNow: Int64) -> RunStart {
-        RunStart.resolve(
-            configured: configured, wallNow: wallNow, earlierRun: true, record: earlier.clock,
-            newestStored: stores(of: earlier).newest)
+    /// Where a run of `fleet` with `seed` resumes `earlier` (`RunStart`, with its stores read, each
+    /// newest row on its phone's clock taken back to true time), with the wall clock at `wallNow`.
+    public static func resumeStart(of earlier: EarlierRun, fleet: FleetFile, seed: UInt64, wallNow: Int64) -> RunStart {
+        let trueInstant = { (deviceID: String, stamped: Int64) in
+            FleetLoop.latestTrueInstant(stampedAt: stamped, deviceID: deviceID, fleet: fleet, seed: seed)
+        }
+        return RunStart.resolve(
+            configured: fleet.clock.start, wallNow: wallNow, earlierRun: true, record: earlier.clock,
+            newestStored: stores(of: earlier, trueInstant: trueInstant).newest)
     }
 
     /// Whether a discard of `directory` was begun and not finished.

@@ -150,10 +150,13 @@ private final class ReceiverCore: Sendable {
     }
 
     func stats() -> IngestStats {
-        let (stats, ages, answers) = state.withLock { ($0.recorder.stats, $0.recorder.ages, $0.recorder.answers) }
+        let (stats, ages, answers, skews) = state.withLock {
+            ($0.recorder.stats, $0.recorder.ages, $0.recorder.answers, $0.recorder.skews)
+        }
         var copy = stats
         copy.fixAge = IngestStats.Percentiles(ages)  // Sorted outside the lock.
         copy.answerMicros = IngestStats.Percentiles(answers)
+        copy.clockSkew = IngestStats.Percentiles(skews)
         return copy
     }
 

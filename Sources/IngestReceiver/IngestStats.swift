@@ -46,6 +46,16 @@ public struct IngestStats: Sendable, Hashable {
     /// its answer handed to the daemon (commit and scripted latency included), over the most
     /// recent uploads. What a client measures adds the network and its own queueing.
     public var answerMicros = Percentiles()
+    /// Each batch's `sent_at` minus its first sending's arrival wall time, ms, signed, over the
+    /// most recent batches: the phones' clock skew (less the upload's time on the way; at a warp
+    /// above 1, plus how far the fleet's virtual clock has run ahead).
+    public var clockSkew = Percentiles()
+    /// Fixes stored whose `timestamp` is more than `futureSlackMillis` past their arrival: stamped
+    /// by a clock running ahead.
+    public var fixesFromFuture = 0
+
+    /// How far past its arrival a fix's `timestamp` may be before it counts as from the future, ms.
+    public static let futureSlackMillis: Int64 = 1000
 
     /// Uploads read (their body decoded), by the client's address: the fleet's source addresses
     /// (`--source-addresses`) as a per-IP limiter or a load balancer hashing on the address sees
@@ -78,6 +88,9 @@ public struct IngestStats: Sendable, Hashable {
         public var p95: Int64 = 0
         /// The 99th percentile, ms.
         public var p99: Int64 = 0
+        /// The 1st and 5th percentiles, ms: the low tail of a signed figure (clock skew).
+        public var p1: Int64 = 0
+        public var p5: Int64 = 0
 
         /// Nearest-rank percentiles of `samples` (all zero when empty).
         public init(_ samples: [Int64] = []) {
@@ -88,6 +101,8 @@ public struct IngestStats: Sendable, Hashable {
                 return sorted[min(max(index, 0), sorted.count - 1)]
             }
             count = sorted.count
+            p1 = rank(0.01)
+            p5 = rank(0.05)
             p50 = rank(0.5)
             p95 = rank(0.95)
             p99 = rank(0.99)
@@ -178,6 +193,18 @@ public struct IngestStats: Sendable, Hashable {
             }
             json.endObject()
         }
+        json.key("clock_skew_ms")
+        json.beginObject()
+        for (key, value) in [
+            ("count", Int64(clockSkew.count)), ("p1", clockSkew.p1), ("p5", clockSkew.p5), ("p50", clockSkew.p50),
+            ("p95", clockSkew.p95), ("p99", clockSkew.p99),
+        ] {
+            json.key(key)
+            json.integer(value)
+        }
+        json.endObject()
+        json.key("fixes_from_future")
+        json.integer(Int64(fixesFromFuture))
         json.endObject()
         return json.bytes
     }
@@ -234,6 +261,17 @@ extension IngestStats {
         for (quantile, millis) in [("0.5", fixAge.p50), ("0.95", fixAge.p95), ("0.99", fixAge.p99)] {
             text += "beekon_receiver_fix_age_seconds{quantile=\"\(quantile)\"} \(Double(millis) / 1000)\n"
         }
+        text += "# HELP beekon_receiver_clock_skew_seconds A batch's sent_at minus its arrival, over the most recent "
+        text += "batches (signed).\n# TYPE beekon_receiver_clock_skew_seconds gauge\n"
+        for (quantile, millis) in [
+            ("0.01", clockSkew.p1), ("0.05", clockSkew.p5), ("0.5", clockSkew.p50), ("0.95", clockSkew.p95),
+            ("0.99", clockSkew.p99),
+        ] {
+            text += "beekon_receiver_clock_skew_seconds{quantile=\"\(quantile)\"} \(Double(millis) / 1000)\n"
+        }
+        counter(
+            "fixes_from_future_total", "Fixes stored with a timestamp more than a second past their arrival.",
+            fixesFromFuture)
         return text
     }
 }

@@ -1,4 +1,4 @@
-/// Accumulates `IngestStats` under the receiver's lock; fix ages kept in a bounded ring.
+/// Accumulates `IngestStats` under the receiver's lock; fix ages, answer times and clock skews kept in bounded rings.
 ///
 /// The ages are samples, not an HdrHistogram as the fleet's latencies are: the percentiles are
 /// over the most recent fixes (a histogram cannot forget one), and an age can be negative (a fix
@@ -15,6 +15,9 @@ struct StatsRecorder {
     /// Answer times, µs, in a ring of `ageCapacity`.
     private(set) var answers: [Int64] = []
     private var nextAnswer = 0
+    /// Clock skews, ms (a batch's `sent_at` minus its first arrival), in a ring of `ageCapacity`.
+    private(set) var skews: [Int64] = []
+    private var nextSkew = 0
 
     /// The addresses each install's uploads came from (one for nearly all).
     private var addressesByInstall: [String: [String]] = [:]
@@ -31,11 +34,16 @@ struct StatsRecorder {
     }
 
     mutating func answered(afterMicros micros: Int64) {
-        if answers.count < Self.ageCapacity {
-            answers.append(micros)
+        Self.keep(micros, in: &answers, next: &nextAnswer)
+    }
+
+    /// Keeps `sample` in `ring` (of `ageCapacity`), over its oldest once full; `next` is the oldest's place.
+    private static func keep(_ sample: Int64, in ring: inout [Int64], next: inout Int) {
+        if ring.count < ageCapacity {
+            ring.append(sample)
         } else {
-            answers[nextAnswer] = micros
-            nextAnswer = (nextAnswer + 1) % Self.ageCapacity
+            ring[next] = sample
+            next = (next + 1) % ageCapacity
         }
     }
 
@@ -54,14 +62,11 @@ struct StatsRecorder {
         if outcome.changedOnRetry { stats.batchesChangedOnRetry += 1 }
         stats.lastSeenByDevice[batch.installID] = max(receivedAt, stats.lastSeenByDevice[batch.installID] ?? .min)
         if sessions.insert(batch.installID + "/" + batch.sessionID).inserted { stats.sessions += 1 }
+        // A retry carries its first sending's `sent_at`: only the first says how skewed the clock is.
+        if outcome.newBatch { Self.keep(batch.sentAt - receivedAt, in: &skews, next: &nextSkew) }
         for timestamp in outcome.storedLocationTimestamps {
-            let age = receivedAt - timestamp
-            if ages.count < Self.ageCapacity {
-                ages.append(age)
-            } else {
-                ages[nextAge] = age
-                nextAge = (nextAge + 1) % Self.ageCapacity
-            }
+            if timestamp - receivedAt > IngestStats.futureSlackMillis { stats.fixesFromFuture += 1 }
+            Self.keep(receivedAt - timestamp, in: &ages, next: &nextAge)
         }
     }
 }

@@ -15,7 +15,8 @@ struct EarlierRunCheck {
     var lines: [String] = []
 
     static func decide(
-        data: String, identity: RunIdentity, fleet: FleetFile, clockStart: Int64?, resume: Bool, fresh: Bool
+        data: String, identity: RunIdentity, fleet: FleetFile, seed: UInt64, clockStart: Int64?, resume: Bool,
+        fresh: Bool
     ) throws -> EarlierRunCheck {
         var check = EarlierRunCheck()
         if DataFolder.discardUnfinished(data) {
@@ -46,7 +47,7 @@ struct EarlierRunCheck {
         }
         if let clockStart {
             let resumed = DataFolder.resumeStart(
-                of: earlier, configured: fleet.clock.start, wallNow: FleetRuntime.wallMillis())
+                of: earlier, fleet: fleet, seed: seed, wallNow: FleetRuntime.wallMillis())
             let given = Timestamp.text(unixMillis: clockStart)
             throw CommandFailure(
                 "--clock-start \(given): the data folder \(data) holds an earlier run, which a run resumes at "

@@ -388,7 +388,8 @@ struct Run: LoggingCommand {
         // resumed anyway or discarded), before anything is created.
         let identity = RunIdentity(fleet: fleet, ingest: ingest, inProcessReceiver: embedded)
         let earlier = try EarlierRunCheck.decide(
-            data: data, identity: identity, fleet: fleet, clockStart: clockStart, resume: resume, fresh: fresh)
+            data: data, identity: identity, fleet: fleet, seed: seed ?? fleet.seed, clockStart: clockStart,
+            resume: resume, fresh: fresh)
         for line in earlier.lines { print("beekon-fleet: " + line) }
         // Then what creates files (the receiver's database) and binds ports; a start that fails
         // here removes what it created, and nothing that was there before.

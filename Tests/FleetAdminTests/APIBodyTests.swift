@@ -178,6 +178,20 @@ struct APIRequestTests {
             ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "network": {"loss": 0.6}}"#, false),
             ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "network": {"uplinkKbps": 0}}"#, false),
             ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "network": {"latency": {"mean": 5}}}"#, false),
+            (
+                "GroupSpec",
+                #"{"name": "n", "count": 1, "route": "r.gpx", "deviceClock": "#
+                    + #"{"offset": "-5m", "spread": 120, "driftPpm": 50, "ntp": {"every": "6h"}}}"#, true
+            ),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "deviceClock": {"offset": -604800}}"#, true),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "deviceClock": {"offset": "8d"}}"#, false),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "deviceClock": {"spread": "-1m"}}"#, false),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "deviceClock": {"driftPpm": 501}}"#, false),
+            (
+                "GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "deviceClock": {"ntp": {"every": "30s"}}}"#,
+                false
+            ),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "deviceClock": {"ntp": {}}}"#, false),
             ("Selector", #"{"all": true}"#, true), ("Selector", #"{"all": false}"#, false),
             ("Selector", #"{"fraction": 0.5, "seed": 3}"#, true), ("Selector", #"{"group": "g", "seed": 3}"#, false),
             ("Selector", #"{"ids": []}"#, false), ("Selector", #"{"state": ""}"#, false),
