@@ -26,6 +26,10 @@ final class CurlEasy {
     private let maxResponseBytes: Int
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var body: UnsafeMutableRawBufferPointer?
+    // A paced or cut body is read by libcurl through the read callback, from `body`.
+    private var bodyLength = 0
+    private var bodyRead = 0
+    private var bodyCut: Int?
     private var headerList: UnsafeMutablePointer<curl_slist>?
     // Filled by the callbacks during a transfer, read once it has finished.
     private var responseBody: [UInt8] = []
@@ -34,6 +38,8 @@ final class CurlEasy {
     // The errno of a socket() that failed during the transfer: libcurl reports that as
     // CURLE_COULDNT_CONNECT and leaves CURLINFO_OS_ERRNO at 0.
     private var socketErrno: Int32 = 0
+    /// The send-speed limit of the transfer, bytes a second (nil: none).
+    private var sendLimit: Int?
     /// The source address of the last request prepared (nil: none asked for): its connection's.
     private(set) var sourceAddress: String?
 
@@ -84,6 +90,12 @@ final class CurlEasy {
                 let easy = Unmanaged<CurlEasy>.fromOpaque(context!).takeUnretainedValue()
                 return easy.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
             })
+        try set(CURLOPT_READDATA, pointer: context)
+        try CurlError.check(
+            beekon_curl_easy_setopt_read_callback(handle, CURLOPT_READFUNCTION) { buffer, size, count, context in
+                let easy = Unmanaged<CurlEasy>.fromOpaque(context!).takeUnretainedValue()
+                return easy.readBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+            })
         // The socket libcurl would make, with the errno kept when none can be made.
         try set(CURLOPT_OPENSOCKETDATA, pointer: context)
         try CurlError.check(
@@ -119,6 +131,8 @@ final class CurlEasy {
         headerLines = []
         bodyOverflowed = false
         socketErrno = 0
+        bodyLength = 0
+        bodyCut = nil
         errorBuffer[0] = 0
         try CurlError.check(beekon_curl_easy_setopt_string(handle, CURLOPT_URL, request.head.target))
         // `host!` binds to the address itself (never an interface name); nil binds none.
@@ -126,6 +140,9 @@ final class CurlEasy {
             beekon_curl_easy_setopt_string(handle, CURLOPT_INTERFACE, request.sourceAddress.map { "host!" + $0 }))
         sourceAddress = request.sourceAddress
         try set(CURLOPT_TIMEOUT_MS, request.timeoutMillis)
+        sendLimit = request.maxSendBytesPerSecond.map { max(1, $0) }
+        try CurlError.check(
+            beekon_curl_easy_setopt_off_t(handle, CURLOPT_MAX_SEND_SPEED_LARGE, curl_off_t(sendLimit ?? 0)))
         let method = request.head.method.rawValue
         try set(CURLOPT_NOBODY, method == "HEAD" ? 1 : 0)
         try CurlError.check(beekon_curl_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, nil))
@@ -142,7 +159,13 @@ final class CurlEasy {
             buffer.copyBytes(from: request.body)
             body = buffer
             try set(CURLOPT_POST, 1)
-            try set(CURLOPT_POSTFIELDS, pointer: buffer.baseAddress)
+            // Small bodies go out with the head in one write, too fast to pace and too soon to
+            // cut: a paced or cut body is read through the callback, a segment at a time.
+            let paced = request.maxSendBytesPerSecond != nil || request.abortAfterBytes != nil
+            bodyLength = request.body.count
+            bodyRead = 0
+            bodyCut = request.abortAfterBytes.map { min(max(0, $0), request.body.count) }
+            try set(CURLOPT_POSTFIELDS, pointer: paced ? nil : buffer.baseAddress)
             try CurlError.check(
                 beekon_curl_easy_setopt_off_t(
                     handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
@@ -174,7 +197,10 @@ final class CurlEasy {
         defer { freeTransferMemory() }
         var micros: curl_off_t = 0
         _ = beekon_curl_easy_getinfo_off_t(handle, CURLINFO_TOTAL_TIME_T, &micros)
-        let latencyMillis = Double(micros) / 1000
+        // A paced body's sending is the client's slowness, not the server's: its time (the body
+        // at the limit) is taken off, leaving the server's share of the exchange.
+        let pacedMillis = sendLimit.map { Double(bodyLength) * 1000 / Double($0) } ?? 0
+        let latencyMillis = max(0, Double(micros) / 1000 - pacedMillis)
         if bodyOverflowed {
             return .failed(
                 kind: .other, message: "the response body exceeds \(maxResponseBytes) bytes",
@@ -238,6 +264,31 @@ final class CurlEasy {
         responseBody.append(contentsOf: bytes)
         return bytes.count
     }
+
+    /// A segment (1,460 bytes) of the body at a time, so libcurl's pacing applies between them;
+    /// at the cut, the connection is reset (SO_LINGER 0: the close sends RST) and the transfer
+    /// aborted.
+    private func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let body else { return 0 }
+        if let cut = bodyCut, bodyRead >= cut, cut < bodyLength {
+            var socket: curl_socket_t = CURL_SOCKET_BAD
+            if beekon_curl_easy_getinfo_socket(handle, CURLINFO_ACTIVESOCKET, &socket) == CURLE_OK,
+                socket != CURL_SOCKET_BAD
+            {
+                var reset = linger(l_onoff: 1, l_linger: 0)
+                _ = setsockopt(socket, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+            }
+            return beekon_curl_readfunc_abort()
+        }
+        let count = min(buffer.count, Self.segmentBytes, (bodyCut ?? bodyLength) - bodyRead)
+        guard count > 0 else { return 0 }
+        buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: body[bodyRead..<bodyRead + count]))
+        bodyRead += count
+        return count
+    }
+
+    /// A TCP segment's payload on Ethernet: how much of a paced body goes per write.
+    static let segmentBytes = 1460
 
     private func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Int {
         headerLines.append(Array(bytes))

@@ -93,6 +93,9 @@ public struct CurlError: Error, RawRepresentable, Sendable, Hashable, CustomStri
             return osErrno == EMFILE || osErrno == ENFILE ? .tooManyOpenFiles : .refused
         case CURLE_INTERFACE_FAILED:
             return .sourceAddress
+        case CURLE_ABORTED_BY_CALLBACK:
+            // Only the body's reader aborts, at `OutboundRequest.abortAfterBytes`: a reset.
+            return .reset
         case CURLE_OPERATION_TIMEDOUT:
             return .timeout
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,

@@ -6,7 +6,8 @@ import HTTPTypes
 /// sync engine decides what a status means.
 public enum HTTPResult: Sendable {
     /// The server answered. `latencyMillis` is libcurl's total time for the transfer (from
-    /// resolving the name to the last byte), not the time spent waiting in the transport's queue.
+    /// resolving the name to the last byte), not the time spent waiting in the transport's queue,
+    /// less the time a send-speed limit takes to send the body (`maxSendBytesPerSecond`).
     case response(HTTPResponse, body: [UInt8], latencyMillis: Double)
     /// No answer: what kind of failure, libcurl's words for it, and how long it took to fail.
     case failed(kind: NetworkFailure, message: String, latencyMillis: Double)

@@ -24,6 +24,13 @@ public struct OutboundRequest: Sendable {
     /// Open a new connection for it, closing the key's idle one (the device's connection was
     /// idle longer than a phone keeps one).
     public var freshConnection = false
+    /// Send the body no faster than this many bytes a second, as a slow uplink does; nil sends it
+    /// as fast as the connection takes it. The engine gives it on the virtual clock; the real
+    /// driver scales it by the warp (none at max warp) before the transport sees it.
+    public var maxSendBytesPerSecond: Int?
+    /// Reset the connection after this many bytes of the body (as sent, gzipped), as a link that
+    /// breaks mid-body does: the server receives a truncated request. Nil sends it whole.
+    public var abortAfterBytes: Int?
 
     /// A request of `head` with `body`.
     public init(

@@ -32,6 +32,21 @@ static inline CURLcode beekon_curl_easy_setopt_write_callback(CURL *handle, CURL
     return curl_easy_setopt(handle, option, callback);
 }
 
+static inline CURLcode beekon_curl_easy_setopt_read_callback(CURL *handle, CURLoption option,
+                                                             curl_read_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+static inline CURLcode beekon_curl_easy_getinfo_socket(CURL *handle, CURLINFO info,
+                                                       curl_socket_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+// CURL_READFUNC_ABORT is a macro of size_t; Swift imports it as another type.
+static inline size_t beekon_curl_readfunc_abort(void) {
+    return CURL_READFUNC_ABORT;
+}
+
 static inline CURLcode beekon_curl_easy_setopt_opensocket_callback(
     CURL *handle, CURLoption option, curl_opensocket_callback callback) {
     return curl_easy_setopt(handle, option, callback);

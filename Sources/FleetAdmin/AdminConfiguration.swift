@@ -14,6 +14,9 @@ public struct AdminConfiguration: Sendable {
     /// Host names the admin answers to besides loopback addresses, `localhost` and `host`
     /// (e.g. a container's service name); any other `Host` is refused with 421.
     public var allowedHosts: [String]
+    /// How long a command waits for the loop before it is answered 409 (`AdminRouter`); tests of
+    /// a real fleet on a machine loaded by other tests give it longer.
+    package var commandTimeoutMillis = AdminRouter.commandTimeoutMillis
 
     /// A configuration; defaults listen on 127.0.0.1:8080 without a token.
     public init(

@@ -21,11 +21,14 @@ final class AdminRouter: Sendable {
     /// a slow server's answer (or a loop far behind its warp) can delay past it; the 409 says so,
     /// and the command still runs when they get there.
     static let commandTimeoutMillis = 8_000
+    /// This router's: `commandTimeoutMillis` unless its configuration says otherwise.
+    let commandTimeoutMillis: Int
 
     init(
         runtime: any FleetControl, token: String?, files: WebFiles, publisher: EventPublisher,
-        guard requestGuard: RequestGuard
+        guard requestGuard: RequestGuard, commandTimeoutMillis: Int = AdminRouter.commandTimeoutMillis
     ) {
+        self.commandTimeoutMillis = commandTimeoutMillis
         self.runtime = runtime
         self.token = token
         self.files = files
@@ -281,10 +284,10 @@ final class AdminRouter: Sendable {
         _ start: @escaping @Sendable (@escaping @Sendable (Result<[UInt8], FleetControlError>) -> Void) -> Void
     ) -> Disposition {
         .later(
-            timeoutMillis: Self.commandTimeoutMillis,
+            timeoutMillis: commandTimeoutMillis,
             timeoutReply: APIError(
                 status: 409, code: .conflict,
-                message: "the fleet did not answer within \(Self.commandTimeoutMillis / 1000) s"
+                message: "the fleet did not answer within \(commandTimeoutMillis / 1000) s"
             )
             .reply,
             start: { pending in

@@ -50,7 +50,8 @@ public final class AdminServer: Sendable {
         let router = AdminRouter(
             runtime: runtime, token: token, files: WebFiles.locate(web: configuration.webDirectory),
             publisher: publisher,
-            guard: RequestGuard(bindHost: configuration.host, allowed: allowed))
+            guard: RequestGuard(bindHost: configuration.host, allowed: allowed),
+            commandTimeoutMillis: configuration.commandTimeoutMillis)
         do throws(MicroHTTPError) {
             // An idle connection is cut after 30 s; event streams are never idle (a `fleet`
             // event a second), so only slow or silent clients are.

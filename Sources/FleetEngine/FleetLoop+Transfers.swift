@@ -30,10 +30,15 @@ extension FleetLoop {
         var linkFailure: (failure: TransferOutcome.LinkFailure, afterMillis: Int64)?
         if let network = slots[slot].link.network {
             let bytes = transfers.wireSizes.bytes(of: request)
-            switch LinkDraw.draw(network, bodyBytes: bytes, using: &slots[slot].link.networkDraws).fate {
+            let draw = LinkDraw.draw(network, bodyBytes: bytes, using: &slots[slot].link.networkDraws)
+            switch draw.fate {
             case .deliver(let extraMillis): networkMillis = extraMillis
             case .fail(let failure, let afterMillis): linkFailure = (failure, afterMillis)
             }
+            // On the wire too: the body leaves at the uplink's pace (the driver scales it by the
+            // warp), and a reset cuts it where the draw says.
+            request.maxSendBytesPerSecond = Int((network.uplinkKbps * 1000 / 8).rounded(.up))
+            request.abortAfterBytes = draw.resetAfterBytes
         }
         let deadline = time + Self.timeoutMillis(kind)
         var transfer = TransferInFlight(
@@ -54,10 +59,21 @@ extension FleetLoop {
         slots[slot].waiting.transfersOut.append(number)
         schedule.timers.schedule((), key: .transferTimeout(number), at: deadline)
         if transfer.linkFailed {
-            if let heardAt = transfer.answerAt { schedule.timers.schedule((), key: .delivery(number), at: heardAt) }
-            return
+            // A failed lookup or handshake sends nothing; a reset sends what went before it, and
+            // with modelled timing its device waits for the real cut (so the server sees it cut
+            // where the draw says, at any warp) as it would for an answer.
+            let cut = request.abortAfterBytes != nil
+            if cut { transfers[number]?.cutOnWire = true }
+            if let heardAt = transfer.answerAt {
+                if cut, case .modelled = clock.transferTiming {
+                    awaitAnswer(number, at: heardAt)
+                } else {
+                    schedule.timers.schedule((), key: .delivery(number), at: heardAt)
+                }
+            }
+            guard cut else { return }
         }
-        if case .modelled(let latency) = clock.transferTiming, !hangs {
+        if case .modelled(let latency) = clock.transferTiming, !hangs, !transfer.linkFailed {
             let answerAt = time + latency + transfer.injectedLatencyMillis
             if answerAt < deadline { awaitAnswer(number, at: answerAt) }
         }
@@ -141,6 +157,12 @@ extension FleetLoop {
             return
         }
         transfer.realEnded = true
+        if transfer.cutOnWire {
+            // Its outcome is the link's reset, heard at its own instant; this is only the cut.
+            transfers[number] = transfer
+            refreshAnswerHold(transfer.slot)
+            return
+        }
         let now = metrics.virtualNow
         let outcome: HTTPOutcome
         let label: TransferOutcome
@@ -267,7 +289,12 @@ extension FleetLoop {
 
     /// A held answer's injected latency is over.
     mutating func deliverHeld(_ number: Int, at time: Int64) {
-        guard let held = transfers[number]?.held else { return }
+        guard let transfer = transfers[number], let held = transfer.held else { return }
+        if transfer.cutOnWire, !transfer.realEnded {
+            // Heard before the real cut came back (a warp): its end is closed quietly.
+            transfers.markCancelled(number)
+            effects.append(.cancel(number, onWire: true))
+        }
         finishTransfer(number, outcome: held.outcome, label: held.label, at: time)
     }
 

@@ -31,6 +31,9 @@ package struct LinkDraw: Sendable, Hashable {
     package var fate: Fate
     /// Retransmissions the body needed (lost segments), whatever the fate.
     package var retransmissions: Int
+    /// A reset's place in the body: the bytes that went before it (nil for any other fate). The
+    /// real request goes on the wire and is cut there, so the server sees the truncated body.
+    package var resetAfterBytes: Int? = nil
 
     /// A body segment's payload (Ethernet MTU less the IP and TCP headers), bytes.
     static let segmentBytes = 1460
@@ -65,7 +68,9 @@ package struct LinkDraw: Sendable, Hashable {
             let sentBefore = segment * segmentBytes
             if let cutAt, cutAt < sentBefore + segmentBytes {
                 let heard = roundTrip / 2 + Double(cutAt) * millisPerByte + waitedMillis
-                return LinkDraw(fate: .fail(.reset, afterMillis: rounded(heard)), retransmissions: retransmissions)
+                return LinkDraw(
+                    fate: .fail(.reset, afterMillis: rounded(heard)), retransmissions: retransmissions,
+                    resetAfterBytes: cutAt)
             }
             guard profile.loss > 0 else { continue }
             var inARow = 0
@@ -75,7 +80,9 @@ package struct LinkDraw: Sendable, Hashable {
                 if inARow == lossesToReset {
                     // The five timeouts before the sixth loss ran out: the stack gives up.
                     let heard = roundTrip / 2 + Double(sentBefore) * millisPerByte + waitedMillis
-                    return LinkDraw(fate: .fail(.reset, afterMillis: rounded(heard)), retransmissions: retransmissions)
+                    return LinkDraw(
+                        fate: .fail(.reset, afterMillis: rounded(heard)), retransmissions: retransmissions,
+                        resetAfterBytes: sentBefore)
                 }
                 waitedMillis += timeoutMillis(afterLosses: inARow)
             }

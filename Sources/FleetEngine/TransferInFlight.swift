@@ -46,15 +46,19 @@ struct TransferInFlight {
     /// How long it waited behind the cap before it went on the wire, real ms (0: never held).
     var heldBackMillis = 0.0
 
-    /// Its device's modelled network failed it (`LinkDraw`): it never goes on the wire, and its
-    /// device hears the failure (`held`) at `answerAt`.
+    /// Its device's modelled network failed it (`LinkDraw`), and its device hears the failure
+    /// (`held`) at `answerAt`: a failed lookup or handshake never goes on the wire; a reset does
+    /// (`cutOnWire`), cut mid-body, so no answer to it counts.
     var linkFailed = false
+    /// A reset that goes on the wire and is cut there (`OutboundRequest.abortAfterBytes`).
+    var cutOnWire = false
 
     /// Its device stopped waiting for it before it reached the wire (the cap held it, the fleet
-    /// stood still, or its modelled network failed it): no answer will come.
+    /// stood still, or its modelled network failed it), or the server can have no whole request
+    /// of it (a reset cut it): no answer will come.
     var neverOnWire: Bool { heldBack || waitsForResume || linkFailed }
 
     /// Modelled timing: the answer instant while its real answer is not in yet (what the clock,
     /// or the device with lookahead, must not reach before it is); nil otherwise.
-    var awaitedAnswerAt: Int64? { held == nil ? answerAt : nil }
+    var awaitedAnswerAt: Int64? { held == nil || (cutOnWire && !realEnded) ? answerAt : nil }
 }

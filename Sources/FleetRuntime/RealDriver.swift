@@ -238,6 +238,9 @@ struct RealDriver {
         cap.sent()
         var http = transfer.http
         http.timeoutMillis = realTimeoutMillis(transfer.kind)
+        // The uplink's pace is on the virtual clock: real bytes leave warp times faster, and at
+        // max warp as fast as they can (the modelled time is heard either way).
+        http.maxSendBytesPerSecond = maxWarp ? nil : http.maxSendBytesPerSecond.map { Int(Double($0) * clock.warp) }
         let host = host
         transport.submit(http, id: transfer.number) { result in host.completed(transfer.number, result) }
     }

@@ -201,7 +201,9 @@ package struct SimulatedFleet {
                 sent.append(request)
                 let result: HTTPResult
                 let after: Int64
-                switch network(request) {
+                // A body cut on the wire (a modelled reset) never reaches the server whole.
+                let answer = request.http.abortAfterBytes == nil ? network(request) : .fail(.reset, afterMillis: 0)
+                switch answer {
                 case .respond(let status, let headers, let body, let millis):
                     after = millis
                     result = .response(

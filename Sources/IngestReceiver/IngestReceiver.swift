@@ -41,7 +41,7 @@ public final class IngestReceiver: Sendable {
                 connectionTimeoutSeconds: configuration.connectionTimeoutSeconds,
                 connectionLimit: configuration.connectionLimit,
                 perIPConnectionLimit: configuration.perIPConnectionLimit, maxBodyBytes: configuration.maxBodyBytes,
-                memoryBudget: budget, respond: { core.respond(to: $0) })
+                memoryBudget: budget, cutShort: { core.cutShort($0) }, respond: { core.respond(to: $0) })
         } catch {
             throw IngestReceiverError(.listen, error.message)
         }
@@ -150,13 +150,14 @@ private final class ReceiverCore: Sendable {
     }
 
     func stats() -> IngestStats {
-        let (stats, ages, answers, skews) = state.withLock {
-            ($0.recorder.stats, $0.recorder.ages, $0.recorder.answers, $0.recorder.skews)
+        let (stats, ages, answers, skews, rates) = state.withLock {
+            ($0.recorder.stats, $0.recorder.ages, $0.recorder.answers, $0.recorder.skews, $0.recorder.bodyRates)
         }
         var copy = stats
         copy.fixAge = IngestStats.Percentiles(ages)  // Sorted outside the lock.
         copy.answerMicros = IngestStats.Percentiles(answers)
         copy.clockSkew = IngestStats.Percentiles(skews)
+        copy.uploadBytesPerSecond = IngestStats.Percentiles(rates)
         return copy
     }
 
@@ -169,6 +170,12 @@ private final class ReceiverCore: Sendable {
         json.string(message)
         json.endObject()
         return .json(status, json.bytes, headerFields: headerFields)
+    }
+
+    /// A request's connection ended before its body did: counted when it was an upload.
+    func cutShort(_ request: CutShortRequest) {
+        guard request.path == configuration.ingestPath else { return }
+        state.withLock { $0.recorder.cutShort(request) }
     }
 
     /// Decides the answer to one request; runs on a daemon thread.
@@ -257,6 +264,7 @@ private final class ReceiverCore: Sendable {
         // log is written in the same hold of the lock, so it lists uploads in that order too.
         let plan = state.withLock { state in
             state.recorder.arrived(installID: batch.installID, from: request.clientAddress)
+            state.recorder.bodyArrived(bytes: request.body.count, overMicros: request.bodyMicros)
             let plan = state.planner.planUpload(installID: batch.installID)
             if configuration.keepsUploadLog {
                 state.uploadLog.append(LoggedUpload(batch, receivedAt: now, scripted: plan.outcome))

@@ -54,6 +54,21 @@ public struct IngestStats: Sendable, Hashable {
     /// by a clock running ahead.
     public var fixesFromFuture = 0
 
+    /// Uploads whose connection ended before their body did (a client reset mid-body, or silent
+    /// past the connection timeout): what arrived of them.
+    public var truncatedUploads = TruncatedUploads()
+    /// How fast upload bodies arrived, bytes a second (the body ÷ its first to last byte), over
+    /// the most recent uploads whose body came in more than one read: a slow uplink as the
+    /// server sees it.
+    public var uploadBytesPerSecond = Percentiles()
+
+    /// Uploads cut short, with their body bytes received and declared (`Content-Length`).
+    public struct TruncatedUploads: Sendable, Hashable {
+        public var count = 0
+        public var receivedBytes = 0
+        public var declaredBytes = 0
+    }
+
     /// How far past its arrival a fix's `timestamp` may be before it counts as from the future, ms.
     public static let futureSlackMillis: Int64 = 1000
 
@@ -205,6 +220,26 @@ public struct IngestStats: Sendable, Hashable {
         json.endObject()
         json.key("fixes_from_future")
         json.integer(Int64(fixesFromFuture))
+        json.key("truncated_uploads")
+        json.beginObject()
+        for (key, value) in [
+            ("count", truncatedUploads.count), ("received_bytes", truncatedUploads.receivedBytes),
+            ("declared_bytes", truncatedUploads.declaredBytes),
+        ] {
+            json.key(key)
+            json.integer(Int64(value))
+        }
+        json.endObject()
+        json.key("upload_bytes_per_second")
+        json.beginObject()
+        for (key, value) in [
+            ("count", Int64(uploadBytesPerSecond.count)), ("p50", uploadBytesPerSecond.p50),
+            ("p95", uploadBytesPerSecond.p95), ("p99", uploadBytesPerSecond.p99),
+        ] {
+            json.key(key)
+            json.integer(value)
+        }
+        json.endObject()
         json.endObject()
         return json.bytes
     }
@@ -272,6 +307,17 @@ extension IngestStats {
         counter(
             "fixes_from_future_total", "Fixes stored with a timestamp more than a second past their arrival.",
             fixesFromFuture)
+        counter(
+            "truncated_uploads_total", "Uploads whose connection ended before their body did (reset mid-body).",
+            truncatedUploads.count)
+        text += "# HELP beekon_receiver_upload_bytes_per_second How fast upload bodies arrived, over the most recent "
+        text += "uploads whose body came in more than one read.\n"
+        text += "# TYPE beekon_receiver_upload_bytes_per_second gauge\n"
+        for (quantile, rate) in [
+            ("0.5", uploadBytesPerSecond.p50), ("0.95", uploadBytesPerSecond.p95), ("0.99", uploadBytesPerSecond.p99),
+        ] {
+            text += "beekon_receiver_upload_bytes_per_second{quantile=\"\(quantile)\"} \(rate)\n"
+        }
         return text
     }
 }

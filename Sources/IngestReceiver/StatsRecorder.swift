@@ -1,3 +1,5 @@
+import MicroHTTP
+
 /// Accumulates `IngestStats` under the receiver's lock; fix ages, answer times and clock skews kept in bounded rings.
 ///
 /// The ages are samples, not an HdrHistogram as the fleet's latencies are: the percentiles are
@@ -18,6 +20,23 @@ struct StatsRecorder {
     /// Clock skews, ms (a batch's `sent_at` minus its first arrival), in a ring of `ageCapacity`.
     private(set) var skews: [Int64] = []
     private var nextSkew = 0
+
+    /// Upload bodies' arrival speeds, bytes a second, in a ring of `ageCapacity`.
+    private(set) var bodyRates: [Int64] = []
+    private var nextBodyRate = 0
+
+    /// An upload's body of `bytes` came over `micros` (0: in one read, no speed to tell).
+    mutating func bodyArrived(bytes: Int, overMicros micros: Int64) {
+        guard micros > 0, bytes > 0 else { return }
+        Self.keep(Int64(bytes) * 1_000_000 / micros, in: &bodyRates, next: &nextBodyRate)
+    }
+
+    /// An upload's connection ended before its body did.
+    mutating func cutShort(_ request: CutShortRequest) {
+        stats.truncatedUploads.count += 1
+        stats.truncatedUploads.receivedBytes += request.receivedBytes
+        stats.truncatedUploads.declaredBytes += request.declaredBytes ?? request.receivedBytes
+    }
 
     /// The addresses each install's uploads came from (one for nearly all).
     private var addressesByInstall: [String: [String]] = [:]

@@ -22,12 +22,16 @@ public struct IncomingRequest: Sendable {
     public var clientPort: UInt16
     /// The client's address as text (`127.0.0.7`, `::1`; empty when unknown).
     public var clientAddress: String
+    /// How long the body took to arrive, µs: from its first bytes to its last (0 when it came
+    /// in one read).
+    public var bodyMicros: Int64
 
     /// A request, as a test or the daemon builds it.
     public init(
         method: HTTPRequest.Method, path: String, query: [String: String] = [:], headerFields: HTTPFields = [:],
         body: [UInt8] = [], bodyTooLarge: Bool = false, bodyOverBudget: Bool = false,
-        conflictingContentLengths: [String] = [], clientPort: UInt16 = 0, clientAddress: String = ""
+        conflictingContentLengths: [String] = [], clientPort: UInt16 = 0, clientAddress: String = "",
+        bodyMicros: Int64 = 0
     ) {
         head = HTTPRequest(method: method, scheme: nil, authority: nil, path: path, headerFields: headerFields)
         self.query = query
@@ -37,10 +41,31 @@ public struct IncomingRequest: Sendable {
         self.conflictingContentLengths = conflictingContentLengths
         self.clientPort = clientPort
         self.clientAddress = clientAddress
+        self.bodyMicros = bodyMicros
     }
 
     /// `GET`, `POST`, …
     public var method: String { head.method.rawValue }
     /// The path, without the query string.
     public var path: String { head.path ?? "" }
+}
+
+/// A request whose connection ended before its body did (a client reset mid-body, or one that
+/// went silent): what arrived of it.
+public struct CutShortRequest: Sendable, Hashable {
+    /// Its path.
+    public var path: String
+    /// The client's address as text.
+    public var clientAddress: String
+    /// Body bytes that arrived.
+    public var receivedBytes: Int
+    /// Its `Content-Length`; nil when it gave none (chunked).
+    public var declaredBytes: Int?
+
+    public init(path: String, clientAddress: String, receivedBytes: Int, declaredBytes: Int?) {
+        self.path = path
+        self.clientAddress = clientAddress
+        self.receivedBytes = receivedBytes
+        self.declaredBytes = declaredBytes
+    }
 }

@@ -12,6 +12,8 @@ import Synchronization
 public final class MicroHTTPDaemon: Sendable {
     /// Decides what to do with a request; runs on one of the daemon's threads.
     public typealias Responder = @Sendable (IncomingRequest) -> Disposition
+    /// Told of a request whose connection ended before its body did; runs on a daemon thread.
+    public typealias CutShortWatcher = @Sendable (CutShortRequest) -> Void
 
     struct State {
         // Addresses as integers, because pointers are not Sendable.
@@ -33,11 +35,15 @@ public final class MicroHTTPDaemon: Sendable {
     final class Core: Sendable {
         let state = Mutex(State())
         let respond: Responder
+        let cutShort: CutShortWatcher?
         let maxBodyBytes: Int
         let memoryBudget: MemoryBudget?
 
-        init(respond: @escaping Responder, maxBodyBytes: Int, memoryBudget: MemoryBudget?) {
+        init(
+            respond: @escaping Responder, cutShort: CutShortWatcher?, maxBodyBytes: Int, memoryBudget: MemoryBudget?
+        ) {
             self.respond = respond
+            self.cutShort = cutShort
             self.maxBodyBytes = maxBodyBytes
             self.memoryBudget = memoryBudget
         }
@@ -116,7 +122,13 @@ public final class MicroHTTPDaemon: Sendable {
         var conflictingLengths: [String] = []
         var clientPort: UInt16 = 0
         var clientAddress = ""
+        var path = ""
         var phase = Phase.receiving
+        /// Body bytes read off the connection (kept or not), and when the first and the last came
+        /// (monotonic ns).
+        var received = 0
+        var firstBodyNanos: UInt64 = 0
+        var lastBodyNanos: UInt64 = 0
 
         init(budget: MemoryBudget?) {
             reservation = MemoryReservation(budget)
@@ -125,6 +137,9 @@ public final class MicroHTTPDaemon: Sendable {
         /// Adds a chunk of body, within the size limit and the memory budget; drops the body
         /// once either is passed.
         func append(_ chunk: UnsafeRawBufferPointer, maxBodyBytes: Int) {
+            lastBodyNanos = DispatchTime.now().uptimeNanoseconds
+            if received == 0 { firstBodyNanos = lastBodyNanos }
+            received += chunk.count
             guard !tooLarge, !overBudget else { return }
             if body.count + chunk.count > maxBodyBytes {
                 tooLarge = true
@@ -160,9 +175,9 @@ public final class MicroHTTPDaemon: Sendable {
     public init(
         host: String, port: UInt16, threads: Int, connectionTimeoutSeconds: Int = 10,
         connectionLimit: Int = 16_384, perIPConnectionLimit: Int = 4096, maxBodyBytes: Int,
-        memoryBudget: MemoryBudget? = nil, respond: @escaping Responder
+        memoryBudget: MemoryBudget? = nil, cutShort: CutShortWatcher? = nil, respond: @escaping Responder
     ) throws(MicroHTTPError) {
-        core = Core(respond: respond, maxBodyBytes: maxBodyBytes, memoryBudget: memoryBudget)
+        core = Core(respond: respond, cutShort: cutShort, maxBodyBytes: maxBodyBytes, memoryBudget: memoryBudget)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -173,10 +188,20 @@ public final class MicroHTTPDaemon: Sendable {
         let context = Unmanaged.passUnretained(core).toOpaque()  // Unretained: stop() ends the daemon before core goes.
         let flags =
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
-        let completed: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
-            guard let requestContext, let box = requestContext.pointee else { return }
-            Unmanaged<RequestBox>.fromOpaque(box).release()  // Balances the handler's passRetained.
+        let completed: MHD_RequestCompletedCallback = { context, _, requestContext, termination in
+            guard let requestContext, let pointer = requestContext.pointee else { return }
+            let box = Unmanaged<RequestBox>.fromOpaque(pointer).takeRetainedValue()  // Balances passRetained.
             requestContext.pointee = nil
+            // Ended while its body was still coming: the client reset it (READ_ERROR, CLIENT_ABORT)
+            // or went silent (TIMEOUT_REACHED); not COMPLETED_OK (0) nor DAEMON_SHUTDOWN (3).
+            guard case .receiving = box.phase, ![0, 3].contains(termination.rawValue),
+                let core = context.map({ Unmanaged<Core>.fromOpaque($0).takeUnretainedValue() }),
+                let cutShort = core.cutShort
+            else { return }
+            cutShort(
+                CutShortRequest(
+                    path: box.path, clientAddress: box.clientAddress, receivedBytes: box.received,
+                    declaredBytes: box.headerFields[.contentLength].flatMap { Int($0) }))
         }
         let started = withUnsafeMutablePointer(to: &address) { addressPointer in
             var options = [
@@ -186,7 +211,7 @@ public final class MicroHTTPDaemon: Sendable {
                 MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: perIPConnectionLimit, ptr_value: nil),
                 MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE, value: 4096, ptr_value: nil),
                 MHD_OptionItem(
-                    option: .NOTIFY_COMPLETED, value: unsafeBitCast(completed, to: Int.self), ptr_value: nil),
+                    option: .NOTIFY_COMPLETED, value: unsafeBitCast(completed, to: Int.self), ptr_value: context),
                 MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: UnsafeMutableRawPointer(addressPointer)),
                 MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
             ]
@@ -276,6 +301,7 @@ public final class MicroHTTPDaemon: Sendable {
                     }, query)
             }
             (box.clientAddress, box.clientPort) = client(of: connection)
+            box.path = url.map { String(cString: $0) } ?? ""
             requestContext.pointee = Unmanaged.passRetained(box).toOpaque()  // Released by the completion callback.
             // Refused before reading the body; MHD closes the connection after this answer. The
             // budget is taken as bytes arrive, not as declared: a client that declares much and
@@ -330,7 +356,8 @@ public final class MicroHTTPDaemon: Sendable {
             method: method, path: url.map { String(cString: $0) } ?? "",
             query: box.query, headerFields: box.headerFields, body: box.body, bodyTooLarge: box.tooLarge,
             bodyOverBudget: box.overBudget, conflictingContentLengths: box.conflictingLengths,
-            clientPort: box.clientPort, clientAddress: box.clientAddress)
+            clientPort: box.clientPort, clientAddress: box.clientAddress,
+            bodyMicros: Int64((box.lastBodyNanos - box.firstBodyNanos) / 1000))
         box.body = []
         let disposition = core.respond(request)
         box.reservation.release()  // The responder has taken what it keeps into its own budget.

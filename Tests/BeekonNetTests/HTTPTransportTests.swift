@@ -274,6 +274,49 @@ struct HTTPTransportTests {
         #expect(server.received.count == 4)
     }
 
+    @Test(
+        """
+        a paced body leaves a segment at a time, no faster than its limit (20,000 bytes at 40,000 a \
+        second: the server reads it over at least 0.4 s), and arrives whole
+        """)
+    func pacedBody() async throws {
+        let server = try LoopbackServer()
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        var request = OutboundRequest(
+            url: Self.url(server), body: Array(repeating: 7, count: 20_000), timeoutMillis: 30_000, connectionKey: "a")
+        request.maxSendBytesPerSecond = 40_000
+        #expect(await Self.send(transport, request).status == 200)
+        let received = try #require(server.received.first)
+        #expect(received.body == request.body)
+        // A lower bound only: a loaded machine sends slower, never faster.
+        #expect(received.bodyMicros >= 400_000, "\(received.bodyMicros) µs")
+    }
+
+    @Test(
+        """
+        a body cut after 3,000 of 20,000 bytes resets the connection: the client hears reset, the \
+        server never gets a whole request, and the device's next request arrives whole
+        """)
+    func cutBody() async throws {
+        let server = try LoopbackServer()
+        let transport = try HTTPTransport()
+        defer { transport.shutdown() }
+        var request = OutboundRequest(
+            url: Self.url(server), body: Array(repeating: 7, count: 20_000), timeoutMillis: 30_000, connectionKey: "a")
+        request.abortAfterBytes = 3_000
+        let cut = await Self.send(transport, request)
+        guard case .failed(let kind, let message, _) = cut else {
+            Issue.record("expected a failure, got \(cut)")
+            return
+        }
+        #expect(kind == .reset, "\(message)")
+        #expect(server.received.isEmpty)
+        request.abortAfterBytes = nil
+        #expect(await Self.send(transport, request).status == 200)
+        #expect(server.received.map(\.body.count) == [20_000])
+    }
+
     @Test("a request asking for a fresh connection gets one; the next reuses that one")
     func freshConnection() async throws {
         let server = try LoopbackServer()
@@ -482,7 +525,7 @@ struct HTTPTransportTests {
         arguments: [
             (6, 0, NetworkFailure.dns), (7, 0, .refused), (7, ECONNREFUSED, .refused), (7, EMFILE, .tooManyOpenFiles),
             (7, ENFILE, .tooManyOpenFiles), (6, EMFILE, .dns), (28, 0, .timeout), (60, 0, .tls), (35, 0, .tls),
-            (52, 0, .reset), (56, 0, .reset), (18, 0, .reset), (3, 0, .other), (45, 0, .sourceAddress),
+            (52, 0, .reset), (56, 0, .reset), (18, 0, .reset), (3, 0, .other), (45, 0, .sourceAddress), (42, 0, .reset),
             (7, EINVAL, .sourceAddress),
         ] as [(Int32, Int32, NetworkFailure)])
     func failureKinds(code: Int32, osErrno: Int32, kind: NetworkFailure) {

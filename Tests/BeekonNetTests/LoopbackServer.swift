@@ -30,6 +30,7 @@ final class LoopbackServer: Sendable {
         var body: [UInt8]
         var clientPort: UInt16
         var clientAddress: String
+        var bodyMicros: Int64
     }
 
     private struct State {
@@ -55,7 +56,8 @@ final class LoopbackServer: Sendable {
                         headers: Dictionary(
                             request.head.headerFields.map { ($0.name.canonicalName, $0.value) },
                             uniquingKeysWith: { $1 }),
-                        body: request.body, clientPort: request.clientPort, clientAddress: request.clientAddress))
+                        body: request.body, clientPort: request.clientPort, clientAddress: request.clientAddress,
+                        bodyMicros: request.bodyMicros))
                 state.inFlight += 1
                 state.maxInFlight = max(state.maxInFlight, state.inFlight)
                 return state.answer

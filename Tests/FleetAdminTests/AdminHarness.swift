@@ -107,9 +107,11 @@ final class AdminHarness: Sendable {
             if started { real.start() }
         }
         self.token = token
-        admin = try AdminServer(
-            runtime: control, configuration: AdminConfiguration(port: 0, token: token, allowedHosts: allowedHosts),
-            logger: logger)
+        var configuration = AdminConfiguration(port: 0, token: token, allowedHosts: allowedHosts)
+        // A real fleet's loops share the machine with every other test: a command waiting for
+        // every device to stand at one instant is given a minute, not a busy client's 8 s.
+        if realFleet != nil { configuration.commandTimeoutMillis = 60_000 }
+        admin = try AdminServer(runtime: control, configuration: configuration, logger: logger)
         transport = try HTTPTransport()
     }
 

@@ -393,3 +393,53 @@ enum RawSocket {
         return String(decoding: answer, as: UTF8.self)
     }
 }
+
+/// Uploads cut short and paced uploads, as the receiver counts them (`/stats`).
+@Suite("Cut and slow uploads")
+struct CutUploadTests {
+    @Test(
+        """
+        an upload reset after 2,000 of its 10,000 bytes is counted truncated (what arrived, what \\
+        was declared), nothing is stored, and the receiver serves the next one
+        """)
+    func truncated() async throws {
+        let harness = try ReceiverHarness()
+        var request = OutboundRequest(
+            url: harness.receiver.url,
+            headerFields: HTTPFields(textPairs: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")]),
+            body: Array(repeating: 0x20, count: 10_000), connectionKey: "cut")
+        request.abortAfterBytes = 2_000
+        _ = await harness.send(request)
+        // The daemon learns of the reset on its own thread: polled, never timed.
+        var stats = harness.receiver.stats()
+        for _ in 0..<500 where stats.truncatedUploads.count == 0 {
+            try await Task.sleep(nanoseconds: 10_000_000)
+            stats = harness.receiver.stats()
+        }
+        #expect(stats.truncatedUploads.count == 1)
+        #expect(stats.truncatedUploads.declaredBytes == 10_000)
+        #expect((0...2_000).contains(stats.truncatedUploads.receivedBytes))
+        #expect(stats.batchesStored == 0)
+        #expect(String(decoding: stats.json(), as: UTF8.self).contains(#""truncated_uploads":{"count":1,"#))
+        #expect(stats.prometheusText().contains("beekon_receiver_truncated_uploads_total 1\n"))
+        try await HostileInputTests.stillServes(harness)
+    }
+
+    @Test("a paced upload's body speed is measured, no faster than it was sent; one in one read is not")
+    func bodySpeed() async throws {
+        let harness = try ReceiverHarness()
+        let json = harness.payload().json
+        #expect(try await harness.upload(json).status == 200)
+        #expect(harness.receiver.stats().uploadBytesPerSecond.count == 0)
+        var request = OutboundRequest(
+            url: harness.receiver.url,
+            headerFields: HTTPFields(textPairs: [("Content-Type", "application/json")]),
+            body: Array(repeating: 0x20, count: 12_000) + json, connectionKey: "slow")
+        request.maxSendBytesPerSecond = 30_000
+        #expect(await harness.send(request).status == 200)
+        let speed = harness.receiver.stats().uploadBytesPerSecond
+        #expect(speed.count == 1)
+        // An upper bound on the speed is a lower bound on time: a loaded machine cannot break it.
+        #expect(speed.p50 > 0 && speed.p50 <= 45_000, "\(speed.p50) B/s")
+    }
+}
