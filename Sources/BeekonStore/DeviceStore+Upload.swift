@@ -142,10 +142,10 @@ extension DeviceStore {
     ///
     /// `told` (sent as its id, heard at its instant) is recorded in the same transaction.
     @discardableResult
-    public func acknowledge(_ batch: PendingBatch, told: (batchID: UUIDv7, at: Int64)? = nil) throws(StoreError)
-        -> Int
-    {
-        try delete(batch, rejected: false, told: told, operation: "acknowledge batch")
+    public func acknowledge(
+        _ batch: PendingBatch, told: (batchID: UUIDv7, at: Int64)? = nil, heard: ToldBatch.Heard = .acknowledged
+    ) throws(StoreError) -> Int {
+        try delete(batch, rejected: false, told: told, heard: heard, operation: "acknowledge batch")
     }
 
     /// Deletes the rows of a batch the server rejected for good (400/422), and nothing else;
@@ -224,14 +224,15 @@ extension DeviceStore {
     }
 
     private func delete(
-        _ batch: PendingBatch, rejected: Bool, told: (batchID: UUIDv7, at: Int64)?, operation: String
+        _ batch: PendingBatch, rejected: Bool, told: (batchID: UUIDv7, at: Int64)?,
+        heard: ToldBatch.Heard = .acknowledged, operation: String
     ) throws(StoreError) -> Int {
         var rows = HeldDeletes()
         rows.add(batch, rejected: rejected)
         if let told {
             rows.told.append(
                 ToldBatch(
-                    batchID: told.batchID, heard: rejected ? .rejected : .acknowledged, at: told.at,
+                    batchID: told.batchID, heard: rejected ? .rejected : heard, at: told.at,
                     fixIDs: batch.locations.map(\.id)))
         }
         return try delete(rows, operation: operation)

@@ -19,6 +19,9 @@ public struct ToldBatch: Sendable, Hashable {
         /// No 2xx heard (a failure status, a timeout, a network failure): its rows are still
         /// pending; the server may hold them.
         case unacknowledged = 4
+        /// A 2xx from a captive portal, not the server: the device deleted its rows, which the
+        /// server never had (a phone loses them so).
+        case portalAcknowledged = 5
     }
 
     public var batchID: UUIDv7

@@ -44,6 +44,19 @@ public enum FleetAction: Sendable, Hashable {
     case clockJump(millis: Int64)
     /// The phone's clock is set `millis` off true time (0: true time), drifting on from there.
     case clockOffset(millis: Int64)
+    /// The phone's network sits behind a captive portal (a hotel's, a station's Wi-Fi): its
+    /// requests are answered by the portal, not the server (`off`: the portal is gone).
+    case captivePortal(PortalAnswer)
+
+    /// What a captive portal answers every request with.
+    public enum PortalAnswer: String, Sendable, Hashable, CaseIterable {
+        /// 200 with its HTML login page: the SDK takes it as a 2xx and deletes the batch's rows.
+        case html200
+        /// 302 to its login page: a 3xx, "permanent" to the SDK, which keeps the rows.
+        case redirect302
+        /// No portal.
+        case off
+    }
 
     /// An action's name, as fleet files and the API write it.
     public enum Name: String, Sendable, Hashable, CaseIterable, Codable {
@@ -51,6 +64,7 @@ public enum FleetAction: Sendable, Hashable {
         case background, foreground, kill, reboot, networkOffline, networkOnline, latency, timeouts
         case start, stop, sync, configure, setExtras, addGeofences, removeGeofences
         case getCurrentLocation, deleteLocations, shutdown, gpsJump, networkProfile, clockJump, clockOffset
+        case captivePortal
 
         /// "one of …" every name, for errors.
         public static let oneOf = "one of \(allCases.map(\.rawValue).joined(separator: ", "))"
@@ -88,6 +102,7 @@ public enum FleetAction: Sendable, Hashable {
         case .networkProfile: .networkProfile
         case .clockJump: .clockJump
         case .clockOffset: .clockOffset
+        case .captivePortal: .captivePortal
         }
     }
 
@@ -244,6 +259,25 @@ extension FleetAction {
                     + "goes then",
                 ending: .undoneBy(.networkOnline)),
             ActionDescription(.networkOnline, summary: "the phone regains its network", ending: .never),
+            ActionDescription(
+                name: .captivePortal,
+                summary:
+                    "the phone's network sits behind a captive portal that answers its requests instead of the server: "
+                    + "html200 (a 200 login page: the SDK deletes the batch's rows, lost to the server, counted as "
+                    + "portal_acknowledged) or redirect302 (a 3xx: the SDK keeps the rows and backs off); off ends it",
+                parameters: [
+                    ActionParameter(
+                        name: "answer", kind: .choice(PortalAnswer.allCases.map(\.rawValue)), required: false,
+                        summary: "what the portal answers (default html200)", example: #""html200""#)
+                ], ending: .undoneBy(.captivePortal(.off)),
+                make: { values in
+                    guard case .choice(let text)? = values["answer"] else { return .captivePortal(.html200) }
+                    return PortalAnswer(rawValue: text).map { .captivePortal($0) }
+                },
+                values: { action in
+                    guard case .captivePortal(let answer) = action else { return [:] }
+                    return ["answer": .choice(answer.rawValue)]
+                }),
             ActionDescription(
                 name: .latency, summary: "each request of the device is delayed",
                 parameters: [

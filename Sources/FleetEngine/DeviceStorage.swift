@@ -17,8 +17,9 @@ package protocol DeviceStorage: AnyObject {
     func readDeviceState() throws(StoreError) -> PersistedDeviceState
     func deleteLocations(before instant: Int64?) throws(StoreError) -> Int
     func nextBatch(limit: Int, resending: SentBatch?) throws(StoreError) -> PendingBatch?
-    @discardableResult func acknowledge(_ batch: PendingBatch, told: (batchID: UUIDv7, at: Int64)?)
-        throws(StoreError) -> Int
+    @discardableResult func acknowledge(
+        _ batch: PendingBatch, told: (batchID: UUIDv7, at: Int64)?, heard: ToldBatch.Heard
+    ) throws(StoreError) -> Int
     @discardableResult func drop(_ batch: PendingBatch, told: (batchID: UUIDv7, at: Int64)?) throws(StoreError) -> Int
     /// Records what the device was told of a batch that ended with its rows kept.
     func record(_ told: ToldBatch) throws(StoreError)

@@ -25,6 +25,10 @@ public struct FixAccount: Sendable, Hashable, Codable {
     /// SDK keeps their fixes and sends them again (a deleted device's, when a later run resumes
     /// it), so these are duplicates the fleet caused on purpose, as a phone would.
     public var unheardAcknowledgements = Resent()
+    /// Batches a captive portal answered 200 (`captivePortal`), whose rows the device deleted as
+    /// if the server had them: fixes a phone loses that way, never at the server. Part of
+    /// `acknowledged` in the stores' ledgers.
+    public var portalAcknowledgements = Resent()
 
     /// Batches and the fixes in them.
     public struct Resent: Sendable, Hashable, Codable {
@@ -77,6 +81,18 @@ extension FixAccount {
                 "unheard_acknowledged",
                 "Fixes in batches answered 2xx that the device never heard (timeout, network loss, process "
                     + "death): sent again."
+            )),
+        FixCounter(
+            \.portalAcknowledgements.batches, member: "portalAcknowledgements", part: "batches",
+            note: "Batches a captive portal answered 200 (the captivePortal fault): the device deleted their fixes "
+                + "as if the server had them; a phone loses them so, and the server never sees them.",
+            column: "Portal Acknowledged Batches"),
+        FixCounter(
+            \.portalAcknowledgements.fixes, member: "portalAcknowledgements", part: "fixes",
+            column: "Portal Acknowledged Fixes",
+            metric: (
+                "portal_acknowledged",
+                "Fixes deleted after a captive portal's 200 (the captivePortal fault): never at the server."
             )),
     ]
 }

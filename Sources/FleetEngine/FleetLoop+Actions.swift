@@ -51,8 +51,14 @@ extension FleetLoop {
                 // Counted as acknowledged once the delete commits (the ledger); the store holds
                 // back rows it could not delete, so they are not sent again. What the device was
                 // told is recorded with the delete (`ToldBatch`).
-                recordAgeAtAcknowledgement(batch, slot: slot, at: time)
-                try store.acknowledge(batch, told: (batchID, time))
+                // A captive portal's 200: the rows go as for the server's, but the server has none.
+                if slots[slot].waiting.portalAnswered == batchID {
+                    countPortalAcknowledgement(batch, slot: slot)
+                    try store.acknowledge(batch, told: (batchID, time), heard: .portalAcknowledged)
+                } else {
+                    recordAgeAtAcknowledgement(batch, slot: slot, at: time)
+                    try store.acknowledge(batch, told: (batchID, time), heard: .acknowledged)
+                }
             case .dropBatch(let batch, let batchID):
                 try store.drop(batch, told: (batchID, time))
             case .sendBatch(let request):

@@ -109,6 +109,8 @@ extension FleetLoop {
             slots[slot].link.extraLatencyMillis = millis
         case .timeouts(let fraction):
             slots[slot].link.timeoutFraction = fraction
+        case .captivePortal(let answer):
+            slots[slot].link.portal = answer == .off ? nil : answer
         case .networkProfile(let spec):
             slots[slot].link.network = spec.resolved(over: fleet.groups[slots[slot].group].network)
         case .start:

@@ -1,6 +1,7 @@
 import BeekonDevice
 import BeekonNet
 import BeekonStore
+import FleetDescription
 import HTTPTypes
 
 extension FleetLoop {
@@ -44,7 +45,19 @@ extension FleetLoop {
         var transfer = TransferInFlight(
             slot: slot, kind: kind, sentAt: time, deadline: deadline, fixIDs: fixIDs, hangs: hangs,
             injectedLatencyMillis: slots[slot].link.extraLatencyMillis + networkMillis, life: slots[slot].os.life)
-        if let linkFailure {
+        if let portal = slots[slot].link.portal {
+            // A captive portal answers at the gateway: nothing reaches the server, and the device
+            // hears the portal's page or redirect a gateway's round trip later.
+            transfer.hangs = false
+            transfer.linkFailed = true
+            let heardAt = time + Self.portalAnswerMillis + slots[slot].link.extraLatencyMillis
+            if heardAt < deadline {
+                transfer.held = (Self.portalOutcome(portal), .captivePortal)
+                transfer.answerAt = heardAt
+            }
+            linkFailure = nil
+            request.abortAfterBytes = nil
+        } else if let linkFailure {
             // Never on the wire: the device hears the failure after the modelled time (and any
             // `latency` fault), unless its timeout comes first.
             transfer.hangs = false
@@ -438,13 +451,45 @@ extension FleetLoop {
                 UploadRecord(
                     at: time, batchID: batchID, fixes: transfer.fixes, outcome: label, latencyMillis: latency,
                     serverMillis: transfer.serverMillis))
+            // A portal's 200 deletes the rows as the server's would: the store tells them apart.
+            if label == .captivePortal { slots[slot].waiting.portalAnswered = batchID }
             feed(.uploadFinished(batchID: batchID, outcome), to: slot, at: time)
+            slots[slot].waiting.portalAnswered = nil
         case .refresh:
             metrics.refreshesByOutcome[label, default: 0] += 1
             slots[slot].recent.lastRefreshOutcome = label
             noteChange(slot)
             feed(.refreshFinished(outcome), to: slot, at: time)
         }
+    }
+
+    /// How long a captive portal takes to answer, virtual ms: a gateway on the phone's own
+    /// network, a short round trip away.
+    static let portalAnswerMillis: Int64 = 100
+
+    /// What a captive portal answers: its login page (200, HTML) or a redirect to it (302).
+    static func portalOutcome(_ answer: FleetAction.PortalAnswer) -> HTTPOutcome {
+        switch answer {
+        case .redirect302, .off:
+            return .response(
+                HTTPResponse(
+                    status: .found, headerFields: [.location: "http://portal.example/login", .contentLength: "0"]),
+                body: [])
+        case .html200:
+            let page = Array("<html><head><title>Sign in to Wi-Fi</title></head><body>Sign in</body></html>".utf8)
+            return .response(
+                HTTPResponse(status: .ok, headerFields: [.contentType: "text/html; charset=utf-8"]), body: page)
+        }
+    }
+
+    /// A captive portal's 200 deleted `batch`'s rows: fixes a phone loses so, counted apart from
+    /// what the server acknowledged.
+    mutating func countPortalAcknowledgement(_ batch: PendingBatch, slot: Int) {
+        let group = slots[slot].group
+        metrics.fixes.portalAcknowledgements.batches += 1
+        metrics.fixes.portalAcknowledgements.fixes += batch.locations.count
+        metrics.fixesByGroup[group].portalAcknowledgements.batches += 1
+        metrics.fixesByGroup[group].portalAcknowledgements.fixes += batch.locations.count
     }
 
     /// An upload answered `status` that its device never heard (its timeout, its network's loss,

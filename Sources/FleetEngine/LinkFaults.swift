@@ -11,6 +11,8 @@ struct LinkFaults {
     var timeoutFraction = 0.0
     /// Draws for the `timeouts` fault.
     var rng: SplitMix64
+    /// `captivePortal` fault: what the portal its network sits behind answers (nil: none).
+    var portal: FleetAction.PortalAnswer?
     /// The network it uploads over now; nil: not modelled, the link adds nothing.
     var network: NetworkProfile?
     /// Draws for `network`: a stream derived from the device's seed, so a run without networks

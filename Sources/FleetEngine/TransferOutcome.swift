@@ -30,6 +30,9 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
     /// The device's modelled network (`network:`, `networkProfile`) failed the transfer before
     /// the server could have it: the request never went on the wire.
     case injected(LinkFailure)
+    /// A captive portal answered instead of the server (`captivePortal`): the device heard the
+    /// portal's 200 or 302; the request never reached the server.
+    case captivePortal
 
     /// How a modelled network fails a transfer (`LinkDraw`).
     public enum LinkFailure: String, Sendable, Hashable, Codable, CaseIterable {
@@ -63,6 +66,7 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
         case .warpTimeout: "warp-timeout"
         case .notSent(let cause): "not-sent-\(cause.rawValue)"
         case .injected(let failure): "injected-\(failure.rawValue)"
+        case .captivePortal: "captive-portal"
         }
     }
 
@@ -110,7 +114,7 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
     public var party: Party {
         switch self {
         case .status, .failed: .server
-        case .offline, .injectedTimeout, .injected: .fault
+        case .offline, .injectedTimeout, .injected, .captivePortal: .fault
         case .warpTimeout, .notSent: .fleet
         }
     }
@@ -127,7 +131,7 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
             .failed($0)
         }
         + [.offline, .injectedTimeout, .warpTimeout] + NotSentCause.allCases.map { .notSent($0) }
-        + LinkFailure.allCases.map { .injected($0) }
+        + LinkFailure.allCases.map { .injected($0) } + [.captivePortal]
 
     /// By their text, as every report lists them.
     public static func < (lhs: TransferOutcome, rhs: TransferOutcome) -> Bool { lhs.description < rhs.description }

@@ -18,6 +18,9 @@ public enum FixVerdict: String, Sendable, Hashable, CaseIterable, Codable {
     case storedUnheard = "stored_unheard"
     /// Sent without a 2xx heard, then expired or deleted on its device, and not stored (✓).
     case goneNotStored = "gone_not_stored"
+    /// Deleted by its device after a captive portal's 200, and not stored: lost as a phone loses
+    /// it, never the server's (the server never saw it).
+    case portalDropped = "portal_dropped"
 
     /// What its device made of it last, and whether the server holds it.
     init(_ side: DeviceSide, stored: Bool) {
@@ -29,6 +32,8 @@ public enum FixVerdict: String, Sendable, Hashable, CaseIterable, Codable {
         case (.pending, false): self = .pendingNotStored
         case (.pending, true), (.sentThenGone, true): self = .storedUnheard
         case (.sentThenGone, false): self = .goneNotStored
+        case (.portalAcknowledged, false): self = .portalDropped
+        case (.portalAcknowledged, true): self = .storedUnheard
         }
     }
 
@@ -45,6 +50,7 @@ public enum FixVerdict: String, Sendable, Hashable, CaseIterable, Codable {
         case .pendingNotStored: "pending on the device, not stored (expected)"
         case .storedUnheard: "stored though the device never heard the 2xx (expected under faults)"
         case .goneNotStored: "sent unacknowledged, since expired or deleted on the device, not stored"
+        case .portalDropped: "deleted on a captive portal's 200, never at the server (a phone loses them so)"
         }
     }
 }
@@ -57,6 +63,8 @@ public enum DeviceSide: UInt8, Sendable, Hashable, Comparable, CaseIterable {
     case pending = 1
     case rejected = 2
     case acknowledged = 3
+    /// Deleted after a captive portal's 200.
+    case portalAcknowledged = 4
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }

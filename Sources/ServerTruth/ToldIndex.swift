@@ -38,6 +38,7 @@ struct ToldIndex {
                 case .acknowledged: .acknowledged
                 case .rejected: .rejected
                 case .unheardAcknowledgement, .unacknowledged: .sentThenGone
+                case .portalAcknowledged: .portalAcknowledged
                 }
             for id in batch.fixIDs {
                 entries.append(Entry(high: id.high, low: id.low, device: device, side: side))

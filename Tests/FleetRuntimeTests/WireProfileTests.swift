@@ -44,8 +44,8 @@ struct WireProfileTests {
 
     @Test(
         """
-        a 2 kbit/s uplink at warp 120 reaches the server no faster than 30,000 bytes a second \\
-        (120 × 250), every fix it acknowledged stored; a link that resets mid-body leaves the \\
+        a 2 kbit/s uplink at warp 120 reaches the server no faster than 30,000 bytes a second \
+        (120 × 250), every fix it acknowledged stored; a link that resets mid-body leaves the \
         server one truncated upload per reset the devices heard, and nothing stored
         """)
     func slowAndCut() async throws {

@@ -399,7 +399,7 @@ enum RawSocket {
 struct CutUploadTests {
     @Test(
         """
-        an upload reset after 2,000 of its 10,000 bytes is counted truncated (what arrived, what \\
+        an upload reset after 2,000 of its 10,000 bytes is counted truncated (what arrived, what \
         was declared), nothing is stored, and the receiver serves the next one
         """)
     func truncated() async throws {
