@@ -14,10 +14,13 @@ public enum FixVerdict: String, Sendable, Hashable, CaseIterable, Codable {
     case pendingNotStored = "pending_not_stored"
     /// Stored, though its device never heard a 2xx for it (a 2xx after its timeout, a connection
     /// lost after the commit): expected under faults; still pending on the device, or sent and
-    /// since expired or deleted there.
+    /// since expired, deleted or uninstalled there.
     case storedUnheard = "stored_unheard"
     /// Sent without a 2xx heard, then expired or deleted on its device, and not stored (✓).
     case goneNotStored = "gone_not_stored"
+    /// Pending in an install's store when the app was uninstalled (a reinstall wipes the DB,
+    /// seed 04), and not stored (✓): the fleet's own doing, as a phone's user's, never the server's.
+    case uninstalledNotStored = "uninstalled_not_stored"
 
     /// What its device made of it last, and whether the server holds it.
     init(_ side: DeviceSide, stored: Bool) {
@@ -29,6 +32,8 @@ public enum FixVerdict: String, Sendable, Hashable, CaseIterable, Codable {
         case (.pending, false): self = .pendingNotStored
         case (.pending, true), (.sentThenGone, true): self = .storedUnheard
         case (.sentThenGone, false): self = .goneNotStored
+        case (.uninstalled, false): self = .uninstalledNotStored
+        case (.uninstalled, true): self = .storedUnheard
         }
     }
 
@@ -45,6 +50,7 @@ public enum FixVerdict: String, Sendable, Hashable, CaseIterable, Codable {
         case .pendingNotStored: "pending on the device, not stored (expected)"
         case .storedUnheard: "stored though the device never heard the 2xx (expected under faults)"
         case .goneNotStored: "sent unacknowledged, since expired or deleted on the device, not stored"
+        case .uninstalledNotStored: "pending when its app was uninstalled (a reinstall), not stored (expected)"
         }
     }
 }
@@ -55,8 +61,11 @@ public enum DeviceSide: UInt8, Sendable, Hashable, Comparable, CaseIterable {
     /// Sent without a 2xx heard (or with one the device never heard), and no longer stored.
     case sentThenGone = 0
     case pending = 1
-    case rejected = 2
-    case acknowledged = 3
+    /// Pending in a former install's store (`installs.json`): wiped by a reinstall, never sent
+    /// by the install after it.
+    case uninstalled = 2
+    case rejected = 3
+    case acknowledged = 4
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
