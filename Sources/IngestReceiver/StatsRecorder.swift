@@ -18,6 +18,8 @@ struct StatsRecorder {
 
     /// The addresses each install's uploads came from (one for nearly all).
     private var addressesByInstall: [String: [String]] = [:]
+    /// The `sdk_version` each install's latest stored upload reported.
+    private var sdkVersionByInstall: [String: String] = [:]
 
     /// An upload of `installID` was read from client address `address`.
     mutating func arrived(installID: String, from address: String) {
@@ -54,6 +56,11 @@ struct StatsRecorder {
         if outcome.changedOnRetry { stats.batchesChangedOnRetry += 1 }
         stats.lastSeenByDevice[batch.installID] = max(receivedAt, stats.lastSeenByDevice[batch.installID] ?? .min)
         if sessions.insert(batch.installID + "/" + batch.sessionID).inserted { stats.sessions += 1 }
+        if let before = sdkVersionByInstall.updateValue(batch.sdkVersion, forKey: batch.installID),
+            before != batch.sdkVersion
+        {
+            stats.sdkVersionChanges += 1
+        }
         for timestamp in outcome.storedLocationTimestamps {
             let age = receivedAt - timestamp
             if ages.count < Self.ageCapacity {
