@@ -45,6 +45,8 @@ public struct DeviceGroup: Sendable, Hashable {
     public var stages: [Stage]? = nil
     /// The network its devices upload over (`network:`); nil: not modelled, the link adds nothing.
     public var network: NetworkProfile? = nil
+    /// Reinstalls and an app upgrade (`churn:`); nil: none.
+    public var churn: Churn? = nil
 
     /// `count`: devices in a group.
     public static let countRange = NumberRange.integer(1...100_000, unit: "devices")
@@ -87,7 +89,7 @@ public struct DeviceGroup: Sendable, Hashable {
             && lhs.startOffset == rhs.startOffset && lhs.startAfterMillis == rhs.startAfterMillis
             && lhs.spreadMillis == rhs.spreadMillis && lhs.autoStart == rhs.autoStart
             && lhs.config == rhs.config && lhs.extras == rhs.extras && lhs.geofences == rhs.geofences
-            && lhs.provider == rhs.provider && lhs.network == rhs.network
+            && lhs.provider == rhs.provider && lhs.network == rhs.network && lhs.churn == rhs.churn
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -38,11 +38,11 @@ package struct FleetLoop {
     package var draining = false
 
     /// An engine over what the driver read: the routes the fleet file names, the install ids an
-    /// earlier run on the data folder made, and its clock record. Refuses a warp, run length or
-    /// missing ingest URL it cannot run with.
+    /// earlier run on the data folder made (and those its reinstalls replaced), and its clock
+    /// record. Refuses a warp, run length or missing ingest URL it cannot run with.
     package init(
         fleet: FleetFile, options: RunOptions, routes: [String: Route], installIDs: [String: String],
-        previousClock: ClockRecord?, stores: any StoreShelf
+        formerInstalls: [String: [String]] = [:], previousClock: ClockRecord?, stores: any StoreShelf
     ) throws(RunError) {
         self.fleet = fleet
         faults = FaultBook(timeline: fleet.faults)
@@ -57,7 +57,7 @@ package struct FleetLoop {
             }
         }
         storage = LoopStorage(stores: stores)
-        roster = DeviceRoster(installIDs: installIDs, routes: routes)
+        roster = DeviceRoster(installIDs: installIDs, formerInstalls: formerInstalls, routes: routes)
         if fleet.needsIngestURL, options.ingest == nil,
             let group = fleet.groups.first(where: { $0.config.sync?.url.isEmpty == true })
         {
@@ -398,7 +398,8 @@ package struct FleetLoop {
             let slot: Int
             switch key {
             case .device(let owner, _), .providerTick(let owner), .spawn(let owner), .relaunch(let owner),
-                .significantMoveCheck(let owner), .storeRetry(let owner):
+                .significantMoveCheck(let owner), .storeRetry(let owner), .open(let owner), .churnReinstall(let owner),
+                .churnUpgrade(let owner):
                 slot = owner
             case .delivery(let number), .transferTimeout(let number):
                 guard let owner = transfers[number]?.slot else { return .fire }
@@ -451,6 +452,12 @@ package struct FleetLoop {
             retryStore(slot, at: time)
         case .stage(let group):
             followStages(group, at: time)
+        case .open(let slot):
+            openInstall(slot, at: time)
+        case .churnReinstall(let slot):
+            churnReinstallDue(slot, at: time)
+        case .churnUpgrade(let slot):
+            churnUpgradeDue(slot, at: time)
         }
     }
 
@@ -481,7 +488,9 @@ package struct FleetLoop {
             platform: slots[slot].identity.platform, osVersion: slots[slot].identity.osVersion,
             model: slots[slot].identity.model,
             sdkVersion: slots[slot].identity.sdkVersion,
-            restored: state, pendingFixes: pending, seed: slots[slot].seed, now: time)
+            restored: state, pendingFixes: pending,
+            seed: roster.installSeed(of: slots[slot].id, seed: slots[slot].seed),
+            now: time)
         slots[slot].device = device
         noteChange(slot)
         perform(actions + restoreActions, slot: slot, at: time)
@@ -500,6 +509,7 @@ package struct FleetLoop {
         }
         // Killed before it spawned: the app ran until now, and is dead until the kill's relaunch.
         if !slots[slot].os.processAlive { processGone(slot, at: time) }
+        planChurn(slot, at: time)
     }
 
     /// The group's config with the run's ingest filled in where the file left the URL open.

@@ -1,3 +1,5 @@
+import BeekonDevice
+
 /// The OS's switches a user or fault flips, and the app's process.
 struct PhoneOS {
     var permissionGranted = true
@@ -9,4 +11,9 @@ struct PhoneOS {
     /// Its app's processes so far: one more at each death, so an answer to a transfer an earlier
     /// process sent is known as unheard.
     var life = 0
+    /// A reinstalled app nobody has opened yet: it does nothing until the user does.
+    var awaitingOpen = false
+    /// The group's `churn`: the draws of the device's reinstalls (nil until its first spawn, or
+    /// without churn), from a stream derived from its seed.
+    var churnDraws: SplitMix64?
 }

@@ -73,6 +73,34 @@ enum RunFiles {
         }
     }
 
+    // MARK: installs.json
+
+    /// The install ids reinstalls replaced in an earlier run on `directory`, by device id, oldest
+    /// first (none when there is no file).
+    static func readFormerInstalls(_ directory: String) -> [String: [String]] {
+        guard let data = FileManager.default.contents(atPath: "\(directory)/\(formerInstallsFile)"),
+            let map = try? JSONDecoder().decode([String: [String]].self, from: data)
+        else { return [:] }
+        return map
+    }
+
+    /// Returns what went wrong, or nil when the map is written (0600, renamed over the old one).
+    @discardableResult
+    static func writeFormerInstalls(_ map: [String: [String]], _ directory: String) -> String? {
+        do {
+            try PrivateFile.createFolder(atPath: directory)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+            try PrivateFile.write(try encoder.encode(map), toFile: "\(directory)/\(formerInstallsFile)")
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// The file of former installs in a data folder.
+    static let formerInstallsFile = "installs.json"
+
     // MARK: clock.json
 
     /// The data folder's clock file: nil when there is none; a `RunError` naming the file when
@@ -113,6 +141,7 @@ extension FleetLoop {
         try self.init(
             fleet: fleet, options: options, routes: try RunFiles.routes(of: fleet, folder: options.routeFolder),
             installIDs: RunFiles.readInstallIDs(options.dataDirectory),
+            formerInstalls: RunFiles.readFormerInstalls(options.dataDirectory),
             previousClock: try RunFiles.readClock(options.dataDirectory),
             stores: SQLiteShelf(dataDirectory: options.dataDirectory, maxOpen: options.maxOpenStores))
     }
