@@ -101,10 +101,8 @@ extension FleetLoop {
         guard var draws = slots[slot].os.churnDraws, !slots[slot].removed,
             let perDay = fleet.groups[slots[slot].group].churn?.reinstallsPerDay, perDay > 0
         else { return }
-        if !slots[slot].standingBy {
-            reinstall(slot, openAfterMillis: nil, at: time)
-            logAction(ActionRecord(action: .reinstall, applied: 1, at: time, source: .timeline))
-        }
+        // (Not an action of the log: the churn is each device's own, as its relaunches are.)
+        if !slots[slot].standingBy { reinstall(slot, openAfterMillis: nil, at: time) }
         schedule.timers.schedule(
             (), key: .churnReinstall(slot), at: time + Self.reinstallWait(perDay: perDay, using: &draws))
         slots[slot].os.churnDraws = draws
@@ -116,7 +114,6 @@ extension FleetLoop {
             slots[slot].identity.sdkVersion != update.sdkVersion
         else { return }
         upgrade(slot, sdkVersion: update.sdkVersion, at: time)
-        logAction(ActionRecord(action: .upgrade, applied: 1, at: time, source: .timeline))
     }
 
     /// The key of the churn stream, derived from a device's seed.
