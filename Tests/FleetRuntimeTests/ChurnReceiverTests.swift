@@ -157,10 +157,7 @@ struct ChurnReceiverTests {
         .replacingOccurrences(of: "warp: 3000", with: "warp: \(warp)")
         let runtime = try await workspace.runtime(
             yaml, ingest: server.url, virtualMinutes: 30, timing: .deterministic, maxWarp: maxWarp, loops: loops)
-        var uploads: [String: [String]] = [:]
-        for upload in server.uploadLog() {
-            uploads[upload.installID, default: []].append("\(upload.batchID) \(upload.sentAt) \(upload.locationCount)")
-        }
+        let uploads = server.uploadsByInstall()
         var files: [String: String] = [:]
         for name in ["devices.json", "installs.json"] {
             files[name] = try String(contentsOfFile: "\(workspace.data)/\(name)", encoding: .utf8)
