@@ -15,7 +15,8 @@ public struct DeviceStateKey<Value: Codable & Sendable>: Sendable, Hashable {
 }
 
 extension DeviceStateKey where Value == UUIDv7 {
-    /// The device's install id: made once, never changes (spec §1).
+    /// The device's install id: made once per install, never changes for that install (spec §1;
+    /// seed 05: "stable per app install"). A reinstall is a new install, on a new store.
     public static var installID: Self { Self("install_id") }
 }
 
