@@ -29,6 +29,8 @@ extension DeviceStateKey where Value == Bool {
 extension DeviceStateKey where Value == String {
     /// The current session id (UUIDv7 text), set by start() and cleared by stop().
     public static var sessionID: Self { Self("session_id") }
+    /// The SDK version the installed app runs, set at its first start and by each update.
+    public static var sdkVersion: Self { Self("sdk_version") }
 }
 
 extension DeviceStateKey where Value == StringMap {

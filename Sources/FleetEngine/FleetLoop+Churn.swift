@@ -57,12 +57,13 @@ extension FleetLoop {
     /// update and relaunched at once with the new version (`appUpdate`); its store stays, so a
     /// batch held for a retry goes again with its `batch_id` and the new `sdk_version`. A dead
     /// app reports the new version when it comes back; one not yet spawned or not yet opened,
-    /// from its start.
+    /// from its start. The store records the version (`sdkVersion`), so a resumed run finds it.
     mutating func upgrade(_ slot: Int, sdkVersion: String, at time: Int64) {
         guard !slots[slot].removed else { return }
         slots[slot].identity.sdkVersion = sdkVersion
         noteChange(slot)
         guard slots[slot].device != nil else { return }
+        perform([.persistState([.sdkVersion(sdkVersion)])], slot: slot, at: time)
         guard slots[slot].os.processAlive else {
             slots[slot].device!.appUpdated(sdkVersion: sdkVersion)
             return

@@ -479,11 +479,18 @@ package struct FleetLoop {
         settleLedger(slot, at: time)
         var state = restored
         let installID = UUIDv7(roster.installIDs[slots[slot].id] ?? "")
-        var actions: [DeviceAction] = []
+        var firstState: [DeviceStateChange] = []
         if state.installID == nil, let installID {
             state.installID = installID
-            actions.append(.persistState([.installID(installID)]))
+            firstState.append(.installID(installID))
         }
+        // The installed app's version: as an update left it, else recorded now.
+        if let installed = state.sdkVersion {
+            slots[slot].identity.sdkVersion = installed
+        } else {
+            firstState.append(.sdkVersion(slots[slot].identity.sdkVersion))
+        }
+        let actions: [DeviceAction] = firstState.isEmpty ? [] : [.persistState(firstState)]
         let (device, restoreActions) = Device.restore(
             platform: slots[slot].identity.platform, osVersion: slots[slot].identity.osVersion,
             model: slots[slot].identity.model,

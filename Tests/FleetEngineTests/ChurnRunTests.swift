@@ -152,6 +152,52 @@ struct ChurnRunTests {
         }
     }
 
+    @Test(
+        """
+        a resumed run finds each device's current install, its former ones and an upgraded app's \
+        version, and reinstalls again with install ids of its own
+        """
+    )
+    func resume() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let faults = """
+            faults:
+              - {at: 1m, select: all, action: reinstall}
+              - {at: 2m, select: all, action: upgrade, params: {sdkVersion: "0.2.0"}}
+            """
+        var first = try SimulatedFleetTests.fleet(workspace, faults: faults) { _ in .respond(status: 200) }
+        first.advance(to: Self.start + 3 * 60_000)
+        first.finish()
+        let installs = first.engine.roster.installIDs
+        let former = first.engine.roster.formerInstalls
+        #expect(former.values.allSatisfy { $0.count == 1 })
+
+        // The same fleet without the timeline: nothing upgrades it again.
+        var second = try SimulatedFleetTests.fleet(workspace) { _ in .respond(status: 200) }
+        let resumedAt = second.now
+        #expect(second.engine.roster.installIDs == installs && second.engine.roster.formerInstalls == former)
+        second.advance(byMillis: 3 * 60_000)
+        let uploads = Self.uploads(second)
+        #expect(!uploads.isEmpty)
+        for upload in uploads {
+            #expect(try Self.device(upload)["sdk_version"] as? String == "0.2.0")
+            #expect(try Self.device(upload)["install_id"] as? String == installs[upload.device])
+        }
+        #expect(second.engine.slots.allSatisfy { $0.identity.sdkVersion == "0.2.0" })
+        // A reinstall in the resumed run is the device's second: ids of its own, kept in order.
+        try second.command { loop in
+            for slot in loop.slots.indices {
+                loop.apply(.reinstall(openAfterMillis: nil), forMillis: nil, to: slot, at: loop.metrics.virtualNow)
+            }
+        }
+        for (id, ids) in second.engine.roster.formerInstalls {
+            #expect(ids == former[id]! + [installs[id]!])
+            #expect(!ids.contains(second.engine.roster.installIDs[id]!))
+        }
+        #expect(resumedAt > Self.start + 3 * 60_000)
+    }
+
     static func churnFleet(_ churn: String) -> String {
         """
         name: churn
