@@ -8,10 +8,12 @@ extension FleetLoop {
     /// store's pending fixes are never sent, and the fleet's accounts count them `uninstalled`;
     /// the store is closed and kept on disk (for `verify`), and the slot gets a new install id
     /// and a new empty store. The new install does nothing until the user opens it,
-    /// `openAfterMillis` later (nil: at once), when it starts as a spawned device does. A device
-    /// not yet spawned has no app to reinstall.
+    /// `openAfterMillis` later (nil: at once; not before a rebooting phone is up), when it starts
+    /// as a spawned device does. A device not yet spawned has no app to reinstall.
     mutating func reinstall(_ slot: Int, openAfterMillis: Int64?, at time: Int64) {
         guard !slots[slot].removed, slots[slot].device != nil || slots[slot].os.awaitingOpen else { return }
+        // A phone down for a reboot is used once it is up again.
+        let openAt = max(time + max(0, openAfterMillis ?? 0), slots[slot].os.outage?.bootedAt ?? time)
         // What the app stored before it went is in the old store, and counted.
         perform(commitRows(slot), slot: slot, at: time)
         if slots[slot].os.processAlive {
@@ -41,7 +43,7 @@ extension FleetLoop {
         noteChange(slot)
         effects.append(.recordInstallIDs(roster.installIDs))
         effects.append(.recordFormerInstalls(roster.formerInstalls))
-        schedule.timers.schedule((), key: .open(slot), at: time + max(0, openAfterMillis ?? 0))
+        schedule.timers.schedule((), key: .open(slot), at: openAt)
     }
 
     /// The user opens a reinstalled app: a new install on an empty store, configured and started

@@ -198,6 +198,30 @@ struct ChurnRunTests {
         #expect(resumedAt > Self.start + 3 * 60_000)
     }
 
+    @Test(
+        "a reinstall's new install opens at its time, or once a rebooting phone is up, whichever is later",
+        arguments: [
+            // (the reboot's length, openAfterSeconds, when the new install opens after the reinstall)
+            // (a 2-minute reboot at 1m is up at 3m, a minute after the reinstall)
+            (nil, 30, 30_000), (120, 30, 60_000), (120, 90, 90_000), (nil, 0, 0),
+        ] as [(Int?, Int, Int64)])
+    func openAfterReboot(rebootSeconds: Int?, openAfter: Int, opensAfter: Int64) throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        // A reboot at 1m (when given), the reinstall at 2m.
+        let reboot = rebootSeconds.map { "  - {at: 1m, for: \($0)s, select: all, action: reboot}\n" } ?? ""
+        let faults =
+            "faults:\n" + reboot
+            + "  - {at: 2m, select: all, action: reinstall, params: {openAfterSeconds: \(openAfter)}}\n"
+        var fleet = try SimulatedFleetTests.fleet(workspace, faults: faults) { _ in .respond(status: 200) }
+        let reinstallAt = Self.start + 2 * 60_000
+        fleet.advance(to: reinstallAt + 5 * 60_000)
+        for slot in fleet.engine.slots {
+            let opened = slot.recent.stateHistory.elements.first { $0.at >= reinstallAt && $0.state != .dead }
+            #expect(opened?.at == reinstallAt + opensAfter, "\(slot.recent.stateHistory.elements)")
+        }
+    }
+
     static func churnFleet(_ churn: String) -> String {
         """
         name: churn
