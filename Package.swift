@@ -184,6 +184,7 @@ let package = Package(
             name: "FleetRuntimeTests",
             dependencies: [
                 "FleetRuntime", "FleetEngine", "FleetDescription", "BeekonDevice", "IngestReceiver", "FleetTestSupport",
+                "ServerTruth", "BeekonStore", "SQLite",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]),

@@ -95,6 +95,12 @@ public struct Device: Sendable {
         runningAccuracy = config.preset.accuracyRequest
     }
 
+    /// The app was updated to SDK `sdkVersion` while its process was down: its uploads report
+    /// the new version from the relaunch on (the store, and a batch held for a retry, stay).
+    public mutating func appUpdated(sdkVersion: String) {
+        sync.identity.sdkVersion = sdkVersion
+    }
+
     /// The tracking state the app would observe.
     public var state: TrackingState { lifecycle.state }
 

@@ -16,4 +16,7 @@ public enum DeviceStateChange: Sendable, Hashable {
     case auth(PersistedAuth?)
     /// The batch last given a `batch_id`, written before it is first sent.
     case sentBatch(SentBatch)
+    /// The SDK version the installed app runs: the fleet's record of the install (written at
+    /// its first start and at each app update), so a resumed run finds an updated app updated.
+    case sdkVersion(String)
 }

@@ -9,12 +9,14 @@ public struct PersistedDeviceState: Sendable, Hashable {
     public var auth: PersistedAuth?
     /// The batch last given a `batch_id`.
     public var sentBatch: SentBatch?
+    /// The SDK version the installed app runs (nil: not recorded yet).
+    public var sdkVersion: String?
 
     /// A state from its parts; the defaults are a new install's.
     public init(
         installID: UUIDv7? = nil, trackingIntent: Bool = false, sessionID: String? = nil,
         config: BeekonConfig? = nil, extras: StringMap = [:], geofences: [Geofence] = [],
-        auth: PersistedAuth? = nil, sentBatch: SentBatch? = nil
+        auth: PersistedAuth? = nil, sentBatch: SentBatch? = nil, sdkVersion: String? = nil
     ) {
         self.installID = installID
         self.trackingIntent = trackingIntent
@@ -24,5 +26,6 @@ public struct PersistedDeviceState: Sendable, Hashable {
         self.geofences = geofences
         self.auth = auth
         self.sentBatch = sentBatch
+        self.sdkVersion = sdkVersion
     }
 }

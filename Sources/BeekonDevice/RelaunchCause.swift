@@ -8,4 +8,6 @@ public enum RelaunchCause: String, Sendable, Hashable, CaseIterable, Codable {
     case boot
     /// The user opened the app again.
     case userLaunch
+    /// The app was updated: the update ended the old process and the new version started.
+    case appUpdate
 }

@@ -15,7 +15,8 @@ public struct DeviceStateKey<Value: Codable & Sendable>: Sendable, Hashable {
 }
 
 extension DeviceStateKey where Value == UUIDv7 {
-    /// The device's install id: made once, never changes (spec §1).
+    /// The device's install id: made once per install, never changes for that install (spec §1;
+    /// seed 05: "stable per app install"). A reinstall is a new install, on a new store.
     public static var installID: Self { Self("install_id") }
 }
 
@@ -28,6 +29,8 @@ extension DeviceStateKey where Value == Bool {
 extension DeviceStateKey where Value == String {
     /// The current session id (UUIDv7 text), set by start() and cleared by stop().
     public static var sessionID: Self { Self("session_id") }
+    /// The SDK version the installed app runs, set at its first start and by each update.
+    public static var sdkVersion: Self { Self("sdk_version") }
 }
 
 extension DeviceStateKey where Value == StringMap {

@@ -66,7 +66,7 @@ extension DeviceStore {
             config: try readState(.config),
             extras: try readState(.extras) ?? [:],
             geofences: try readState(.geofences) ?? [],
-            auth: try readState(.auth), sentBatch: try readState(.sentBatch))
+            auth: try readState(.auth), sentBatch: try readState(.sentBatch), sdkVersion: try readState(.sdkVersion))
     }
 
     /// Stores the changes a device asked for (its `persistState` action), in one transaction.
@@ -82,6 +82,7 @@ extension DeviceStore {
             case .geofences(let geofences): update.set(.geofences, to: geofences)
             case .auth(let auth): update.set(.auth, to: auth)
             case .sentBatch(let batch): update.set(.sentBatch, to: batch)
+            case .sdkVersion(let version): update.set(.sdkVersion, to: version)
             }
         }
         try writeState(update)

@@ -32,7 +32,7 @@ struct ActionRequestBody: APIBody {
                 case (.geofences(let geofences), _):
                     try container.encode(geofences.map(GeofenceBody.init), forKey: key)
                 case (.strings(let strings), _): try container.encode(strings, forKey: key)
-                case (.choice(let word), _): try container.encode(word, forKey: key)
+                case (.choice(let word), _), (.version(let word), _): try container.encode(word, forKey: key)
                 case (.instant(let millis), _): try container.encode(Timestamp.text(unixMillis: millis), forKey: key)
                 case (.latency(let median, let p95), _):
                     let members = [("median", median), ("p95", p95)].compactMap { name, millis in

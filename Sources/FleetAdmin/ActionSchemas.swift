@@ -139,6 +139,12 @@ enum ActionSchemas {
             json.string("string")
             json.key("format")
             json.string("date-time")
+        case .version:
+            // As a group's `sdkVersion` in the document.
+            json.key("type")
+            json.string("string")
+            json.key("pattern")
+            json.string("^[!-~]{1,64}$")
         case .latency:
             latencySchema(to: &json)
         case .strings:

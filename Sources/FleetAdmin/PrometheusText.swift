@@ -62,6 +62,7 @@ package enum PrometheusText {
             ("rejected", \.ledger.rejected, "Fixes dropped after their batch was answered 400 or 422."),
             ("expired", \.ledger.expired, "Fixes retention deleted (7 days local-only, or the 100,000-fix cap)."),
             ("deleted", \.ledger.deleted, "Fixes the app deleted (deleteLocations)."),
+            ("uninstalled", \.ledger.uninstalled, "Fixes pending in an install's store when the app was uninstalled."),
         ]
         // Then the run's own counts (`FixAccount.counters`) that have a counter here.
         let own: [(String, (FixAccount) -> Int, String)] = FixAccount.counters.compactMap { counter in

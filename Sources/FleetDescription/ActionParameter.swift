@@ -32,7 +32,18 @@ public struct ActionParameter: Sendable {
         /// A latency distribution, `{median: MS, p95: MS}` (either may be left out), each in
         /// `NetworkProfile`'s range.
         case latency
+        /// An SDK version string, as a group's `sdkVersion` (`ActionParameter.isVersion`).
+        case version
     }
+
+    /// Whether `text` is an SDK version as a group's `sdkVersion` and `upgrade` take it: 1 to
+    /// 64 characters without spaces, such as 0.1.1.
+    public static func isVersion(_ text: String) -> Bool {
+        (1...64).contains(text.count) && !text.contains(where: \.isWhitespace)
+    }
+
+    /// What a version is, for errors and documents.
+    public static let versionExpected = "1 to 64 characters without spaces, such as 0.1.1"
 
     /// The JSON type a value of `kind` has (a fleet file's YAML may be looser: `2s` for ms).
     public enum JSONType: String, Sendable, CaseIterable, Codable {
@@ -45,7 +56,7 @@ public struct ActionParameter: Sendable {
         case .number, .seconds: .number
         case .config, .stringMap, .latency: .object
         case .geofences, .strings: .array
-        case .choice, .instant: .string
+        case .choice, .instant, .version: .string
         }
     }
 
@@ -53,7 +64,7 @@ public struct ActionParameter: Sendable {
     public var range: NumberRange? {
         switch kind {
         case .millis(let range), .number(let range), .seconds(let range): range
-        case .config, .stringMap, .geofences, .strings, .choice, .instant, .latency: nil
+        case .config, .stringMap, .geofences, .strings, .choice, .instant, .latency, .version: nil
         }
     }
 
@@ -77,6 +88,8 @@ public struct ActionParameter: Sendable {
         case instant(Int64)
         /// A latency distribution's median and 95th percentile, ms (nil: not given).
         case latency(medianMillis: Int64?, p95Millis: Int64?)
+        /// An SDK version.
+        case version(String)
 
         /// Milliseconds, for the kinds kept as milliseconds.
         package var millis: Int64? {

@@ -47,6 +47,8 @@ public struct DeviceGroup: Sendable, Hashable {
     public var network: NetworkProfile? = nil
     /// The phones' clocks (`deviceClock:`); nil: every phone's clock is true time.
     public var deviceClock: DeviceClockSpec? = nil
+    /// Reinstalls and an app upgrade (`churn:`); nil: none.
+    public var churn: Churn? = nil
 
     /// `count`: devices in a group.
     public static let countRange = NumberRange.integer(1...100_000, unit: "devices")
@@ -90,6 +92,7 @@ public struct DeviceGroup: Sendable, Hashable {
             && lhs.spreadMillis == rhs.spreadMillis && lhs.autoStart == rhs.autoStart
             && lhs.config == rhs.config && lhs.extras == rhs.extras && lhs.geofences == rhs.geofences
             && lhs.provider == rhs.provider && lhs.network == rhs.network && lhs.deviceClock == rhs.deviceClock
+            && lhs.churn == rhs.churn
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -57,6 +57,13 @@ public enum FleetAction: Sendable, Hashable {
         /// No portal.
         case off
     }
+    /// The user uninstalls the app and installs it again (seed 04: uninstalling wipes the DB): a
+    /// new install id, an empty store, the old one's pending fixes never sent; the app does
+    /// nothing until the user opens it, `openAfterMillis` later (nil: at once).
+    case reinstall(openAfterMillis: Int64?)
+    /// The app is updated to SDK `sdkVersion`: the update kills the process and relaunches it;
+    /// the store (pending rows, a held batch) stays.
+    case upgrade(sdkVersion: String)
 
     /// An action's name, as fleet files and the API write it.
     public enum Name: String, Sendable, Hashable, CaseIterable, Codable {
@@ -64,7 +71,7 @@ public enum FleetAction: Sendable, Hashable {
         case background, foreground, kill, reboot, networkOffline, networkOnline, latency, timeouts
         case start, stop, sync, configure, setExtras, addGeofences, removeGeofences
         case getCurrentLocation, deleteLocations, shutdown, gpsJump, networkProfile, clockJump, clockOffset
-        case captivePortal
+        case captivePortal, reinstall, upgrade
 
         /// "one of …" every name, for errors.
         public static let oneOf = "one of \(allCases.map(\.rawValue).joined(separator: ", "))"
@@ -103,6 +110,8 @@ public enum FleetAction: Sendable, Hashable {
         case .clockJump: .clockJump
         case .clockOffset: .clockOffset
         case .captivePortal: .captivePortal
+        case .reinstall: .reinstall
+        case .upgrade: .upgrade
         }
     }
 
@@ -126,6 +135,9 @@ extension FleetAction {
     public static let timeoutFractionRange = NumberRange(0...1)
     /// `kill`'s and `reboot`'s `relaunchAfterSeconds`: up to 366 days.
     public static let relaunchAfterRange = NumberRange(0...31_622_400, unit: "s")
+
+    /// `reinstall`'s `openAfterSeconds`: up to 30 days until the user opens the new install.
+    public static let openAfterRange = NumberRange(0...2_592_000, unit: "s")
 
     /// `getCurrentLocation`'s `timeoutSeconds`: up to 10 minutes (the SDK's default is 15 s).
     public static let currentLocationTimeoutRange = NumberRange(0...600, unit: "s")
@@ -489,6 +501,41 @@ extension FleetAction {
                 values: { action in
                     guard case .clockOffset(let millis) = action else { return [:] }
                     return ["seconds": .millis(millis)]
+                }),
+            ActionDescription(
+                name: .reinstall,
+                summary:
+                    "the user uninstalls the app and installs it again: the process dies, the store is wiped (its "
+                    + "pending fixes are never sent and count as uninstalled), and the new install, with a new "
+                    + "install id and an empty store, does nothing until the user opens it",
+                parameters: [
+                    ActionParameter(
+                        name: "openAfterSeconds", kind: .seconds(openAfterRange), required: false,
+                        summary: "when the user opens the new install (default 0: at once)", example: "600")
+                ], ending: .never,
+                make: { .reinstall(openAfterMillis: $0["openAfterSeconds"]?.millis) },
+                values: { action in
+                    guard case .reinstall(let after?) = action else { return [:] }
+                    return ["openAfterSeconds": .millis(after)]
+                }),
+            ActionDescription(
+                name: .upgrade,
+                summary:
+                    "the app is updated to another SDK version: the update kills the process and relaunches it "
+                    + "with the new sdk_version; pending fixes and a batch held for a retry stay (the retry keeps "
+                    + "its batch_id)",
+                parameters: [
+                    ActionParameter(
+                        name: "sdkVersion", kind: .version, required: true,
+                        summary: "the SDK version its uploads report from the relaunch on", example: #""0.2.0""#)
+                ], ending: .never,
+                make: { values in
+                    guard case .version(let version)? = values["sdkVersion"] else { return nil }
+                    return .upgrade(sdkVersion: version)
+                },
+                values: { action in
+                    guard case .upgrade(let version) = action else { return [:] }
+                    return ["sdkVersion": .version(version)]
                 }),
         ].map { ($0.name, $0) })
 

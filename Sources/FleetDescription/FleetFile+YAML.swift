@@ -253,7 +253,7 @@ struct FleetFileReader {
                 "name", "count", "platform", "model", "sdkVersion", "osVersion", "route", "pace", "speedFactor", "loop",
                 "dwell",
                 "startOffset", "start", "spread", "autoStart", "config", "extras", "geofences", "provider", "stages",
-                "network", "deviceClock",
+                "network", "deviceClock", "churn",
             ], in: "a group")
         guard let nameNode = map["name"] else {
             report(node, "a group has no `name`", expected: "`name: couriers` or similar")
@@ -310,11 +310,11 @@ struct FleetFileReader {
             for (platform, texts) in platformTexts(node, "sdkVersion", platforms: groupPlatforms, shared: true) {
                 var versions: [String] = []
                 for (valueNode, text) in texts {
-                    guard (1...64).contains(text.count), !text.contains(where: \.isWhitespace) else {
+                    guard ActionParameter.isVersion(text) else {
                         guard refused.insert("\(valueNode.mark.map { "\($0)" } ?? text)").inserted else { continue }
                         report(
                             valueNode, "`sdkVersion` \"\(text)\" is not an SDK version",
-                            expected: "1 to 64 characters without spaces, such as 0.1.1")
+                            expected: ActionParameter.versionExpected)
                         continue
                     }
                     versions.append(text)
@@ -402,12 +402,13 @@ struct FleetFileReader {
         let stages = map["stages"].map { readStages($0, "stages of group \"\(name)\"") }
         let network = map["network"].flatMap { readNetwork($0) }
         let deviceClock = map["deviceClock"].flatMap { readDeviceClock($0) }
+        let churn = map["churn"].flatMap { readChurn($0) }
         var group = DeviceGroup(
             name: name, count: count, platforms: platforms, models: models, sdkVersions: sdkVersions,
             osVersions: osVersions, routes: routes,
             pace: pace, loops: loops, dwell: dwell, startOffset: startOffset, startAfterMillis: start,
             spreadMillis: spread, autoStart: autoStart, config: config, extras: extras, geofences: geofences,
-            provider: provider, stages: stages, network: network)
+            provider: provider, stages: stages, network: network, churn: churn)
         group.deviceClock = deviceClock
         return group
     }
@@ -712,6 +713,7 @@ struct FleetFileReader {
             case .instant: value = actionInstant(valueNode, field).map { .instant($0) }
             case .latency:
                 value = readLatency(valueNode, field).map { .latency(medianMillis: $0.median, p95Millis: $0.p95) }
+            case .version: value = version(valueNode, field).map { .version($0) }
             }
             values[parameter.name] = value
         }
@@ -988,6 +990,17 @@ struct FleetFileReader {
             report(
                 node, "`\(field)` \"\(text)\" is not one of its words",
                 expected: "one of \(words.joined(separator: ", "))")
+            problems[problems.count - 1].field = field
+            return nil
+        }
+        return text
+    }
+
+    /// An SDK version for `field` (`ActionParameter.isVersion`).
+    mutating func version(_ node: Node, _ field: String) -> String? {
+        guard let text = string(node, field) else { return nil }
+        guard ActionParameter.isVersion(text) else {
+            report(node, "`\(field)` \"\(text)\" is not an SDK version", expected: ActionParameter.versionExpected)
             problems[problems.count - 1].field = field
             return nil
         }

@@ -32,7 +32,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         /// `upload.count`: uploads whose outcome was heard.
         case uploads
         /// `fixes.admitted`, `.acknowledged`, `.rejected`, `.pending` (at the end), `.expired`,
-        /// `.deleted`, `.lost`, `.unaccounted`: the run's fix accounting.
+        /// `.deleted`, `.lost`, `.uninstalled`, `.unaccounted`: the run's fix accounting.
         case fixes(FixCount)
         /// `fixes.acknowledged.per_second`: acknowledged fixes per second of real time.
         case acknowledgedPerSecond
@@ -55,7 +55,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         /// A share of the uploads (0 to 1), or how many.
         public enum Share: String, Sendable, Hashable { case rate, count }
         public enum FixCount: String, Sendable, Hashable, CaseIterable {
-            case admitted, acknowledged, rejected, pending, expired, deleted, lost, unaccounted
+            case admitted, acknowledged, rejected, pending, expired, deleted, lost, uninstalled, unaccounted
         }
         public enum DuplicateCount: String, Sendable, Hashable, CaseIterable { case batches, fixes }
         /// A figure of the server's store (`verify`): the share's total is the acknowledged fixes

@@ -7,8 +7,9 @@ package struct DeviceSlot {
     package let id: String
     package let group: Int
     package let seed: UInt64
-    /// The phone: platform, model, OS release, SDK version, and its place in its group.
-    let identity: PhoneIdentity
+    /// The phone: platform, model, OS release, SDK version (an `upgrade` changes it), and its
+    /// place in its group.
+    var identity: PhoneIdentity
     package var device: Device?
     package var state = TrackingState.idle
     /// Where the phone is and what its OS's location provider makes of it.

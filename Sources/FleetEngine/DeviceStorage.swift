@@ -36,4 +36,7 @@ package protocol DeviceStorage: AnyObject {
     func history(from: Int64, to: Int64) throws(StoreError) -> [Location]
     /// The newest fix or geofence event's timestamp (nil when empty).
     func newestTimestamp() throws(StoreError) -> Int64?
+    /// Closes the file (its install was uninstalled: the file stays for `verify`); a later call
+    /// would open it again.
+    func close()
 }

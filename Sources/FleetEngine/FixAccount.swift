@@ -3,7 +3,8 @@ import BeekonStore
 /// Where the fixes of a run went, for the fleet or one group: the stores' ledgers (see
 /// `FixLedger`) added up from the run's start, with what the stores already held then.
 ///
-/// `carriedOver + admitted == acknowledged + rejected + pending + expired + deleted + lost`
+/// `carriedOver + admitted == acknowledged + rejected + pending + expired + deleted + lost +
+/// uninstalled`
 /// (`unaccounted` is the difference, 0 unless something miscounted). The counts come from the
 /// stores' own files, so a run resumed after SIGKILL starts from what was committed: its
 /// carried-over fixes are the pending ones the killed run left.
@@ -54,6 +55,13 @@ public struct FixAccount: Sendable, Hashable, Codable {
         carriedOver += ledger.pending
         self.ledger.pending += ledger.pending
         maxPending = max(maxPending, self.ledger.pending)
+    }
+
+    /// A store's install was uninstalled holding `pending` fixes: they leave the pending count
+    /// for `uninstalled` (the store's own ledger never counts them: its file is left as it was).
+    package mutating func uninstall(_ pending: Int) {
+        ledger.pending -= pending
+        ledger.uninstalled += pending
     }
 
     /// A store's ledger moved by `change` (pending included, as a difference).

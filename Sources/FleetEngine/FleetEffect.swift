@@ -11,6 +11,9 @@ package enum FleetEffect {
     /// Remember the install ids (`devices.json`): they name every device's store, so a run on
     /// the same data folder finds the same devices.
     case recordInstallIDs([String: String])
+    /// Remember the install ids reinstalls replaced (`installs.json`), by device id, oldest
+    /// first: their stores stay on disk, and `verify` reads what each install was told.
+    case recordFormerInstalls([String: [String]])
     /// An entry for the log (store errors, refused SDK calls), already rate-limited: the engine
     /// says what and how grave, the driver logs it.
     case log(FleetLogLine)

@@ -139,6 +139,10 @@ extension FleetLoop {
             // The SDK's `shutdown()`: the device drops its state holder and says Idle; the store
             // stays. A device not spawned, or whose app is dead, takes no call.
             feed(.shutdown, to: slot, at: time)
+        case .reinstall(let openAfter):
+            reinstall(slot, openAfterMillis: openAfter, at: time)
+        case .upgrade(let sdkVersion):
+            upgrade(slot, sdkVersion: sdkVersion, at: time)
         case .gpsJump(let meters, let bearing, let lasting):
             let length = forMillis ?? lasting ?? FleetAction.gpsJumpDefaultMillis
             startJump(slot, meters: meters, bearing: bearing, until: time + length)

@@ -156,7 +156,7 @@ extension FleetLoop {
             if let unheard = late.unheard, case .response(let response, _, _) = result {
                 countUnheardAcknowledgement(
                     status: response.status.code, batchID: unheard.batchID, fixIDs: unheard.fixIDs, slot: unheard.slot,
-                    at: metrics.virtualNow)
+                    life: unheard.life, at: metrics.virtualNow)
             }
             if late.cancelled {
                 // Closed because its device gave up: an answer that beat the close came too late.
@@ -428,16 +428,20 @@ extension FleetLoop {
                 // Its end may still come (a cancelled one's too, if its answer beat the close);
                 // one never put on the wire has none.
                 if !transfer.neverOnWire {
-                    transfers.markUnheard(number, .init(slot: slot, batchID: batchID, fixIDs: transfer.fixIDs))
+                    transfers.markUnheard(
+                        number, .init(slot: slot, batchID: batchID, fixIDs: transfer.fixIDs, life: transfer.life))
                 }
             } else if let status = transfer.answeredStatus,
                 label != .status(status) || transfer.life != slots[slot].os.life || slots[slot].removed
             {
                 countUnheardAcknowledgement(
-                    status: status, batchID: batchID, fixIDs: transfer.fixIDs, slot: slot, at: time)
+                    status: status, batchID: batchID, fixIDs: transfer.fixIDs, slot: slot, life: transfer.life, at: time
+                )
             }
             if !transfer.neverOnWire, !label.endsTheBatch {
-                recordTold(.unacknowledged, batchID: batchID, fixIDs: transfer.fixIDs, slot: slot, at: time)
+                recordTold(
+                    .unacknowledged, batchID: batchID, fixIDs: transfer.fixIDs, slot: slot, life: transfer.life,
+                    at: time)
             }
             metrics.latency.record(latency)
             metrics.uploads.record(
@@ -497,7 +501,7 @@ extension FleetLoop {
     /// fixes will be sent again (a deleted device's, by a later run that resumes it). Recorded in
     /// its store too: the server holds fixes the device still has pending.
     private mutating func countUnheardAcknowledgement(
-        status: Int, batchID: UUIDv7, fixIDs: [UUIDv7], slot: Int, at time: Int64
+        status: Int, batchID: UUIDv7, fixIDs: [UUIDv7], slot: Int, life: Int, at time: Int64
     ) {
         guard UploadVerdict(status: status) == .accepted else { return }
         let group = slots[slot].group
@@ -505,17 +509,19 @@ extension FleetLoop {
         metrics.fixes.unheardAcknowledgements.fixes += fixIDs.count
         metrics.fixesByGroup[group].unheardAcknowledgements.batches += 1
         metrics.fixesByGroup[group].unheardAcknowledgements.fixes += fixIDs.count
-        recordTold(.unheardAcknowledgement, batchID: batchID, fixIDs: fixIDs, slot: slot, at: time)
+        recordTold(.unheardAcknowledgement, batchID: batchID, fixIDs: fixIDs, slot: slot, life: life, at: time)
     }
 
     /// Keeps in the device's store what it was told of a batch that ended without its rows being
     /// deleted (an acknowledgement or rejection is recorded with the delete), so `verify` knows
     /// every fix id the device sent even after retention or `deleteLocations` removed it. Not for
-    /// a device deleted through the admin API: its store is no longer the fleet's to write.
+    /// a device deleted through the admin API: its store is no longer the fleet's to write. Nor for
+    /// a batch an uninstalled install sent (a process `life` before the current install's): its
+    /// store was wiped, and keeps its fixes pending for `verify` as the uninstall left them.
     private mutating func recordTold(
-        _ heard: ToldBatch.Heard, batchID: UUIDv7, fixIDs: [UUIDv7], slot: Int, at time: Int64
+        _ heard: ToldBatch.Heard, batchID: UUIDv7, fixIDs: [UUIDv7], slot: Int, life: Int, at time: Int64
     ) {
-        guard !fixIDs.isEmpty, !slots[slot].removed else { return }
+        guard !fixIDs.isEmpty, !slots[slot].removed, life >= slots[slot].storage.installedAtLife else { return }
         do throws(StoreError) {
             try slots[slot].storage.store.record(ToldBatch(batchID: batchID, heard: heard, at: time, fixIDs: fixIDs))
         } catch {

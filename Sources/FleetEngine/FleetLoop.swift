@@ -38,11 +38,11 @@ package struct FleetLoop {
     package var draining = false
 
     /// An engine over what the driver read: the routes the fleet file names, the install ids an
-    /// earlier run on the data folder made, and its clock record. Refuses a warp, run length or
-    /// missing ingest URL it cannot run with.
+    /// earlier run on the data folder made (and those its reinstalls replaced), and its clock
+    /// record. Refuses a warp, run length or missing ingest URL it cannot run with.
     package init(
         fleet: FleetFile, options: RunOptions, routes: [String: Route], installIDs: [String: String],
-        previousClock: ClockRecord?, stores: any StoreShelf
+        formerInstalls: [String: [String]] = [:], previousClock: ClockRecord?, stores: any StoreShelf
     ) throws(RunError) {
         self.fleet = fleet
         faults = FaultBook(timeline: fleet.faults)
@@ -57,7 +57,7 @@ package struct FleetLoop {
             }
         }
         storage = LoopStorage(stores: stores)
-        roster = DeviceRoster(installIDs: installIDs, routes: routes)
+        roster = DeviceRoster(installIDs: installIDs, formerInstalls: formerInstalls, routes: routes)
         if fleet.needsIngestURL, options.ingest == nil,
             let group = fleet.groups.first(where: { $0.config.sync?.url.isEmpty == true })
         {
@@ -443,7 +443,8 @@ package struct FleetLoop {
             let slot: Int
             switch key {
             case .device(let owner, _), .providerTick(let owner), .spawn(let owner), .relaunch(let owner),
-                .significantMoveCheck(let owner), .storeRetry(let owner):
+                .significantMoveCheck(let owner), .storeRetry(let owner), .open(let owner), .churnReinstall(let owner),
+                .churnUpgrade(let owner):
                 slot = owner
             case .delivery(let number), .transferTimeout(let number):
                 guard let owner = transfers[number]?.slot else { return .fire }
@@ -496,6 +497,12 @@ package struct FleetLoop {
             retryStore(slot, at: time)
         case .stage(let group):
             followStages(group, at: time)
+        case .open(let slot):
+            openInstall(slot, at: time)
+        case .churnReinstall(let slot):
+            churnReinstallDue(slot, at: time)
+        case .churnUpgrade(let slot):
+            churnUpgradeDue(slot, at: time)
         }
     }
 
@@ -517,16 +524,24 @@ package struct FleetLoop {
         settleLedger(slot, at: time)
         var state = restored
         let installID = UUIDv7(roster.installIDs[slots[slot].id] ?? "")
-        var actions: [DeviceAction] = []
+        var firstState: [DeviceStateChange] = []
         if state.installID == nil, let installID {
             state.installID = installID
-            actions.append(.persistState([.installID(installID)]))
+            firstState.append(.installID(installID))
         }
+        // The installed app's version: as an update left it, else recorded now.
+        if let installed = state.sdkVersion {
+            slots[slot].identity.sdkVersion = installed
+        } else {
+            firstState.append(.sdkVersion(slots[slot].identity.sdkVersion))
+        }
+        let actions: [DeviceAction] = firstState.isEmpty ? [] : [.persistState(firstState)]
         let (device, restoreActions) = Device.restore(
             platform: slots[slot].identity.platform, osVersion: slots[slot].identity.osVersion,
             model: slots[slot].identity.model,
             sdkVersion: slots[slot].identity.sdkVersion,
-            restored: state, pendingFixes: pending, seed: slots[slot].seed, now: deviceNow(slot, at: time))
+            restored: state, pendingFixes: pending,
+            seed: roster.installSeed(of: slots[slot].id, seed: slots[slot].seed), now: deviceNow(slot, at: time))
         slots[slot].device = device
         noteChange(slot)
         perform(actions + restoreActions, slot: slot, at: time)
@@ -545,6 +560,7 @@ package struct FleetLoop {
         }
         // Killed before it spawned: the app ran until now, and is dead until the kill's relaunch.
         if !slots[slot].os.processAlive { processGone(slot, at: time) }
+        planChurn(slot, at: time)
     }
 
     /// The group's config with the run's ingest filled in where the file left the URL open.

@@ -24,4 +24,10 @@ enum LoopTimer: Hashable, Sendable {
     case storeRetry(Int)
     /// A group's stages change its device count (by group index).
     case stage(Int)
+    /// The user opens a reinstalled app (see `FleetLoop.reinstall`).
+    case open(Int)
+    /// The group's `churn` reinstalls a device.
+    case churnReinstall(Int)
+    /// The group's `churn` upgrades a device's app.
+    case churnUpgrade(Int)
 }

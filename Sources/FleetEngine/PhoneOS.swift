@@ -1,3 +1,5 @@
+import BeekonDevice
+
 /// The OS's switches a user or fault flips, and the app's process.
 struct PhoneOS {
     var permissionGranted = true
@@ -11,4 +13,9 @@ struct PhoneOS {
     var life = 0
     /// The phone's system clock, which the SDK reads; nil: true time (see `DeviceClock`).
     var clock: DeviceClock?
+    /// A reinstalled app nobody has opened yet: it does nothing until the user does.
+    var awaitingOpen = false
+    /// The group's `churn`: the draws of the device's reinstalls (nil until its first spawn, or
+    /// without churn), from a stream derived from its seed.
+    var churnDraws: SplitMix64?
 }

@@ -78,6 +78,7 @@ public struct ThresholdResult: Sendable, Hashable {
             case .expired: return Double(fixes.expired)
             case .deleted: return Double(fixes.deleted)
             case .lost: return Double(fixes.lost)
+            case .uninstalled: return Double(fixes.uninstalled)
             case .unaccounted: return Double(figures.fixes.unaccounted)
             }
         case .acknowledgedPerSecond:

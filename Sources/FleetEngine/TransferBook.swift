@@ -24,6 +24,8 @@ struct TransferBook {
         var slot: Int
         var batchID: UUIDv7
         var fixIDs: [UUIDv7]
+        /// The process of its device that sent it (`PhoneOS.life`).
+        var life: Int
     }
 
     /// What the books said of a transfer no device waits for when its real end came.

@@ -10,5 +10,6 @@ extension FixLedger: APIBody {
     package static let example = FixLedger()
     package static let summary: String? =
         "The device store's own ledger, over its whole life (every run on this data folder): admitted = "
-        + "acknowledged + rejected + pending + expired + deleted + lost. Null before the store was first opened."
+        + "acknowledged + rejected + pending + expired + deleted + lost + uninstalled. Null before the store was first "
+        + "opened."
 }

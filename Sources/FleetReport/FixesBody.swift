@@ -5,7 +5,8 @@ import FleetEngine
 /// which the report shows alone), with the fixes' age at acknowledgement and the run's own counts
 /// (`FixAccount.counters`).
 package struct FixesBody: APIBody {
-    /// `carriedOver + admitted == acknowledged + rejected + pending + expired + deleted + lost`.
+    /// `carriedOver + admitted == acknowledged + rejected + pending + expired + deleted + lost +
+    /// uninstalled`.
     @dynamicMemberLookup
     struct Ledger: APIBody {
         var carriedOver: Int
@@ -45,8 +46,8 @@ package struct FixesBody: APIBody {
         // The report's words: the API's are `FixesBody`'s.
         static let summary: String? =
             "Where the fixes went: carried_over + admitted = acknowledged + rejected + pending + expired + deleted "
-            + "+ lost, from the device stores' own counts; unaccounted is the fleet's own count of the fixes it "
-            + "handed to the stores less what they admitted (0 unless something miscounted)."
+            + "+ lost + uninstalled, from the device stores' own counts; unaccounted is the fleet's own count of the "
+            + "fixes it handed to the stores less what they admitted (0 unless something miscounted)."
         static let notes = [
             "carried_over": APINote("Pending in the stores when the run first opened them (an earlier run's)."),
             "admitted": APINote("Admitted by the devices' gates this run: stored, or lost when the insert failed."),
@@ -56,6 +57,8 @@ package struct FixesBody: APIBody {
             "expired": APINote("Deleted by retention: 7 days (local-only) or the 100,000-fix cap."),
             "deleted": APINote("Deleted by the app (`deleteLocations`)."),
             "lost": APINote("Admitted but never stored (a store failure)."),
+            "uninstalled": APINote(
+                "Pending in an install's store when the app was uninstalled (a reinstall): never sent, as a phone's."),
             "max_pending": APINote("The backlog's peak: the most fixes pending at once."),
         ].merging(FixCounts.reportNotes { $0.duplicates == nil }) { own, _ in own }
     }
@@ -88,7 +91,7 @@ package struct FixesBody: APIBody {
     package static let component: String? = "Fixes"
     package static let summary: String? =
         "Where the run's fixes went: carriedOver + admitted = acknowledged + rejected + pending + expired + deleted "
-        + "+ lost, counted from the device stores' own files."
+        + "+ lost + uninstalled, counted from the device stores' own files."
     package static let notes = [
         "carriedOver": APINote("Fixes pending in the stores when this run first opened them (an earlier run's)."),
         "admitted": APINote("Fixes the devices' gates admitted this run: stored, or lost when the insert failed."),
@@ -98,6 +101,9 @@ package struct FixesBody: APIBody {
         "expired": APINote("Fixes retention deleted: 7 days (local-only) or the 100,000-fix cap."),
         "deleted": APINote("Fixes the app deleted (`deleteLocations`)."),
         "lost": APINote("Fixes admitted but never stored (a store failure)."),
+        "uninstalled": APINote(
+            "Fixes pending in an install's store when the app was uninstalled (a reinstall): never sent, as a "
+                + "phone's would not be."),
         "unaccounted": APINote(
             "Fixes the devices handed to their stores this run, as the fleet counted them, less what the stores "
                 + "admitted: 0 unless something miscounted (or a store that never opened lost fixes it cannot count)."),

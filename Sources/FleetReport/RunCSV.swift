@@ -55,7 +55,7 @@ package enum RunCSV {
         var rows = [
             [
                 "Group", "Carried Over", "Admitted", "Acknowledged", "Rejected", "Pending", "Expired", "Deleted",
-                "Lost",
+                "Lost", "Uninstalled",
                 "Unaccounted", "Max Pending", "Age at Ack p50 (ms)", "Age at Ack p90 (ms)", "Age at Ack p95 (ms)",
                 "Age at Ack p99 (ms)", "Age at Ack Max (ms)",
             ] + FixAccount.counters.map(\.column)
@@ -67,7 +67,8 @@ package enum RunCSV {
                 [name]
                     + [
                         fixes.carriedOver, ledger.admitted, ledger.acknowledged, ledger.rejected, ledger.pending,
-                        ledger.expired, ledger.deleted, ledger.lost, fixes.unaccounted, fixes.maxPending,
+                        ledger.expired, ledger.deleted, ledger.lost, ledger.uninstalled, fixes.unaccounted,
+                        fixes.maxPending,
                     ].map(String.init)
                     + percentiles(fixes.ageAtAcknowledgement)
                     + FixAccount.counters.map { String(fixes[keyPath: $0.value]) })

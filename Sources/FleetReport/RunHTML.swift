@@ -168,12 +168,13 @@ package enum RunHTML {
         }
         var text =
             "<table><tr><th>Group</th><th>Carried over</th><th>Admitted</th><th>Acknowledged</th><th>Rejected</th>"
-            + "<th>Pending</th><th>Expired</th><th>Deleted</th><th>Lost</th><th>Unaccounted</th><th>Backlog peak</th>"
+            + "<th>Pending</th><th>Expired</th><th>Deleted</th><th>Lost</th><th>Uninstalled</th><th>Unaccounted</th>"
+            + "<th>Backlog peak</th>"
             + "<th>Age at ack p50</th><th>p99</th></tr>\n"
         for (name, fixes, age) in rows {
             let cells = [
                 fixes.carriedOver, fixes.admitted, fixes.acknowledged, fixes.rejected, fixes.pending, fixes.expired,
-                fixes.deleted, fixes.lost, fixes.unaccounted, fixes.maxPending,
+                fixes.deleted, fixes.lost, fixes.uninstalled, fixes.unaccounted, fixes.maxPending,
             ].map { "<td class=\"num\">\($0)</td>" }.joined()
             text +=
                 "<tr><td>\(html(name))</td>\(cells)<td class=\"num\">\(number(age.p50 / 1000)) s</td>"

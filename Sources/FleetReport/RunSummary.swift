@@ -93,7 +93,8 @@ package enum RunSummary {
                 "carried over \(count(fixes.carriedOver)) + admitted \(count(fixes.admitted)) = acknowledged "
                     + "\(count(fixes.acknowledged)) + rejected \(count(fixes.rejected)) + pending "
                     + "\(count(fixes.pending)) + expired \(count(fixes.expired)) + deleted \(count(fixes.deleted)) "
-                    + "+ lost \(count(fixes.lost))"))
+                    + "+ lost \(count(fixes.lost))"
+                    + (fixes.uninstalled == 0 ? "" : " + uninstalled \(count(fixes.uninstalled))")))
         var verdict: String
         if fixes.unaccounted != 0 {
             verdict =

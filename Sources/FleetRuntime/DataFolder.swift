@@ -49,9 +49,10 @@ public enum DataFolder {
     /// first what makes the folder read as an earlier run, the in-process receiver's database
     /// too (a fresh run sending the same fix ids would be told they are duplicates).
     static let runEntries = [
-        "devices.json", ClockRecord.fileName, RunIdentity.fileName, "devices",
+        "devices.json", ClockRecord.fileName, RunIdentity.fileName, "devices", RunFiles.formerInstallsFile,
         "ingest.db", "ingest.db-wal", "ingest.db-shm", "ingest.db-journal",
         "devices.json.tmp", "\(ClockRecord.fileName).tmp", "\(RunIdentity.fileName).tmp",
+        "\(RunFiles.formerInstallsFile).tmp",
     ]
 
     /// The earlier run on `directory`, or nil when it holds none (no devices, no clock file); a

@@ -54,6 +54,7 @@ public final class FleetRuntime: Sendable {
         }
         let routes = try RunFiles.routes(of: fleet, folder: options.routeFolder)
         let installIDs = RunFiles.readInstallIDs(options.dataDirectory)
+        let formerInstalls = RunFiles.readFormerInstalls(options.dataDirectory)
         let previousClock = try RunFiles.readClock(options.dataDirectory)
         var engines: [FleetLoop] = []
         for shard in options.shard.split(options.loops) {
@@ -65,7 +66,8 @@ public final class FleetRuntime: Sendable {
             }
             engines.append(
                 try FleetLoop(
-                    fleet: fleet, options: part, routes: routes, installIDs: installIDs, previousClock: previousClock,
+                    fleet: fleet, options: part, routes: routes, installIDs: installIDs, formerInstalls: formerInstalls,
+                    previousClock: previousClock,
                     stores: SQLiteShelf(dataDirectory: part.dataDirectory, maxOpen: part.maxOpenStores)))
         }
         if let addresses = engines[0].sourceAddresses {

@@ -268,6 +268,13 @@ struct RealDriver {
                     let consequence = "a run resumed on this data folder would not find these devices' stores"
                     logger.error("cannot record the devices' install ids in \(path): \(problem); \(consequence)")
                 }
+            case .recordFormerInstalls(let map):
+                if let problem = files.recordFormerInstalls(map, loop: loopIndex) {
+                    let path = "\(options.dataDirectory)/\(RunFiles.formerInstallsFile)"
+                    let consequence = "verify would not read those installs' stores"
+                    logger.error(
+                        "cannot record the install ids reinstalls replaced in \(path): \(problem); \(consequence)")
+                }
             case .log(let line):
                 logger.log(level: line.level, "\(line.message)")
             case .notice(let line):

@@ -47,26 +47,50 @@ enum RunFiles {
         return routes
     }
 
-    // MARK: devices.json
+    // MARK: devices.json and installs.json
 
     /// The install ids an earlier run on `directory` made, by device id (none when there is no map).
     static func readInstallIDs(_ directory: String) -> [String: String] {
-        guard let data = FileManager.default.contents(atPath: "\(directory)/devices.json"),
-            let map = try? JSONDecoder().decode([String: String].self, from: data)
-        else { return [:] }
-        return map
+        readMap([String: String].self, "\(directory)/devices.json") ?? [:]
     }
 
     /// Returns what went wrong, or nil when the map is written.
     @discardableResult
     static func writeInstallIDs(_ map: [String: String], _ directory: String) -> String? {
+        writeMap(map, "devices.json", directory)
+    }
+
+    /// The install ids reinstalls replaced in an earlier run on `directory`, by device id, oldest
+    /// first (none when there is no file).
+    static func readFormerInstalls(_ directory: String) -> [String: [String]] {
+        readMap([String: [String]].self, "\(directory)/\(formerInstallsFile)") ?? [:]
+    }
+
+    /// Returns what went wrong, or nil when the map is written.
+    @discardableResult
+    static func writeFormerInstalls(_ map: [String: [String]], _ directory: String) -> String? {
+        writeMap(map, formerInstallsFile, directory)
+    }
+
+    /// The file of former installs in a data folder.
+    static let formerInstallsFile = "installs.json"
+
+    /// A map of install ids from `path`; nil when there is none, or it is not one.
+    private static func readMap<Map: Decodable>(_ type: Map.Type, _ path: String) -> Map? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try? JSONDecoder().decode(type, from: data)
+    }
+
+    /// Writes a map of install ids as `file` in `directory`, keys sorted. Returns what went
+    /// wrong, or nil when it is written.
+    private static func writeMap<Map: Encodable>(_ map: Map, _ file: String, _ directory: String) -> String? {
         do {
             try PrivateFile.createFolder(atPath: directory)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            // 0600 (it names every device's store), and renamed over the old one, so a crash
-            // never leaves half a map.
-            try PrivateFile.write(try encoder.encode(map), toFile: "\(directory)/devices.json")
+            // 0600 (it names devices' stores), and renamed over the old one, so a crash never
+            // leaves half a map.
+            try PrivateFile.write(try encoder.encode(map), toFile: "\(directory)/\(file)")
             return nil
         } catch {
             return "\(error)"
@@ -113,6 +137,7 @@ extension FleetLoop {
         try self.init(
             fleet: fleet, options: options, routes: try RunFiles.routes(of: fleet, folder: options.routeFolder),
             installIDs: RunFiles.readInstallIDs(options.dataDirectory),
+            formerInstalls: RunFiles.readFormerInstalls(options.dataDirectory),
             previousClock: try RunFiles.readClock(options.dataDirectory),
             stores: SQLiteShelf(dataDirectory: options.dataDirectory, maxOpen: options.maxOpenStores))
     }

@@ -2,13 +2,15 @@ import FleetEngine
 import Synchronization
 
 /// The data folder's files that speak for the whole fleet, written for every loop of the run:
-/// `devices.json` (every loop's install ids) and `clock.json` (the furthest any loop recorded,
-/// stopped once every loop has stopped), so a resumed run finds every store and starts after
-/// everything any loop stamped.
+/// `devices.json` (every loop's install ids), `installs.json` (those reinstalls replaced) and
+/// `clock.json` (the furthest any loop recorded, stopped once every loop has stopped), so a
+/// resumed run finds every store and starts after everything any loop stamped.
 final class SharedRunFiles: Sendable {
     private struct State {
         /// Each loop's install ids, once it has said them (every loop does at its start).
         var installIDs: [[String: String]?]
+        /// Each loop's former installs, once it has reinstalled a device.
+        var formerInstalls: [[String: [String]]]
         var clocks: [ClockRecord?]
     }
 
@@ -18,7 +20,9 @@ final class SharedRunFiles: Sendable {
     init(directory: String, loops: Int) {
         self.directory = directory
         state = Mutex(
-            State(installIDs: Array(repeating: nil, count: loops), clocks: Array(repeating: nil, count: loops)))
+            State(
+                installIDs: Array(repeating: nil, count: loops), formerInstalls: Array(repeating: [:], count: loops),
+                clocks: Array(repeating: nil, count: loops)))
     }
 
     /// Loop `loop`'s install ids; writes every loop's once every loop has said its own (so the
@@ -33,6 +37,17 @@ final class SharedRunFiles: Sendable {
             var all: [String: String] = [:]
             for ids in said { all.merge(ids) { first, _ in first } }
             return RunFiles.writeInstallIDs(all, directory)
+        }
+    }
+
+    /// Loop `loop`'s former installs (each loop's devices are its own); writes every loop's.
+    /// Answers the problem when the write fails.
+    func recordFormerInstalls(_ map: [String: [String]], loop: Int) -> String? {
+        state.withLock { state in
+            state.formerInstalls[loop] = map
+            var all: [String: [String]] = [:]
+            for ids in state.formerInstalls { all.merge(ids) { first, _ in first } }
+            return RunFiles.writeFormerInstalls(all, directory)
         }
     }
 

@@ -238,6 +238,8 @@ package struct SimulatedFleet {
                 arriving.insert((now, number, cancelled), at: arriving.firstIndex { $0.at > now } ?? arriving.endIndex)
             case .recordInstallIDs(let map):
                 RunFiles.writeInstallIDs(map, engine.options.dataDirectory)
+            case .recordFormerInstalls(let map):
+                RunFiles.writeFormerInstalls(map, engine.options.dataDirectory)
             case .log(let line):
                 logged.append(line)
             case .notice(let line):

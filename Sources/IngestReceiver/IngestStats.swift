@@ -78,6 +78,9 @@ public struct IngestStats: Sendable, Hashable {
     public var sourceAddresses: [String: AddressFigures] = [:]
     /// Installs whose uploads came from more than one address.
     public var installsFromSeveralAddresses = 0
+    /// Times an install's stored upload reported another `sdk_version` than its previous one
+    /// (an app upgraded mid-run).
+    public var sdkVersionChanges = 0
 
     /// What came from one client address.
     public struct AddressFigures: Sendable, Hashable {
@@ -171,6 +174,8 @@ public struct IngestStats: Sendable, Hashable {
         json.integer(Int64(sessions))
         json.key("tokens_issued")
         json.integer(Int64(tokensIssued))
+        json.key("sdk_version_changes")
+        json.integer(Int64(sdkVersionChanges))
         json.key("device_last_seen")
         json.beginObject()
         for (device, millis) in lastSeenByDevice.sorted(by: { $0.key < $1.key }) {
@@ -282,6 +287,9 @@ extension IngestStats {
             "geofence_events_in_another_batch_total", "Geofence events stored before under another batch_id.",
             geofenceEventsInAnotherBatch)
         counter("tokens_issued_total", "Tokens the token endpoint issued.", tokensIssued)
+        counter(
+            "sdk_version_changes_total", "Uploads of an install reporting another sdk_version than its previous one.",
+            sdkVersionChanges)
         text += "# HELP beekon_receiver_devices Distinct devices stored.\n# TYPE beekon_receiver_devices gauge\n"
         text += "beekon_receiver_devices \(devices)\n"
         text += "# HELP beekon_receiver_source_addresses Distinct client addresses uploads came from.\n"

@@ -40,6 +40,8 @@ struct StatsRecorder {
 
     /// The addresses each install's uploads came from (one for nearly all).
     private var addressesByInstall: [String: [String]] = [:]
+    /// The `sdk_version` each install's latest stored upload reported.
+    private var sdkVersionByInstall: [String: String] = [:]
 
     /// An upload of `installID` was read from client address `address`.
     mutating func arrived(installID: String, from address: String) {
@@ -83,6 +85,11 @@ struct StatsRecorder {
         if sessions.insert(batch.installID + "/" + batch.sessionID).inserted { stats.sessions += 1 }
         // A retry carries its first sending's `sent_at`: only the first says how skewed the clock is.
         if outcome.newBatch { Self.keep(batch.sentAt - receivedAt, in: &skews, next: &nextSkew) }
+        if let before = sdkVersionByInstall.updateValue(batch.sdkVersion, forKey: batch.installID),
+            before != batch.sdkVersion
+        {
+            stats.sdkVersionChanges += 1
+        }
         for timestamp in outcome.storedLocationTimestamps {
             if timestamp - receivedAt > IngestStats.futureSlackMillis { stats.fixesFromFuture += 1 }
             Self.keep(receivedAt - timestamp, in: &ages, next: &nextAge)

@@ -14,13 +14,16 @@ public enum FixVerdict: String, Sendable, Hashable, CaseIterable, Codable {
     case pendingNotStored = "pending_not_stored"
     /// Stored, though its device never heard a 2xx for it (a 2xx after its timeout, a connection
     /// lost after the commit): expected under faults; still pending on the device, or sent and
-    /// since expired or deleted there.
+    /// since expired, deleted or uninstalled there.
     case storedUnheard = "stored_unheard"
     /// Sent without a 2xx heard, then expired or deleted on its device, and not stored (✓).
     case goneNotStored = "gone_not_stored"
     /// Deleted by its device after a captive portal's 200, and not stored: lost as a phone loses
     /// it, never the server's (the server never saw it).
     case portalDropped = "portal_dropped"
+    /// Pending in an install's store when the app was uninstalled (a reinstall wipes the DB,
+    /// seed 04), and not stored (✓): the fleet's own doing, as a phone's user's, never the server's.
+    case uninstalledNotStored = "uninstalled_not_stored"
 
     /// What its device made of it last, and whether the server holds it.
     init(_ side: DeviceSide, stored: Bool) {
@@ -34,6 +37,8 @@ public enum FixVerdict: String, Sendable, Hashable, CaseIterable, Codable {
         case (.sentThenGone, false): self = .goneNotStored
         case (.portalAcknowledged, false): self = .portalDropped
         case (.portalAcknowledged, true): self = .storedUnheard
+        case (.uninstalled, false): self = .uninstalledNotStored
+        case (.uninstalled, true): self = .storedUnheard
         }
     }
 
@@ -51,6 +56,7 @@ public enum FixVerdict: String, Sendable, Hashable, CaseIterable, Codable {
         case .storedUnheard: "stored though the device never heard the 2xx (expected under faults)"
         case .goneNotStored: "sent unacknowledged, since expired or deleted on the device, not stored"
         case .portalDropped: "deleted on a captive portal's 200, never at the server (a phone loses them so)"
+        case .uninstalledNotStored: "pending when its app was uninstalled (a reinstall), not stored (expected)"
         }
     }
 }
@@ -61,10 +67,13 @@ public enum DeviceSide: UInt8, Sendable, Hashable, Comparable, CaseIterable {
     /// Sent without a 2xx heard (or with one the device never heard), and no longer stored.
     case sentThenGone = 0
     case pending = 1
-    case rejected = 2
-    case acknowledged = 3
+    /// Pending in a former install's store (`installs.json`): wiped by a reinstall, never sent
+    /// by the install after it.
+    case uninstalled = 2
+    case rejected = 3
+    case acknowledged = 4
     /// Deleted after a captive portal's 200.
-    case portalAcknowledged = 4
+    case portalAcknowledged = 5
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -1,13 +1,17 @@
 import BeekonDevice
 import Foundation
 
-/// A run's data folder as `verify` reads it: its devices (`devices.json`), its groups
-/// (`run-identity.json`) and, when the run used the in-process receiver, that receiver's
-/// database. A sharded run keeps one in each `shard-I-of-N` folder: each is a run folder.
+/// A run's data folder as `verify` reads it: its devices (`devices.json`), the installs its
+/// reinstalls replaced (`installs.json`), its groups (`run-identity.json`) and, when the run
+/// used the in-process receiver, that receiver's database. A sharded run keeps one in each
+/// `shard-I-of-N` folder: each is a run folder.
 public struct RunFolder: Sendable {
     public var path: String
     /// By device id, sorted.
     public var devices: [(deviceID: String, installID: UUIDv7)]
+    /// The installs reinstalls replaced, by device id, then oldest first: their stores stay, wiped
+    /// as far as their devices knew.
+    public var formerInstalls: [(deviceID: String, installID: UUIDv7)] = []
     /// The fleet's groups, in its order (from the run record; empty when it has none).
     public var groups: [String]
     /// The in-process receiver's database, when there is one.
@@ -53,8 +57,28 @@ public struct RunFolder: Sendable {
         }
         let database = "\(path)/ingest.db"
         return RunFolder(
-            path: path, devices: devices, groups: groups(path),
+            path: path, devices: devices, formerInstalls: try formerInstalls(path), groups: groups(path),
             receiverDatabase: FileManager.default.fileExists(atPath: database) ? database : nil)
+    }
+
+    /// `installs.json`: device id to the install ids its reinstalls replaced (none without the file).
+    static func formerInstalls(_ path: String) throws(VerifyProblem) -> [(deviceID: String, installID: UUIDv7)] {
+        let file = "\(path)/installs.json"
+        guard let data = FileManager.default.contents(atPath: file) else { return [] }
+        guard let map = try? JSONDecoder().decode([String: [String]].self, from: data) else {
+            throw VerifyProblem(
+                "\(file) is not what a run writes: expected a JSON object of device id to a list of install ids")
+        }
+        var installs: [(String, UUIDv7)] = []
+        for (device, ids) in map.sorted(by: { $0.key < $1.key }) {
+            for install in ids {
+                guard let id = UUIDv7(install) else {
+                    throw VerifyProblem("\(file): device \"\(device)\" has install id \"\(install)\", not a UUID")
+                }
+                installs.append((device, id))
+            }
+        }
+        return installs
     }
 
     /// The group names the run record lists (none when it has none: a device's group is then

@@ -27,10 +27,12 @@ struct ToldIndex {
     private var base: UInt64 = 0
     private var shift: UInt64 = 0
 
-    /// Adds what device number `device`'s store holds.
-    mutating func add(_ records: StoreRecords, device: UInt32) {
+    /// Adds what device number `device`'s store holds; `uninstalled`: the store of an install a
+    /// reinstall replaced, whose pending fixes were wiped with it.
+    mutating func add(_ records: StoreRecords, device: UInt32, uninstalled: Bool = false) {
         for id in records.pending {
-            entries.append(Entry(high: id.high, low: id.low, device: device, side: .pending))
+            entries.append(
+                Entry(high: id.high, low: id.low, device: device, side: uninstalled ? .uninstalled : .pending))
         }
         for batch in records.told {
             let side: DeviceSide =

@@ -22,7 +22,10 @@ public struct TruthCounts: Sendable, Hashable {
     public init?(keyed: [String: Int]) {
         var counts = TruthCounts()
         for verdict in FixVerdict.allCases {
-            guard let count = keyed[verdict.rawValue] else { return nil }
+            // A report from before reinstalls has no uninstalled fixes.
+            guard let count = keyed[verdict.rawValue] ?? (verdict == .uninstalledNotStored ? 0 : nil) else {
+                return nil
+            }
             counts.fixes[verdict] = count
         }
         guard let duplicates = keyed["duplicates"], let duplicateRows = keyed["duplicate_rows"],

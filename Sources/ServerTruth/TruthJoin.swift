@@ -8,15 +8,18 @@ public struct VerifiedDevice: Sendable {
     public var group: Int
     /// Its store's file.
     public var storePath: String
+    /// An install a reinstall replaced (`installs.json`): its store's pending fixes were wiped.
+    public var former = false
     /// Its store was written before told records (schema v3 or older): which of its fixes were
     /// acknowledged is unknown, so the server's rows of it are counted apart (`unrecorded`).
     public var predatesTold = false
 
-    public init(deviceID: String, installID: UUIDv7, group: Int, storePath: String) {
+    public init(deviceID: String, installID: UUIDv7, group: Int, storePath: String, former: Bool = false) {
         self.deviceID = deviceID
         self.installID = installID
         self.group = group
         self.storePath = storePath
+        self.former = former
     }
 }
 
@@ -73,7 +76,7 @@ public struct TruthJoin {
         var device = device
         device.predatesTold = records.predatesTold
         installOwners[device.installID] = devices.count
-        index.add(records, device: UInt32(devices.count))
+        index.add(records, device: UInt32(devices.count), uninstalled: device.former)
         devices.append(device)
     }
 

@@ -152,7 +152,8 @@ extension TruthJoin {
                 installID: install, fixID: row.fixID.text, stored: foreignStored[row.fixID] ?? 1, line: row.line)
         }
         return TruthResult(
-            devices: devices.count, devicesWithoutTold: devices.filter(\.predatesTold).count, serverRows: serverRows,
+            devices: devices.count { !$0.former }, devicesWithoutTold: devices.filter(\.predatesTold).count,
+            serverRows: serverRows,
             total: total, groups: zip(groups, byGroup).map { ($0, $1) }, examples: examples)
     }
 }

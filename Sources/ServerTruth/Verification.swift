@@ -48,7 +48,10 @@ public struct Verification {
         }
         var join = TruthJoin(groups: groups, examples: examples)
         for folder in folders {
-            for (deviceID, installID) in folder.devices {
+            let installs =
+                folder.devices.map { ($0.deviceID, $0.installID, false) }
+                + folder.formerInstalls.map { ($0.deviceID, $0.installID, true) }
+            for (deviceID, installID, former) in installs {
                 let path = folder.storePath(installID)
                 // A device that never stored anything has no file: nothing to check.
                 guard FileManager.default.fileExists(atPath: path) else { continue }
@@ -60,7 +63,9 @@ public struct Verification {
                 }
                 let group = groups.firstIndex(of: RunFolder.group(of: deviceID, in: groups)) ?? 0
                 join.add(
-                    VerifiedDevice(deviceID: deviceID, installID: installID, group: group, storePath: path), records)
+                    VerifiedDevice(
+                        deviceID: deviceID, installID: installID, group: group, storePath: path, former: former),
+                    records)
             }
         }
         join.seal()

@@ -380,7 +380,7 @@ struct VerifyFeed {
             [
                 "acknowledged_stored": plan.fixes - lost, "lost": lost, "rejected_not_stored": 0,
                 "stored_though_rejected": 0, "pending_not_stored": plan.pendingTotal - unheard,
-                "stored_unheard": unheard, "gone_not_stored": 0, "duplicates": duplicates,
+                "stored_unheard": unheard, "gone_not_stored": 0, "uninstalled_not_stored": 0, "duplicates": duplicates,
                 "duplicate_rows": duplicates, "misattributed": misattributed, "foreign": foreign, "unrecorded": 0,
                 "server_rows": serverRows, "devices": plan.devices, "devices_without_told": 0,
                 // The default thresholds: no fix lost, none stored twice.

@@ -79,6 +79,7 @@ struct DeviceHarness {
                     case .geofences(let geofences): state.geofences = geofences
                     case .auth(let auth): state.auth = auth
                     case .sentBatch(let sent): state.sentBatch = sent
+                    case .sdkVersion(let version): state.sdkVersion = version
                     }
                 }
             case .armTimer(let timer, let at): timers[timer] = at

@@ -100,13 +100,15 @@ struct DeviceStoreStateTests {
             let expected = PersistedDeviceState(
                 installID: installID, trackingIntent: true, sessionID: "0190d4e0-1234-7000-8000-aabbccddeeff",
                 config: config, extras: ["z": "1", "a": "2"],
-                geofences: [Geofence(id: "depot", latitude: 48.1, longitude: 11.5, radiusMeters: 150)], auth: auth)
+                geofences: [Geofence(id: "depot", latitude: 48.1, longitude: 11.5, radiusMeters: 150)], auth: auth,
+                sdkVersion: "0.2.0")
             do {
                 let store = try DeviceStore(path: path)
                 #expect(try store.readDeviceState() == PersistedDeviceState())
                 try store.writeState([
                     .installID(installID), .trackingIntent(true), .sessionID(expected.sessionID),
                     .config(config), .extras(expected.extras), .geofences(expected.geofences), .auth(auth),
+                    .sdkVersion("0.2.0"),
                 ])
             }
             let store = try DeviceStore(path: path)
@@ -116,7 +118,7 @@ struct DeviceStoreStateTests {
             try store.writeState([.trackingIntent(false), .sessionID(nil), .auth(nil)])
             let stopped = try store.readDeviceState()
             #expect(stopped.trackingIntent == false && stopped.sessionID == nil && stopped.auth == nil)
-            #expect(stopped.config == config)
+            #expect(stopped.config == config && stopped.sdkVersion == "0.2.0")
         }
     }
 

@@ -37,7 +37,8 @@ struct TransferBookTests {
         for number in 1...4 { _ = book.close(number) }
         for (number, slot) in [(1, 0), (2, 1)] {
             let fixIDs = (0..<number).map { UUIDv7(high: 7, low: UInt64($0)) }
-            book.markUnheard(number, .init(slot: slot, batchID: UUIDv7(high: 1, low: UInt64(number)), fixIDs: fixIDs))
+            book.markUnheard(
+                number, .init(slot: slot, batchID: UUIDv7(high: 1, low: UInt64(number)), fixIDs: fixIDs, life: 0))
         }
         book.markCancelled(2)
         book.markOffline(3, slot: 2, upload: true)

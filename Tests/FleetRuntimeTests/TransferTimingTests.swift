@@ -121,10 +121,7 @@ struct DeterministicRunTests {
             .replacingOccurrences(of: "groups:\n", with: network + "groups:\n")
         let runtime = try await workspace.runtime(
             yaml, ingest: server.url, virtualMinutes: 20, timing: .deterministic, maxWarp: maxWarp, loops: loops)
-        var uploads: [String: [String]] = [:]
-        for upload in server.uploadLog() {
-            uploads[upload.installID, default: []].append("\(upload.batchID) \(upload.sentAt) \(upload.locationCount)")
-        }
+        let uploads = server.uploadsByInstall()
         var files: [String: String] = [:]
         for name in ["devices.json", ClockRecord.fileName] {
             files[name] = try String(contentsOfFile: "\(workspace.data)/\(name)", encoding: .utf8)

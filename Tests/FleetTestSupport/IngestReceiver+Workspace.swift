@@ -28,6 +28,16 @@ extension IngestReceiver {
         return true
     }
 
+    /// What its upload log holds, by install in arrival order: each upload's batch id, `sent_at`
+    /// and fix count, what a replay compares.
+    package func uploadsByInstall() -> [String: [String]] {
+        var uploads: [String: [String]] = [:]
+        for upload in uploadLog() {
+            uploads[upload.installID, default: []].append("\(upload.batchID) \(upload.sentAt) \(upload.locationCount)")
+        }
+        return uploads
+    }
+
     /// The fixes its database holds: every one it stored, once, whatever it answered.
     package func receivedFixes() throws -> [(id: String, timestamp: Int64)] {
         try Self.receivedFixes(inDatabase: configuration.databasePath)

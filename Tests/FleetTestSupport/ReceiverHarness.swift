@@ -85,7 +85,7 @@ package final class ReceiverHarness: Sendable {
     /// A fresh, valid payload from `device` with `fixes` locations (new ids) plus `extra` ids.
     package func payload(
         device: String? = nil, session: String? = nil, fixes: Int = 3, reuse: [UUIDv7] = [],
-        batchID: UUIDv7? = nil, events: Int = 0
+        batchID: UUIDv7? = nil, events: Int = 0, sdkVersion: String = "0.1.1"
     ) -> (json: [UInt8], batchID: UUIDv7, locationIDs: [UUIDv7]) {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let locationIDs = reuse + (0..<fixes).map { _ in newUUID() }
@@ -100,7 +100,8 @@ package final class ReceiverHarness: Sendable {
         let batch = batchID ?? newUUID()
         let payload = UploadPayload(
             batchID: batch, sessionID: session ?? Self.session.text, sentAt: now,
-            device: DeviceIdentity(installID: device ?? Self.device.text, platform: .android, model: "Pixel 8"),
+            device: DeviceIdentity(
+                installID: device ?? Self.device.text, platform: .android, sdkVersion: sdkVersion, model: "Pixel 8"),
             locations: locations, geofenceEvents: geofenceEvents)
         return (payload.encoded(), batch, locationIDs)
     }
