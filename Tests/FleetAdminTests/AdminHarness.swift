@@ -170,7 +170,8 @@ final class AdminHarness: Sendable {
         headers += extra
         let request = OutboundRequest(
             url: base + path, method: HTTPRequest.Method(method) ?? .get, headerFields: HTTPFields(textPairs: headers),
-            body: Array((body ?? "").utf8), timeoutMillis: 15_000, connectionKey: UUID().uuidString)
+            body: Array((body ?? "").utf8), timeoutMillis: realFleet == nil ? 15_000 : 75_000,
+            connectionKey: UUID().uuidString)
         let result = await withCheckedContinuation { continuation in
             transport.submit(request) { continuation.resume(returning: $0) }
         }

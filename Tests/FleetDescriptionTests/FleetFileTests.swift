@@ -415,7 +415,7 @@ struct FleetFileTests {
     @Test(
         "every fleet file shipped in fleets/ is valid, routes included",
         arguments: [
-            "demo.yaml", "couriers-rotating-tokens.yaml", "commuters-network-outage.yaml",
+            "demo.yaml", "couriers-rotating-tokens.yaml", "commuters-network-outage.yaml", "real-world.yaml",
         ])
     func shippedFleets(name: String) throws {
         let fleets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

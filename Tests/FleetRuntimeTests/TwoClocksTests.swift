@@ -141,12 +141,13 @@ struct TwoClocksTests {
             #expect(late <= 3_000, "the retry reached the server \(late) ms after its virtual due time")
         }
         // The five hung uploads are the warp's timeouts, not the server's; on a loaded machine a later
-        // upload answered past its 500 real ms is one too, and its answer is a 2xx unheard.
+        // upload answered past its 500 real ms is one too, and its answer, if it beat the close on
+        // the wire, is a 2xx unheard: the hung five, never answered, never are.
         let warpTimeouts = metrics.uploads.overall[.warpTimeout]?.count ?? 0
         #expect(warpTimeouts >= 5, "the warp's timeouts, not the server's")
         #expect(metrics.uploads.overall[.failed(.timeout)] == nil)
         #expect(metrics.cancelledOnWire == warpTimeouts)
-        #expect(metrics.fixes.unheardAcknowledgements.batches == warpTimeouts - 5, "the hung five were never answered")
+        #expect(metrics.fixes.unheardAcknowledgements.batches <= warpTimeouts - 5, "the hung five were never answered")
     }
 
     @Test(

@@ -63,7 +63,7 @@ struct ServerTruthTests {
         let total = result.total
         let expected: [FixVerdict: Int] = [
             .acknowledgedStored: 5, .lost: 2, .rejectedNotStored: 0, .storedThoughRejected: 1, .pendingNotStored: 1,
-            .storedUnheard: 2, .goneNotStored: 0, .uninstalledNotStored: 0,
+            .storedUnheard: 2, .goneNotStored: 0, .uninstalledNotStored: 0, .portalDropped: 0,
         ]
         #expect(total.fixes == expected)
         #expect(total.duplicates == 2 && total.duplicateRows == 2, "fix 1 and the foreign id")
