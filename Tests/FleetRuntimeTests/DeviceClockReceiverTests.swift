@@ -11,6 +11,10 @@ import Testing
 /// (so virtual time is the receiver's wall time), uploading to reference receivers in-process.
 @Suite("Device clocks at the server", .serialized)
 struct DeviceClockReceiverTests {
+    /// How much later than at once an upload or a fix may arrive on a loaded machine (real ms): the
+    /// windows below are one-sided, so load cannot break them, only widen what they allow.
+    static let slackMillis: Int64 = 15_000
+
     /// A group of two walkers of `platform`, clocks `offset` off, uploading every 3 fixes to `url`.
     static func group(_ name: String, platform: String, offset: String, url: String) -> String {
         """
@@ -70,21 +74,25 @@ struct DeviceClockReceiverTests {
             let stats = receiver.stats()
             #expect(stats.batchesStored >= 4, "\(name): \(stats.batchesStored) batches")
             #expect(stats.clockSkew.count == stats.batchesStored, "\(name): one skew per first sending")
-            #expect(abs(stats.clockSkew.p50 - Int64(skew)) <= 2_000, "\(name): skew p50 \(stats.clockSkew.p50)")
-            #expect(abs(stats.clockSkew.p1 - Int64(skew)) <= 2_000, "\(name): skew p1 \(stats.clockSkew.p1)")
-            #expect(abs(stats.clockSkew.p99 - Int64(skew)) <= 2_000, "\(name): skew p99 \(stats.clockSkew.p99)")
+            // sent_at − arrival is the offset less the upload's time on the way, which a loaded
+            // machine only lengthens: a window one-sided in real time.
+            let window = Int64(skew) - Self.slackMillis...Int64(skew) + 1_000
+            #expect(window.contains(stats.clockSkew.p50), "\(name): skew p50 \(stats.clockSkew.p50)")
+            #expect(window.contains(stats.clockSkew.p1), "\(name): skew p1 \(stats.clockSkew.p1)")
+            #expect(window.contains(stats.clockSkew.p99), "\(name): skew p99 \(stats.clockSkew.p99)")
             for upload in receiver.uploadLog() {
-                #expect(abs(upload.sentAt - upload.receivedAt - Int64(skew)) <= 2_000, "\(name): \(upload)")
+                #expect(window.contains(upload.sentAt - upload.receivedAt), "\(name): \(upload)")
             }
         }
         // Fixes stamped on a clock 5 minutes ahead arrive from the future; behind, or GNSS, never.
         let aheadStats = ahead.stats()
         #expect(aheadStats.fixesStored > 0 && aheadStats.fixesFromFuture == aheadStats.fixesStored)
-        #expect(abs(aheadStats.fixAge.p50 + 300_000) <= 2_000, "fix age \(aheadStats.fixAge.p50)")
+        // Age is arrival − fix time: the clock's offset back, plus the wait, which load only lengthens.
+        #expect((-301_000...(-300_000 + Self.slackMillis)).contains(aheadStats.fixAge.p50), "\(aheadStats.fixAge)")
         #expect(behind.stats().fixesFromFuture == 0 && behind.stats().fixesStored > 0)
-        #expect(abs(behind.stats().fixAge.p50 - 300_000) <= 2_000, "fix age \(behind.stats().fixAge.p50)")
+        #expect((299_000...(300_000 + Self.slackMillis)).contains(behind.stats().fixAge.p50), "\(behind.stats())")
         #expect(gnss.stats().fixesFromFuture == 0 && gnss.stats().fixesStored > 0)
-        #expect(gnss.stats().fixAge.p99 < 5_000, "GNSS fix age \(gnss.stats().fixAge.p99)")
+        #expect(gnss.stats().fixAge.p99 < Self.slackMillis, "GNSS fix age \(gnss.stats().fixAge.p99)")
         let text = aheadStats.prometheusText()
         #expect(text.contains("beekon_receiver_fixes_from_future_total \(aheadStats.fixesStored)\n"))
         #expect(
