@@ -47,6 +47,12 @@ public struct DeviceGroup: Sendable, Hashable {
     public var network: NetworkProfile? = nil
     /// The phones' clocks (`deviceClock:`); nil: every phone's clock is true time.
     public var deviceClock: DeviceClockSpec? = nil
+    /// The group's own day of load (`daily:`), over the fleet's; nil follows the fleet's, if any.
+    /// Never with `stages` (the reader refuses both): with it the group starts with the share of
+    /// `count` its curve wants then.
+    public var daily: DailyCurve? = nil
+    /// New installs arriving at a rate (`arrivals:`); nil: none.
+    public var arrivals: Arrivals? = nil
 
     /// `count`: devices in a group.
     public static let countRange = NumberRange.integer(1...100_000, unit: "devices")
@@ -90,6 +96,7 @@ public struct DeviceGroup: Sendable, Hashable {
             && lhs.spreadMillis == rhs.spreadMillis && lhs.autoStart == rhs.autoStart
             && lhs.config == rhs.config && lhs.extras == rhs.extras && lhs.geofences == rhs.geofences
             && lhs.provider == rhs.provider && lhs.network == rhs.network && lhs.deviceClock == rhs.deviceClock
+            && lhs.daily == rhs.daily && lhs.arrivals == rhs.arrivals
     }
 
     public func hash(into hasher: inout Hasher) {

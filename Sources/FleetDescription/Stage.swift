@@ -23,7 +23,7 @@ extension FleetFile {
     /// (`stages:` at the top, each target shared over the groups without their own by their
     /// `count`, largest remainder first); nil for a group that follows none.
     public var groupStages: [[Stage]?] {
-        let sharing = groups.indices.filter { groups[$0].stages == nil }
+        let sharing = groups.indices.filter { groups[$0].stages == nil && groups[$0].daily == nil }
         var plans: [[Stage]?] = groups.map(\.stages)
         guard !stages.isEmpty, !sharing.isEmpty else { return plans }
         let weights = sharing.map { groups[$0].count }
@@ -36,11 +36,22 @@ extension FleetFile {
         return plans
     }
 
-    /// The most devices the file has running at once, as far as it says: each group's count, or
-    /// for a group with stages the most they want (what a run is sized by: its loops).
+    /// Each group's day of load: its own (`daily:` in the group), or the fleet's for a group with
+    /// neither stages nor a curve of its own; nil for a group that follows none.
+    public var groupDaily: [DailyCurve?] {
+        groups.map { group in group.daily ?? (group.stages == nil ? daily : nil) }
+    }
+
+    /// The most devices the file has running at once, as far as it says: each group's count, for
+    /// a group with stages the most they want, for one with a day of load its largest share of
+    /// its count (what a run is sized by: its loops).
     public var mostDevices: Int {
-        zip(groups, groupStages).reduce(0) { sum, group in
-            sum + (group.1.map { stages in stages.map(\.devices).max() ?? 0 } ?? group.0.count)
+        zip(groups, zip(groupStages, groupDaily)).reduce(0) { sum, entry in
+            let (group, (stages, daily)) = entry
+            if let daily {
+                return sum + (0..<DailyCurve.hoursInDay).map { daily.devices(hour: $0, of: group.count) }.max()!
+            }
+            return sum + (stages.map { stages in stages.map(\.devices).max() ?? 0 } ?? group.count)
         }
     }
 
