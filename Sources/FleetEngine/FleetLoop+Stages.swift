@@ -12,6 +12,39 @@ extension FleetLoop {
         }
     }
 
+    /// Group `group`'s new installs (`arrivals:`) start arriving after `start`.
+    mutating func startArrivals(_ group: Int, at start: Int64) {
+        guard let arrivals = fleet.groups[group].arrivals else { return }
+        roster.groupTargets.setArrivals(
+            group, ArrivalProcess(arrivals, seed: seed, group: group, start: start))
+        if let first = roster.groupTargets.nextArrival(group, after: start) {
+            schedule.timers.schedule((), key: .arrival(group), at: first)
+        }
+    }
+
+    /// The arrivals' timer: a new install of group `group` (a new place, its own id, install id
+    /// and store) is made and spawned now, on the shard that owns its place, and the next one's
+    /// instant drawn. A group that follows stages or a day of load has it beside their count until
+    /// they next change it.
+    mutating func arrive(_ group: Int, at time: Int64) {
+        let index = fleet.groups[group].count
+        fleet.groups[group].count += 1
+        roster.groupTargets.arrived(group)
+        var rng = laterDeviceRNG(salt: ArrivalProcess.salt, group: group, index: index)
+        if options.shard.owns(index) {
+            addSlot(group: group, index: index, spawnAt: time, rng: &rng)
+            let slot = slots.count - 1
+            meetLastingActions(slot, at: time)
+            spawn(slot, at: time)
+            effects.append(.recordInstallIDs(roster.installIDs))
+        } else {
+            countElsewhere(group: group, rng: rng)
+        }
+        if let next = roster.groupTargets.nextArrival(group, after: time) {
+            schedule.timers.schedule((), key: .arrival(group), at: next)
+        }
+    }
+
     /// `PATCH /api/v1/fleet {"devices": N}`: the fleet at N devices now, shared over the groups by
     /// the counts the fleet file gave them (as `run --devices`); any stages end here. New devices
     /// go through the admin's spawn queue (as `POST /api/v1/devices`), so the loop makes them

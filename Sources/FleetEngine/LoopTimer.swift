@@ -24,4 +24,6 @@ enum LoopTimer: Hashable, Sendable {
     case storeRetry(Int)
     /// A group's stages change its device count (by group index).
     case stage(Int)
+    /// A new install of a group arrives (by group index; see `ArrivalProcess`).
+    case arrival(Int)
 }
