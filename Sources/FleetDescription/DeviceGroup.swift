@@ -51,7 +51,8 @@ public struct DeviceGroup: Sendable, Hashable {
     /// Never with `stages` (the reader refuses both): with it the group starts with the share of
     /// `count` its curve wants then.
     public var daily: DailyCurve? = nil
-    /// New installs arriving at a rate (`arrivals:`); nil: none.
+    /// New installs arriving at a rate (`arrivals:`); nil: none. A group with them follows no
+    /// stages or day of load (the reader refuses its own; the fleet's pass it over).
     public var arrivals: Arrivals? = nil
 
     /// `count`: devices in a group.

@@ -420,7 +420,17 @@ struct FleetFileReader {
             group.daily = readDaily(node, "daily")
             if map["stages"] != nil { refuseDailyWithStages(node, "group \"\(name)\"") }
         }
-        group.arrivals = map["arrivals"].flatMap { readArrivals($0) }
+        if let node = map["arrivals"] {
+            group.arrivals = readArrivals(node)
+            // Its new places would fall among those the shape stops and starts again, which a
+            // shard could no longer count as the whole fleet does.
+            if map["stages"] != nil || map["daily"] != nil {
+                report(
+                    node, "group \"\(name)\" gives `arrivals` with `\(map["stages"] != nil ? "stages" : "daily")`",
+                    expected: "arrivals in a group of their own: its count runs, and new installs join it")
+                problems[problems.count - 1].field = "arrivals"
+            }
+        }
         return group
     }
 

@@ -20,10 +20,12 @@ public struct Stage: Sendable, Hashable {
 
 extension FleetFile {
     /// Each group's stages: its own (`stages:` in the group), or its share of the fleet's
-    /// (`stages:` at the top, each target shared over the groups without their own by their
-    /// `count`, largest remainder first); nil for a group that follows none.
+    /// (`stages:` at the top, each target shared over the groups without their own stages, curve or
+    /// arrivals by their `count`, largest remainder first); nil for a group that follows none.
     public var groupStages: [[Stage]?] {
-        let sharing = groups.indices.filter { groups[$0].stages == nil && groups[$0].daily == nil }
+        let sharing = groups.indices.filter {
+            groups[$0].stages == nil && groups[$0].daily == nil && groups[$0].arrivals == nil
+        }
         var plans: [[Stage]?] = groups.map(\.stages)
         guard !stages.isEmpty, !sharing.isEmpty else { return plans }
         let weights = sharing.map { groups[$0].count }
@@ -37,9 +39,9 @@ extension FleetFile {
     }
 
     /// Each group's day of load: its own (`daily:` in the group), or the fleet's for a group with
-    /// neither stages nor a curve of its own; nil for a group that follows none.
+    /// neither stages, a curve nor arrivals of its own; nil for a group that follows none.
     public var groupDaily: [DailyCurve?] {
-        groups.map { group in group.daily ?? (group.stages == nil ? daily : nil) }
+        groups.map { group in group.daily ?? (group.stages == nil && group.arrivals == nil ? daily : nil) }
     }
 
     /// The most devices the file has running at once, as far as it says: each group's count, for

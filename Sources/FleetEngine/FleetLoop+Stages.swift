@@ -24,8 +24,8 @@ extension FleetLoop {
 
     /// The arrivals' timer: a new install of group `group` (a new place, its own id, install id
     /// and store) is made and spawned now, on the shard that owns its place, and the next one's
-    /// instant drawn. A group that follows stages or a day of load has it beside their count until
-    /// they next change it.
+    /// instant drawn. (A group with arrivals follows no stages or day of load: its new places
+    /// would fall among those they stop and start again.)
     mutating func arrive(_ group: Int, at time: Int64) {
         let index = fleet.groups[group].count
         fleet.groups[group].count += 1

@@ -57,8 +57,8 @@ struct GroupTargets {
         return arrivals[group]?.next(after: time)
     }
 
-    /// A new install arrived in group `group`: a count it was brought to has one more (until its
-    /// stages next change it, or a command does).
+    /// A new install arrived in group `group`: a count it was brought to (by a `devices` command)
+    /// has one more.
     mutating func arrived(_ group: Int) {
         if targets.indices.contains(group), let target = targets[group] { targets[group] = target + 1 }
     }

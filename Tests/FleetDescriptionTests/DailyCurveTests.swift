@@ -42,6 +42,11 @@ struct DailyCurveTests {
         #expect(fleet.groupStages == [nil, nil])
         // Sized by the most each curve wants: 4 of g's 4 and 2 of h's 2.
         #expect(fleet.mostDevices == 6)
+        // A group with arrivals follows neither the fleet's day nor its stages.
+        let arriving = try FleetFile.parse(
+            yaml: Self.yaml(top: "daily: {hours: \(Self.hours)}", group: "    arrivals: {perHour: 5}"),
+            file: "f.yaml")
+        #expect(arriving.groupDaily[0] == nil && arriving.groupDaily[1] != nil && arriving.mostDevices == 6)
         // A group's own stages win over the fleet's day too.
         let staged = try FleetFile.parse(
             yaml: Self.yaml(
@@ -127,6 +132,11 @@ struct DailyCurveTests {
                 "f.yaml:7:35: error: `arrivals.until` \"367d\" is out of range; expected a duration from 0s to 366d"
             ),
             ("", "    arrivals: {until: 1h}", "f.yaml:7:15: error: `arrivals` has no `perHour`"),
+            (
+                "", "    arrivals: {perHour: 5}\n    daily: {hours: \(hours)}",
+                "f.yaml:7:15: error: group \"g\" gives `arrivals` with `daily`; expected arrivals in a group of "
+                    + "their own"
+            ),
         ] as [(String, String, String)])
     func refused(top: String, group: String, problem: String) {
         do {
