@@ -27,18 +27,9 @@ extension FleetLoop {
     /// instant drawn. (A group with arrivals follows no stages or day of load: its new places
     /// would fall among those they stop and start again.)
     mutating func arrive(_ group: Int, at time: Int64) {
-        let index = fleet.groups[group].count
-        fleet.groups[group].count += 1
         roster.groupTargets.arrived(group)
-        var rng = laterDeviceRNG(salt: ArrivalProcess.salt, group: group, index: index)
-        if options.shard.owns(index) {
-            addSlot(group: group, index: index, spawnAt: time, rng: &rng)
-            let slot = slots.count - 1
-            meetLastingActions(slot, at: time)
-            spawn(slot, at: time)
+        if makeNextPlace(group, salt: ArrivalProcess.salt, at: time) {
             effects.append(.recordInstallIDs(roster.installIDs))
-        } else {
-            countElsewhere(group: group, rng: rng)
         }
         if let next = roster.groupTargets.nextArrival(group, after: time) {
             schedule.timers.schedule((), key: .arrival(group), at: next)
@@ -118,27 +109,37 @@ extension FleetLoop {
         // until this shard has the devices it wants: with devices deleted, past the target.
         var made = false
         while wanted > 0 || fleet.groups[group].count < fleetTarget {
-            let index = fleet.groups[group].count
-            fleet.groups[group].count += 1
             // A stream of its own per place, drawn where the stages put it: the same every run.
-            let rng = laterDeviceRNG(salt: 0x57A6E, group: group, index: index)
-            guard options.shard.owns(index), wanted > 0 else {
-                countElsewhere(group: group, rng: rng)
-                continue
-            }
-            wanted -= 1
-            made = true
-            var deviceRNG = rng
-            addSlot(group: group, index: index, spawnAt: time, rng: &deviceRNG)
-            let slot = slots.count - 1
-            meetLastingActions(slot, at: time)
-            if queued {
-                roster.spawnQueue.add(slot, at: clock.realNow)
-            } else {
-                spawn(slot, at: time)
+            if makeNextPlace(group, salt: 0x57A6E, at: time, queued: queued, wanted: wanted > 0) {
+                wanted -= 1
+                made = true
             }
         }
         if made { effects.append(.recordInstallIDs(roster.installIDs)) }
+    }
+
+    /// Group `group`'s next place, with its stream keyed by `salt`, group and place
+    /// (`laterDeviceRNG`): made here when `wanted` and this shard owns it (spawned at `time`, or
+    /// queued for the admin's spawn queue), else counted as made elsewhere. Whether it was made here.
+    mutating func makeNextPlace(
+        _ group: Int, salt: UInt64, at time: Int64, queued: Bool = false, wanted: Bool = true
+    ) -> Bool {
+        let index = fleet.groups[group].count
+        fleet.groups[group].count += 1
+        var rng = laterDeviceRNG(salt: salt, group: group, index: index)
+        guard options.shard.owns(index), wanted else {
+            countElsewhere(group: group, rng: rng)
+            return false
+        }
+        addSlot(group: group, index: index, spawnAt: time, rng: &rng)
+        let slot = slots.count - 1
+        meetLastingActions(slot, at: time)
+        if queued {
+            roster.spawnQueue.add(slot, at: clock.realNow)
+        } else {
+            spawn(slot, at: time)
+        }
+        return true
     }
 
     /// The devices the stages or the API want now, over every group that has a target; nil when

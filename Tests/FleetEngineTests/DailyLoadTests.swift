@@ -104,9 +104,11 @@ struct DailyLoadTests {
 
     /// The arrivals of `perHour` for group 0 of a run with `seed` from `start` until `until`: the
     /// process's own instants.
-    static func expectedArrivals(seed: UInt64, perHour: Double, start: Int64, until: Int64) -> [Int64] {
+    static func expectedArrivals(
+        seed: UInt64, perHour: Double, start: Int64, until: Int64, group: Int = 0
+    ) -> [Int64] {
         var process = ArrivalProcess(
-            Arrivals(perHour: perHour, untilMillis: until), seed: seed, group: 0, start: start)!
+            Arrivals(perHour: perHour, untilMillis: until), seed: seed, group: group, start: start)!
         var instants: [Int64] = []
         var at = start
         while let next = process.next(after: at) {
@@ -181,5 +183,30 @@ struct DailyLoadTests {
         #expect(made[1] == made[0] && made[2] == made[0])
         #expect(installs[1] == installs[0] && installs[2] == installs[0])
         #expect(Set(installs[0].values).count == made[0].count, "every install its own id")
+    }
+
+    @Test("a group spawned from the admin API with arrivals has them from its spawn on, keyed by its group")
+    func spawnedArrivals() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        var fleet = try workspace.simulated(Self.yaml(count: 1, autoStart: false), timing: .deterministic)
+        let spawned = fleet.engine.clock.startMillis + 60_000
+        fleet.advance(to: spawned)
+        var spec = fleet.engine.fleet.groups[0]
+        spec.name = "newcomers"
+        spec.count = 2
+        spec.arrivals = Arrivals(perHour: 30, untilMillis: DailyCurve.hourMillis)
+        let ids = try fleet.command { engine throws(FleetControlError) in
+            try engine.spawn(SpawnRequest(template: .spec(spec), count: 2))
+        }
+        #expect(ids == ["newcomers-0001", "newcomers-0002"])
+        fleet.advance(to: spawned + 2 * DailyCurve.hourMillis)
+        let expected = Self.expectedArrivals(
+            seed: 5, perHour: 30, start: spawned, until: DailyCurve.hourMillis, group: 1)
+        #expect(expected.count > 10)
+        #expect(fleet.engine.fleet.groups[1].count == 2 + expected.count)
+        let arrived = fleet.engine.slots.filter { $0.group == 1 && $0.identity.indexInGroup >= 2 }
+        #expect(arrived.map(\.world.setOffAt) == expected)
+        #expect(fleet.engine.fleet.groups[0].count == 1, "the file's group has no arrivals")
     }
 }
