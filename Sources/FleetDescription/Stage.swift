@@ -46,12 +46,17 @@ extension FleetFile {
 
     /// The most devices the file has running at once, as far as it says: each group's count, for
     /// a group with stages the most they want, for one with a day of load its largest share of
-    /// its count (what a run is sized by: its loops).
+    /// its count, for one with arrivals its count and the installs expected over `until` or the
+    /// run's `duration` (what a run is sized by: its loops).
     public var mostDevices: Int {
         zip(groups, zip(groupStages, groupDaily)).reduce(0) { sum, entry in
             let (group, (stages, daily)) = entry
             if let daily {
                 return sum + (0..<DailyCurve.hoursInDay).map { daily.devices(hour: $0, of: group.count) }.max()!
+            }
+            if let arrivals = group.arrivals {
+                let hours = Double(arrivals.untilMillis ?? durationMillis ?? 0) / Double(DailyCurve.hourMillis)
+                return sum + group.count + Int((arrivals.perHour * hours).rounded(.up))
             }
             return sum + (stages.map { stages in stages.map(\.devices).max() ?? 0 } ?? group.count)
         }

@@ -89,6 +89,12 @@ struct DailyCurveTests {
         #expect(fleet.groups[1].arrivals == nil)
         let open = try FleetFile.parse(yaml: Self.yaml(group: "    arrivals: {perHour: 0.5}"), file: "f.yaml")
         #expect(open.groups[0].arrivals == Arrivals(perHour: 0.5))
+        // A run is sized by the installs it expects: 4 + 120 × 6 h, beside the other group's 2.
+        #expect(fleet.mostDevices == 4 + 720 + 2)
+        // Without until, over the run's duration; with neither, the count alone.
+        let lasting = try FleetFile.parse(
+            yaml: Self.yaml(top: "duration: 3h", group: "    arrivals: {perHour: 10}"), file: "f.yaml")
+        #expect(lasting.mostDevices == 4 + 30 + 2 && open.mostDevices == 4 + 2)
     }
 
     @Test(
