@@ -23,7 +23,7 @@ struct FleetPatchRequest: APIRequest {
         "devices": APINote(
             "Bring the fleet to this many running devices now, shared over the groups by the counts the fleet file "
                 + "gave them (as `run --devices`): new ones are spawned, stopped ones started again first; fewer stops "
-                + "the newest (the SDK's `stop()`: what they hold still uploads). Ends any `stages:`. More than 10,000 "
-                + "new devices in one command is 409: scale up in steps."),
+                + "the newest (the SDK's `stop()`: what they hold still uploads). Ends any `stages:` or `daily:`. More "
+                + "than 10,000 new devices in one command is 409: scale up in steps."),
     ]
 }

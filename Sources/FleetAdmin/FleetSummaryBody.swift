@@ -156,8 +156,9 @@ struct FleetSummaryBody: APIBody {
         "activeFaults": APINote(
             "The faults on now, the fleet file's and those the API began, by number (see `GET /api/v1/faults`)."),
         "targetDevices": APINote(
-            "The running devices the fleet file's `stages:` or `PATCH /api/v1/fleet`'s `devices` want now; null when "
-                + "neither set one. `devices` counts every listed device, stopped ones standing by included."),
+            "The running devices the fleet file's `stages:` or `daily:` or `PATCH /api/v1/fleet`'s `devices` want "
+                + "now; null when none set one. `devices` counts every listed device, stopped ones standing by "
+                + "included."),
         "virtualTime": APINote(
             "The fleet's virtual clock: the instant every device has reached (with `maxWarp`, devices with nothing "
                 + "to wait for may be up to a virtual minute ahead of it; an action runs once they all stand at one "

@@ -49,6 +49,13 @@ public struct DeviceGroup: Sendable, Hashable {
     public var deviceClock: DeviceClockSpec? = nil
     /// Reinstalls and an app upgrade (`churn:`); nil: none.
     public var churn: Churn? = nil
+    /// The group's own day of load (`daily:`), over the fleet's; nil follows the fleet's, if any.
+    /// Never with `stages` (the reader refuses both): with it the group starts with the share of
+    /// `count` its curve wants then.
+    public var daily: DailyCurve? = nil
+    /// New installs arriving at a rate (`arrivals:`); nil: none. A group with them follows no
+    /// stages or day of load (the reader refuses its own; the fleet's pass it over).
+    public var arrivals: Arrivals? = nil
 
     /// `count`: devices in a group.
     public static let countRange = NumberRange.integer(1...100_000, unit: "devices")
@@ -92,7 +99,7 @@ public struct DeviceGroup: Sendable, Hashable {
             && lhs.spreadMillis == rhs.spreadMillis && lhs.autoStart == rhs.autoStart
             && lhs.config == rhs.config && lhs.extras == rhs.extras && lhs.geofences == rhs.geofences
             && lhs.provider == rhs.provider && lhs.network == rhs.network && lhs.deviceClock == rhs.deviceClock
-            && lhs.churn == rhs.churn
+            && lhs.churn == rhs.churn && lhs.daily == rhs.daily && lhs.arrivals == rhs.arrivals
     }
 
     public func hash(into hasher: inout Hasher) {

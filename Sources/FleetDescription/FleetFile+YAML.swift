@@ -113,7 +113,10 @@ struct FleetFileReader {
         guard let top = mapping(root, "the fleet file") else { return nil }
         checkKeys(
             top,
-            ["name", "seed", "clock", "duration", "ingest", "network", "groups", "faults", "thresholds", "stages"],
+            [
+                "name", "seed", "clock", "duration", "ingest", "network", "groups", "faults", "thresholds", "stages",
+                "daily",
+            ],
             in: "the fleet file")
         let name = string(top["name"], "name") ?? "fleet"
         let seed = top["seed"].flatMap { integer($0, "seed", FleetFile.seedRange) }.map { UInt64($0) } ?? 1
@@ -212,6 +215,10 @@ struct FleetFileReader {
             name: name, seed: seed, clock: clock, ingest: ingest, durationMillis: durationMillis, groups: groups,
             faults: faults, routes: self.routes.compactMapValues { $0 }, thresholds: thresholds, stages: stages)
         if let node = top["network"] { file.network = readFleetNetwork(node) }
+        if let node = top["daily"] {
+            file.daily = readDaily(node, "daily")
+            if top["stages"] != nil { refuseDailyWithStages(node, "the fleet file") }
+        }
         return file
     }
 
@@ -253,7 +260,7 @@ struct FleetFileReader {
                 "name", "count", "platform", "model", "sdkVersion", "osVersion", "route", "pace", "speedFactor", "loop",
                 "dwell",
                 "startOffset", "start", "spread", "autoStart", "config", "extras", "geofences", "provider", "stages",
-                "network", "deviceClock", "churn",
+                "network", "deviceClock", "churn", "daily", "arrivals",
             ], in: "a group")
         guard let nameNode = map["name"] else {
             report(node, "a group has no `name`", expected: "`name: couriers` or similar")
@@ -410,7 +417,85 @@ struct FleetFileReader {
             spreadMillis: spread, autoStart: autoStart, config: config, extras: extras, geofences: geofences,
             provider: provider, stages: stages, network: network, churn: churn)
         group.deviceClock = deviceClock
+        if let node = map["daily"] {
+            group.daily = readDaily(node, "daily")
+            if map["stages"] != nil { refuseDailyWithStages(node, "group \"\(name)\"") }
+        }
+        if let node = map["arrivals"] {
+            group.arrivals = readArrivals(node)
+            // Its new places would fall among those the shape stops and starts again, which a
+            // shard could no longer count as the whole fleet does.
+            if map["stages"] != nil || map["daily"] != nil {
+                report(
+                    node, "group \"\(name)\" gives `arrivals` with `\(map["stages"] != nil ? "stages" : "daily")`",
+                    expected: "arrivals in a group of their own: its count runs, and new installs join it")
+                problems[problems.count - 1].field = "arrivals"
+            }
+        }
         return group
+    }
+
+    /// `daily: {utcOffset: "+01:00", hours: [24 shares from 0 to 1]}`: see `DailyCurve`.
+    mutating func readDaily(_ node: Node, _ field: String) -> DailyCurve? {
+        guard let map = mapping(node, field) else { return nil }
+        checkKeys(map, ["utcOffset", "hours"], in: field)
+        var curve = DailyCurve(shares: [])
+        var valid = true
+        if let offsetNode = map["utcOffset"] {
+            if let offset = duration(
+                offsetNode, "\(field).utcOffset", DailyCurve.readUTCOffset, what: "a UTC offset")
+            {
+                curve.utcOffsetMillis = offset
+            } else {
+                valid = false
+            }
+        }
+        let expected = "24 shares from 0 to 1, one for each local hour from midnight"
+        guard let hoursNode = map["hours"] else {
+            report(node, "`\(field)` has no `hours`", expected: expected)
+            problems[problems.count - 1].field = "\(field).hours"
+            return nil
+        }
+        guard let list = sequence(hoursNode, "\(field).hours") else { return nil }
+        guard list.count == DailyCurve.hoursInDay else {
+            report(hoursNode, "`\(field).hours` has \(list.count) entries", expected: expected)
+            problems[problems.count - 1].field = "\(field).hours"
+            return nil
+        }
+        for (hour, item) in list.enumerated() {
+            if let share = number(item, "\(field).hours[\(hour)]", DailyCurve.shareRange) {
+                curve.shares.append(share)
+            } else {
+                valid = false
+            }
+        }
+        return valid ? curve : nil
+    }
+
+    /// `daily:` and `stages:` on one level: each says how many devices run, so one is refused.
+    private mutating func refuseDailyWithStages(_ node: Node, _ level: String) {
+        report(
+            node, "\(level) gives both `daily` and `stages`",
+            expected: "one of them: `daily` repeats a day of load, `stages` set it once")
+        problems[problems.count - 1].field = "daily"
+    }
+
+    /// `arrivals: {perHour: 120, until: 6h}`: see `Arrivals`.
+    mutating func readArrivals(_ node: Node) -> Arrivals? {
+        guard let map = mapping(node, "arrivals") else { return nil }
+        checkKeys(map, ["perHour", "until"], in: "arrivals")
+        guard let perHourNode = map["perHour"] else {
+            report(node, "`arrivals` has no `perHour`", expected: "new installs an hour, e.g. `perHour: 120`")
+            problems[problems.count - 1].field = "arrivals.perHour"
+            return nil
+        }
+        guard let perHour = number(perHourNode, "arrivals.perHour", Arrivals.perHourRange) else { return nil }
+        var arrivals = Arrivals(perHour: perHour)
+        if let untilNode = map["until"] {
+            guard let until = duration(untilNode, "arrivals.until") else { return nil }
+            arrivals.untilMillis = until
+        }
+        return arrivals
     }
 
     /// `deviceClock: {offset: 0s, spread: 2m, driftPpm: 50, ntp: {every: 6h}}`: every part
@@ -1081,14 +1166,16 @@ struct FleetFileReader {
     }
 
     /// A duration for `field`, ms, read by `read`: `FleetDuration.read` (0 to 366 days) unless
-    /// told otherwise (`FleetDuration.readRunLength` for a run's length).
+    /// told otherwise (`FleetDuration.readRunLength` for a run's length); text `read` cannot read
+    /// is not `what`.
     package mutating func duration(
-        _ node: Node, _ field: String, _ read: (String) throws(NumberProblem) -> Int64 = FleetDuration.read
+        _ node: Node, _ field: String, _ read: (String) throws(NumberProblem) -> Int64 = FleetDuration.read,
+        what: String = "a duration"
     ) -> Int64? {
         do throws(NumberProblem) {
             return try read(scalarText(node))
         } catch {
-            reportNumber(node, field, error, what: "a duration")
+            reportNumber(node, field, error, what: what)
             return nil
         }
     }

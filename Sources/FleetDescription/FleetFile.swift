@@ -47,6 +47,9 @@ public struct FleetFile: Sendable, Hashable {
     /// The load over time for the whole fleet (`stages:`), shared over the groups that have no
     /// stages of their own (see `groupStages`); empty without.
     public var stages: [Stage] = []
+    /// The day of load for every group without stages or a curve of its own (`daily:`); nil
+    /// without. Never with `stages` (the reader refuses both).
+    public var daily: DailyCurve?
 
     /// The fleet's side of the network (`network:`): where its connections leave from.
     public var network = NetworkSpec()

@@ -20,10 +20,12 @@ public struct Stage: Sendable, Hashable {
 
 extension FleetFile {
     /// Each group's stages: its own (`stages:` in the group), or its share of the fleet's
-    /// (`stages:` at the top, each target shared over the groups without their own by their
-    /// `count`, largest remainder first); nil for a group that follows none.
+    /// (`stages:` at the top, each target shared over the groups without their own stages, curve or
+    /// arrivals by their `count`, largest remainder first); nil for a group that follows none.
     public var groupStages: [[Stage]?] {
-        let sharing = groups.indices.filter { groups[$0].stages == nil }
+        let sharing = groups.indices.filter {
+            groups[$0].stages == nil && groups[$0].daily == nil && groups[$0].arrivals == nil
+        }
         var plans: [[Stage]?] = groups.map(\.stages)
         guard !stages.isEmpty, !sharing.isEmpty else { return plans }
         let weights = sharing.map { groups[$0].count }
@@ -36,11 +38,27 @@ extension FleetFile {
         return plans
     }
 
-    /// The most devices the file has running at once, as far as it says: each group's count, or
-    /// for a group with stages the most they want (what a run is sized by: its loops).
+    /// Each group's day of load: its own (`daily:` in the group), or the fleet's for a group with
+    /// neither stages, a curve nor arrivals of its own; nil for a group that follows none.
+    public var groupDaily: [DailyCurve?] {
+        groups.map { group in group.daily ?? (group.stages == nil && group.arrivals == nil ? daily : nil) }
+    }
+
+    /// The most devices the file has running at once, as far as it says: each group's count, for
+    /// a group with stages the most they want, for one with a day of load its largest share of
+    /// its count, for one with arrivals its count and the installs expected over `until` or the
+    /// run's `duration` (what a run is sized by: its loops).
     public var mostDevices: Int {
-        zip(groups, groupStages).reduce(0) { sum, group in
-            sum + (group.1.map { stages in stages.map(\.devices).max() ?? 0 } ?? group.0.count)
+        zip(groups, zip(groupStages, groupDaily)).reduce(0) { sum, entry in
+            let (group, (stages, daily)) = entry
+            if let daily {
+                return sum + (0..<DailyCurve.hoursInDay).map { daily.devices(hour: $0, of: group.count) }.max()!
+            }
+            if let arrivals = group.arrivals {
+                let hours = Double(arrivals.untilMillis ?? durationMillis ?? 0) / Double(DailyCurve.hourMillis)
+                return sum + group.count + Int((arrivals.perHour * hours).rounded(.up))
+            }
+            return sum + (stages.map { stages in stages.map(\.devices).max() ?? 0 } ?? group.count)
         }
     }
 

@@ -46,6 +46,7 @@ extension FleetLoop {
             fleet.groups.append(added)
             groupIndex = fleet.groups.count - 1
             ensureGroupAccount(groupIndex)
+            startArrivals(groupIndex, at: metrics.virtualNow)
             count = group.count
         }
         let now = metrics.virtualNow

@@ -12,6 +12,30 @@ extension FleetLoop {
         }
     }
 
+    /// Group `group`'s new installs (`arrivals:`) start arriving after `start`.
+    mutating func startArrivals(_ group: Int, at start: Int64) {
+        guard let arrivals = fleet.groups[group].arrivals else { return }
+        roster.groupTargets.setArrivals(
+            group, ArrivalProcess(arrivals, seed: seed, group: group, start: start))
+        if let first = roster.groupTargets.nextArrival(group, after: start) {
+            schedule.timers.schedule((), key: .arrival(group), at: first)
+        }
+    }
+
+    /// The arrivals' timer: a new install of group `group` (a new place, its own id, install id
+    /// and store) is made and spawned now, on the shard that owns its place, and the next one's
+    /// instant drawn. (A group with arrivals follows no stages or day of load: its new places
+    /// would fall among those they stop and start again.)
+    mutating func arrive(_ group: Int, at time: Int64) {
+        roster.groupTargets.arrived(group)
+        if makeNextPlace(group, salt: ArrivalProcess.salt, at: time) {
+            effects.append(.recordInstallIDs(roster.installIDs))
+        }
+        if let next = roster.groupTargets.nextArrival(group, after: time) {
+            schedule.timers.schedule((), key: .arrival(group), at: next)
+        }
+    }
+
     /// `PATCH /api/v1/fleet {"devices": N}`: the fleet at N devices now, shared over the groups by
     /// the counts the fleet file gave them (as `run --devices`); any stages end here. New devices
     /// go through the admin's spawn queue (as `POST /api/v1/devices`), so the loop makes them
@@ -85,27 +109,37 @@ extension FleetLoop {
         // until this shard has the devices it wants: with devices deleted, past the target.
         var made = false
         while wanted > 0 || fleet.groups[group].count < fleetTarget {
-            let index = fleet.groups[group].count
-            fleet.groups[group].count += 1
             // A stream of its own per place, drawn where the stages put it: the same every run.
-            let rng = laterDeviceRNG(salt: 0x57A6E, group: group, index: index)
-            guard options.shard.owns(index), wanted > 0 else {
-                countElsewhere(group: group, rng: rng)
-                continue
-            }
-            wanted -= 1
-            made = true
-            var deviceRNG = rng
-            addSlot(group: group, index: index, spawnAt: time, rng: &deviceRNG)
-            let slot = slots.count - 1
-            meetLastingActions(slot, at: time)
-            if queued {
-                roster.spawnQueue.add(slot, at: clock.realNow)
-            } else {
-                spawn(slot, at: time)
+            if makeNextPlace(group, salt: 0x57A6E, at: time, queued: queued, wanted: wanted > 0) {
+                wanted -= 1
+                made = true
             }
         }
         if made { effects.append(.recordInstallIDs(roster.installIDs)) }
+    }
+
+    /// Group `group`'s next place, with its stream keyed by `salt`, group and place
+    /// (`laterDeviceRNG`): made here when `wanted` and this shard owns it (spawned at `time`, or
+    /// queued for the admin's spawn queue), else counted as made elsewhere. Whether it was made here.
+    mutating func makeNextPlace(
+        _ group: Int, salt: UInt64, at time: Int64, queued: Bool = false, wanted: Bool = true
+    ) -> Bool {
+        let index = fleet.groups[group].count
+        fleet.groups[group].count += 1
+        var rng = laterDeviceRNG(salt: salt, group: group, index: index)
+        guard options.shard.owns(index), wanted else {
+            countElsewhere(group: group, rng: rng)
+            return false
+        }
+        addSlot(group: group, index: index, spawnAt: time, rng: &rng)
+        let slot = slots.count - 1
+        meetLastingActions(slot, at: time)
+        if queued {
+            roster.spawnQueue.add(slot, at: clock.realNow)
+        } else {
+            spawn(slot, at: time)
+        }
+        return true
     }
 
     /// The devices the stages or the API want now, over every group that has a target; nil when

@@ -191,12 +191,14 @@ package struct FleetLoop {
         metrics.history = RunHistory(start: clock.startMillis)
         schedule.reachedMillis = clock.startMillis
         var rng = SplitMix64(seed: seed)
-        roster.groupTargets = GroupTargets(groups: fleet.groups, stages: fleet.groupStages, start: clock.startMillis)
+        roster.groupTargets = GroupTargets(
+            groups: fleet.groups, stages: fleet.groupStages, daily: fleet.groupDaily, start: clock.startMillis)
         roster.recentCapacity = DeviceRoster.recentCapacity(devices: roster.groupTargets.weights.reduce(0, +))
         // Every group's accounts exist before a device touches them (the admin API's new groups
         // get theirs when added), so the per-fix paths index them directly.
         if !fleet.groups.isEmpty { ensureGroupAccount(fleet.groups.count - 1) }
         for (groupIndex, group) in fleet.groups.enumerated() {
+            startArrivals(groupIndex, at: clock.startMillis + group.startAfterMillis)
             // A group with stages starts with none: they make its devices as they want them.
             if roster.groupTargets.plan(groupIndex) != nil {
                 fleet.groups[groupIndex].count = 0
@@ -449,7 +451,7 @@ package struct FleetLoop {
             case .delivery(let number), .transferTimeout(let number):
                 guard let owner = transfers[number]?.slot else { return .fire }
                 slot = owner
-            case .fault, .faultEnd, .stage:
+            case .fault, .faultEnd, .stage, .arrival:
                 return .barrier
             }
             guard let hold = slots[slot].waiting.answerHold, deadline >= hold else { return .fire }
@@ -503,6 +505,8 @@ package struct FleetLoop {
             churnReinstallDue(slot, at: time)
         case .churnUpgrade(let slot):
             churnUpgradeDue(slot, at: time)
+        case .arrival(let group):
+            arrive(group, at: time)
         }
     }
 

@@ -1,7 +1,7 @@
 import FleetDescription
 
-/// How many devices each group should have: its stages on the virtual clock (until a `devices`
-/// command ends them), the count it was last brought to, and the counts the fleet file gave,
+/// How many devices each group should have: its stages or day of load on the virtual clock (until
+/// a `devices` command ends them), the count it was last brought to, and the counts the fleet file gave,
 /// which a fleet-wide count is shared by.
 struct GroupTargets {
     /// Each group's stages (nil: none, or ended).
@@ -10,13 +10,17 @@ struct GroupTargets {
     private var targets: [Int?] = []
     /// The counts the fleet file gave the groups.
     private(set) var weights: [Int] = []
+    /// Each group's new installs arriving (nil: none).
+    private var arrivals: [ArrivalProcess?] = []
 
-    /// The fleet file's groups: their counts, and the stages of those that have them, from `start`
-    /// plus each group's start delay.
-    init(groups: [DeviceGroup], stages: [[Stage]?], start: Int64) {
+    /// The fleet file's groups: their counts, and the stages or day of load of those that have
+    /// them (`FleetFile.groupStages`, `groupDaily`), from `start` plus each group's start delay.
+    init(groups: [DeviceGroup], stages: [[Stage]?], daily: [DailyCurve?], start: Int64) {
         weights = groups.map(\.count)
-        plans = zip(groups, stages).map { group, stages in
-            stages.map { StagePlan($0, from: start + group.startAfterMillis) }
+        plans = groups.indices.map { index in
+            let from = start + groups[index].startAfterMillis
+            if let curve = daily[index] { return StagePlan(daily: curve, count: groups[index].count, from: from) }
+            return stages[index].map { StagePlan($0, from: from) }
         }
     }
 
@@ -39,6 +43,24 @@ struct GroupTargets {
     mutating func set(_ group: Int, to count: Int) {
         while targets.count <= group { targets.append(nil) }
         targets[group] = count
+    }
+
+    /// Group `group`'s new installs arrive by `process` (nil: none).
+    mutating func setArrivals(_ group: Int, _ process: ArrivalProcess?) {
+        while arrivals.count <= group { arrivals.append(nil) }
+        arrivals[group] = process
+    }
+
+    /// Group `group`'s next new install after one at `time`; nil when no more arrive.
+    mutating func nextArrival(_ group: Int, after time: Int64) -> Int64? {
+        guard arrivals.indices.contains(group) else { return nil }
+        return arrivals[group]?.next(after: time)
+    }
+
+    /// A new install arrived in group `group`: a count it was brought to (by a `devices` command)
+    /// has one more.
+    mutating func arrived(_ group: Int) {
+        if targets.indices.contains(group), let target = targets[group] { targets[group] = target + 1 }
     }
 
     /// The weight each of `groups` groups shares a fleet-wide count by (1 for a group added later).

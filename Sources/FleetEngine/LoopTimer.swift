@@ -30,4 +30,6 @@ enum LoopTimer: Hashable, Sendable {
     case churnReinstall(Int)
     /// The group's `churn` upgrades a device's app.
     case churnUpgrade(Int)
+    /// A new install of a group arrives (by group index; see `ArrivalProcess`).
+    case arrival(Int)
 }

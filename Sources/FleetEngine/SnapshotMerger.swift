@@ -74,12 +74,18 @@ package struct SnapshotMerger {
             }
         }
         new.sort { ($0.group, $0.place, $0.shard, $0.slot) < ($1.group, $1.place, $1.shard, $1.slot) }
+        // A shard's new slots map to table places in slot order, which the fleet's order need not
+        // follow (a device made in an earlier group after one in a later group).
+        var placed: [[Int: Int]] = Array(repeating: [:], count: parts.count)
         for device in new {
             let index = table.count
             let box = parts[device.shard].devices.box(device.slot)
             table.setBox(index, box)
-            tableIndex[device.shard].append(index)
+            placed[device.shard][device.slot] = index
             indexByID[box.device.id] = index
+        }
+        for (shard, indices) in placed.enumerated() {
+            for slot in indices.keys.sorted() { tableIndex[shard].append(indices[slot]!) }
         }
     }
 

@@ -192,6 +192,23 @@ struct APIRequestTests {
                 false
             ),
             ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "deviceClock": {"ntp": {}}}"#, false),
+            (
+                "GroupSpec",
+                #"{"name": "n", "count": 1, "route": "r.gpx", "arrivals": {"perHour": 120, "until": "6h"}}"#, true
+            ),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "arrivals": {"perHour": 100001}}"#, false),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "arrivals": {"until": "1h"}}"#, false),
+            (
+                "GroupSpec",
+                #"{"name": "n", "count": 1, "route": "r.gpx", "daily": {"utcOffset": "+01:00", "hours": "#
+                    + #"[0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0,0,0,0,0,0,0,0,0,0,0,1]}}"#, true
+            ),
+            (
+                "GroupSpec",
+                #"{"name": "n", "count": 1, "route": "r.gpx", "daily": {"utcOffset": "+14:30", "hours": "#
+                    + #"[0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5,0,0,0,0,0,0,0,0,0,0,0,1]}}"#, false
+            ),
+            ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "daily": {"hours": [0.5, 1]}}"#, false),
             ("Selector", #"{"all": true}"#, true), ("Selector", #"{"all": false}"#, false),
             ("Selector", #"{"fraction": 0.5, "seed": 3}"#, true), ("Selector", #"{"group": "g", "seed": 3}"#, false),
             ("Selector", #"{"ids": []}"#, false), ("Selector", #"{"state": ""}"#, false),

@@ -16,7 +16,8 @@ struct GroupTargetsTests {
               - {name: b, count: 1, route: r.csv}
             """
         let fleet = try FleetFile.parse(yaml: yaml, file: "t.yaml")
-        var targets = GroupTargets(groups: fleet.groups, stages: fleet.groupStages, start: 1_000)
+        var targets = GroupTargets(
+            groups: fleet.groups, stages: fleet.groupStages, daily: fleet.groupDaily, start: 1_000)
         #expect(targets.plan(0)?.target(at: 61_000) == 4 && targets.plan(1) == nil && targets.plan(7) == nil)
         #expect(targets.total == nil)
         #expect(targets.shares(groups: 3) == [3, 1, 1])

@@ -273,6 +273,21 @@ struct ShardTests {
     }
 
     @Test(
+        "new installs arriving and a day of load make and stop the same devices however the fleet is split",
+        arguments: [2, 3])
+    func arrivalsAndDaily(shards: Int) throws {
+        let hours = (0..<24).map { $0 % 2 == 0 ? "1" : "0.34" }.joined(separator: ", ")
+        // The late group's day (made by it from 7 min, as stages do) ramps 3 → 1 → 3 an hour; new
+        // walkers arrive 40 an hour for 10 minutes.
+        let yaml = LookaheadTests.yaml.replacingOccurrences(
+            of: "    start: 7m\n", with: "    start: 7m\n    daily: {utcOffset: \"+10:00\", hours: [\(hours)]}\n"
+        ).replacingOccurrences(
+            of: "    spread: 1m\n", with: "    spread: 1m\n    arrivals: {perHour: 40, until: 10m}\n")
+        #expect(yaml.contains("arrivals") && yaml.contains("daily"))
+        try Self.expectSameFleet(yaml, shards: shards, minutes: 20)
+    }
+
+    @Test(
         """
         stages, admin spawns and admin actions on a fraction make and pick the same devices \
         however the fleet is split
