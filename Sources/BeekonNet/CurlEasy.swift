@@ -30,6 +30,8 @@ final class CurlEasy {
     private var bodyLength = 0
     private var bodyRead = 0
     private var bodyCut: Int?
+    /// The last transfer was cut at `abortAfterBytes`: its connection must go with this handle.
+    private(set) var wasCut = false
     private var headerList: UnsafeMutablePointer<curl_slist>?
     // Filled by the callbacks during a transfer, read once it has finished.
     private var responseBody: [UInt8] = []
@@ -133,6 +135,7 @@ final class CurlEasy {
         socketErrno = 0
         bodyLength = 0
         bodyCut = nil
+        wasCut = false
         errorBuffer[0] = 0
         try CurlError.check(beekon_curl_easy_setopt_string(handle, CURLOPT_URL, request.head.target))
         // `host!` binds to the address itself (never an interface name); nil binds none.
@@ -266,18 +269,13 @@ final class CurlEasy {
     }
 
     /// A segment (1,460 bytes) of the body at a time, so libcurl's pacing applies between them;
-    /// at the cut, the connection is reset (SO_LINGER 0: the close sends RST) and the transfer
-    /// aborted.
+    /// at the cut the transfer is aborted and the handle, with its connection, goes
+    /// (`HTTPTransportLoop`): the server is left with what went before. A close, not an RST, which
+    /// could discard what the server had not read yet and leave the cut no trace there.
     private func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard let body else { return 0 }
         if let cut = bodyCut, bodyRead >= cut, cut < bodyLength {
-            var socket: curl_socket_t = CURL_SOCKET_BAD
-            if beekon_curl_easy_getinfo_socket(handle, CURLINFO_ACTIVESOCKET, &socket) == CURLE_OK,
-                socket != CURL_SOCKET_BAD
-            {
-                var reset = linger(l_onoff: 1, l_linger: 0)
-                _ = setsockopt(socket, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
-            }
+            wasCut = true
             return beekon_curl_readfunc_abort()
         }
         let count = min(buffer.count, Self.segmentBytes, (bodyCut ?? bodyLength) - bodyRead)

@@ -175,6 +175,12 @@ final class HTTPTransportLoop {
             if let id = pending.id { activeIDs[id] = nil }
             multi.remove(easy)
             deliveries.append((pending.completion, easy.result(of: code)))
+            // A cut body leaves its connection open in the handle's cache: the handle goes, and
+            // the connection with it, so the server sees the cut now, not at its idle timeout.
+            if easy.wasCut {
+                if pool[easy.connectionKey] === easy { pool[easy.connectionKey] = nil }
+                continue
+            }
             ended(easy)
         }
         return deliveries

@@ -28,8 +28,9 @@ public struct OutboundRequest: Sendable {
     /// as fast as the connection takes it. The engine gives it on the virtual clock; the real
     /// driver scales it by the warp (none at max warp) before the transport sees it.
     public var maxSendBytesPerSecond: Int?
-    /// Reset the connection after this many bytes of the body (as sent, gzipped), as a link that
-    /// breaks mid-body does: the server receives a truncated request. Nil sends it whole.
+    /// Abort the request and close its connection after this many bytes of the body (as sent,
+    /// gzipped), as a link that breaks mid-body does: the server receives a truncated request.
+    /// Nil sends it whole.
     public var abortAfterBytes: Int?
 
     /// A request of `head` with `body`.

@@ -159,8 +159,8 @@ enum ActionSchemas {
         json.endObject()
     }
 
-    /// `{median, p95}`: a latency distribution's ms, each in `NetworkProfile`'s range (the reader
-    /// refuses a p95 below the median, which a schema cannot say).
+    /// `{median, tail}`: a latency distribution's ms (p95 = median + tail), each in
+    /// `NetworkProfile`'s range: every pair is a distribution, so the schema says all the reader takes.
     private static func latencySchema(to json: inout JSONWriter) {
         json.key("type")
         json.string("object")
@@ -169,7 +169,7 @@ enum ActionSchemas {
         json.key("properties")
         json.beginObject()
         for (name, range) in [
-            ("median", NetworkProfile.latencyMedianRange), ("p95", NetworkProfile.latencyP95Range),
+            ("median", NetworkProfile.latencyMedianRange), ("tail", NetworkProfile.latencyTailRange),
         ] {
             json.key(name)
             json.beginObject()

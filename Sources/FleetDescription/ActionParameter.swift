@@ -29,7 +29,7 @@ public struct ActionParameter: Sendable {
         case choice([String])
         /// An RFC 3339 instant (`2026-06-15T08:00:00Z`, or with an offset), kept as Unix ms.
         case instant
-        /// A latency distribution, `{median: MS, p95: MS}` (either may be left out), each in
+        /// A latency distribution, `{median: MS, tail: MS}` (either may be left out), each in
         /// `NetworkProfile`'s range.
         case latency
         /// An SDK version string, as a group's `sdkVersion` (`ActionParameter.isVersion`).
@@ -86,8 +86,8 @@ public struct ActionParameter: Sendable {
         case choice(String)
         /// An instant, Unix ms.
         case instant(Int64)
-        /// A latency distribution's median and 95th percentile, ms (nil: not given).
-        case latency(medianMillis: Int64?, p95Millis: Int64?)
+        /// A latency distribution's median and tail (its p95 above the median), ms (nil: not given).
+        case latency(medianMillis: Int64?, tailMillis: Int64?)
         /// An SDK version.
         case version(String)
 

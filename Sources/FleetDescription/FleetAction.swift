@@ -170,8 +170,8 @@ extension FleetAction {
                 summary: "uplink bandwidth: the gzipped body takes its size ÷ this", example: "2000"),
             ActionParameter(
                 name: "latency", kind: .latency, required: false,
-                summary: "the link's latency as a log-normal: its median and p95, ms (p95 at least the median)",
-                example: #"{"median": 60, "p95": 250}"#),
+                summary: "the link's latency as a log-normal: its median and its tail (p95 = median + tail), ms",
+                example: #"{"median": 60, "tail": 190}"#),
             ActionParameter(
                 name: "loss", kind: .number(NetworkProfile.lossRange), required: false,
                 summary: "share of uplink packets lost (each a retransmission; 6 in a row reset)", example: "0.01"),
@@ -192,9 +192,9 @@ extension FleetAction {
                 spec.profile = name
             }
             if case .number(let kbps)? = values["uplinkKbps"] { spec.uplinkKbps = kbps }
-            if case .latency(let median, let p95)? = values["latency"] {
+            if case .latency(let median, let tail)? = values["latency"] {
                 spec.latencyMedianMillis = median
-                spec.latencyP95Millis = p95
+                spec.latencyTailMillis = tail
             }
             if case .number(let share)? = values["loss"] { spec.loss = share }
             if case .number(let share)? = values["dns"] { spec.dns = share }
@@ -208,8 +208,8 @@ extension FleetAction {
             var values: [String: ActionParameter.Value] = [:]
             if let profile = spec.profile { values["profile"] = .choice(profile.rawValue) }
             if let kbps = spec.uplinkKbps { values["uplinkKbps"] = .number(kbps) }
-            if spec.latencyMedianMillis != nil || spec.latencyP95Millis != nil {
-                values["latency"] = .latency(medianMillis: spec.latencyMedianMillis, p95Millis: spec.latencyP95Millis)
+            if spec.latencyMedianMillis != nil || spec.latencyTailMillis != nil {
+                values["latency"] = .latency(medianMillis: spec.latencyMedianMillis, tailMillis: spec.latencyTailMillis)
             }
             if let share = spec.loss { values["loss"] = .number(share) }
             if let share = spec.dns { values["dns"] = .number(share) }

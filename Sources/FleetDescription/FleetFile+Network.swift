@@ -34,7 +34,7 @@ extension FleetFileReader {
         }
         if let latencyNode = map["latency"], let latency = readLatency(latencyNode, "network.latency") {
             spec.latencyMedianMillis = latency.median
-            spec.latencyP95Millis = latency.p95
+            spec.latencyTailMillis = latency.tail
         }
         let shares: [(String, WritableKeyPath<NetworkSpec, Double?>, NumberRange)] = [
             ("loss", \.loss, NetworkProfile.lossRange), ("dns", \.dns, NetworkProfile.shareRange),
@@ -44,33 +44,18 @@ extension FleetFileReader {
             if let valueNode = map[key] { spec[keyPath: path] = number(valueNode, "network.\(key)", range) }
         }
         guard problems.count == before else { return nil }
-        checkLatencyOrder(spec, at: map["latency"] ?? node, field: "network.latency")
-        guard problems.count == before else { return nil }
         return spec.resolved(over: nil)
     }
 
-    /// A `latency` map: `{median: MS, p95: MS}`, each a number of ms or a duration (`250ms`).
-    mutating func readLatency(_ node: Node, _ field: String) -> (median: Int64?, p95: Int64?)? {
+    /// A `latency` map: `{median: MS, tail: MS}` (p95 = median + tail), each a number of ms or a
+    /// duration (`250ms`). The tail, not the p95, so no pair of values is refused for its order.
+    mutating func readLatency(_ node: Node, _ field: String) -> (median: Int64?, tail: Int64?)? {
         guard let map = mapping(node, field) else { return nil }
-        checkKeys(map, ["median", "p95"], in: field)
+        checkKeys(map, ["median", "tail"], in: field)
         let before = problems.count
         let median = map["median"].flatMap { millis($0, "\(field).median", NetworkProfile.latencyMedianRange) }
-        let p95 = map["p95"].flatMap { millis($0, "\(field).p95", NetworkProfile.latencyP95Range) }
+        let tail = map["tail"].flatMap { millis($0, "\(field).tail", NetworkProfile.latencyTailRange) }
         guard problems.count == before else { return nil }
-        return (median, p95)
-    }
-
-    /// Refuses a p95 below its median, where both are known: given together, or one given over a
-    /// named profile's other. (Over the group's own profile, an action's lone p95 below that
-    /// median is raised to it: see `NetworkSpec.resolved`.)
-    mutating func checkLatencyOrder(_ spec: NetworkSpec, at node: Node, field: String) {
-        let named = spec.profile.map(NetworkProfile.named)
-        let median = spec.latencyMedianMillis ?? named?.latencyMedianMillis
-        let p95 = spec.latencyP95Millis ?? named?.latencyP95Millis
-        guard let median, let p95, p95 < median else { return }
-        report(
-            node, "`\(field).p95` \(p95) ms is below the median, \(median) ms",
-            expected: "a p95 from the median (\(median) ms) to \(Int64(NetworkProfile.latencyP95Range.upper)) ms")
-        problems[problems.count - 1].field = "\(field).p95"
+        return (median, tail)
     }
 }

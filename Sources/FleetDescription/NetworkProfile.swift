@@ -81,8 +81,8 @@ public struct NetworkProfile: Sendable, Hashable {
     public static let uplinkKbpsRange = NumberRange(1...1_000_000, unit: "kbit/s")
     /// `latency.median`: up to a minute.
     public static let latencyMedianRange = NumberRange.integer(0...60_000, unit: "ms")
-    /// `latency.p95`: up to two minutes, and at least the median (checked beside it).
-    public static let latencyP95Range = NumberRange.integer(0...120_000, unit: "ms")
+    /// `latency.tail`: how far the 95th percentile lies above the median, up to two minutes.
+    public static let latencyTailRange = NumberRange.integer(0...120_000, unit: "ms")
     /// `loss`: up to half the packets.
     public static let lossRange = NumberRange(0...0.5)
     /// `dns`, `tls`, `resetMidBody`: shares of transfers.
@@ -97,7 +97,8 @@ public struct NetworkSpec: Sendable, Hashable {
     public var profile: NetworkProfile.Name?
     public var uplinkKbps: Double?
     public var latencyMedianMillis: Int64?
-    public var latencyP95Millis: Int64?
+    /// How far the 95th percentile lies above the median, ms (`latency.tail`): p95 = median + tail.
+    public var latencyTailMillis: Int64?
     public var loss: Double?
     public var dns: Double?
     public var tls: Double?
@@ -106,13 +107,13 @@ public struct NetworkSpec: Sendable, Hashable {
     /// A spec of these values; nothing given is the group's own profile.
     public init(
         profile: NetworkProfile.Name? = nil, uplinkKbps: Double? = nil, latencyMedianMillis: Int64? = nil,
-        latencyP95Millis: Int64? = nil, loss: Double? = nil, dns: Double? = nil, tls: Double? = nil,
+        latencyTailMillis: Int64? = nil, loss: Double? = nil, dns: Double? = nil, tls: Double? = nil,
         resetMidBody: Double? = nil
     ) {
         self.profile = profile
         self.uplinkKbps = uplinkKbps
         self.latencyMedianMillis = latencyMedianMillis
-        self.latencyP95Millis = latencyP95Millis
+        self.latencyTailMillis = latencyTailMillis
         self.loss = loss
         self.dns = dns
         self.tls = tls
@@ -124,15 +125,15 @@ public struct NetworkSpec: Sendable, Hashable {
 
     /// The profile it describes on a device whose group has `groupProfile` (nil: no `network:`).
     /// Nil when it names nothing and overrides nothing on a group without a profile: the link is
-    /// not modelled. A p95 left below the median by an override over another profile's numbers
-    /// is raised to the median (a distribution with no spread).
+    /// not modelled. A median given alone keeps the profile's tail (its p95 above its median), a
+    /// tail alone the profile's median, so every override is a distribution with p95 ≥ median.
     public func resolved(over groupProfile: NetworkProfile?) -> NetworkProfile? {
         if isGroupDefault { return groupProfile }
         var profile = self.profile.map(NetworkProfile.named) ?? groupProfile ?? .unlimited
         if let uplinkKbps { profile.uplinkKbps = uplinkKbps }
+        let tail = latencyTailMillis ?? (profile.latencyP95Millis - profile.latencyMedianMillis)
         if let latencyMedianMillis { profile.latencyMedianMillis = latencyMedianMillis }
-        if let latencyP95Millis { profile.latencyP95Millis = latencyP95Millis }
-        profile.latencyP95Millis = max(profile.latencyP95Millis, profile.latencyMedianMillis)
+        profile.latencyP95Millis = profile.latencyMedianMillis + tail
         if let loss { profile.loss = loss }
         if let dns { profile.dns = dns }
         if let tls { profile.tls = tls }

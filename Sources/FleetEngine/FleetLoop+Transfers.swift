@@ -39,7 +39,8 @@ extension FleetLoop {
             // On the wire too: the body leaves at the uplink's pace (the driver scales it by the
             // warp), and a reset cuts it where the draw says.
             request.maxSendBytesPerSecond = Int((network.uplinkKbps * 1000 / 8).rounded(.up))
-            request.abortAfterBytes = draw.resetAfterBytes
+            // At least a byte of body goes, so the head reaches the server before the cut.
+            request.abortAfterBytes = draw.resetAfterBytes.map { max(1, $0) }
         }
         let deadline = time + Self.timeoutMillis(kind)
         var transfer = TransferInFlight(

@@ -173,7 +173,7 @@ struct APIRequestTests {
             (
                 "GroupSpec",
                 #"{"name": "n", "count": 1, "route": "r.gpx", "#
-                    + #""network": {"profile": "lte", "latency": {"median": 60, "p95": 250}, "loss": 0.01}}"#, true
+                    + #""network": {"profile": "lte", "latency": {"median": 60, "tail": 190}, "loss": 0.01}}"#, true
             ),
             ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "network": {"loss": 0.6}}"#, false),
             ("GroupSpec", #"{"name": "n", "count": 1, "route": "r.gpx", "network": {"uplinkKbps": 0}}"#, false),

@@ -136,7 +136,9 @@ struct ContractTests {
             ("{type: integer, format: int64}", "9223372036854775807", true),
             ("{type: integer, format: int64}", "9223372036854775808", false),
             // A keyword the validator does not apply is refused, not skipped.
-            ("{type: string, not: {pattern: '^a'}}", #""b""#, false), ("{type: string, const: a}", #""a""#, false),
+            ("{type: string, const: a}", #""a""#, false),
+            ("{type: string, not: {pattern: '^a'}}", #""b""#, true),
+            ("{type: string, not: {pattern: '^a'}}", #""ab""#, false),
             ("{type: string, pattern: '^a'}", #""ab""#, true), ("{type: string, pattern: '^a'}", #""ba""#, false),
             ("{type: string, pattern: '^(?!bk:)'}", #""bk:1""#, false),
             ("{type: string, maxLength: 2}", #""abc""#, false),

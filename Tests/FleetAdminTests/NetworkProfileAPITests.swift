@@ -17,7 +17,7 @@ struct NetworkProfileAPITests {
             "POST", "/api/v1/fleet/actions",
             body:
                 #"{"action": "networkProfile", "selector": {"all": true}, "#
-                + #""params": {"latency": {"median": 700, "p95": 700}}}"#
+                + #""params": {"latency": {"median": 700, "tail": 0}}}"#
         )
         #expect(applied.status == 202 && applied.object["applied"] as? Int == 4, "\(applied.text)")
         harness.simulated.advance(byMillis: 3 * 60_000)
@@ -41,9 +41,9 @@ struct NetworkProfileAPITests {
     }
 
     @Test(
-        "a p95 below its median, an unknown profile or key is refused with 400 naming the field",
+        "a tail out of range, an unknown profile or key is refused with 400 naming the field",
         arguments: [
-            (#"{"latency": {"median": 900, "p95": 100}}"#, "params.latency.p95"),
+            (#"{"latency": {"median": 900, "tail": -1}}"#, "params.latency.tail"),
             (#"{"profile": "5g"}"#, "params.profile"),
             (#"{"latency": {"mean": 100}}"#, "params.latency.mean"),
         ])
@@ -60,6 +60,7 @@ struct NetworkProfileAPITests {
         arguments: [
             (#""edge""#, 202, nil),
             (#"{"profile": "lte", "uplinkKbps": 2000}"#, 202, nil),
+            (#"{"profile": "edge", "latency": {"tail": 100}}"#, 202, nil),
             (#"{"profile": "edge", "latency": {"p95": 100}}"#, 400, "spec.network.latency.p95"),
             (#"{"uplinkKbps": 0}"#, 400, "spec.network.uplinkKbps"),
         ] as [(String, Int, String?)])

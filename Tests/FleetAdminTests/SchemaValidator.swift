@@ -20,7 +20,7 @@ struct SchemaValidator: Sendable {
     static let keywords: Set<String> = [
         "type", "nullable", "enum", "properties", "required", "additionalProperties", "items", "minItems", "maxItems",
         "minLength", "minimum", "maximum", "oneOf", "allOf", "format", "$ref", "anyOf", "maxLength", "pattern",
-        "patternProperties", "minProperties", "exclusiveMinimum",
+        "patternProperties", "minProperties", "exclusiveMinimum", "not",
     ]
     static let annotations: Set<String> = ["description", "title", "default", "example"]
 
@@ -89,6 +89,9 @@ struct SchemaValidator: Sendable {
                 let why = results.enumerated().map { "[\($0)] \($1.first ?? "valid")" }.joined(separator: "; ")
                 problems.append("\(at): valid against none of anyOf's \(parts.count) schemas: " + why.prefix(600))
             }
+        }
+        if let not = schema["not"], self.problems(value, not, at: at).isEmpty {
+            problems.append("\(at): valid against `not`'s schema")
         }
         if let one = schema["oneOf"] {
             let parts = Self.schemas(one, "oneOf", at, &problems)

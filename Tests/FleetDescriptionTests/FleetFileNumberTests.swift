@@ -145,8 +145,8 @@ struct FleetFileNumberTests {
             .millis(NetworkProfile.latencyMedianRange)
         ),
         (
-            "network.latency.p95", fleet(group: "    network: {latency: {p95: V}}"),
-            .millis(NetworkProfile.latencyP95Range)
+            "network.latency.tail", fleet(group: "    network: {latency: {tail: V}}"),
+            .millis(NetworkProfile.latencyTailRange)
         ),
         ("network.loss", fleet(group: "    network: {profile: lte, loss: V}"), .real(NetworkProfile.lossRange)),
         ("network.dns", fleet(group: "    network: {dns: V}"), .real(NetworkProfile.shareRange)),

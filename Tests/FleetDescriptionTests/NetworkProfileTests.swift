@@ -33,7 +33,7 @@ struct NetworkProfileTests {
             ("3g", NetworkProfile.named(.threeG)),
             ("{profile: edge}", NetworkProfile.named(.edge)),
             (
-                "{profile: lte, uplinkKbps: 2000, latency: {median: 60ms, p95: 250}, loss: 0.01}",
+                "{profile: lte, uplinkKbps: 2000, latency: {median: 60ms, tail: 190}, loss: 0.01}",
                 NetworkProfile(
                     uplinkKbps: 2000, latencyMedianMillis: 60, latencyP95Millis: 250, loss: 0.01, dns: 0.001,
                     tls: 0.001, resetMidBody: 0.002)
@@ -71,13 +71,11 @@ struct NetworkProfileTests {
             ),
             (
                 "{latency: {median: 300, p95: 200}}",
-                "f.yaml:6:24: error: `network.latency.p95` 200 ms is below the median, 300 ms; expected a p95 from "
-                    + "the median (300 ms) to 120000 ms"
+                "f.yaml:6:38: error: unknown key \"p95\" in network.latency; expected one of median, tail"
             ),
             (
-                "{profile: edge, latency: {p95: 200}}",
-                "f.yaml:6:39: error: `network.latency.p95` 200 ms is below the median, 400 ms; expected a p95 from "
-                    + "the median (400 ms) to 120000 ms"
+                "{profile: edge, latency: {tail: 120001}}",
+                "f.yaml:6:46: error: `network.latency.tail` \"120001\" is out of range"
             ),
         ])
     func refuses(network: String, message: String) {
@@ -85,7 +83,8 @@ struct NetworkProfileTests {
             _ = try FleetFile.parse(yaml: Self.fleet(network: network), file: "f.yaml")
             Issue.record("\(network) was taken")
         } catch {
-            #expect(error.problems.map(\.description) == [message])
+            #expect(error.problems.count == 1)
+            #expect(error.problems.first?.description.hasPrefix(message) == true, "\(error.problems)")
         }
     }
 
@@ -119,27 +118,41 @@ struct NetworkProfileTests {
         #expect(action.undoing?.beginsFault == false)
         let edge = NetworkProfile.named(.edge)
         #expect(spec.resolved(over: .named(.wifi))?.latencyMedianMillis == 500)
-        #expect(spec.resolved(over: .named(.wifi))?.latencyP95Millis == edge.latencyP95Millis)
+        // A median alone keeps the profile's tail.
+        #expect(
+            spec.resolved(over: .named(.wifi))?.latencyP95Millis
+                == 500 + edge.latencyP95Millis - edge.latencyMedianMillis)
         #expect(NetworkSpec().resolved(over: .named(.wifi)) == .named(.wifi))
         #expect(NetworkSpec().resolved(over: nil) == nil)
-        // Numbers alone override the group's own; a p95 left below a new median is raised to it.
-        let raised = NetworkSpec(latencyMedianMillis: 5000).resolved(over: .named(.wifi))
-        #expect(raised?.latencyP95Millis == 5000 && raised?.uplinkKbps == NetworkProfile.named(.wifi).uplinkKbps)
+        // Numbers alone override the group's own: a median keeps the profile's tail, a tail its median.
+        let wifi = NetworkProfile.named(.wifi)
+        let moved = NetworkSpec(latencyMedianMillis: 5000).resolved(over: .named(.wifi))
+        #expect(moved?.latencyP95Millis == 5000 + wifi.latencyP95Millis - wifi.latencyMedianMillis)
+        #expect(moved?.uplinkKbps == wifi.uplinkKbps)
+        let flat = NetworkSpec(latencyTailMillis: 0).resolved(over: .named(.wifi))
+        #expect(
+            flat?.latencyMedianMillis == wifi.latencyMedianMillis && flat?.latencyP95Millis == wifi.latencyMedianMillis)
     }
 
-    @Test("networkProfile refuses a p95 below its median")
-    func actionLatencyOrder() {
+    @Test(
+        "networkProfile's latency is a median and a tail (p95 = median + tail): every pair in range is a distribution",
+        arguments: [
+            ("{median: 900, tail: 100}", 900, 1000), ("{tail: 0}", 20, 20), ("{median: 0, tail: 120000}", 0, 120_000),
+        ]
+    )
+    func actionLatency(latency: String, median: Int64, p95: Int64) throws {
         let fault = """
               - at: 2m
                 action: networkProfile
-                params: {latency: {median: 900, p95: 100}}
+                params: {latency: \(latency)}
             """
-        do throws(FleetFileProblems) {
-            _ = try FleetFile.parse(yaml: Self.fleet(network: "wifi", fault: fault), file: "f.yaml")
-            Issue.record("p95 below the median was taken")
-        } catch {
-            #expect(error.problems.map(\.field) == ["params.latency.p95"])
+        let fleet = try FleetFile.parse(yaml: Self.fleet(network: "wifi", fault: fault), file: "f.yaml")
+        guard case .networkProfile(let spec) = fleet.faults[1].action else {
+            Issue.record("not a networkProfile")
+            return
         }
+        let profile = spec.resolved(over: .named(.wifi))
+        #expect(profile?.latencyMedianMillis == median && profile?.latencyP95Millis == p95)
     }
 
     @Test("every named profile is within the ranges a fleet file may write")
@@ -148,7 +161,9 @@ struct NetworkProfileTests {
             let profile = NetworkProfile.named(name)
             #expect(NetworkProfile.uplinkKbpsRange.contains(profile.uplinkKbps))
             #expect(NetworkProfile.latencyMedianRange.contains(Double(profile.latencyMedianMillis)))
-            #expect(NetworkProfile.latencyP95Range.contains(Double(profile.latencyP95Millis)))
+            #expect(
+                NetworkProfile.latencyTailRange.contains(Double(profile.latencyP95Millis - profile.latencyMedianMillis))
+            )
             #expect(profile.latencyP95Millis >= profile.latencyMedianMillis)
             #expect(NetworkProfile.lossRange.contains(profile.loss))
             for share in [profile.dns, profile.tls, profile.resetMidBody] {

@@ -152,7 +152,7 @@ struct NetworkProfileRunTests {
                 for: 10m
                 select: {group: phones}
                 action: networkProfile
-                params: {latency: {median: 2s, p95: 2s}}
+                params: {latency: {median: 2s, tail: 0s}}
             """
         var fleet = try workspace.simulated(Self.yaml(network: nil, devices: 4, faults: faults), ingest: ingest)
         fleet.advance(byMillis: 20 * Workspace.minute)
@@ -212,7 +212,7 @@ struct NetworkProfileRunTests {
         defer { workspace.cleanUp() }
         let ingest = SimulatedIngest()
         // Every lookup fails after one 40 s round trip: past the upload's 30 s.
-        let network = "{dns: 1, latency: {median: 40s, p95: 40s}}"
+        let network = "{dns: 1, latency: {median: 40s, tail: 0s}}"
         var fleet = try workspace.simulated(Self.yaml(network: network, devices: 3), ingest: ingest)
         fleet.advance(byMillis: 10 * Workspace.minute)
         let phones = fleet.engine.slots.filter { $0.group == 0 }

@@ -19,7 +19,7 @@ struct NetworkProfileReceiverTests {
         clock: {start: 2026-06-15T08:00:00Z, warp: 600}
         groups:
         \(group("plain", network: nil))
-        \(group("slow", network: "{latency: {median: 300ms, p95: 300ms}}"))
+        \(group("slow", network: "{latency: {median: 300ms, tail: 0ms}}"))
         \(group("flaky", network: "{dns: 0.3, tls: 0.2}"))
         """
 

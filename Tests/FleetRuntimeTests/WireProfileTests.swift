@@ -21,7 +21,7 @@ struct WireProfileTests {
             platform: android
             route: walk.csv
             pace: walk
-            network: {uplinkKbps: 2, latency: {median: 0ms, p95: 0ms}}
+            network: {uplinkKbps: 2, latency: {median: 0ms, tail: 0ms}}
             config:
               preset: precision
               minTimeBetweenLocationsSeconds: 1
@@ -33,7 +33,7 @@ struct WireProfileTests {
             platform: android
             route: walk.csv
             pace: walk
-            network: {resetMidBody: 1, latency: {median: 0ms, p95: 0ms}}
+            network: {resetMidBody: 1, latency: {median: 0ms, tail: 0ms}}
             config:
               preset: precision
               minTimeBetweenLocationsSeconds: 1
@@ -46,7 +46,7 @@ struct WireProfileTests {
         """
         a 2 kbit/s uplink at warp 120 reaches the server no faster than 30,000 bytes a second \
         (120 × 250), every fix it acknowledged stored; a link that resets mid-body leaves the \
-        server one truncated upload per reset the devices heard, and nothing stored
+        server truncated uploads, never more than the resets the devices heard, and nothing stored
         """)
     func slowAndCut() async throws {
         let workspace = try Workspace()
@@ -64,7 +64,9 @@ struct WireProfileTests {
             try await Task.sleep(nanoseconds: 10_000_000)
             stats = server.stats()
         }
-        #expect(stats.truncatedUploads.count == resets)
+        // An RST may discard bytes the receiver had not read yet: a cut can leave no trace there,
+        // never a whole request (nothing of the cut group is stored, below).
+        #expect(stats.truncatedUploads.count >= 1 && stats.truncatedUploads.count <= resets, "\(resets) resets")
         #expect(stats.truncatedUploads.receivedBytes < stats.truncatedUploads.declaredBytes)
         // Only the slow group's uploads arrived whole, each paced: an upper bound on the speed
         // is a lower bound on the time, which a loaded machine cannot break.

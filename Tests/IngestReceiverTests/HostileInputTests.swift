@@ -408,6 +408,8 @@ struct CutUploadTests {
             url: harness.receiver.url,
             headerFields: HTTPFields(textPairs: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")]),
             body: Array(repeating: 0x20, count: 10_000), connectionKey: "cut")
+        // As the engine sends a modelled network's body: paced (its uplink), then cut.
+        request.maxSendBytesPerSecond = 20_000
         request.abortAfterBytes = 2_000
         _ = await harness.send(request)
         // The daemon learns of the reset on its own thread: polled, never timed.
