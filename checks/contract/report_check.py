@@ -25,7 +25,7 @@ def check(report, where):
     if errors:
         sys.exit(1)
     fixes = report["fixes"]
-    outcomes = ["acknowledged", "rejected", "pending", "expired", "deleted", "lost"]
+    outcomes = ["acknowledged", "rejected", "pending", "expired", "deleted", "lost", "uninstalled"]
     if fixes["carried_over"] + fixes["admitted"] != sum(fixes[k] for k in outcomes) or fixes["unaccounted"] != 0:
         sys.exit(f"report: {where}: the fixes do not add up: {fixes}")
 
