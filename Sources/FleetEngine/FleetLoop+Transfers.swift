@@ -46,28 +46,24 @@ extension FleetLoop {
         var transfer = TransferInFlight(
             slot: slot, kind: kind, sentAt: time, deadline: deadline, fixIDs: fixIDs, hangs: hangs,
             injectedLatencyMillis: slots[slot].link.extraLatencyMillis + networkMillis, life: slots[slot].os.life)
-        if let portal = slots[slot].link.portal {
-            // A captive portal answers at the gateway: nothing reaches the server, and the device
-            // hears the portal's page or redirect a gateway's round trip later.
+        // The link decides: the device hears `outcome` this long after the send (and any `latency`
+        // fault), unless its timeout comes first.
+        func decidedByLink(_ outcome: HTTPOutcome, _ label: TransferOutcome, afterMillis: Int64) {
             transfer.hangs = false
             transfer.linkFailed = true
-            let heardAt = time + Self.portalAnswerMillis + slots[slot].link.extraLatencyMillis
-            if heardAt < deadline {
-                transfer.held = (Self.portalOutcome(portal), .captivePortal)
-                transfer.answerAt = heardAt
-            }
-            linkFailure = nil
+            let heardAt = time + afterMillis + slots[slot].link.extraLatencyMillis
+            if heardAt < deadline { (transfer.held, transfer.answerAt) = ((outcome, label), heardAt) }
+        }
+        if let portal = slots[slot].link.portal {
+            // A captive portal answers at the gateway, a short round trip away: nothing reaches
+            // the server.
+            decidedByLink(Self.portalOutcome(portal), .captivePortal, afterMillis: Self.portalAnswerMillis)
             request.abortAfterBytes = nil
         } else if let linkFailure {
-            // Never on the wire: the device hears the failure after the modelled time (and any
-            // `latency` fault), unless its timeout comes first.
-            transfer.hangs = false
-            transfer.linkFailed = true
-            let heardAt = time + linkFailure.afterMillis + slots[slot].link.extraLatencyMillis
-            if heardAt < deadline {
-                transfer.held = (.failed(Self.networkErrorKind(linkFailure.failure)), .injected(linkFailure.failure))
-                transfer.answerAt = heardAt
-            }
+            // Never on the wire, or, for a reset, cut on it.
+            decidedByLink(
+                .failed(Self.networkErrorKind(linkFailure.failure)), .injected(linkFailure.failure),
+                afterMillis: linkFailure.afterMillis)
         }
         let number = transfers.open(transfer)
         slots[slot].waiting.transfersOut.append(number)

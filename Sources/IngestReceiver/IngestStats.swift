@@ -125,6 +125,13 @@ public struct IngestStats: Sendable, Hashable {
             p95 = rank(0.95)
             p99 = rank(0.99)
         }
+
+        /// The percentiles by quantile (`0.5`, …), the low tail's first when `lowTail`: what
+        /// `/stats` writes as `pNN` and `/metrics` as `quantile="…"`.
+        func quantiles(lowTail: Bool = false) -> [(quantile: String, key: String, value: Int64)] {
+            (lowTail ? [("0.01", "p1", p1), ("0.05", "p5", p5)] : [])
+                + [("0.5", "p50", p50), ("0.95", "p95", p95), ("0.99", "p99", p99)]
+        }
     }
 
     /// The snapshot as the JSON `/stats` serves (keys documented in docs/receiver.md).
@@ -202,49 +209,32 @@ public struct IngestStats: Sendable, Hashable {
         }
         json.endObject()
         json.endObject()
-        for (name, figures) in [("fix_age_ms", fixAge), ("answer_us", answerMicros)] {
+        func object(_ name: String, _ members: [(String, Int64)]) {
             json.key(name)
             json.beginObject()
-            for (key, value) in [
-                ("count", Int64(figures.count)), ("p50", figures.p50), ("p95", figures.p95), ("p99", figures.p99),
-            ] {
+            for (key, value) in members {
                 json.key(key)
                 json.integer(value)
             }
             json.endObject()
         }
-        json.key("clock_skew_ms")
-        json.beginObject()
-        for (key, value) in [
-            ("count", Int64(clockSkew.count)), ("p1", clockSkew.p1), ("p5", clockSkew.p5), ("p50", clockSkew.p50),
-            ("p95", clockSkew.p95), ("p99", clockSkew.p99),
-        ] {
-            json.key(key)
-            json.integer(value)
+        func percentiles(_ name: String, _ figures: Percentiles, lowTail: Bool = false) {
+            object(
+                name, [("count", Int64(figures.count))] + figures.quantiles(lowTail: lowTail).map { ($0.key, $0.value) }
+            )
         }
-        json.endObject()
+        percentiles("fix_age_ms", fixAge)
+        percentiles("answer_us", answerMicros)
+        percentiles("clock_skew_ms", clockSkew, lowTail: true)
         json.key("fixes_from_future")
         json.integer(Int64(fixesFromFuture))
-        json.key("truncated_uploads")
-        json.beginObject()
-        for (key, value) in [
-            ("count", truncatedUploads.count), ("received_bytes", truncatedUploads.receivedBytes),
-            ("declared_bytes", truncatedUploads.declaredBytes),
-        ] {
-            json.key(key)
-            json.integer(Int64(value))
-        }
-        json.endObject()
-        json.key("upload_bytes_per_second")
-        json.beginObject()
-        for (key, value) in [
-            ("count", Int64(uploadBytesPerSecond.count)), ("p50", uploadBytesPerSecond.p50),
-            ("p95", uploadBytesPerSecond.p95), ("p99", uploadBytesPerSecond.p99),
-        ] {
-            json.key(key)
-            json.integer(value)
-        }
-        json.endObject()
+        object(
+            "truncated_uploads",
+            [
+                ("count", Int64(truncatedUploads.count)), ("received_bytes", Int64(truncatedUploads.receivedBytes)),
+                ("declared_bytes", Int64(truncatedUploads.declaredBytes)),
+            ])
+        percentiles("upload_bytes_per_second", uploadBytesPerSecond)
         json.endObject()
         return json.bytes
     }
@@ -290,42 +280,37 @@ extension IngestStats {
         counter(
             "sdk_version_changes_total", "Uploads of an install reporting another sdk_version than its previous one.",
             sdkVersionChanges)
-        text += "# HELP beekon_receiver_devices Distinct devices stored.\n# TYPE beekon_receiver_devices gauge\n"
-        text += "beekon_receiver_devices \(devices)\n"
-        text += "# HELP beekon_receiver_source_addresses Distinct client addresses uploads came from.\n"
-        text +=
-            "# TYPE beekon_receiver_source_addresses gauge\nbeekon_receiver_source_addresses \(sourceAddresses.count)\n"
-        text += "# HELP beekon_receiver_installs_from_several_addresses Installs whose uploads came from more than one "
-        text += "address.\n# TYPE beekon_receiver_installs_from_several_addresses gauge\n"
-        text += "beekon_receiver_installs_from_several_addresses \(installsFromSeveralAddresses)\n"
-        // Gauges, not a summary: over the most recent fixes only, with no running sum.
-        text += "# HELP beekon_receiver_fix_age_seconds Fix age at arrival, over the most recent fixes.\n"
-        text += "# TYPE beekon_receiver_fix_age_seconds gauge\n"
-        for (quantile, millis) in [("0.5", fixAge.p50), ("0.95", fixAge.p95), ("0.99", fixAge.p99)] {
-            text += "beekon_receiver_fix_age_seconds{quantile=\"\(quantile)\"} \(Double(millis) / 1000)\n"
+        func gauge(_ name: String, _ help: String, _ lines: [(labels: String, value: String)]) {
+            text += "# HELP beekon_receiver_\(name) \(help)\n# TYPE beekon_receiver_\(name) gauge\n"
+            for line in lines { text += "beekon_receiver_\(name)\(line.labels) \(line.value)\n" }
         }
-        text += "# HELP beekon_receiver_clock_skew_seconds A batch's sent_at minus its arrival, over the most recent "
-        text += "batches (signed).\n# TYPE beekon_receiver_clock_skew_seconds gauge\n"
-        for (quantile, millis) in [
-            ("0.01", clockSkew.p1), ("0.05", clockSkew.p5), ("0.5", clockSkew.p50), ("0.95", clockSkew.p95),
-            ("0.99", clockSkew.p99),
-        ] {
-            text += "beekon_receiver_clock_skew_seconds{quantile=\"\(quantile)\"} \(Double(millis) / 1000)\n"
+        // Gauges, not summaries: over the most recent samples only, with no running sum.
+        func quantiles(_ name: String, _ help: String, _ figures: Percentiles, lowTail: Bool = false, scale: Double) {
+            gauge(
+                name, help,
+                figures.quantiles(lowTail: lowTail).map {
+                    ("{quantile=\"\($0.quantile)\"}", scale == 1 ? "\($0.value)" : "\(Double($0.value) / scale)")
+                })
         }
+        gauge("devices", "Distinct devices stored.", [("", "\(devices)")])
+        gauge("source_addresses", "Distinct client addresses uploads came from.", [("", "\(sourceAddresses.count)")])
+        gauge(
+            "installs_from_several_addresses", "Installs whose uploads came from more than one address.",
+            [("", "\(installsFromSeveralAddresses)")])
+        quantiles("fix_age_seconds", "Fix age at arrival, over the most recent fixes.", fixAge, scale: 1000)
+        quantiles(
+            "clock_skew_seconds", "A batch's sent_at minus its arrival, over the most recent batches (signed).",
+            clockSkew, lowTail: true, scale: 1000)
         counter(
             "fixes_from_future_total", "Fixes stored with a timestamp more than a second past their arrival.",
             fixesFromFuture)
         counter(
             "truncated_uploads_total", "Uploads whose connection ended before their body did (reset mid-body).",
             truncatedUploads.count)
-        text += "# HELP beekon_receiver_upload_bytes_per_second How fast upload bodies arrived, over the most recent "
-        text += "uploads whose body came in more than one read.\n"
-        text += "# TYPE beekon_receiver_upload_bytes_per_second gauge\n"
-        for (quantile, rate) in [
-            ("0.5", uploadBytesPerSecond.p50), ("0.95", uploadBytesPerSecond.p95), ("0.99", uploadBytesPerSecond.p99),
-        ] {
-            text += "beekon_receiver_upload_bytes_per_second{quantile=\"\(quantile)\"} \(rate)\n"
-        }
+        quantiles(
+            "upload_bytes_per_second",
+            "How fast upload bodies arrived, over the most recent uploads whose body came in more than one read.",
+            uploadBytesPerSecond, scale: 1)
         return text
     }
 }
