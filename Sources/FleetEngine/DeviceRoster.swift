@@ -89,3 +89,11 @@ package struct DeviceRoster {
         min(50, max(10, 2_000_000 / max(devices, 1)))
     }
 }
+
+/// The roster's files on the data folder: `devices.json` (install ids) and `installs.json`
+/// (the installs reinstalls replaced).
+struct RosterFiles: OptionSet {
+    let rawValue: UInt8
+    static let installIDs = RosterFiles(rawValue: 1)
+    static let formerInstalls = RosterFiles(rawValue: 2)
+}

@@ -41,8 +41,7 @@ extension FleetLoop {
         slots[slot].state = .idle
         slots[slot].os.awaitingOpen = true
         noteChange(slot)
-        effects.append(.recordInstallIDs(roster.installIDs))
-        effects.append(.recordFormerInstalls(roster.formerInstalls))
+        rosterChanged.formUnion([.installIDs, .formerInstalls])
         schedule.timers.schedule((), key: .open(slot), at: openAt)
     }
 

@@ -68,7 +68,7 @@ extension FleetLoop {
         }
         roster.spawnQueue.sortByDue()
         // (Another shard records the ids of the devices it made.)
-        if !ids.isEmpty { effects.append(.recordInstallIDs(roster.installIDs)) }
+        if !ids.isEmpty { rosterChanged.insert(.installIDs) }
         return ids
     }
 

@@ -29,7 +29,7 @@ extension FleetLoop {
     mutating func arrive(_ group: Int, at time: Int64) {
         roster.groupTargets.arrived(group)
         if makeNextPlace(group, salt: ArrivalProcess.salt, at: time) {
-            effects.append(.recordInstallIDs(roster.installIDs))
+            rosterChanged.insert(.installIDs)
         }
         if let next = roster.groupTargets.nextArrival(group, after: time) {
             schedule.timers.schedule((), key: .arrival(group), at: next)
@@ -115,7 +115,7 @@ extension FleetLoop {
                 made = true
             }
         }
-        if made { effects.append(.recordInstallIDs(roster.installIDs)) }
+        if made { rosterChanged.insert(.installIDs) }
     }
 
     /// Group `group`'s next place, with its stream keyed by `salt`, group and place

@@ -27,6 +27,10 @@ package struct FleetLoop {
     var storage: LoopStorage
     /// What the driver is to carry out, oldest first.
     var effects: [FleetEffect] = []
+    /// Which of the roster's files changed since the driver last took effects: each is recorded
+    /// once a step, however many devices changed in it (a copy of the whole map per device, for
+    /// a reinstall of 30,000 devices, would be 30,000 copies held at once).
+    var rosterChanged = RosterFiles()
     package var metrics = FleetMetrics()
     /// The devices, actions and stream values published to the admin API (see `Publication`).
     var publication = Publication()
@@ -93,8 +97,13 @@ package struct FleetLoop {
     package mutating func takeEffects() -> [FleetEffect] {
         // Nothing leaves before the rows it follows are in their stores.
         commitWaitingRows()
+        // The devices' files before anything that follows from them.
+        var recorded: [FleetEffect] = []
+        if rosterChanged.contains(.installIDs) { recorded.append(.recordInstallIDs(roster.installIDs)) }
+        if rosterChanged.contains(.formerInstalls) { recorded.append(.recordFormerInstalls(roster.formerInstalls)) }
+        rosterChanged = []
         defer { effects = [] }
-        return effects
+        return recorded.isEmpty ? effects : recorded + effects
     }
 
     // MARK: Start and stop
@@ -219,7 +228,7 @@ package struct FleetLoop {
                 schedule.timers.schedule((), key: .spawn(slots.count - 1), at: spawnAt)
             }
         }
-        effects.append(.recordInstallIDs(roster.installIDs))
+        rosterChanged.insert(.installIDs)
         // Make every store before the clock starts (a new one from a template, without opening
         // it; an existing one opened for its counts): a thousand made at the first instant
         // would make every timer late.

@@ -154,6 +154,39 @@ struct ChurnRunTests {
 
     @Test(
         """
+        a reinstall of every device in one step records the roster's files once, in the step's \
+        first effects, with every device's new and former install
+        """
+    )
+    func reinstallsRecordOnce() throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        var fleet = try SimulatedFleetTests.fleet(workspace) { _ in .respond(status: 200) }
+        fleet.advance(to: Self.start + 60_000)
+        _ = fleet.engine.takeEffects()
+        let before = fleet.engine.roster.installIDs
+        for slot in fleet.engine.slots.indices {
+            fleet.engine.apply(.reinstall(openAfterMillis: nil), forMillis: nil, to: slot, at: fleet.now)
+        }
+        let effects = fleet.engine.takeEffects()
+        var installs: [[String: String]] = []
+        var former: [[String: [String]]] = []
+        for effect in effects {
+            if case .recordInstallIDs(let map) = effect { installs.append(map) }
+            if case .recordFormerInstalls(let map) = effect { former.append(map) }
+        }
+        #expect(installs.count == 1 && former.count == 1)
+        if case .recordInstallIDs = effects.first {} else { Issue.record("the step's first effect: \(effects)") }
+        #expect(installs.first == fleet.engine.roster.installIDs)
+        #expect(installs.first?.keys.sorted() == before.keys.sorted())
+        #expect(former.first == before.mapValues { [$0] })
+        // Nothing changed since: nothing recorded again.
+        let after = fleet.engine.takeEffects()
+        #expect(!after.contains { if case .recordInstallIDs = $0 { true } else { false } })
+    }
+
+    @Test(
+        """
         a resumed run finds each device's current install, its former ones and an upgraded app's \
         version, and reinstalls again with install ids of its own
         """
