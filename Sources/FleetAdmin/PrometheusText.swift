@@ -129,6 +129,14 @@ package enum PrometheusText {
             "Server answers the device never heard because its network went down first (it heard offline).")
         text += "beekon_fleet_answers_after_offline_total \(metrics.answersAfterOffline)\n"
         family(
+            "beekon_fleet_network_drops_total", "counter",
+            "Times a device's network dropped under its flapping (a handover is counted apart).")
+        text += "beekon_fleet_network_drops_total \(metrics.networkDrops)\n"
+        family(
+            "beekon_fleet_handovers_total", "counter",
+            "Times a device's network handed over between Wi-Fi and cellular under its flapping.")
+        text += "beekon_fleet_handovers_total \(metrics.handovers)\n"
+        family(
             "beekon_fleet_current_location_answers_total", "counter",
             "Answers to getCurrentLocation calls: fix, timedOut (none within the timeout), unavailable (permission "
                 + "revoked or location services off).")

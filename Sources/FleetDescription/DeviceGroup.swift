@@ -45,6 +45,8 @@ public struct DeviceGroup: Sendable, Hashable {
     public var stages: [Stage]? = nil
     /// The network its devices upload over (`network:`); nil: not modelled, the link adds nothing.
     public var network: NetworkProfile? = nil
+    /// How its phones' networks drop and hand over (`flapping:`); nil: they stay up.
+    public var flapping: Flapping? = nil
     /// The phones' clocks (`deviceClock:`); nil: every phone's clock is true time.
     public var deviceClock: DeviceClockSpec? = nil
     /// Reinstalls and an app upgrade (`churn:`); nil: none.
@@ -98,7 +100,8 @@ public struct DeviceGroup: Sendable, Hashable {
             && lhs.startOffset == rhs.startOffset && lhs.startAfterMillis == rhs.startAfterMillis
             && lhs.spreadMillis == rhs.spreadMillis && lhs.autoStart == rhs.autoStart
             && lhs.config == rhs.config && lhs.extras == rhs.extras && lhs.geofences == rhs.geofences
-            && lhs.provider == rhs.provider && lhs.network == rhs.network && lhs.deviceClock == rhs.deviceClock
+            && lhs.provider == rhs.provider && lhs.network == rhs.network && lhs.flapping == rhs.flapping
+            && lhs.deviceClock == rhs.deviceClock
             && lhs.churn == rhs.churn && lhs.daily == rhs.daily && lhs.arrivals == rhs.arrivals
     }
 

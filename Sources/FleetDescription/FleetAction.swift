@@ -47,6 +47,10 @@ public enum FleetAction: Sendable, Hashable {
     /// The phone's network sits behind a captive portal (a hotel's, a station's Wi-Fi): its
     /// requests are answered by the portal, not the server (`off`: the portal is gone).
     case captivePortal(PortalAnswer)
+    /// The phone's network flaps (`FlappingSpec` over the group's own `flapping:`): drops and
+    /// comes back on the device's own seeded clock, a share of the drops a handover between
+    /// Wi-Fi and cellular; nothing given, its group's own again.
+    case flapping(FlappingSpec)
 
     /// What a captive portal answers every request with.
     public enum PortalAnswer: String, Sendable, Hashable, CaseIterable {
@@ -71,7 +75,7 @@ public enum FleetAction: Sendable, Hashable {
         case background, foreground, kill, reboot, networkOffline, networkOnline, latency, timeouts
         case start, stop, sync, configure, setExtras, addGeofences, removeGeofences
         case getCurrentLocation, deleteLocations, shutdown, gpsJump, networkProfile, clockJump, clockOffset
-        case captivePortal, reinstall, upgrade
+        case captivePortal, reinstall, upgrade, flapping
 
         /// "one of …" every name, for errors.
         public static let oneOf = "one of \(allCases.map(\.rawValue).joined(separator: ", "))"
@@ -112,6 +116,7 @@ public enum FleetAction: Sendable, Hashable {
         case .captivePortal: .captivePortal
         case .reinstall: .reinstall
         case .upgrade: .upgrade
+        case .flapping: .flapping
         }
     }
 
@@ -215,6 +220,41 @@ extension FleetAction {
             if let share = spec.dns { values["dns"] = .number(share) }
             if let share = spec.tls { values["tls"] = .number(share) }
             if let share = spec.resetMidBody { values["resetMidBody"] = .number(share) }
+            return values
+        })
+
+    /// `flapping`: its parameters are a group's `flapping:` map's keys.
+    private static let flappingDescription = ActionDescription(
+        name: .flapping,
+        summary:
+            "the phone's network drops and comes back on its own seeded clock (up and down for exponential "
+            + "stretches of these means), a share of the drops a Wi-Fi ↔ cellular handover instead: what it has "
+            + "out is reset and it leaves from its other address; numbers left out are the group's own flapping "
+            + "(or the standard one); with no params, the group's own again",
+        parameters: [
+            ActionParameter(
+                name: "meanOnline", kind: .millis(Flapping.meanRange), required: false,
+                summary: "the mean time the network stays up, ms (default 20 minutes)", example: "1200000"),
+            ActionParameter(
+                name: "meanOffline", kind: .millis(Flapping.meanRange), required: false,
+                summary: "the mean time it stays down after a drop, ms (default 45 s)", example: "45000"),
+            ActionParameter(
+                name: "handover", kind: .number(Flapping.handoverRange), required: false,
+                summary: "the share of drops that are a Wi-Fi ↔ cellular handover (default 0.25)", example: "0.25"),
+        ], ending: .undoneBy(.flapping(FlappingSpec())),
+        make: { values in
+            var spec = FlappingSpec()
+            spec.meanOnlineMillis = values["meanOnline"]?.millis
+            spec.meanOfflineMillis = values["meanOffline"]?.millis
+            if case .number(let share)? = values["handover"] { spec.handover = share }
+            return .flapping(spec)
+        },
+        values: { action in
+            guard case .flapping(let spec) = action else { return [:] }
+            var values: [String: ActionParameter.Value] = [:]
+            if let mean = spec.meanOnlineMillis { values["meanOnline"] = .millis(mean) }
+            if let mean = spec.meanOfflineMillis { values["meanOffline"] = .millis(mean) }
+            if let share = spec.handover { values["handover"] = .number(share) }
             return values
         })
 
@@ -471,6 +511,7 @@ extension FleetAction {
                     .compactMapValues { $0 }
                 }),
             networkProfileDescription,
+            flappingDescription,
             ActionDescription(
                 name: .clockJump,
                 summary:

@@ -260,7 +260,7 @@ struct FleetFileReader {
                 "name", "count", "platform", "model", "sdkVersion", "osVersion", "route", "pace", "speedFactor", "loop",
                 "dwell",
                 "startOffset", "start", "spread", "autoStart", "config", "extras", "geofences", "provider", "stages",
-                "network", "deviceClock", "churn", "daily", "arrivals",
+                "network", "flapping", "deviceClock", "churn", "daily", "arrivals",
             ], in: "a group")
         guard let nameNode = map["name"] else {
             report(node, "a group has no `name`", expected: "`name: couriers` or similar")
@@ -417,6 +417,7 @@ struct FleetFileReader {
             spreadMillis: spread, autoStart: autoStart, config: config, extras: extras, geofences: geofences,
             provider: provider, stages: stages, network: network, churn: churn)
         group.deviceClock = deviceClock
+        group.flapping = map["flapping"].flatMap { readFlapping($0) }
         if let node = map["daily"] {
             group.daily = readDaily(node, "daily")
             if map["stages"] != nil { refuseDailyWithStages(node, "group \"\(name)\"") }
@@ -1151,11 +1152,14 @@ struct FleetFileReader {
                 return nil
             }
         }
-        guard let value = duration(node, field) else { return nil }
         do throws(NumberProblem) {
-            return Int64(try range.check(Double(value), written: text))
+            return Int64(try range.check(Double(try FleetDuration.read(text)), written: text))
         } catch {
-            reportNumber(node, field, error)
+            // The field's own range, not that of durations in general.
+            let problem = NumberProblem(
+                value: error.value, reason: error.reason,
+                expected: "\(range), or a duration such as 90s, 10m, 1h30m or 500ms")
+            reportNumber(node, field, problem, what: "a duration")
             return nil
         }
     }

@@ -73,6 +73,13 @@ public struct SourceAddresses: Sendable, Hashable, CustomStringConvertible {
         self[((ordinal % count) + count) % count]
     }
 
+    /// The address the device `ordinal` leaves from on cellular, after a handover (`flapping`):
+    /// the one half the list away from its Wi-Fi address (`address(ordinal:)`), so each network
+    /// of a phone has its own address whenever the list has two or more.
+    public func cellularAddress(ordinal: Int) -> String {
+        address(ordinal: ordinal + count / 2)
+    }
+
     /// The list as written back: ranges `A-B`, single addresses alone.
     public var description: String {
         spans.map {

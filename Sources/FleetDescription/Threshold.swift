@@ -76,7 +76,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         public static let failureLabels = [
             "dns", "refused", "timeout", "tls", "reset", "other", "offline", "injected-timeout", "warp-timeout",
             "not-sent-connection-cap", "not-sent-descriptors", "not-sent-source-address", "injected-dns",
-            "injected-tls", "injected-reset", "captive-portal",
+            "injected-tls", "injected-reset", "captive-portal", "handover",
         ]
         public static let percentiles: [(String, Double)] = [
             ("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99), ("max", 1),

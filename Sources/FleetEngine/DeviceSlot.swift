@@ -18,9 +18,9 @@ package struct DeviceSlot {
     var os = PhoneOS()
     /// The network faults on its transfers.
     var link: LinkFaults
-    /// The local address its connections leave from (`network.sourceAddresses`); nil leaves the
-    /// choice to the system.
-    var sourceAddress: String?
+    /// The local addresses its connections leave from on Wi-Fi and on cellular (after a
+    /// `flapping` handover) (`network.sourceAddresses`); nil leaves the choice to the system.
+    var addresses: (wifi: String?, cellular: String?)
     /// Its store and how the store fares.
     package var storage: SlotStorage
     /// What it did recently, for the admin API.
@@ -32,6 +32,12 @@ package struct DeviceSlot {
     /// Stopped by the stages or `PATCH /api/v1/fleet`'s `devices` (it stands by, stopped, until
     /// they want it again).
     var standingBy = false
+
+    /// The local address its connections leave from now.
+    var sourceAddress: String? { link.flap.onCellular ? addresses.cellular : addresses.wifi }
+
+    /// Whether the phone has a network: no `networkOffline` fault holds it down, nor its flapping.
+    var online: Bool { os.online && link.flap.up }
 
     /// The state as listed: `storeError` while its store fails, `dead` while the app's process
     /// is gone, otherwise the SDK's state (which runs on throughout a store failure).

@@ -260,7 +260,7 @@ extension FleetLoop {
             alive: slots[index].os.processAlive,
             spawned: spawned, deleted: slots[index].removed,
             permissionGranted: slots[index].os.permissionGranted,
-            locationServicesOn: slots[index].os.locationServicesOn, online: slots[index].os.online,
+            locationServicesOn: slots[index].os.locationServicesOn, online: slots[index].online,
             sourceAddress: slots[index].sourceAddress,
             pending: slots[index].device?.pendingUploadCount ?? 0, lastOutcome: last?.outcome, lastUploadAt: last?.at,
             latitude: slots[index].world.lastPosition?.latitude, longitude: slots[index].world.lastPosition?.longitude,

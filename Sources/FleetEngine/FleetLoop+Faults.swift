@@ -94,8 +94,9 @@ extension FleetLoop {
         case .background, .foreground:
             feed(.appStateChanged(background: action == .background), to: slot, at: time)
         case .networkOffline, .networkOnline:
-            let online = action == .networkOnline
-            slots[slot].os.online = online
+            slots[slot].os.online = action == .networkOnline
+            // Back only if its flapping has it up too.
+            let online = slots[slot].online
             feed(.networkChanged(online: online), to: slot, at: time)
             if !online { networkLost(slot, at: time) }
         case .kill, .reboot:
@@ -113,6 +114,8 @@ extension FleetLoop {
             slots[slot].link.portal = answer == .off ? nil : answer
         case .networkProfile(let spec):
             slots[slot].link.network = spec.resolved(over: fleet.groups[slots[slot].group].network)
+        case .flapping(let spec):
+            setFlapping(slot, spec.resolved(over: fleet.groups[slots[slot].group].flapping), at: time)
         case .start:
             feed(.start, to: slot, at: time)
         case .stop:

@@ -24,6 +24,10 @@ extension FleetLoop {
         if slots[slot].waiting.transfersOut.isEmpty, let idleSince = slots[slot].waiting.lastEndedAt {
             request.freshConnection = time - idleSince >= Int64(fleet.network.idleCloseSeconds) * 1000
         }
+        if slots[slot].link.connectionLost {
+            request.freshConnection = true
+            slots[slot].link.connectionLost = false
+        }
         let hangs =
             slots[slot].link.timeoutFraction > 0
             && Double.random(in: 0..<1, using: &slots[slot].link.rng) < slots[slot].link.timeoutFraction
@@ -308,12 +312,15 @@ extension FleetLoop {
         finishTransfer(number, outcome: held.outcome, label: held.label, at: time)
     }
 
-    /// The device's network went down (after it was told): each transfer it has out ends for it
-    /// now as `offline`, as nothing more reaches a phone over a network it lost. The real
-    /// request, sent while the device was online, still goes (so the server sees what the device
-    /// sent, however the turns fell); its end, in already or still to come, is counted once
+    /// The device's network went down (after it was told), or a handover moved it to another
+    /// (`label` `handover`): each transfer it has out ends for it now as `offline` (or, after a
+    /// handover, as a reset the fleet counts `handover`), as nothing more reaches a phone over a
+    /// network it lost, and its next request opens a new connection. The real request, sent
+    /// while the device was online, still goes (so the server sees what the device sent, however
+    /// the turns fell); its end, in already or still to come, is counted once
     /// (`answersAfterOffline`) and never heard.
-    mutating func networkLost(_ slot: Int, at time: Int64) {
+    mutating func networkLost(_ slot: Int, as label: TransferOutcome = .offline, at time: Int64) {
+        slots[slot].link.connectionLost = true
         for number in slots[slot].waiting.transfersOut.sorted() {
             if transfers[number]?.realEnded == true {
                 metrics.answersAfterOffline += 1
@@ -321,7 +328,7 @@ extension FleetLoop {
                 let upload = if case .upload = transfers[number]?.kind { true } else { false }
                 transfers.markOffline(number, slot: slot, upload: upload)
             }
-            finishTransfer(number, outcome: .failed(.offline), label: .offline, at: time)
+            finishTransfer(number, outcome: .failed(label == .offline ? .offline : .reset), label: label, at: time)
         }
     }
 

@@ -86,7 +86,7 @@ extension FleetLoop {
     mutating func tellWorld(_ slot: Int, at time: Int64) {
         if !slots[slot].os.permissionGranted { feed(.permissionChanged(granted: false), to: slot, at: time) }
         if !slots[slot].os.locationServicesOn { feed(.locationServicesChanged(on: false), to: slot, at: time) }
-        if !slots[slot].os.online { feed(.networkChanged(online: false), to: slot, at: time) }
+        if !slots[slot].online { feed(.networkChanged(online: false), to: slot, at: time) }
     }
 
     /// The app's process dies: the device loses what it held in memory and the OS provider

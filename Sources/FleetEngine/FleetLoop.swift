@@ -330,9 +330,12 @@ package struct FleetLoop {
                     setOffAt: spawnAt),
                 os: os,
                 link: LinkFaults(
-                    rng: SplitMix64(seed: deviceRNG.next()), network: group.network, deviceSeed: deviceSeed),
-                sourceAddress: sourceAddresses?.address(
-                    ordinal: roster.groupTargets.shares(groups: groupIndex).reduce(0, +) + index),
+                    rng: SplitMix64(seed: deviceRNG.next()), network: group.network, flapping: group.flapping,
+                    deviceSeed: deviceSeed),
+                addresses: sourceAddresses.map {
+                    let ordinal = roster.groupTargets.shares(groups: groupIndex).reduce(0, +) + index
+                    return ($0.address(ordinal: ordinal), $0.cellularAddress(ordinal: ordinal))
+                } ?? (nil, nil),
                 storage: SlotStorage(store: store),
                 recent: RecentActivity(capacity: roster.recentCapacity)))
         noteChange(slots.count - 1)
@@ -455,7 +458,7 @@ package struct FleetLoop {
             switch key {
             case .device(let owner, _), .providerTick(let owner), .spawn(let owner), .relaunch(let owner),
                 .significantMoveCheck(let owner), .storeRetry(let owner), .open(let owner), .churnReinstall(let owner),
-                .churnUpgrade(let owner):
+                .churnUpgrade(let owner), .linkFlap(let owner):
                 slot = owner
             case .delivery(let number), .transferTimeout(let number):
                 guard let owner = transfers[number]?.slot else { return .fire }
@@ -516,6 +519,8 @@ package struct FleetLoop {
             churnUpgradeDue(slot, at: time)
         case .arrival(let group):
             arrive(group, at: time)
+        case .linkFlap(let slot):
+            flapDue(slot, at: time)
         }
     }
 
@@ -574,6 +579,7 @@ package struct FleetLoop {
         // Killed before it spawned: the app ran until now, and is dead until the kill's relaunch.
         if !slots[slot].os.processAlive { processGone(slot, at: time) }
         planChurn(slot, at: time)
+        startFlapping(slot, at: time)
     }
 
     /// The group's config with the run's ingest filled in where the file left the URL open.

@@ -61,6 +61,8 @@ extension FleetMetrics {
         slowestAnswerMillis = max(slowestAnswerMillis, other.slowestAnswerMillis)
         answersAfterTimeout += other.answersAfterTimeout
         answersAfterOffline += other.answersAfterOffline
+        networkDrops += other.networkDrops
+        handovers += other.handovers
         heldBack += other.heldBack
         connectionWait.merge(other.connectionWait)
         cancelledOnWire += other.cancelledOnWire

@@ -68,6 +68,10 @@ public struct FleetMetrics: Sendable, Codable {
     /// heard because its network went down first and it heard `offline`: one per such transfer,
     /// whether the end came after that instant or before it, held for a later one.
     public var answersAfterOffline = 0
+    /// Times a device's network dropped under its `flapping` (virtual time), and times it
+    /// handed over between Wi-Fi and cellular instead.
+    public var networkDrops = 0
+    public var handovers = 0
     /// Requests the fleet's own connection cap (`--max-connections`) held back before they went on
     /// the wire, and how long they waited there, real ms: the fleet's queueing, not the server's.
     public var heldBack = 0

@@ -18,14 +18,23 @@ struct LinkFaults {
     /// Draws for `network`: a stream derived from the device's seed, so a run without networks
     /// draws nothing new and keeps its digest, and a device draws the same on every shard.
     var networkDraws: SplitMix64
+    /// How its network flaps now (`flapping:`, a `flapping` action); nil: it stays up.
+    var flapping: Flapping?
+    /// Where the flapping has the network (up or down, Wi-Fi or cellular), with its draws.
+    var flap: LinkFlap
+    /// The network its connections were on went away (a drop, a handover, `networkOffline`): the
+    /// next request opens a new connection, as a phone's HTTP client does.
+    var connectionLost = false
 
     /// The key of the network stream, derived from the device's seed ("NET").
     static let networkStream: UInt64 = 0x4E45_5400
 
     /// A device's link: no fault yet, over its group's network.
-    init(rng: SplitMix64, network: NetworkProfile?, deviceSeed: UInt64) {
+    init(rng: SplitMix64, network: NetworkProfile?, flapping: Flapping?, deviceSeed: UInt64) {
         self.rng = rng
         self.network = network
+        self.flapping = flapping
         networkDraws = SplitMix64(seed: deviceSeed).derived(Self.networkStream)
+        flap = LinkFlap(deviceSeed: deviceSeed)
     }
 }

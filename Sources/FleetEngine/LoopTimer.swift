@@ -30,6 +30,8 @@ enum LoopTimer: Hashable, Sendable {
     case churnReinstall(Int)
     /// The group's `churn` upgrades a device's app.
     case churnUpgrade(Int)
+    /// A device's network flaps: its stretch up or down is over (see `LinkFlap`).
+    case linkFlap(Int)
     /// A new install of a group arrives (by group index; see `ArrivalProcess`).
     case arrival(Int)
 }

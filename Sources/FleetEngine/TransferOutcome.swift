@@ -6,7 +6,7 @@ import BeekonNet
 ///
 /// Whose fault an outcome is decides which verdict it feeds: statuses and network failures
 /// (`timeout`: the server did not answer within the SDK's timeout in real time) are the server's;
-/// `injected-timeout`, `offline` and the modelled network's failures (`injected-dns`,
+/// `injected-timeout`, `offline`, `handover` and the modelled network's failures (`injected-dns`,
 /// `injected-tls`, `injected-reset`: requests never sent) are faults the run injected;
 /// `warp-timeout` and `not-sent-…` are the fleet's own (its timing, its limits), never the
 /// server's (`isFleetSide`).
@@ -18,6 +18,9 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
     case failed(NetworkFailure)
     /// The device's network went down while the transfer was out.
     case offline
+    /// The phone moved between Wi-Fi and cellular (`flapping`) while the transfer was out: its
+    /// connection went with the old network, and the device heard a reset.
+    case handover
     /// The device heard its timeout because of an injected fault (a `timeouts` fault took the
     /// transfer, or `latency` put its answer past the SDK's timeout), whatever the server did.
     case injectedTimeout
@@ -62,6 +65,7 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
         case .status(let status): String(status)
         case .failed(let failure): failure.rawValue
         case .offline: "offline"
+        case .handover: "handover"
         case .injectedTimeout: "injected-timeout"
         case .warpTimeout: "warp-timeout"
         case .notSent(let cause): "not-sent-\(cause.rawValue)"
@@ -114,7 +118,7 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
     public var party: Party {
         switch self {
         case .status, .failed: .server
-        case .offline, .injectedTimeout, .injected, .captivePortal: .fault
+        case .offline, .handover, .injectedTimeout, .injected, .captivePortal: .fault
         case .warpTimeout, .notSent: .fleet
         }
     }
@@ -130,7 +134,7 @@ public enum TransferOutcome: Sendable, Hashable, Comparable, Codable, CustomStri
         NetworkFailure.allCases.filter { ![.tooManyOpenFiles, .sourceAddress, .cancelled].contains($0) }.map {
             .failed($0)
         }
-        + [.offline, .injectedTimeout, .warpTimeout] + NotSentCause.allCases.map { .notSent($0) }
+        + [.offline, .handover, .injectedTimeout, .warpTimeout] + NotSentCause.allCases.map { .notSent($0) }
         + LinkFailure.allCases.map { .injected($0) } + [.captivePortal]
 
     /// By their text, as every report lists them.

@@ -267,7 +267,8 @@ private final class ReceiverCore: Sendable {
             state.recorder.bodyArrived(bytes: request.body.count, overMicros: request.bodyMicros)
             let plan = state.planner.planUpload(installID: batch.installID)
             if configuration.keepsUploadLog {
-                state.uploadLog.append(LoggedUpload(batch, receivedAt: now, scripted: plan.outcome))
+                state.uploadLog.append(
+                    LoggedUpload(batch, receivedAt: now, scripted: plan.outcome, clientAddress: request.clientAddress))
             }
             return plan
         }

@@ -22,8 +22,10 @@ public struct LoggedUpload: Sendable, Hashable {
     /// The script's answer: nil for the normal one (store, then 200), otherwise the scripted
     /// outcome (`fail_first`, or the mix's draw).
     public var scripted: ScriptedOutcome?
+    /// The client address it came from (a phone's Wi-Fi or cellular one, `--source-addresses`).
+    public var clientAddress: String
 
-    init(_ batch: IngestBatch, receivedAt: Int64, scripted: ScriptedOutcome?) {
+    init(_ batch: IngestBatch, receivedAt: Int64, scripted: ScriptedOutcome?, clientAddress: String) {
         installID = batch.installID
         sessionID = batch.sessionID
         batchID = batch.batchID
@@ -32,5 +34,6 @@ public struct LoggedUpload: Sendable, Hashable {
         locationCount = batch.locations.count
         geofenceEventCount = batch.geofenceEvents.count
         self.scripted = scripted
+        self.clientAddress = clientAddress
     }
 }

@@ -310,6 +310,28 @@ struct ShardTests {
 
     @Test(
         """
+        a group's flapping and a flapping action drop and hand over the same devices at the same \
+        instants however the fleet is split
+        """,
+        arguments: [2, 3])
+    func flapping(shards: Int) throws {
+        let flapping = "    flapping: {meanOnline: 2m, meanOffline: 20s, handover: 0.5}"
+        let yaml =
+            LookaheadTests.yaml.replacingOccurrences(of: "    spread: 1m\n", with: "    spread: 1m\n" + flapping + "\n")
+            + "\n"
+                + """
+                  - {at: 6m, for: 8m, select: {fraction: 0.5}, action: flapping, params: {meanOnline: 1m, handover: 0}}
+
+                """
+        #expect(yaml.contains("flapping: {"))
+        let whole = try Self.run(yaml, shard: .whole, until: 20)
+        defer { whole.workspace.cleanUp() }
+        #expect(whole.fleet.engine.metrics.networkDrops > 0 && whole.fleet.engine.metrics.handovers > 0)
+        try Self.expectSameFleet(yaml, shards: shards, minutes: 20, drainWithinRow: false)
+    }
+
+    @Test(
+        """
         reinstalls and upgrades, the timeline's and a group's churn, reinstall and upgrade the same \
         devices at the same instants with the same install ids however the fleet is split
         """,

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// `flapping` through the REST API, over real HTTP in front of the simulated fleet: taken with
+/// the fleet file's keys, listed as a fault its own opposite ends, refused by field.
+@Suite("Admin server: flapping", .serialized)
+struct FlappingAPITests {
+    @Test("a flapping on every device begins a fault that DELETE ends, and the network is up after it")
+    func applyAndEnd() async throws {
+        let harness = try AdminHarness()
+        let applied = await harness.call(
+            "POST", "/api/v1/fleet/actions",
+            body:
+                #"{"action": "flapping", "selector": {"all": true}, "#
+                + #""params": {"meanOnline": 30000, "meanOffline": 30000, "handover": 0}}"#)
+        #expect(applied.status == 202 && applied.object["applied"] as? Int == 4, "\(applied.text)")
+        harness.simulated.advance(byMillis: 10 * 60_000)
+        #expect(harness.simulated.snapshot.metrics.networkDrops > 4)
+        let metrics = await harness.call("GET", "/metrics").text
+        #expect(
+            metrics.contains("beekon_fleet_network_drops_total \(harness.simulated.snapshot.metrics.networkDrops)\n"))
+        let faults = await harness.call("GET", "/api/v1/faults").object["faults"] as? [[String: Any]] ?? []
+        let fault = try #require(faults.first { $0["action"] as? String == "flapping" })
+        #expect(fault["endable"] as? Bool == true && fault["phase"] as? String == "active")
+        let number = try #require(fault["fault"] as? Int)
+        let ended = await harness.call("DELETE", "/api/v1/faults/\(number)")
+        #expect(ended.status == 200, "\(ended.text)")
+        let drops = harness.simulated.snapshot.metrics.networkDrops
+        harness.simulated.advance(byMillis: 10 * 60_000)
+        #expect(harness.simulated.snapshot.metrics.networkDrops == drops)
+        let devices = await harness.call("GET", "/api/v1/devices").object["devices"] as? [[String: Any]] ?? []
+        #expect(devices.count == 4 && devices.allSatisfy { $0["network"] as? String == "online" }, "\(devices)")
+    }
+
+    @Test(
+        "a mean out of range or an unknown key is refused with 400 naming the field",
+        arguments: [
+            (#"{"meanOnline": 999}"#, "params.meanOnline"),
+            (#"{"handover": 2}"#, "params.handover"),
+            (#"{"meanUp": 1000}"#, "params.meanUp"),
+        ])
+    func refused(params: String, field: String) async throws {
+        let harness = try AdminHarness()
+        let answer = await harness.call(
+            "POST", "/api/v1/fleet/actions",
+            body: #"{"action": "flapping", "selector": {"all": true}, "params": \#(params)}"#)
+        #expect(answer.status == 400 && answer.errorField == field, "\(answer.text)")
+    }
+
+    @Test(
+        "a spawned group's spec takes flapping: as a fleet file does, and refuses a bad one by field",
+        arguments: [
+            (#"{}"#, 202, nil),
+            (#"{"meanOnline": 60000, "handover": 1}"#, 202, nil),
+            (#"{"meanOffline": 0}"#, 400, "spec.flapping.meanOffline"),
+            (#"{"handover": -0.1}"#, 400, "spec.flapping.handover"),
+        ] as [(String, Int, String?)])
+    func spawnSpec(flapping: String, status: Int, field: String?) async throws {
+        let harness = try AdminHarness()
+        let answer = await harness.call(
+            "POST", "/api/v1/devices",
+            body: #"{"spec": {"name": "mobile", "count": 2, "route": "walk.csv", "flapping": \#(flapping)}}"#)
+        #expect(answer.status == status, "\(answer.text)")
+        if let field { #expect(answer.errorField == field, "\(answer.text)") }
+    }
+}
