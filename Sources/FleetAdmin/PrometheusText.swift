@@ -137,6 +137,10 @@ package enum PrometheusText {
             "Times a device's network handed over between Wi-Fi and cellular under its flapping.")
         text += "beekon_fleet_handovers_total \(metrics.handovers)\n"
         family(
+            "beekon_fleet_oem_kills_total", "counter",
+            "Apps a phone maker's battery manager killed (oemKills); WorkManager relaunched them.")
+        text += "beekon_fleet_oem_kills_total \(metrics.oemKills)\n"
+        family(
             "beekon_fleet_current_location_answers_total", "counter",
             "Answers to getCurrentLocation calls: fix, timedOut (none within the timeout), unavailable (permission "
                 + "revoked or location services off).")

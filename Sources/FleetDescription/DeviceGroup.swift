@@ -47,6 +47,8 @@ public struct DeviceGroup: Sendable, Hashable {
     public var network: NetworkProfile? = nil
     /// How its phones' networks drop and hand over (`flapping:`); nil: they stay up.
     public var flapping: Flapping? = nil
+    /// How often its Android phones' battery managers kill the app (`oemKills:`); nil: never.
+    public var oemKills: OEMKills? = nil
     /// The phones' clocks (`deviceClock:`); nil: every phone's clock is true time.
     public var deviceClock: DeviceClockSpec? = nil
     /// Reinstalls and an app upgrade (`churn:`); nil: none.
@@ -101,6 +103,7 @@ public struct DeviceGroup: Sendable, Hashable {
             && lhs.spreadMillis == rhs.spreadMillis && lhs.autoStart == rhs.autoStart
             && lhs.config == rhs.config && lhs.extras == rhs.extras && lhs.geofences == rhs.geofences
             && lhs.provider == rhs.provider && lhs.network == rhs.network && lhs.flapping == rhs.flapping
+            && lhs.oemKills == rhs.oemKills
             && lhs.deviceClock == rhs.deviceClock
             && lhs.churn == rhs.churn && lhs.daily == rhs.daily && lhs.arrivals == rhs.arrivals
     }

@@ -51,6 +51,9 @@ public enum FleetAction: Sendable, Hashable {
     /// comes back on the device's own seeded clock, a share of the drops a handover between
     /// Wi-Fi and cellular; nothing given, its group's own again.
     case flapping(FlappingSpec)
+    /// Android phones' battery managers kill the app (seed 02) at their maker's rate or at one
+    /// for all (`OEMKills`); nil: the group's own `oemKills:` again (none without one).
+    case oemKills(OEMKills?)
 
     /// What a captive portal answers every request with.
     public enum PortalAnswer: String, Sendable, Hashable, CaseIterable {
@@ -75,7 +78,7 @@ public enum FleetAction: Sendable, Hashable {
         case background, foreground, kill, reboot, networkOffline, networkOnline, latency, timeouts
         case start, stop, sync, configure, setExtras, addGeofences, removeGeofences
         case getCurrentLocation, deleteLocations, shutdown, gpsJump, networkProfile, clockJump, clockOffset
-        case captivePortal, reinstall, upgrade, flapping
+        case captivePortal, reinstall, upgrade, flapping, oemKills
 
         /// "one of …" every name, for errors.
         public static let oneOf = "one of \(allCases.map(\.rawValue).joined(separator: ", "))"
@@ -117,6 +120,7 @@ public enum FleetAction: Sendable, Hashable {
         case .reinstall: .reinstall
         case .upgrade: .upgrade
         case .flapping: .flapping
+        case .oemKills: .oemKills
         }
     }
 
@@ -256,6 +260,38 @@ extension FleetAction {
             if let mean = spec.meanOfflineMillis { values["meanOffline"] = .millis(mean) }
             if let share = spec.handover { values["handover"] = .number(share) }
             return values
+        })
+
+    /// `oemKills`: a maker's rate by default, one for all with `perDay`, the group's own with
+    /// `rates: group`.
+    private static let oemKillsDescription = ActionDescription(
+        name: .oemKills,
+        summary:
+            "Android phones' battery managers kill the app's foreground service on a seeded Poisson clock each, at "
+            + "their maker's rate (Xiaomi and Huawei 3 a day; Samsung, OnePlus, OPPO, vivo, realme 2; others 0.5; "
+            + "Pixels 0) or at perDay for all; WorkManager relaunches it after 60 s; iOS phones are spared; "
+            + "rates: group puts the group's own back",
+        parameters: [
+            ActionParameter(
+                name: "perDay", kind: .number(OEMKills.perDayRange), required: false,
+                summary: "kills per virtual day for every Android phone (default: its maker's rate)", example: "2"),
+            ActionParameter(
+                name: "rates", kind: .choice(["vendor", "group"]), required: false,
+                summary: "vendor: each maker's rate (the default); group: the group's own oemKills",
+                example: #""vendor""#),
+        ], ending: .undoneBy(.oemKills(nil)),
+        make: { values in
+            if case .number(let rate)? = values["perDay"] { return .oemKills(.perDay(rate)) }
+            if case .choice("group")? = values["rates"] { return .oemKills(nil) }
+            return .oemKills(.vendor)
+        },
+        values: { action in
+            guard case .oemKills(let kills) = action else { return [:] }
+            switch kills {
+            case nil: return ["rates": .choice("group")]
+            case .vendor: return [:]
+            case .perDay(let rate): return ["perDay": .number(rate)]
+            }
         })
 
     private static let relaunchAfter = ActionParameter(
@@ -512,6 +548,7 @@ extension FleetAction {
                 }),
             networkProfileDescription,
             flappingDescription,
+            oemKillsDescription,
             ActionDescription(
                 name: .clockJump,
                 summary:

@@ -114,6 +114,8 @@ extension FleetLoop {
             slots[slot].link.portal = answer == .off ? nil : answer
         case .networkProfile(let spec):
             slots[slot].link.network = spec.resolved(over: fleet.groups[slots[slot].group].network)
+        case .oemKills(let kills):
+            setOEMKills(slot, kills ?? fleet.groups[slots[slot].group].oemKills, at: time)
         case .flapping(let spec):
             setFlapping(slot, spec.resolved(over: fleet.groups[slots[slot].group].flapping), at: time)
         case .start:

@@ -338,6 +338,9 @@ package struct FleetLoop {
                 } ?? (nil, nil),
                 storage: SlotStorage(store: store),
                 recent: RecentActivity(capacity: roster.recentCapacity)))
+        let identity = slots[slots.count - 1].identity
+        slots[slots.count - 1].os.oemKillsPerDay =
+            group.oemKills?.killsPerDay(platform: identity.platform, model: identity.model) ?? 0
         noteChange(slots.count - 1)
     }
 
@@ -458,7 +461,7 @@ package struct FleetLoop {
             switch key {
             case .device(let owner, _), .providerTick(let owner), .spawn(let owner), .relaunch(let owner),
                 .significantMoveCheck(let owner), .storeRetry(let owner), .open(let owner), .churnReinstall(let owner),
-                .churnUpgrade(let owner), .linkFlap(let owner):
+                .churnUpgrade(let owner), .linkFlap(let owner), .oemKill(let owner):
                 slot = owner
             case .delivery(let number), .transferTimeout(let number):
                 guard let owner = transfers[number]?.slot else { return .fire }
@@ -521,6 +524,8 @@ package struct FleetLoop {
             arrive(group, at: time)
         case .linkFlap(let slot):
             flapDue(slot, at: time)
+        case .oemKill(let slot):
+            oemKillDue(slot, at: time)
         }
     }
 
@@ -580,6 +585,7 @@ package struct FleetLoop {
         if !slots[slot].os.processAlive { processGone(slot, at: time) }
         planChurn(slot, at: time)
         startFlapping(slot, at: time)
+        startOEMKills(slot, at: time)
     }
 
     /// The group's config with the run's ingest filled in where the file left the URL open.

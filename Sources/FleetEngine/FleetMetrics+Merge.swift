@@ -63,6 +63,7 @@ extension FleetMetrics {
         answersAfterOffline += other.answersAfterOffline
         networkDrops += other.networkDrops
         handovers += other.handovers
+        oemKills += other.oemKills
         heldBack += other.heldBack
         connectionWait.merge(other.connectionWait)
         cancelledOnWire += other.cancelledOnWire

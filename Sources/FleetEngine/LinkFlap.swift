@@ -1,6 +1,5 @@
 import BeekonDevice
 import FleetDescription
-import Foundation
 
 /// A device's network as its `flapping` moves it: up or down, on Wi-Fi or on cellular. Each
 /// stretch up or down lasts an exponential draw of its mean; at the end of a stretch up, a draw
@@ -37,9 +36,7 @@ struct LinkFlap {
     /// Virtual ms the stretch it is in lasts under `flapping`: an exponential draw of its mean
     /// (at least 1 ms).
     mutating func stretch(_ flapping: Flapping) -> Int64 {
-        let mean = Double(up ? flapping.meanOnlineMillis : flapping.meanOfflineMillis)
-        let u = Double.random(in: 0..<1, using: &draws)
-        return max(1, Int64((-log1p(-u) * mean).rounded()))
+        Exponential.millis(mean: Double(up ? flapping.meanOnlineMillis : flapping.meanOfflineMillis), using: &draws)
     }
 
     /// The change at the end of the stretch it is in, under `flapping`.

@@ -32,6 +32,8 @@ enum LoopTimer: Hashable, Sendable {
     case churnUpgrade(Int)
     /// A device's network flaps: its stretch up or down is over (see `LinkFlap`).
     case linkFlap(Int)
+    /// A phone's battery manager kills its app (see `FleetLoop.oemKillDue`).
+    case oemKill(Int)
     /// A new install of a group arrives (by group index; see `ArrivalProcess`).
     case arrival(Int)
 }

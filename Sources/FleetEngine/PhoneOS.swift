@@ -18,4 +18,8 @@ struct PhoneOS {
     /// The group's `churn`: the draws of the device's reinstalls (nil until its first spawn, or
     /// without churn), from a stream derived from its seed.
     var churnDraws: SplitMix64?
+    /// How often its maker's battery manager kills the app, per virtual day (`oemKills`; 0:
+    /// never), and the draws of its kills (nil until they start, at its first spawn).
+    var oemKillsPerDay = 0.0
+    var oemKillDraws: SplitMix64?
 }

@@ -64,3 +64,33 @@ struct FlappingAPITests {
         if let field { #expect(answer.errorField == field, "\(answer.text)") }
     }
 }
+
+/// `oemKills` through the REST API: taken with the fleet file's keys, refused by field.
+@Suite("Admin server: OEM kills", .serialized)
+struct OEMKillsAPITests {
+    @Test(
+        "an oemKills out of range or with an unknown rate table is refused with 400 naming the field",
+        arguments: [(#"{"perDay": 25}"#, "params.perDay"), (#"{"rates": "maker"}"#, "params.rates")])
+    func refused(params: String, field: String) async throws {
+        let harness = try AdminHarness()
+        let answer = await harness.call(
+            "POST", "/api/v1/fleet/actions",
+            body: #"{"action": "oemKills", "selector": {"all": true}, "params": \#(params)}"#)
+        #expect(answer.status == 400 && answer.errorField == field, "\(answer.text)")
+    }
+
+    @Test(
+        "a spawned group's spec takes oemKills: as a fleet file does, and refuses a bad one by field",
+        arguments: [
+            (#""vendor""#, 202, nil), (#"{"perDay": 3}"#, 202, nil), (#""always""#, 400, "spec.oemKills"),
+            (#"{"perDay": -1}"#, 400, "spec.oemKills.perDay"),
+        ] as [(String, Int, String?)])
+    func spawnSpec(oemKills: String, status: Int, field: String?) async throws {
+        let harness = try AdminHarness()
+        let answer = await harness.call(
+            "POST", "/api/v1/devices",
+            body: #"{"spec": {"name": "mobile", "count": 2, "route": "walk.csv", "oemKills": \#(oemKills)}}"#)
+        #expect(answer.status == status, "\(answer.text)")
+        if let field { #expect(answer.errorField == field, "\(answer.text)") }
+    }
+}

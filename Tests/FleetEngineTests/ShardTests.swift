@@ -332,6 +332,27 @@ struct ShardTests {
 
     @Test(
         """
+        a group's oemKills and an oemKills action kill the same devices at the same instants \
+        however the fleet is split
+        """,
+        arguments: [2, 3])
+    func oemKills(shards: Int) throws {
+        let kills = "    oemKills: {perDay: 24}"
+        let yaml =
+            LookaheadTests.yaml.replacingOccurrences(of: "    spread: 1m\n", with: "    spread: 1m\n" + kills + "\n")
+            + "\n"
+                + """
+                  - {at: 8m, for: 10m, select: {group: late}, action: oemKills, params: {perDay: 24}}
+
+                """
+        let whole = try Self.run(yaml, shard: .whole, until: 20)
+        defer { whole.workspace.cleanUp() }
+        #expect(whole.fleet.engine.metrics.oemKills > 0)
+        try Self.expectSameFleet(yaml, shards: shards, minutes: 20, drainWithinRow: false)
+    }
+
+    @Test(
+        """
         reinstalls and upgrades, the timeline's and a group's churn, reinstall and upgrade the same \
         devices at the same instants with the same install ids however the fleet is split
         """,
