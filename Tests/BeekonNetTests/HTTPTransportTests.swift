@@ -458,14 +458,15 @@ struct HTTPTransportTests {
     @Test("shutdown with transfers in flight and queued completes each exactly once as cancelled")
     func shutdownCancels() async throws {
         // Answers slowly enough that nothing completes before the shutdown, even on a busy machine
-        // whose cooperative pool resumes this task late (once 18 s late, with 6 s answers, when the
-        // three rounds of two had all finished): a round takes a minute here.
-        let server = try LoopbackServer(answer: .init(delayMillis: 60_000))
+        // whose cooperative pool resumes this task late (once 18 s late with 6 s answers, once over
+        // 3 minutes late with 1-minute answers and 2-minute timeouts, when the three rounds of two
+        // had all finished): a round takes 10 minutes here. The shutdown ends it at once.
+        let server = try LoopbackServer(answer: .init(delayMillis: 600_000))
         let transport = try HTTPTransport(maxConcurrentTransfers: 2)
         let results = Mutex<[HTTPResult]>([])
         for index in 0..<6 {
             transport.submit(
-                OutboundRequest(url: Self.url(server), timeoutMillis: 120_000, connectionKey: "device-\(index)")
+                OutboundRequest(url: Self.url(server), timeoutMillis: 1_200_000, connectionKey: "device-\(index)")
             ) { result in results.withLock { $0.append(result) } }
         }
         // Let the first two reach the server.
