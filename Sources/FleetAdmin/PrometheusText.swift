@@ -141,6 +141,10 @@ package enum PrometheusText {
             "Apps a phone maker's battery manager killed (oemKills); WorkManager relaunched them.")
         text += "beekon_fleet_oem_kills_total \(metrics.oemKills)\n"
         family(
+            "beekon_fleet_doze_idles_total", "counter",
+            "Times a phone's Doze went idle: its apps lost the network until a maintenance window (doze).")
+        text += "beekon_fleet_doze_idles_total \(metrics.dozeIdles)\n"
+        family(
             "beekon_fleet_current_location_answers_total", "counter",
             "Answers to getCurrentLocation calls: fix, timedOut (none within the timeout), unavailable (permission "
                 + "revoked or location services off).")

@@ -54,6 +54,9 @@ public enum FleetAction: Sendable, Hashable {
     /// Android phones' battery managers kill the app (seed 02) at their maker's rate or at one
     /// for all (`OEMKills`); nil: the group's own `oemKills:` again (none without one).
     case oemKills(OEMKills?)
+    /// Android phones doze when still (`DozeSpec` over the group's own `doze:`); nothing given,
+    /// the group's own again.
+    case doze(DozeSpec)
 
     /// What a captive portal answers every request with.
     public enum PortalAnswer: String, Sendable, Hashable, CaseIterable {
@@ -78,7 +81,7 @@ public enum FleetAction: Sendable, Hashable {
         case background, foreground, kill, reboot, networkOffline, networkOnline, latency, timeouts
         case start, stop, sync, configure, setExtras, addGeofences, removeGeofences
         case getCurrentLocation, deleteLocations, shutdown, gpsJump, networkProfile, clockJump, clockOffset
-        case captivePortal, reinstall, upgrade, flapping, oemKills
+        case captivePortal, reinstall, upgrade, flapping, oemKills, doze
 
         /// "one of …" every name, for errors.
         public static let oneOf = "one of \(allCases.map(\.rawValue).joined(separator: ", "))"
@@ -121,6 +124,7 @@ public enum FleetAction: Sendable, Hashable {
         case .upgrade: .upgrade
         case .flapping: .flapping
         case .oemKills: .oemKills
+        case .doze: .doze
         }
     }
 
@@ -292,6 +296,32 @@ extension FleetAction {
             case .vendor: return [:]
             case .perDay(let rate): return ["perDay": .number(rate)]
             }
+        })
+
+    /// `doze`: its parameters are a group's `doze:` map's keys.
+    private static let dozeDescription = ActionDescription(
+        name: .doze,
+        summary:
+            "Android phones doze when still, as AOSP does: after `after` still they go idle (apps lose the network, "
+            + "location comes at most every 5 minutes) but for maintenance windows `window` long after 1 h, 2 h, 4 h, "
+            + "then every 6 h; moving ends it; numbers left out are the group's own doze (or AOSP's); with no params, "
+            + "the group's own again",
+        parameters: [
+            ActionParameter(
+                name: "after", kind: .millis(Doze.afterRange), required: false,
+                summary: "how long still before idle, ms (default 30 minutes)", example: "1800000"),
+            ActionParameter(
+                name: "window", kind: .millis(Doze.windowRange), required: false,
+                summary: "how long each maintenance window lasts, ms (default 5 minutes)", example: "300000"),
+        ], ending: .undoneBy(.doze(DozeSpec())),
+        make: { values in .doze(DozeSpec(afterMillis: values["after"]?.millis, windowMillis: values["window"]?.millis))
+        },
+        values: { action in
+            guard case .doze(let spec) = action else { return [:] }
+            var values: [String: ActionParameter.Value] = [:]
+            if let after = spec.afterMillis { values["after"] = .millis(after) }
+            if let window = spec.windowMillis { values["window"] = .millis(window) }
+            return values
         })
 
     private static let relaunchAfter = ActionParameter(
@@ -549,6 +579,7 @@ extension FleetAction {
             networkProfileDescription,
             flappingDescription,
             oemKillsDescription,
+            dozeDescription,
             ActionDescription(
                 name: .clockJump,
                 summary:

@@ -24,3 +24,20 @@ extension FleetFileReader {
         return number(rateNode, "oemKills.perDay", OEMKills.perDayRange).map { .perDay($0) }
     }
 }
+
+extension FleetFileReader {
+    /// A group's `doze:`: `{after: 30m, window: 5m}`, each key optional (AOSP's when left out).
+    /// Nil after a problem (each reported).
+    mutating func readDoze(_ node: Node) -> Doze? {
+        guard let map = mapping(node, "doze") else { return nil }
+        checkKeys(map, ["after", "window"], in: "doze")
+        let before = problems.count
+        var doze = Doze.aosp
+        if let after = map["after"].flatMap({ millis($0, "doze.after", Doze.afterRange) }) { doze.afterMillis = after }
+        if let window = map["window"].flatMap({ millis($0, "doze.window", Doze.windowRange) }) {
+            doze.windowMillis = window
+        }
+        guard problems.count == before else { return nil }
+        return doze
+    }
+}

@@ -260,7 +260,7 @@ struct FleetFileReader {
                 "name", "count", "platform", "model", "sdkVersion", "osVersion", "route", "pace", "speedFactor", "loop",
                 "dwell",
                 "startOffset", "start", "spread", "autoStart", "config", "extras", "geofences", "provider", "stages",
-                "network", "flapping", "oemKills", "deviceClock", "churn", "daily", "arrivals",
+                "network", "flapping", "oemKills", "doze", "deviceClock", "churn", "daily", "arrivals",
             ], in: "a group")
         guard let nameNode = map["name"] else {
             report(node, "a group has no `name`", expected: "`name: couriers` or similar")
@@ -419,6 +419,7 @@ struct FleetFileReader {
         group.deviceClock = deviceClock
         group.flapping = map["flapping"].flatMap { readFlapping($0) }
         group.oemKills = map["oemKills"].flatMap { readOEMKills($0) }
+        group.doze = map["doze"].flatMap { readDoze($0) }
         if let node = map["daily"] {
             group.daily = readDaily(node, "daily")
             if map["stages"] != nil { refuseDailyWithStages(node, "group \"\(name)\"") }

@@ -36,8 +36,9 @@ package struct DeviceSlot {
     /// The local address its connections leave from now.
     var sourceAddress: String? { link.flap.onCellular ? addresses.cellular : addresses.wifi }
 
-    /// Whether the phone has a network: no `networkOffline` fault holds it down, nor its flapping.
-    var online: Bool { os.online && link.flap.up }
+    /// Whether the app has a network: no `networkOffline` fault holds it down, nor its flapping,
+    /// nor Doze (which leaves the phone its network but not its apps).
+    var online: Bool { os.online && link.flap.up && os.dozeCycle?.blocksNetwork != true }
 
     /// The state as listed: `storeError` while its store fails, `dead` while the app's process
     /// is gone, otherwise the SDK's state (which runs on throughout a store failure).

@@ -114,6 +114,8 @@ extension FleetLoop {
             slots[slot].link.portal = answer == .off ? nil : answer
         case .networkProfile(let spec):
             slots[slot].link.network = spec.resolved(over: fleet.groups[slots[slot].group].network)
+        case .doze(let spec):
+            setDoze(slot, spec.resolved(over: fleet.groups[slots[slot].group].doze), at: time)
         case .oemKills(let kills):
             setOEMKills(slot, kills ?? fleet.groups[slots[slot].group].oemKills, at: time)
         case .flapping(let spec):

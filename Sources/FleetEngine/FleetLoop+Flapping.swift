@@ -41,8 +41,8 @@ extension FleetLoop {
     /// holds the network down anyway), and the next stretch is drawn.
     mutating func flapDue(_ slot: Int, at time: Int64) {
         guard !slots[slot].removed, let flapping = slots[slot].link.flapping else { return }
-        // Whether a `networkOffline` fault leaves the phone a network to lose or regain.
-        let faultAllows = slots[slot].os.online
+        // Whether a `networkOffline` fault, or Doze, leaves the app a network to lose or regain.
+        let faultAllows = slots[slot].os.online && slots[slot].os.dozeCycle?.blocksNetwork != true
         switch slots[slot].link.flap.change(flapping) {
         case .drop:
             metrics.networkDrops += 1

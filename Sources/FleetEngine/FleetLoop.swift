@@ -307,6 +307,7 @@ package struct FleetLoop {
         let installID = roster.installID(for: id, at: spawnAt, rng: &deviceRNG)
         let store = store ?? makeStore(installID: installID, group: groupIndex)
         var os = PhoneOS()
+        os.doze = group.doze
         if let spec = group.deviceClock {
             var draws = DeviceClock.draws(seed: seed, group: groupIndex, index: index)
             os.clock = DeviceClock(spec: spec, origin: clock.startMillis, draws: &draws)
@@ -461,7 +462,7 @@ package struct FleetLoop {
             switch key {
             case .device(let owner, _), .providerTick(let owner), .spawn(let owner), .relaunch(let owner),
                 .significantMoveCheck(let owner), .storeRetry(let owner), .open(let owner), .churnReinstall(let owner),
-                .churnUpgrade(let owner), .linkFlap(let owner), .oemKill(let owner):
+                .churnUpgrade(let owner), .linkFlap(let owner), .oemKill(let owner), .doze(let owner):
                 slot = owner
             case .delivery(let number), .transferTimeout(let number):
                 guard let owner = transfers[number]?.slot else { return .fire }
@@ -526,6 +527,8 @@ package struct FleetLoop {
             flapDue(slot, at: time)
         case .oemKill(let slot):
             oemKillDue(slot, at: time)
+        case .doze(let slot):
+            lookForDoze(slot, at: time)
         }
     }
 
@@ -586,6 +589,7 @@ package struct FleetLoop {
         planChurn(slot, at: time)
         startFlapping(slot, at: time)
         startOEMKills(slot, at: time)
+        startDozing(slot, at: time)
     }
 
     /// The group's config with the run's ingest filled in where the file left the URL open.
@@ -616,7 +620,11 @@ package struct FleetLoop {
 
     private mutating func providerTick(_ slot: Int, at time: Int64) {
         guard let accuracy = slots[slot].world.accuracy, slots[slot].os.processAlive else { return }
-        schedule.timers.schedule((), key: .providerTick(slot), at: time + ProviderProfile.cadenceMillis(accuracy))
+        // Deep Doze gives location coarser (seed 02).
+        let cadence = ProviderProfile.cadenceMillis(accuracy)
+        let dozing = slots[slot].os.dozeCycle?.dozing == true
+        schedule.timers.schedule(
+            (), key: .providerTick(slot), at: time + (dozing ? max(cadence, Doze.idleCadenceMillis) : cadence))
         guard slots[slot].os.permissionGranted, slots[slot].os.locationServicesOn else { return }
         let truth = truePosition(of: slot, at: time)
         let moving = truth.speed > RouteMotion.standingSpeed

@@ -64,6 +64,7 @@ extension FleetMetrics {
         networkDrops += other.networkDrops
         handovers += other.handovers
         oemKills += other.oemKills
+        dozeIdles += other.dozeIdles
         heldBack += other.heldBack
         connectionWait.merge(other.connectionWait)
         cancelledOnWire += other.cancelledOnWire

@@ -74,6 +74,8 @@ public struct FleetMetrics: Sendable, Codable {
     public var handovers = 0
     /// Apps a phone maker's battery manager killed (`oemKills`).
     public var oemKills = 0
+    /// Times a phone's Doze went idle (its apps lost the network until a maintenance window).
+    public var dozeIdles = 0
     /// Requests the fleet's own connection cap (`--max-connections`) held back before they went on
     /// the wire, and how long they waited there, real ms: the fleet's queueing, not the server's.
     public var heldBack = 0

@@ -34,6 +34,8 @@ enum LoopTimer: Hashable, Sendable {
     case linkFlap(Int)
     /// A phone's battery manager kills its app (see `FleetLoop.oemKillDue`).
     case oemKill(Int)
+    /// A phone's Doze looks at its motion and moves on (see `DozeCycle`).
+    case doze(Int)
     /// A new install of a group arrives (by group index; see `ArrivalProcess`).
     case arrival(Int)
 }

@@ -1,4 +1,5 @@
 import BeekonDevice
+import FleetDescription
 
 /// The OS's switches a user or fault flips, and the app's process.
 struct PhoneOS {
@@ -22,4 +23,8 @@ struct PhoneOS {
     /// never), and the draws of its kills (nil until they start, at its first spawn).
     var oemKillsPerDay = 0.0
     var oemKillDraws: SplitMix64?
+    /// Whether the phone dozes when still (`doze:`, a `doze` action; Android only), and where
+    /// its Doze is (nil until it starts, at its first spawn).
+    var doze: Doze?
+    var dozeCycle: DozeCycle?
 }

@@ -94,3 +94,36 @@ struct OEMKillsAPITests {
         if let field { #expect(answer.errorField == field, "\(answer.text)") }
     }
 }
+
+/// `doze` through the REST API: taken with the fleet file's keys, refused by field.
+@Suite("Admin server: doze", .serialized)
+struct DozeAPITests {
+    @Test(
+        "a doze out of range or with an unknown key is refused with 400 naming the field",
+        arguments: [
+            (#"{"after": 1000}"#, "params.after"), (#"{"window": 5}"#, "params.window"),
+            (#"{"idle": 1}"#, "params.idle"),
+        ])
+    func refused(params: String, field: String) async throws {
+        let harness = try AdminHarness()
+        let answer = await harness.call(
+            "POST", "/api/v1/fleet/actions",
+            body: #"{"action": "doze", "selector": {"all": true}, "params": \#(params)}"#)
+        #expect(answer.status == 400 && answer.errorField == field, "\(answer.text)")
+    }
+
+    @Test(
+        "a spawned group's spec takes doze: as a fleet file does, and refuses a bad one by field",
+        arguments: [
+            (#"{}"#, 202, nil), (#"{"after": 600000, "window": 60000}"#, 202, nil),
+            (#"{"after": 59999}"#, 400, "spec.doze.after"),
+        ] as [(String, Int, String?)])
+    func spawnSpec(doze: String, status: Int, field: String?) async throws {
+        let harness = try AdminHarness()
+        let answer = await harness.call(
+            "POST", "/api/v1/devices",
+            body: #"{"spec": {"name": "mobile", "count": 2, "route": "walk.csv", "doze": \#(doze)}}"#)
+        #expect(answer.status == status, "\(answer.text)")
+        if let field { #expect(answer.errorField == field, "\(answer.text)") }
+    }
+}

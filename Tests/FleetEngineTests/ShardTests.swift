@@ -351,6 +351,24 @@ struct ShardTests {
         try Self.expectSameFleet(yaml, shards: shards, minutes: 20, drainWithinRow: false)
     }
 
+    @Test("a doze action dozes the same devices at the same instants however the fleet is split", arguments: [2, 3])
+    func doze(shards: Int) throws {
+        // The late group's phones barely move (1 cm/s): they stand still for Doze.
+        let yaml =
+            LookaheadTests.yaml.replacingOccurrences(
+                of: "    pace: walk\n    start: 7m\n", with: "    pace: 0.01\n    start: 7m\n")
+            + "\n"
+                + """
+                  - {at: 0s, select: all, action: doze, params: {after: 1m, window: 20s}}
+
+                """
+        #expect(yaml.contains("pace: 0.01"))
+        let whole = try Self.run(yaml, shard: .whole, until: 20)
+        defer { whole.workspace.cleanUp() }
+        #expect(whole.fleet.engine.metrics.dozeIdles == 3)
+        try Self.expectSameFleet(yaml, shards: shards, minutes: 20, drainWithinRow: false)
+    }
+
     @Test(
         """
         reinstalls and upgrades, the timeline's and a group's churn, reinstall and upgrade the same \
