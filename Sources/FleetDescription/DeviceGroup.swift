@@ -51,6 +51,9 @@ public struct DeviceGroup: Sendable, Hashable {
     public var oemKills: OEMKills? = nil
     /// Whether its Android phones doze when still (`doze:`); nil: never.
     public var doze: Doze? = nil
+    /// The App Standby bucket of its Android phones' app (`standbyBucket:`), which defers
+    /// WorkManager's restart after a kill.
+    public var standbyBucket = StandbyBucket.active
     /// The phones' clocks (`deviceClock:`); nil: every phone's clock is true time.
     public var deviceClock: DeviceClockSpec? = nil
     /// Reinstalls and an app upgrade (`churn:`); nil: none.
@@ -105,7 +108,7 @@ public struct DeviceGroup: Sendable, Hashable {
             && lhs.spreadMillis == rhs.spreadMillis && lhs.autoStart == rhs.autoStart
             && lhs.config == rhs.config && lhs.extras == rhs.extras && lhs.geofences == rhs.geofences
             && lhs.provider == rhs.provider && lhs.network == rhs.network && lhs.flapping == rhs.flapping
-            && lhs.oemKills == rhs.oemKills && lhs.doze == rhs.doze
+            && lhs.oemKills == rhs.oemKills && lhs.doze == rhs.doze && lhs.standbyBucket == rhs.standbyBucket
             && lhs.deviceClock == rhs.deviceClock
             && lhs.churn == rhs.churn && lhs.daily == rhs.daily && lhs.arrivals == rhs.arrivals
     }

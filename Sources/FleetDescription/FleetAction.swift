@@ -57,6 +57,9 @@ public enum FleetAction: Sendable, Hashable {
     /// Android phones doze when still (`DozeSpec` over the group's own `doze:`); nothing given,
     /// the group's own again.
     case doze(DozeSpec)
+    /// The app is in this App Standby bucket, which defers WorkManager's restart after a kill
+    /// (`StandbyBucket`); nil: the group's own `standbyBucket:` again.
+    case standbyBucket(StandbyBucket?)
 
     /// What a captive portal answers every request with.
     public enum PortalAnswer: String, Sendable, Hashable, CaseIterable {
@@ -81,7 +84,7 @@ public enum FleetAction: Sendable, Hashable {
         case background, foreground, kill, reboot, networkOffline, networkOnline, latency, timeouts
         case start, stop, sync, configure, setExtras, addGeofences, removeGeofences
         case getCurrentLocation, deleteLocations, shutdown, gpsJump, networkProfile, clockJump, clockOffset
-        case captivePortal, reinstall, upgrade, flapping, oemKills, doze
+        case captivePortal, reinstall, upgrade, flapping, oemKills, doze, standbyBucket
 
         /// "one of …" every name, for errors.
         public static let oneOf = "one of \(allCases.map(\.rawValue).joined(separator: ", "))"
@@ -125,6 +128,7 @@ public enum FleetAction: Sendable, Hashable {
         case .flapping: .flapping
         case .oemKills: .oemKills
         case .doze: .doze
+        case .standbyBucket: .standbyBucket
         }
     }
 
@@ -273,7 +277,8 @@ extension FleetAction {
         summary:
             "Android phones' battery managers kill the app's foreground service on a seeded Poisson clock each, at "
             + "their maker's rate (Xiaomi and Huawei 3 a day; Samsung, OnePlus, OPPO, vivo, realme 2; others 0.5; "
-            + "Pixels 0) or at perDay for all; WorkManager relaunches it after 60 s; iOS phones are spared; "
+            + "Pixels 0) or at perDay for all; WorkManager relaunches it after 60 s (plus its standbyBucket's "
+            + "deferral); iOS phones are spared; "
             + "rates: group puts the group's own back",
         parameters: [
             ActionParameter(
@@ -322,6 +327,28 @@ extension FleetAction {
             if let after = spec.afterMillis { values["after"] = .millis(after) }
             if let window = spec.windowMillis { values["window"] = .millis(window) }
             return values
+        })
+
+    /// `standbyBucket`: one bucket for the devices picked; none given, the group's own.
+    private static let standbyBucketDescription = ActionDescription(
+        name: .standbyBucket,
+        summary:
+            "Android puts the app in an App Standby bucket: once a kill has taken its foreground service down, "
+            + "WorkManager's restart (60 s) is deferred by a seeded draw up to the bucket's limit (workingSet 2 h, "
+            + "frequent 8 h, rare and restricted 24 h; active none); iOS has no buckets; with no params, the "
+            + "group's own again",
+        parameters: [
+            ActionParameter(
+                name: "bucket", kind: .choice(StandbyBucket.words), required: false,
+                summary: "the bucket (default: the group's own standbyBucket, else active)", example: #""rare""#)
+        ], ending: .undoneBy(.standbyBucket(nil)),
+        make: { values in
+            guard case .choice(let text)? = values["bucket"] else { return .standbyBucket(nil) }
+            return StandbyBucket(rawValue: text).map { .standbyBucket($0) }
+        },
+        values: { action in
+            guard case .standbyBucket(let bucket?) = action else { return [:] }
+            return ["bucket": .choice(bucket.rawValue)]
         })
 
     private static let relaunchAfter = ActionParameter(
@@ -580,6 +607,7 @@ extension FleetAction {
             flappingDescription,
             oemKillsDescription,
             dozeDescription,
+            standbyBucketDescription,
             ActionDescription(
                 name: .clockJump,
                 summary:

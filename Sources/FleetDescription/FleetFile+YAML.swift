@@ -260,7 +260,7 @@ struct FleetFileReader {
                 "name", "count", "platform", "model", "sdkVersion", "osVersion", "route", "pace", "speedFactor", "loop",
                 "dwell",
                 "startOffset", "start", "spread", "autoStart", "config", "extras", "geofences", "provider", "stages",
-                "network", "flapping", "oemKills", "doze", "deviceClock", "churn", "daily", "arrivals",
+                "network", "flapping", "oemKills", "doze", "standbyBucket", "deviceClock", "churn", "daily", "arrivals",
             ], in: "a group")
         guard let nameNode = map["name"] else {
             report(node, "a group has no `name`", expected: "`name: couriers` or similar")
@@ -420,6 +420,11 @@ struct FleetFileReader {
         group.flapping = map["flapping"].flatMap { readFlapping($0) }
         group.oemKills = map["oemKills"].flatMap { readOEMKills($0) }
         group.doze = map["doze"].flatMap { readDoze($0) }
+        if let node = map["standbyBucket"],
+            let bucket = choice(node, "standbyBucket", StandbyBucket.words).flatMap(StandbyBucket.init(rawValue:))
+        {
+            group.standbyBucket = bucket
+        }
         if let node = map["daily"] {
             group.daily = readDaily(node, "daily")
             if map["stages"] != nil { refuseDailyWithStages(node, "group \"\(name)\"") }
@@ -1068,6 +1073,11 @@ struct FleetFileReader {
 
     /// One of `words` for `field`, as written (the SDK's names are case-sensitive).
     mutating func choice(_ node: Node, _ field: String, _ words: [String]) -> String? {
+        guard node.scalar != nil else {
+            report(node, "`\(field)` is not a single value", expected: "one of \(words.joined(separator: ", "))")
+            problems[problems.count - 1].field = field
+            return nil
+        }
         guard let text = string(node, field) else { return nil }
         guard words.contains(text) else {
             report(

@@ -101,11 +101,7 @@ extension FleetLoop {
             if !online { networkLost(slot, at: time) }
         case .kill, .reboot:
             let delay = Self.relaunchDelay(forMillis: forMillis, action: action)
-            takeDown(
-                slot,
-                ProcessOutage.plan(
-                    action.name, platform: slots[slot].identity.platform, delayMillis: delay, since: time),
-                at: time)
+            takeDown(slot, outage(slot, action.name, delayMillis: delay, since: time), at: time)
         case .latency(let millis):
             slots[slot].link.extraLatencyMillis = millis
         case .timeouts(let fraction):
@@ -114,6 +110,8 @@ extension FleetLoop {
             slots[slot].link.portal = answer == .off ? nil : answer
         case .networkProfile(let spec):
             slots[slot].link.network = spec.resolved(over: fleet.groups[slots[slot].group].network)
+        case .standbyBucket(let bucket):
+            slots[slot].os.standbyBucket = bucket ?? fleet.groups[slots[slot].group].standbyBucket
         case .doze(let spec):
             setDoze(slot, spec.resolved(over: fleet.groups[slots[slot].group].doze), at: time)
         case .oemKills(let kills):

@@ -29,15 +29,13 @@ extension FleetLoop {
     }
 
     /// A battery manager's kill is due: a live app's process dies as at a `kill` (WorkManager
-    /// relaunches it after the default delay); one dead, standing by or not yet opened is spared.
+    /// relaunches it, as its bucket lets it); one dead, standing by or not yet opened is spared.
     /// The next kill is drawn.
     mutating func oemKillDue(_ slot: Int, at time: Int64) {
         guard !slots[slot].removed, slots[slot].os.oemKillsPerDay > 0 else { return }
         if slots[slot].os.processAlive, !slots[slot].standingBy, slots[slot].device != nil {
             metrics.oemKills += 1
-            takeDown(
-                slot, ProcessOutage.plan(.kill, platform: slots[slot].identity.platform, delayMillis: nil, since: time),
-                at: time)
+            takeDown(slot, outage(slot, .kill, delayMillis: nil, since: time), at: time)
         }
         scheduleOEMKill(slot, at: time)
     }

@@ -11,6 +11,27 @@ extension FleetLoop {
         }
     }
 
+    /// The key of the stream of App Standby deferrals, derived from a device's seed ("STBY").
+    static let standbyStreamKey: UInt64 = 0x5354_4259
+
+    /// The outage a `kill` or `reboot` with explicit delay `delayMillis` (nil: none) causes the
+    /// device now. An Android `kill` without one waits for WorkManager's job: its minute, plus
+    /// a deferral drawn over the app's App Standby bucket's limit (`StandbyBucket`).
+    mutating func outage(_ slot: Int, _ action: FleetAction.Name, delayMillis: Int64?, since time: Int64)
+        -> ProcessOutage
+    {
+        let platform = slots[slot].identity.platform
+        var delay = delayMillis
+        let limit = slots[slot].os.standbyBucket.maxDeferralMillis
+        if delay == nil, action == .kill, platform == .android, limit > 0 {
+            var draws =
+                slots[slot].os.standbyDraws ?? SplitMix64(seed: slots[slot].seed).derived(Self.standbyStreamKey)
+            delay = ProcessOutage.defaultDelayMillis + Int64.random(in: 0...limit, using: &draws)
+            slots[slot].os.standbyDraws = draws
+        }
+        return ProcessOutage.plan(action, platform: platform, delayMillis: delay, since: time)
+    }
+
     /// Takes the app's process down for `outage`: it dies now (a device not yet spawned dies at
     /// its spawn), and the outage's timers are armed.
     mutating func takeDown(_ slot: Int, _ outage: ProcessOutage, at time: Int64) {

@@ -43,7 +43,8 @@ extension FleetLoop {
     /// would have given it had it been there when they ran, in the order they ran.
     mutating func meetLastingActions(_ slot: Int, at time: Int64) {
         for note in roster.lasting where picks(note.selector, faultIndex: note.faultIndex, slot: slot) {
-            if let outage = note.outage(on: slots[slot].identity.platform) {
+            if let down = note.processDown {
+                let outage = self.outage(slot, note.action.name, delayMillis: down.delayMillis, since: down.since)
                 if let launch = outage.launch, launch.at <= time { continue }
                 // Dead until the relaunch the devices the kill or reboot reached get on this
                 // platform; an iOS app waits for a significant move from where it spawns.

@@ -308,6 +308,7 @@ package struct FleetLoop {
         let store = store ?? makeStore(installID: installID, group: groupIndex)
         var os = PhoneOS()
         os.doze = group.doze
+        os.standbyBucket = group.standbyBucket
         if let spec = group.deviceClock {
             var draws = DeviceClock.draws(seed: seed, group: groupIndex, index: index)
             os.clock = DeviceClock(spec: spec, origin: clock.startMillis, draws: &draws)

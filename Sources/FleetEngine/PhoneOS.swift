@@ -27,4 +27,8 @@ struct PhoneOS {
     /// its Doze is (nil until it starts, at its first spawn).
     var doze: Doze?
     var dozeCycle: DozeCycle?
+    /// The app's App Standby bucket (`standbyBucket:`, a `standbyBucket` action), and the draws
+    /// of its deferred restarts (nil until the first).
+    var standbyBucket = StandbyBucket.active
+    var standbyDraws: SplitMix64?
 }

@@ -332,12 +332,12 @@ struct ShardTests {
 
     @Test(
         """
-        a group's oemKills and an oemKills action kill the same devices at the same instants \
-        however the fleet is split
+        a group's oemKills and an oemKills action kill the same devices at the same instants, and \
+        a working-set bucket defers the same restarts as long, however the fleet is split
         """,
         arguments: [2, 3])
     func oemKills(shards: Int) throws {
-        let kills = "    oemKills: {perDay: 24}"
+        let kills = "    oemKills: {perDay: 24}\n    standbyBucket: workingSet"
         let yaml =
             LookaheadTests.yaml.replacingOccurrences(of: "    spread: 1m\n", with: "    spread: 1m\n" + kills + "\n")
             + "\n"

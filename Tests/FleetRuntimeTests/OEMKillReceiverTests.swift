@@ -13,7 +13,7 @@ import Testing
 @Suite("OEM kills at the receiver", .serialized)
 struct OEMKillReceiverTests {
     /// 4 Xiaomi and 4 Pixel walkers (no tunnels), each with `oemKills`, at `warp`.
-    static func yaml(oemKills: String, warp: Int = 3000) -> String {
+    static func yaml(oemKills: String, warp: Int = 3000, bucket: StandbyBucket = .active) -> String {
         """
         name: oem
         seed: 5
@@ -33,6 +33,7 @@ struct OEMKillReceiverTests {
             pace: walk
             provider: {gapsPerHour: 0}
             oemKills: \(oemKills)
+            standbyBucket: \(bucket.rawValue)
           - name: pixel
             count: 4
             platform: android
@@ -51,16 +52,24 @@ struct OEMKillReceiverTests {
 
     /// The gaps of a minute or more between an install's stored fixes, by install id.
     static func minuteGaps(_ database: String) throws -> [String: Int] {
+        try gapSpans(database).mapValues(\.count)
+    }
+
+    /// The stretches of a minute or more between an install's stored fixes (from the fix before
+    /// to the fix after, Unix ms), by install id.
+    static func gapSpans(_ database: String) throws -> [String: [ClosedRange<Int64>]] {
         let rows = try SQLiteConnection(path: database).prepare(
             "SELECT install_id, ts FROM locations ORDER BY install_id, ts")
         defer { rows.reset() }
-        var gaps: [String: Int] = [:]
+        var gaps: [String: [ClosedRange<Int64>]] = [:]
         var last: (install: String, ts: Int64)?
         while try rows.step() {
             let install = rows.string(at: 0)
             let ts = rows.int64(at: 1)
-            gaps[install, default: 0] += 0
-            if let last, last.install == install, ts - last.ts >= 60_000 { gaps[install, default: 0] += 1 }
+            gaps[install, default: []] += []
+            if let last, last.install == install, ts - last.ts >= 60_000 {
+                gaps[install, default: []].append(last.ts...ts)
+            }
             last = (install, ts)
         }
         return gaps
@@ -90,6 +99,40 @@ struct OEMKillReceiverTests {
         }
         #expect(metrics.oemKills >= 3, "\(metrics.oemKills) kills")
         #expect(xiaomiGaps == metrics.oemKills)
+        #expect(server.stats().fixesStored == metrics.fixes.ledger.acknowledged)
+        #expect(metrics.fixes.unaccounted == 0)
+    }
+
+    @Test(
+        """
+        Xiaomi phones in the working set are back only when WorkManager's deferred restart runs: \
+        each relaunch ends one gap at the server, and the gaps last far longer than the minute
+        """
+    )
+    func deferredAtTheServer() async throws {
+        let workspace = try Workspace()
+        defer { workspace.cleanUp() }
+        let server = try workspace.receiver()
+        defer { server.stop() }
+        let runtime = try await workspace.runtime(
+            Self.yaml(oemKills: "vendor", bucket: .workingSet), ingest: server.url, virtualMinutes: 16 * 60,
+            timing: .deterministic)
+        let metrics = runtime.metrics
+        let gaps = try Self.gapSpans(server.configuration.databasePath)
+        var gapMillis: Int64 = 0
+        for device in runtime.snapshot.devices where device.group == "xiaomi" {
+            let relaunches = device.stateHistory.filter { $0.cause == .workManager }.map(\.at)
+            let spans = try #require(gaps[device.installID])
+            #expect(spans.count == relaunches.count, "\(device.id): \(spans) \(relaunches)")
+            // The first fix after each relaunch comes within a minute of it (a fix each 10 s).
+            for (span, back) in zip(spans, relaunches) {
+                #expect(span.contains(back) && span.upperBound - back < 60_000, "\(device.id): \(span) \(back)")
+            }
+            gapMillis += spans.map { $0.upperBound - $0.lowerBound }.reduce(0, +)
+        }
+        #expect(metrics.oemKills >= 3, "\(metrics.oemKills) kills")
+        // Deferrals average an hour; a minute each would be the active bucket.
+        #expect(gapMillis > Int64(metrics.oemKills) * 600_000, "\(gapMillis) ms over \(metrics.oemKills) kills")
         #expect(server.stats().fixesStored == metrics.fixes.ledger.acknowledged)
         #expect(metrics.fixes.unaccounted == 0)
     }
