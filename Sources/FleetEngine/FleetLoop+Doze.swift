@@ -24,9 +24,9 @@ extension FleetLoop {
         }
         guard doze != nil else {
             schedule.timers.cancel(.doze(slot))
-            let wasBlocked = slots[slot].os.dozeCycle?.blocksNetwork == true
+            let wasOnline = slots[slot].online
             slots[slot].os.dozeCycle = nil
-            if wasBlocked { appNetworkChanged(slot, at: time) }
+            networkMayHaveChanged(slot, wasOnline: wasOnline, at: time)
             return
         }
         schedule.timers.cancel(.doze(slot))
@@ -39,26 +39,18 @@ extension FleetLoop {
         guard !slots[slot].removed, let doze = slots[slot].os.doze, var cycle = slots[slot].os.dozeCycle else { return }
         let moving = truePosition(of: slot, at: time).speed > RouteMotion.standingSpeed
         let wasDozing = cycle.dozing
+        let wasOnline = slots[slot].online
         let changed = cycle.look(moving: moving, at: time, doze)
         slots[slot].os.dozeCycle = cycle
         if changed {
             if cycle.blocksNetwork, !wasDozing { metrics.dozeIdles += 1 }
             noteChange(slot)
-            appNetworkChanged(slot, at: time)
+            networkMayHaveChanged(slot, wasOnline: wasOnline, at: time)
         }
         // Out of Doze: location at its own cadence again from now, not at the coarse tick's.
         if wasDozing, !cycle.dozing, slots[slot].world.accuracy != nil, slots[slot].os.processAlive {
             schedule.timers.schedule((), key: .providerTick(slot), at: time)
         }
         schedule.timers.schedule((), key: .doze(slot), at: cycle.nextLook(after: time, doze))
-    }
-
-    /// Doze took the app's network away or gave it back: the device is told, as of a
-    /// `networkOffline`, unless the phone's own network (the faults, its flapping) is down anyway.
-    private mutating func appNetworkChanged(_ slot: Int, at time: Int64) {
-        guard slots[slot].os.online, slots[slot].link.flap.up else { return }
-        let online = slots[slot].online
-        feed(.networkChanged(online: online), to: slot, at: time)
-        if !online { networkLost(slot, at: time) }
     }
 }

@@ -94,11 +94,10 @@ extension FleetLoop {
         case .background, .foreground:
             feed(.appStateChanged(background: action == .background), to: slot, at: time)
         case .networkOffline, .networkOnline:
+            // Back only if its flapping and Doze let it be.
+            let wasOnline = slots[slot].online
             slots[slot].os.online = action == .networkOnline
-            // Back only if its flapping has it up too.
-            let online = slots[slot].online
-            feed(.networkChanged(online: online), to: slot, at: time)
-            if !online { networkLost(slot, at: time) }
+            networkMayHaveChanged(slot, wasOnline: wasOnline, at: time)
         case .kill, .reboot:
             let delay = Self.relaunchDelay(forMillis: forMillis, action: action)
             takeDown(slot, outage(slot, action.name, delayMillis: delay, since: time), at: time)

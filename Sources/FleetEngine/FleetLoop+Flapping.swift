@@ -25,10 +25,9 @@ extension FleetLoop {
         guard let flapping else {
             schedule.timers.cancel(.linkFlap(slot))
             slots[slot].link.flap.running = false
-            if !slots[slot].link.flap.up {
-                slots[slot].link.flap.restore()
-                if slots[slot].online { feed(.networkChanged(online: true), to: slot, at: time) }
-            }
+            let wasOnline = slots[slot].online
+            if !slots[slot].link.flap.up { slots[slot].link.flap.restore() }
+            networkMayHaveChanged(slot, wasOnline: wasOnline, at: time)
             return
         }
         guard slots[slot].link.flap.up else { return }
@@ -41,24 +40,20 @@ extension FleetLoop {
     /// holds the network down anyway), and the next stretch is drawn.
     mutating func flapDue(_ slot: Int, at time: Int64) {
         guard !slots[slot].removed, let flapping = slots[slot].link.flapping else { return }
-        // Whether a `networkOffline` fault, or Doze, leaves the app a network to lose or regain.
-        let faultAllows = slots[slot].os.online && slots[slot].os.dozeCycle?.blocksNetwork != true
+        let wasOnline = slots[slot].online
         switch slots[slot].link.flap.change(flapping) {
         case .drop:
             metrics.networkDrops += 1
-            if faultAllows {
-                feed(.networkChanged(online: false), to: slot, at: time)
-                networkLost(slot, at: time)
-            }
         case .handover:
             metrics.handovers += 1
             // Never without a network, so the SDK is not told it went offline (nor that it came
             // back): what it had out on the old network is reset, its next request leaves from
-            // the other address on a new connection.
-            if faultAllows { networkLost(slot, as: .handover, at: time) }
+            // the other address on a new connection (unless a fault or Doze had it offline).
+            if slots[slot].online { networkLost(slot, as: .handover, at: time) }
         case .restore:
-            if faultAllows { feed(.networkChanged(online: true), to: slot, at: time) }
+            break
         }
+        networkMayHaveChanged(slot, wasOnline: wasOnline, at: time)
         noteChange(slot)
         schedule.timers.schedule((), key: .linkFlap(slot), at: time + slots[slot].link.flap.stretch(flapping))
     }

@@ -312,6 +312,16 @@ extension FleetLoop {
         finishTransfer(number, outcome: held.outcome, label: held.label, at: time)
     }
 
+    /// The one way the app's network comes or goes (a `networkOffline` fault, its flapping,
+    /// Doze): when the app is online now (`DeviceSlot.online`) and was not, or the other way, the
+    /// device is told, and a lost network ends what it has out.
+    mutating func networkMayHaveChanged(_ slot: Int, wasOnline: Bool, at time: Int64) {
+        let online = slots[slot].online
+        guard online != wasOnline else { return }
+        feed(.networkChanged(online: online), to: slot, at: time)
+        if !online { networkLost(slot, at: time) }
+    }
+
     /// The device's network went down (after it was told), or a handover moved it to another
     /// (`label` `handover`): each transfer it has out ends for it now as `offline` (or, after a
     /// handover, as a reset the fleet counts `handover`), as nothing more reaches a phone over a
