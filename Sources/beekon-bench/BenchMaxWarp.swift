@@ -18,9 +18,10 @@ struct BenchMaxWarp: ParsableCommand {
             Loads the demo fleet (fleets/demo.yaml), scales its groups in proportion to --devices \
             (at least one device each), fixes its clock.start at 2026-06-01T06:00:00Z so runs compare, \
             and runs it for --for of virtual time at --warp max with the reference receiver in-process, \
-            stores and the receiver's database in --data (default: a temporary folder, removed after). \
-            Prints the wall and CPU time, virtual hours per wall minute, what a virtual week would take \
-            at that rate, fixes and uploads per second, and whether any fix was lost or stored twice.
+            stores and the receiver's database in --data (default: a temporary folder, removed after); \
+            --doze has every group's Android phones doze when still. Prints the wall and CPU time, \
+            virtual hours per wall minute, what a virtual week would take at that rate, fixes and \
+            uploads per second, and whether any fix was lost or stored twice.
             """)
 
     @Flag(help: "Print the figures as one JSON object.")
@@ -43,11 +44,17 @@ struct BenchMaxWarp: ParsableCommand {
     @Option(help: "The data folder (stores and the receiver's database); default: a temporary folder, removed after.")
     var data: String?
 
+    @Flag(help: "Every group's Android phones doze when still (`doze: {}`, AOSP's timing): what Doze costs.")
+    var doze = false
+
     /// Where the scaled fleet's clock starts, whatever the demo fleet says (2026-06-01T06:00:00Z).
     static let startMillis: Int64 = 1_780_293_600_000
 
     func run() throws {
-        let demo = try DemoRun.fleet(devices: devices)
+        var demo = try DemoRun.fleet(devices: devices)
+        if doze {
+            for index in demo.fleet.groups.indices { demo.fleet.groups[index].doze = .aosp }
+        }
         let folder = try BenchFolder(data)
         defer { folder.remove() }
         let (runtime, receiver) = try DemoRun.start(
@@ -65,6 +72,7 @@ struct BenchMaxWarp: ParsableCommand {
         let hoursPerMinute = virtualHours / (wall / 60)
         var report = BenchReport(title: "beekon-bench max-warp")
         report.add("devices", "devices", Double(metrics.devices), unit: "")
+        report.add("doze_idles", "times a phone's Doze went idle", Double(metrics.dozeIdles), unit: "")
         report.add("virtual_hours", "virtual time run", virtualHours, unit: "h")
         report.add("wall_s", "wall time (stores made, run, drained)", wall, unit: "s")
         report.add("cpu_s", "CPU time, every thread", cpu, unit: "s")
