@@ -60,6 +60,21 @@ const refreshDetailSoon = debounce(() => { if (detailId) refreshDetail(false); }
 on("devices", ev => { if ((ev.changes || []).some(c => c.id === detailId)) refreshDetailSoon(); });
 
 const storeErrorText = e => (e ? `${e.cause}: ${e.message} (since ${longTime(e.since)})` : "ok");
+// The phone's world (network, flapping, Doze, App Standby, battery manager, clock), as rows.
+function worldRows(w) {
+  if (!w) return [];
+  const n = w.network, f = w.flapping;
+  // A duration in ms, as a person reads it.
+  const dur = v => { const a = Math.abs(v); return `${v < 0 ? "−" : ""}${a >= 3600000 ? `${+(a / 3600000).toFixed(2)} h` : a >= 60000 ? `${+(a / 60000).toFixed(1)} min` : `${+(a / 1000).toFixed(1)} s`}`; };
+  return [
+    ["Network", n ? `${num(n.uplinkKbps)} kbit/s up, ${n.latencyMedianMillis}/${n.latencyP95Millis} ms, loss ${n.loss}` : "not modelled"],
+    ["Flapping", f ? `${dur(f.meanOnlineMillis)} up, ${dur(f.meanOfflineMillis)} down (means), handover ${f.handover} · ${w.networkUp ? "up" : "down"} now` : "none"],
+    ["Captive portal", w.captivePortal ?? "none"],
+    ["Latency · timeouts (faults)", `${w.latencyMillis} ms · ${w.timeoutFraction}`],
+    ["Doze", w.doze ?? "never"], ["App Standby bucket", w.standbyBucket],
+    ["Battery manager kills/day", w.oemKillsPerDay],
+    ["Clock", w.clockOffsetMillis == null ? "true time" : `${w.clockOffsetMillis > 0 ? "+" : ""}${dur(w.clockOffsetMillis)} off true time`]];
+}
 async function refreshDetail(first) {
   const id = detailId;
   const enc = encodeURIComponent(id);
@@ -87,7 +102,8 @@ async function refreshDetail(first) {
       ["Current location", currentLocationText(d.currentLocation)]]),
     kv("Sync", [["Status", s.status], ["Pending fixes", num(d.pending)], ["Consecutive failures", s.consecutiveFailures], ["Next attempt", longTime(s.nextAttemptAt)],
       ["Last outcome", d.lastOutcome ?? "–"], ["Last upload", longTime(d.lastUploadAt)]]),
-    kv("Auth", [["State", a.state], ["Valid until", longTime(a.validUntil)], ["Last refresh", a.lastRefreshOutcome ?? "–"], ["Breaker open until", longTime(a.breakerOpenUntil)]]));
+    kv("Auth", [["State", a.state], ["Valid until", longTime(a.validUntil)], ["Last refresh", a.lastRefreshOutcome ?? "–"], ["Breaker open until", longTime(a.breakerOpenUntil)]]),
+    kv("World", worldRows(d.world)));
   renderTimeline(d.stateHistory || []);
   const uploads = (ups && ups.uploads) || d.uploads || [];
   $("#d-uploads").replaceChildren(miniTable(["At", "Batch", "Fixes", "Outcome heard", "Latency ms (virtual)", "Server ms (real)"],

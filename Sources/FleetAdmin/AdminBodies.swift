@@ -22,6 +22,9 @@ extension AuthBodyFormat: APIEnum {}
 extension ActionParameter.JSONType: APIEnum {}
 extension PauseReason: APIEnum {}
 extension Quality: APIEnum {}
+extension StandbyBucket: APIEnum {}
+extension FleetAction.PortalAnswer: APIEnum {}
+extension DeviceWorld.DozePhase: APIEnum, Encodable {}
 
 extension DeviceSummaryBody {
     init(_ device: DeviceSnapshot) {
@@ -72,8 +75,36 @@ extension DeviceDetailBody.Members {
         }
         uploads = device.uploads.reversed().map(UploadRecordBody.init)
         streams = device.streams.reversed().map { StreamRecordBody($0, device: false) }
+        world = DeviceDetailBody.World(device.world)
         currentLocationCalls = device.currentLocationCalls
         currentLocation = device.currentLocation.map(DeviceDetailBody.CurrentLocation.init)
+    }
+}
+
+extension DeviceDetailBody.World {
+    init(_ world: DeviceWorld) {
+        network = world.network.map(Network.init)
+        latencyMillis = world.extraLatencyMillis
+        timeoutFraction = world.timeoutFraction
+        captivePortal = world.captivePortal
+        flapping = world.flapping.map {
+            Flapping(
+                meanOnlineMillis: $0.meanOnlineMillis, meanOfflineMillis: $0.meanOfflineMillis, handover: $0.handover)
+        }
+        networkUp = world.flapUp
+        doze = world.doze
+        standbyBucket = world.standbyBucket
+        oemKillsPerDay = world.oemKillsPerDay
+        clockOffsetMillis = world.clockOffsetMillis
+    }
+}
+
+extension DeviceDetailBody.World.Network {
+    init(_ profile: NetworkProfile) {
+        self.init(
+            uplinkKbps: profile.uplinkKbps, latencyMedianMillis: profile.latencyMedianMillis,
+            latencyP95Millis: profile.latencyP95Millis, loss: profile.loss, dns: profile.dns, tls: profile.tls,
+            resetMidBody: profile.resetMidBody)
     }
 }
 

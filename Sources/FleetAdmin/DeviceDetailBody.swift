@@ -1,5 +1,6 @@
 import BeekonDevice
 import BeekonStore
+import FleetDescription
 import FleetEngine
 import FleetReport
 
@@ -76,6 +77,84 @@ struct DeviceDetailBody: APIBody {
         ]
     }
 
+    /// The world the device's phone is in (`DeviceWorld`).
+    struct World: APIBody {
+        struct Network: APIBody {
+            var uplinkKbps: Double
+            var latencyMedianMillis: Int64
+            var latencyP95Millis: Int64
+            var loss: Double
+            var dns: Double
+            var tls: Double
+            var resetMidBody: Double
+
+            static let example = Network(NetworkProfile.named(.lte))
+            static let notes = [
+                "uplinkKbps": APINote("Uplink bandwidth.", range: NetworkProfile.uplinkKbpsRange),
+                "latencyMedianMillis": APINote("The latency's median.", range: NetworkProfile.latencyMedianRange),
+                "latencyP95Millis": APINote("The latency's 95th percentile.", range: NetworkProfile.latencyTailRange),
+                "loss": APINote("The share of the uplink's packets lost.", range: NetworkProfile.lossRange),
+                "dns": APINote("The share of name lookups that fail.", range: NetworkProfile.shareRange),
+                "tls": APINote("The share of TLS handshakes that fail.", range: NetworkProfile.shareRange),
+                "resetMidBody": APINote("The share of bodies reset part-way.", range: NetworkProfile.shareRange),
+            ]
+        }
+
+        struct Flapping: APIBody {
+            var meanOnlineMillis: Int64
+            var meanOfflineMillis: Int64
+            var handover: Double
+
+            static let example = Flapping(meanOnlineMillis: 1_200_000, meanOfflineMillis: 45_000, handover: 0.25)
+            static let notes = [
+                "meanOnlineMillis": APINote("The mean stretch up.", range: FleetDescription.Flapping.meanRange),
+                "meanOfflineMillis": APINote("The mean stretch down.", range: FleetDescription.Flapping.meanRange),
+                "handover": APINote(
+                    "The share of drops that are a Wi-Fi <-> cellular handover.",
+                    range: FleetDescription.Flapping.handoverRange),
+            ]
+        }
+
+        var network: Network?
+        var latencyMillis: Int64
+        var timeoutFraction: Double
+        var captivePortal: FleetAction.PortalAnswer?
+        var flapping: Flapping?
+        var networkUp: Bool
+        var doze: DeviceWorld.DozePhase?
+        var standbyBucket: StandbyBucket
+        var oemKillsPerDay: Double
+        var clockOffsetMillis: Int64?
+
+        static let example = World(
+            network: .example, latencyMillis: 0, timeoutFraction: 0, captivePortal: nil, flapping: .example,
+            networkUp: true, doze: .active, standbyBucket: .active, oemKillsPerDay: 0, clockOffsetMillis: nil)
+        static let notes = [
+            "network": APINote("Its network's numbers (`network:`, `networkProfile`); null: not modelled."),
+            "latencyMillis": APINote("What a `latency` fault adds to each request.", range: FleetAction.latencyRange),
+            "timeoutFraction": APINote(
+                "The share of requests a `timeouts` fault times out.", range: FleetAction.timeoutFractionRange),
+            "captivePortal": APINote("The captive portal its network sits behind; null: none."),
+            "flapping": APINote("How its network flaps (`flapping:`, `flapping`); null: it does not."),
+            "networkUp": APINote(
+                "Whether its flapping has the phone's network up now (true without flapping); `online` also "
+                    + "counts `networkOffline` faults and Doze."),
+            "doze": APINote(
+                "Where its deep Doze is (`doze:`, `doze`): `active` (moving), `still` (counting towards idle), "
+                    + "`idle` (apps without the network), `window` (a maintenance window); null: it does not "
+                    + "doze (iOS, or no doze)."),
+            "standbyBucket": APINote(
+                "Its app's App Standby bucket (`standbyBucket:`, `standbyBucket`): it defers WorkManager's restart "
+                    + "after a kill on Android."),
+            "oemKillsPerDay": APINote(
+                "Its battery manager's kills per virtual day (`oemKills:`, `oemKills`); 0: none.",
+                range: OEMKills.perDayRange),
+            "clockOffsetMillis": APINote(
+                "Its clock minus true time, ms, as of its last act (`deviceClock:`, `clockJump`, `clockOffset`); "
+                    + "null: true time."),
+        ]
+    }
+
     /// The members after the summary's.
     struct Members: APIBody {
         var config: ConfigBody?
@@ -85,12 +164,13 @@ struct DeviceDetailBody: APIBody {
         var stateHistory: [Change]
         var uploads: [UploadRecordBody]
         var streams: [StreamRecordBody]
+        var world: World
         var currentLocationCalls: Int
         var currentLocation: CurrentLocation?
 
         static let example = Members(
             config: nil, sync: .example, auth: .example, fixes: .example, stateHistory: [], uploads: [], streams: [],
-            currentLocationCalls: 0, currentLocation: .example)
+            world: .example, currentLocationCalls: 0, currentLocation: .example)
         static let notes = [
             "config": APINote(
                 "The SDK config in force; header values, tokens and refresh payload/header values replaced by "
@@ -107,6 +187,8 @@ struct DeviceDetailBody: APIBody {
                     + "`inFlight`, `succeeded` with `count`, `retrying` with `attempt` and `nextAt`, `failed` with "
                     + "`reason` `auth` or `rejected`) and `authChanges` (`seeded` or `refreshed` with `expiresAt`, "
                     + "`deadCredentials`, `breakerOpened` with `until`). Never a token."),
+            "world": APINote(
+                "The world its phone is in: network, flapping, Doze, App Standby bucket, battery manager, clock."),
             "currentLocationCalls": APINote("`getCurrentLocation` calls made to the device so far.", minimum: 0),
             "currentLocation": APINote("The last `getCurrentLocation` answer; null before the first."),
         ]

@@ -59,6 +59,8 @@ public struct DeviceSnapshot: Sendable {
     public var storeError: DeviceStoreError?
     /// Its store's ledger over its whole life (nil before the store was first opened).
     public var fixes: FixLedger? = nil
+    /// The world its phone is in: network, flapping, Doze, bucket, battery manager, clock.
+    public var world = DeviceWorld.untouched
     /// Its `getCurrentLocation` calls so far, and the last answer (nil before the first).
     public var currentLocationCalls = 0
     public var currentLocation: CurrentLocationRecord? = nil

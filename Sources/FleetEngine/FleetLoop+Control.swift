@@ -270,7 +270,16 @@ extension FleetLoop {
             streams: slots[index].recent.streams.elements,
             storeError: slots[index].storage.problem.map {
                 DeviceStoreError(cause: $0.cause.rawValue, message: $0.message, since: $0.since)
-            }, fixes: slots[index].storage.ledger, currentLocationCalls: slots[index].recent.currentLocationCalls,
+            }, fixes: slots[index].storage.ledger,
+            world: DeviceWorld(
+                network: slots[index].link.network, extraLatencyMillis: slots[index].link.extraLatencyMillis,
+                timeoutFraction: slots[index].link.timeoutFraction, captivePortal: slots[index].link.portal,
+                flapping: slots[index].link.flapping, flapUp: slots[index].link.flap.up,
+                doze: slots[index].os.doze == nil || slots[index].identity.platform != .android
+                    ? nil : slots[index].os.dozeCycle?.phaseName ?? .active,
+                standbyBucket: slots[index].os.standbyBucket, oemKillsPerDay: slots[index].os.oemKillsPerDay,
+                clockOffsetMillis: slots[index].os.clock.map { _ in offset }),
+            currentLocationCalls: slots[index].recent.currentLocationCalls,
             currentLocation: slots[index].recent.lastCurrentLocation)
     }
 }

@@ -89,7 +89,7 @@ struct APIBodyTests {
         }
         #expect(members.first?.key == "id")
         #expect(members.last?.key == "currentLocation")
-        #expect(members.count == 28, "\(members.map(\.key))")
+        #expect(members.count == 29, "\(members.map(\.key))")
     }
 }
 

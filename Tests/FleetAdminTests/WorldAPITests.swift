@@ -127,3 +127,72 @@ struct DozeAPITests {
         if let field { #expect(answer.errorField == field, "\(answer.text)") }
     }
 }
+
+/// `standbyBucket` through the REST API, and each device's `world` in its detail.
+@Suite("Admin server: App Standby buckets and a device's world", .serialized)
+struct StandbyBucketAPITests {
+    @Test(
+        "a bucket Android does not have, or an unknown key, is refused with 400 naming the field",
+        arguments: [(#"{"bucket": "idle"}"#, "params.bucket"), (#"{"group": true}"#, "params.group")])
+    func refused(params: String, field: String) async throws {
+        let harness = try AdminHarness()
+        let answer = await harness.call(
+            "POST", "/api/v1/fleet/actions",
+            body: #"{"action": "standbyBucket", "selector": {"all": true}, "params": \#(params)}"#)
+        #expect(answer.status == 400 && answer.errorField == field, "\(answer.text)")
+    }
+
+    @Test(
+        "a spawned group's spec takes standbyBucket: as a fleet file does, and refuses a bad one by field",
+        arguments: [
+            (#""rare""#, 202, nil), (#""Rare""#, 400, "spec.standbyBucket"), (#"3"#, 400, "spec.standbyBucket"),
+        ] as [(String, Int, String?)])
+    func spawnSpec(bucket: String, status: Int, field: String?) async throws {
+        let harness = try AdminHarness()
+        let answer = await harness.call(
+            "POST", "/api/v1/devices",
+            body: #"{"spec": {"name": "mobile", "count": 2, "route": "walk.csv", "standbyBucket": \#(bucket)}}"#)
+        #expect(answer.status == status, "\(answer.text)")
+        if let field { #expect(answer.errorField == field, "\(answer.text)") }
+    }
+
+    @Test(
+        """
+        a device's detail shows its world as its group and the actions since made it: network, \
+        flapping, Doze, bucket, battery manager, clock; a device none of them touch shows none
+        """
+    )
+    func world() async throws {
+        let harness = try AdminHarness()
+        let spec =
+            #"{"name": "mobile", "count": 1, "route": "walk.csv", "platform": "android", "model": "2311DRK48G", "#
+            + #""network": "lte", "flapping": {"meanOnline": 600000}, "doze": {}, "standbyBucket": "rare", "#
+            + #""oemKills": "vendor", "deviceClock": {"offset": "90s"}}"#
+        let spawned = await harness.call("POST", "/api/v1/devices", body: #"{"spec": \#(spec)}"#)
+        #expect(spawned.status == 202, "\(spawned.text)")
+        harness.simulated.advance(byMillis: 60_000)
+        let detail = await harness.call("GET", "/api/v1/devices/mobile-0001")
+        let world = try #require(detail.object["world"] as? [String: Any], "\(detail.text)")
+        let network = try #require(world["network"] as? [String: Any])
+        #expect(network["uplinkKbps"] as? Double == 5000 && network["latencyMedianMillis"] as? Int == 60)
+        let flapping = try #require(world["flapping"] as? [String: Any])
+        #expect(flapping["meanOnlineMillis"] as? Int == 600_000 && flapping["meanOfflineMillis"] as? Int == 45_000)
+        #expect(world["doze"] as? String == "active" && world["standbyBucket"] as? String == "rare")
+        #expect(world["oemKillsPerDay"] as? Double == 3 && world["clockOffsetMillis"] as? Int == 90_000)
+        #expect(world["captivePortal"] is NSNull && world["latencyMillis"] as? Int == 0)
+
+        let moved = await harness.call(
+            "POST", "/api/v1/fleet/actions",
+            body: #"{"action": "standbyBucket", "selector": {"group": "mobile"}, "params": {"bucket": "frequent"}}"#)
+        #expect(moved.status == 202, "\(moved.text)")
+        let after = await harness.call("GET", "/api/v1/devices/mobile-0001").object["world"] as? [String: Any]
+        #expect(after?["standbyBucket"] as? String == "frequent")
+
+        let devices = await harness.call("GET", "/api/v1/devices").object["devices"] as? [[String: Any]] ?? []
+        let plainID = try #require(devices.compactMap { $0["id"] as? String }.first { !$0.hasPrefix("mobile") })
+        let plain = await harness.call("GET", "/api/v1/devices/\(plainID)").object["world"] as? [String: Any]
+        #expect(plain?["network"] is NSNull && plain?["flapping"] is NSNull && plain?["doze"] is NSNull)
+        #expect(plain?["standbyBucket"] as? String == "active" && plain?["clockOffsetMillis"] is NSNull)
+        #expect(plain?["networkUp"] as? Bool == true && plain?["oemKillsPerDay"] as? Double == 0)
+    }
+}

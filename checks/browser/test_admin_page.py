@@ -211,6 +211,33 @@ def test_faults_form_is_built_from_the_action_catalog(page):
     assert page.console_errors == [], page.console_errors
 
 
+def test_a_standby_bucket_from_the_faults_form_shows_in_a_device_world(page):
+    # The catalog's choice parameter is a select; the device dialog's World section shows the result.
+    page.click("#tab-faults")
+    page.select_option("#fa-action", "standbyBucket")
+    page.select_option("#fa-p-bucket", "rare")
+    page.check("input[name=sel][value=all]")
+    page.click("#fault-form button[type=submit]")
+    page.wait_for_selector("#fa-result[data-ok=true]")
+    page.click("#tab-devices")
+    row = page.wait_for_selector("#dev-table tbody tr[data-id] button.link")
+    device = page.eval_on_selector("#dev-table tbody tr[data-id]", "tr => tr.dataset.id")
+    row.click()
+    page.wait_for_function(
+        "[...document.querySelectorAll('#d-summary dt')].some(dt => dt.textContent === 'App Standby bucket' "
+        "&& dt.nextElementSibling.textContent === 'rare')")
+    assert "Battery manager kills/day" in page.text_content("#d-summary")
+    page.keyboard.press("Escape")
+    # Back to the groups' own (active), as the catalog's ending says.
+    page.click("#tab-faults")
+    page.select_option("#fa-action", "standbyBucket")
+    page.select_option("#fa-p-bucket", "")
+    page.click("#fault-form button[type=submit]")
+    page.wait_for_function("[...document.querySelectorAll('#action-log strong')].filter(s => s.textContent === 'standbyBucket').length === 2")
+    assert api("GET", f"api/v1/devices/{device}")["world"]["standbyBucket"] == "active"
+    assert page.console_errors == [], page.console_errors
+
+
 def test_set_warp_takes_max_and_a_rate_and_shows_a_refusal(page):
     before = api("GET", "api/v1/fleet")
     assert not before["maxWarp"]
