@@ -89,7 +89,7 @@ async function refreshDetail(first) {
     return;
   }
   if (id !== detailId) return;
-  const kv = (title, pairs) => el("section", {}, el("h3", { text: title }),
+  const kv = (title, pairs, attrs = {}) => el("section", attrs, el("h3", { text: title }),
     el("dl", {}, ...pairs.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", {}, v instanceof Node ? v : String(v ?? "–"))])));
   const s = d.sync || {}, a = d.auth || {};
   $("#d-summary").replaceChildren(
@@ -103,7 +103,7 @@ async function refreshDetail(first) {
     kv("Sync", [["Status", s.status], ["Pending fixes", num(d.pending)], ["Consecutive failures", s.consecutiveFailures], ["Next attempt", longTime(s.nextAttemptAt)],
       ["Last outcome", d.lastOutcome ?? "–"], ["Last upload", longTime(d.lastUploadAt)]]),
     kv("Auth", [["State", a.state], ["Valid until", longTime(a.validUntil)], ["Last refresh", a.lastRefreshOutcome ?? "–"], ["Breaker open until", longTime(a.breakerOpenUntil)]]),
-    kv("World", worldRows(d.world)));
+    kv("World", worldRows(d.world), { class: "wide" }));
   renderTimeline(d.stateHistory || []);
   const uploads = (ups && ups.uploads) || d.uploads || [];
   $("#d-uploads").replaceChildren(miniTable(["At", "Batch", "Fixes", "Outcome heard", "Latency ms (virtual)", "Server ms (real)"],

@@ -145,15 +145,16 @@ struct OEMKillReceiverTests {
         let server = try workspace.receiver()
         defer { server.stop() }
         let runtime = try await workspace.runtime(
-            Self.yaml(oemKills: "{perDay: 24}", warp: warp), ingest: server.url, virtualMinutes: 3 * 60,
+            Self.yaml(oemKills: "{perDay: 24}", warp: warp, bucket: .workingSet), ingest: server.url,
+            virtualMinutes: 3 * 60,
             timing: .deterministic, maxWarp: maxWarp, loops: loops)
         return (runtime.metrics.sent, server.uploadsByInstall(), runtime.metrics.oemKills)
     }
 
     @Test(
         """
-        the same seed kills at the same instants and sends the same requests, at warp 600, 3000 \
-        and max, over 1 and 2 loops
+        the same seed kills at the same instants, defers the same restarts in the working set and \
+        sends the same requests, at warp 600, 3000 and max, over 1 and 2 loops
         """
     )
     func replays() async throws {
