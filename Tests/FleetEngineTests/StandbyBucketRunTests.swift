@@ -36,14 +36,6 @@ struct StandbyBucketRunTests {
         return (0..<count).map { _ in Int64.random(in: 0...bucket.maxDeferralMillis, using: &draws) }
     }
 
-    /// The instants a device's app came back, and why.
-    static func relaunches(_ fleet: SimulatedFleet, _ id: String) throws -> [(at: Int64, cause: RelaunchCause)] {
-        var loop = fleet.engine
-        loop.recordChanges()
-        let device = try #require(loop.fleetSnapshot(metrics: loop.snapshot(), paused: false, realNanos: 0).device(id))
-        return device.stateHistory.compactMap { change in change.cause.map { (change.at, $0) } }
-    }
-
     @Test(
         """
         after a kill with no delay, WorkManager restarts the app 60 s plus the device's own draw over \
@@ -62,7 +54,7 @@ struct StandbyBucketRunTests {
         fleet.advance(to: kill + 26 * Self.hour)
         for slot in fleet.engine.slots {
             let back = kill + ProcessOutage.defaultDelayMillis + Self.deferrals(seed: slot.seed, bucket, count: 1)[0]
-            let relaunches = try Self.relaunches(fleet, slot.id)
+            let relaunches = try RelaunchTests.relaunches(fleet.engine, slot.id)
             #expect(relaunches.map(\.at) == [back], "\(slot.id)")
             #expect(relaunches.map(\.cause) == [.workManager])
             #expect(try fleet.engine.locations(of: slot.id, from: kill + 1, to: back - 1, limit: 5).isEmpty)
@@ -93,7 +85,7 @@ struct StandbyBucketRunTests {
             workspace, Self.yaml(bucket: .rare, platform: platform, faults: faults))
         fleet.advance(to: Self.start + 3 * Self.hour)
         for slot in fleet.engine.slots {
-            let relaunches = try Self.relaunches(fleet, slot.id)
+            let relaunches = try RelaunchTests.relaunches(fleet.engine, slot.id)
             #expect(relaunches.map(\.at) == [Self.start + Self.hour + delay], "\(slot.id)")
             #expect(relaunches.map(\.cause) == [cause])
         }
@@ -129,7 +121,7 @@ struct StandbyBucketRunTests {
                 }
                 time += Exponential.millis(mean: 7_200_000, using: &kills)
             }
-            let got = try Self.relaunches(fleet, slot.id).map(\.at)
+            let got = try RelaunchTests.relaunches(fleet.engine, slot.id).map(\.at)
             #expect(got == expected, "\(slot.id) \(got.map { $0 - Self.start }) \(expected.map { $0 - Self.start })")
         }
         #expect(total > 12, "\(total) kills")
@@ -161,7 +153,7 @@ struct StandbyBucketRunTests {
             let first = Self.start + 2 * Self.hour + 60_000 + deferral
             var expected = [Self.start + 12 * Self.hour + 60_000]
             if first < Self.start + 12 * Self.hour { expected.insert(first, at: 0) }
-            #expect(try Self.relaunches(fleet, slot.id).map(\.at) == expected, "\(slot.id)")
+            #expect(try RelaunchTests.relaunches(fleet.engine, slot.id).map(\.at) == expected, "\(slot.id)")
         }
     }
 }
